@@ -587,6 +587,77 @@ fn write_id(out: &mut Vec<u8>, id: &RequestId) {
     }
 }
 
+/// The `"jsonrpc": "2.0"` marker of an owned message; any other value fails to deserialize.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct V2;
+
+impl Serialize for V2 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str("2.0")
+    }
+}
+
+impl<'de> Deserialize<'de> for V2 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Cow::<'de, str>::deserialize(d)?;
+        if s == "2.0" {
+            Ok(V2)
+        } else {
+            Err(de::Error::custom("\"jsonrpc\" must be \"2.0\""))
+        }
+    }
+}
+
+/// An owned, typed request `{jsonrpc, id, method, params}`: for building messages and for
+/// tests. The hot path uses [`decode`] and the `write_*` functions instead.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypedRequest<P> {
+    /// Always `"2.0"`.
+    pub jsonrpc: V2,
+    /// The request id.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
+}
+
+/// An owned, typed notification `{jsonrpc, method, params}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypedNotification<P> {
+    /// Always `"2.0"`.
+    pub jsonrpc: V2,
+    /// The method name.
+    pub method: String,
+    /// The params.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
+}
+
+/// An owned, typed result response `{jsonrpc, id, result}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypedResponse<R> {
+    /// Always `"2.0"`.
+    pub jsonrpc: V2,
+    /// The id of the request answered.
+    pub id: RequestId,
+    /// The result.
+    pub result: R,
+}
+
+/// An owned error response `{jsonrpc, id?, error}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorResponse {
+    /// Always `"2.0"`.
+    pub jsonrpc: V2,
+    /// The id of the request answered; absent when it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: ErrorObject,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -631,26 +702,78 @@ mod tests {
             (b"\xff\xfe{}", PARSE_ERROR, None),
             (b"42", INVALID_REQUEST, None),
             (b"\"x\"", INVALID_REQUEST, None),
-            (br#"{"id":1,"method":"ping"}"#, INVALID_REQUEST, Some(1.into())),
+            (
+                br#"{"id":1,"method":"ping"}"#,
+                INVALID_REQUEST,
+                Some(1.into()),
+            ),
             (
                 br#"{"jsonrpc":"1.0","id":"a","method":"ping"}"#,
                 INVALID_REQUEST,
                 Some("a".into()),
             ),
-            (br#"{"jsonrpc":2.0,"id":3,"method":"ping"}"#, INVALID_REQUEST, Some(3.into())),
-            (br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, INVALID_REQUEST, None),
-            (br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, INVALID_REQUEST, None),
-            (br#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, INVALID_REQUEST, None),
-            (br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, INVALID_REQUEST, None),
-            (br#"{"jsonrpc":"2.0","id":4,"method":5}"#, INVALID_REQUEST, Some(4.into())),
-            (br#"{"jsonrpc":"2.0","id":4,"method":null}"#, INVALID_REQUEST, Some(4.into())),
-            (br#"{"jsonrpc":"2.0","id":4,"method":"x","params":3}"#, INVALID_REQUEST, Some(4.into())),
-            (br#"{"jsonrpc":"2.0","id":4}"#, INVALID_REQUEST, Some(4.into())),
-            (br#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#, INVALID_REQUEST, Some(4.into())),
+            (
+                br#"{"jsonrpc":2.0,"id":3,"method":"ping"}"#,
+                INVALID_REQUEST,
+                Some(3.into()),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                INVALID_REQUEST,
+                None,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                INVALID_REQUEST,
+                None,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+                INVALID_REQUEST,
+                None,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
+                INVALID_REQUEST,
+                None,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":4,"method":5}"#,
+                INVALID_REQUEST,
+                Some(4.into()),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":4,"method":null}"#,
+                INVALID_REQUEST,
+                Some(4.into()),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":4,"method":"x","params":3}"#,
+                INVALID_REQUEST,
+                Some(4.into()),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":4}"#,
+                INVALID_REQUEST,
+                Some(4.into()),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#,
+                INVALID_REQUEST,
+                Some(4.into()),
+            ),
             (br#"{"jsonrpc":"2.0","result":{}}"#, INVALID_REQUEST, None),
-            (br#"{"jsonrpc":"2.0","id":4,"id":5,"method":"x"}"#, INVALID_REQUEST, None),
+            (
+                br#"{"jsonrpc":"2.0","id":4,"id":5,"method":"x"}"#,
+                INVALID_REQUEST,
+                None,
+            ),
             (b"[]", INVALID_REQUEST, None),
-            (br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, INVALID_REQUEST, None),
+            (
+                br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+                INVALID_REQUEST,
+                None,
+            ),
             (b"[1,", PARSE_ERROR, None),
         ];
         for (bytes, want, id) in cases {
@@ -693,10 +816,10 @@ mod tests {
             panic!()
         };
         assert_eq!(r.outcome.unwrap().get(), r#"{"a":1}"#);
-        let Message::Response(r) = one(
-            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
-        )
-        .unwrap() else {
+        let Message::Response(r) =
+            one(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#)
+                .unwrap()
+        else {
             panic!()
         };
         assert_eq!(r.id, None);
@@ -722,7 +845,10 @@ mod tests {
         assert_eq!(p, r#"{"name":"add","arguments":{"a":1}}"#);
         let start = frame.as_ptr() as usize;
         let at = p.as_ptr() as usize;
-        assert!(at > start && at < start + frame.len(), "params point into the frame");
+        assert!(
+            at > start && at < start + frame.len(),
+            "params point into the frame"
+        );
     }
 
     #[test]
@@ -767,7 +893,11 @@ mod tests {
         write_request(&mut out, &"r-1".into(), "ping", None);
         assert_eq!(out, br#"{"jsonrpc":"2.0","id":"r-1","method":"ping"}"#);
         out.clear();
-        write_notification(&mut out, "notifications/progress", Some(r#"{"progress":1}"#));
+        write_notification(
+            &mut out,
+            "notifications/progress",
+            Some(r#"{"progress":1}"#),
+        );
         assert_eq!(
             out,
             br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#

@@ -10,6 +10,9 @@
 
 #![warn(missing_docs)]
 
+pub mod codec;
+pub mod headers;
 pub mod jsonrpc;
+pub mod meta;
 pub mod types;
 pub mod version;

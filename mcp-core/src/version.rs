@@ -264,7 +264,10 @@ mod tests {
                 assert_eq!(got, ProtocolVersion::V2025_11_25);
             }
         }
-        assert_eq!(all.negotiate_initialize(""), Some(ProtocolVersion::V2025_11_25));
+        assert_eq!(
+            all.negotiate_initialize(""),
+            Some(ProtocolVersion::V2025_11_25)
+        );
     }
 
     #[test]

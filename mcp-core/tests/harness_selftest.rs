@@ -12,13 +12,22 @@ fn strict_validation_rejects_undefined_fields_and_accepts_defined_ones() {
     spec.check(V::V2024_11_05, "Implementation", &ok);
     // `title` arrived in 2025-06-18: strictly, 2024-11-05 must reject it.
     let titled = json!({"name": "x", "version": "1", "title": "X"});
-    assert!(spec.check_in("2024-11-05", "Implementation", &titled).is_err());
+    assert!(
+        spec.check_in("2024-11-05", "Implementation", &titled)
+            .is_err()
+    );
     spec.check(V::V2025_06_18, "Implementation", &titled);
     // 2020-12 revisions: `icons` on 2025-06-18 is rejected, accepted on 2025-11-25.
     let icons = json!({"name": "x", "version": "1", "icons": [{"src": "https://a/b.png"}]});
-    assert!(spec.check_in("2025-06-18", "Implementation", &icons).is_err());
+    assert!(
+        spec.check_in("2025-06-18", "Implementation", &icons)
+            .is_err()
+    );
     spec.check(V::V2025_11_25, "Implementation", &icons);
-    assert!(spec.check_in("2026-07-28", "Implementation", &json!({"name": "x"})).is_err());
+    assert!(
+        spec.check_in("2026-07-28", "Implementation", &json!({"name": "x"}))
+            .is_err()
+    );
     // `_meta` stays open.
     spec.check(
         V::V2026_07_28,

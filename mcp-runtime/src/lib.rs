@@ -1,4 +1,38 @@
 //! Runtime of the `mcp` framework: the server kernel, the middleware chain and the
-//! transports. Thin for now; it re-exports the core so that the facade has one path.
+//! transports.
+//!
+//! - [`Server`] / [`ServerBuilder`]: handler tables, capabilities, options.
+//! - [`Context`]: what each message's middleware and handler see and can do.
+//! - [`middleware`]: the [`Middleware`] trait, [`Next`], static chains and the boxed slot.
+//! - [`transport`]: byte-stream framing (newline and `Content-Length`), stdio.
+
+#![warn(missing_docs)]
 
 pub use mcp_core as core;
+
+pub mod context;
+mod dispatch;
+pub mod error;
+pub mod extensions;
+pub mod filter;
+pub mod handler;
+mod kernel;
+pub mod middleware;
+mod panic;
+pub mod pagination;
+pub mod peer;
+pub mod server;
+pub mod tool;
+pub mod tracing_layer;
+pub mod transport;
+
+pub use context::{ClientView, Context, ProgressError};
+pub use dispatch::{Dispatcher, ServerIdentity};
+pub use error::{HandlerResult, McpError, Reply};
+pub use extensions::Extensions;
+pub use filter::{FilterAction, MessageFilter};
+pub use handler::{Registry, ServerHandler};
+pub use kernel::ServerOptions;
+pub use middleware::{Chain, Endpoint, Middleware, Next};
+pub use peer::{Peer, PeerError};
+pub use server::{BuildError, Server, ServerBuilder};

@@ -64,7 +64,10 @@ impl<T: Adapt> Adapt for Box<T> {
 }
 
 /// Serializes a copy of `value` shaped for `rev` into a `serde_json::Value`.
-pub fn to_value_for<T: Adapt + Clone + Serialize>(value: &T, rev: ProtocolVersion) -> serde_json::Value {
+pub fn to_value_for<T: Adapt + Clone + Serialize>(
+    value: &T,
+    rev: ProtocolVersion,
+) -> serde_json::Value {
     let mut v = value.clone();
     v.adapt(rev);
     serde_json::to_value(&v).expect("MCP types always serialize")
@@ -105,7 +108,11 @@ pub(crate) fn shape_result_type(rt: &mut Option<ResultType>, rev: ProtocolVersio
 /// Fills the 2026 cache hints when absent (`ttlMs: 0`, `cacheScope: "private"`: the safe
 /// choice, nothing is reused across users or kept); removes them on older revisions.
 #[inline]
-pub(crate) fn shape_cache(ttl_ms: &mut Option<u64>, scope: &mut Option<CacheScope>, rev: ProtocolVersion) {
+pub(crate) fn shape_cache(
+    ttl_ms: &mut Option<u64>,
+    scope: &mut Option<CacheScope>,
+    rev: ProtocolVersion,
+) {
     if rev.era() == crate::version::Era::Modern {
         ttl_ms.get_or_insert(0);
         scope.get_or_insert(CacheScope::Private);
@@ -249,3 +256,40 @@ impl Adapt for EmptyResult {
         shape_result_type(&mut self.result_type, rev);
     }
 }
+
+pub mod capabilities;
+pub use capabilities::*;
+pub mod lifecycle;
+pub use lifecycle::*;
+
+pub mod content;
+pub use content::*;
+pub mod resources;
+pub use resources::*;
+pub mod tasks;
+pub use tasks::*;
+pub mod ext_tasks;
+pub use ext_tasks::*;
+pub mod logging;
+pub use logging::*;
+pub mod methods;
+pub mod notifications;
+pub use notifications::*;
+pub mod subscriptions;
+pub use subscriptions::*;
+pub mod tools;
+pub use tools::*;
+pub mod prompts;
+pub use prompts::*;
+pub mod completion;
+pub use completion::*;
+pub mod elicitation;
+pub use elicitation::*;
+pub mod roots;
+pub use roots::*;
+pub mod sampling;
+pub use sampling::*;
+pub mod mrtr;
+pub use mrtr::*;
+pub mod skills;
+pub use skills::*;

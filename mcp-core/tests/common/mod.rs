@@ -109,7 +109,11 @@ impl Spec {
             .iter_errors(value)
             .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
-        if errors.is_empty() { Ok(()) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 
     /// Validates `value` against `def` of revision `rev`; panics with every error and the value.

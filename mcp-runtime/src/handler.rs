@@ -1,0 +1,193 @@
+//! Handler tables: what the server offers (tools, prompts, resources) and how to call it.
+//!
+//! [`ServerHandler`] is the contract the dispatcher calls. The macros generate a static
+//! implementation (a `match` on the name); [`Registry`] is the dynamic table for what is
+//! registered at run time through the builder.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_core::types::{
+    CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
+use serde_json::value::RawValue;
+
+use crate::context::Context;
+use crate::error::McpError;
+use crate::middleware::BoxFuture;
+
+/// The server's offer and the calls into it.
+///
+/// Each `call_*` returns `None` when the name (or URI) is not offered; the dispatcher turns
+/// that into the protocol error each revision defines.
+pub trait ServerHandler: Send + Sync + 'static {
+    /// The tools, in listing order.
+    fn tools(&self) -> &[Tool] {
+        &[]
+    }
+    /// Calls tool `name` with the raw `arguments`.
+    fn call_tool(
+        &self,
+        name: &str,
+        ctx: Context,
+        arguments: Option<Box<RawValue>>,
+    ) -> Option<impl Future<Output = Result<CallToolResult, McpError>> + Send + '_> {
+        let _ = (name, ctx, arguments);
+        None::<std::future::Ready<Result<CallToolResult, McpError>>>
+    }
+    /// The prompts, in listing order.
+    fn prompts(&self) -> &[Prompt] {
+        &[]
+    }
+    /// Renders prompt `name`.
+    fn get_prompt(
+        &self,
+        name: &str,
+        ctx: Context,
+        arguments: HashMap<String, String>,
+    ) -> Option<impl Future<Output = Result<GetPromptResult, McpError>> + Send + '_> {
+        let _ = (name, ctx, arguments);
+        None::<std::future::Ready<Result<GetPromptResult, McpError>>>
+    }
+    /// The concrete resources, in listing order.
+    fn resources(&self) -> &[Resource] {
+        &[]
+    }
+    /// The resource templates, in listing order.
+    fn resource_templates(&self) -> &[ResourceTemplate] {
+        &[]
+    }
+    /// Reads resource `uri`.
+    fn read_resource(
+        &self,
+        uri: &str,
+        ctx: Context,
+    ) -> Option<impl Future<Output = Result<ReadResourceResult, McpError>> + Send + '_> {
+        let _ = (uri, ctx);
+        None::<std::future::Ready<Result<ReadResourceResult, McpError>>>
+    }
+}
+
+type ToolFn =
+    dyn Fn(Context, Option<Box<RawValue>>) -> BoxFuture<'static, Result<CallToolResult, McpError>>
+        + Send
+        + Sync;
+type PromptFn = dyn Fn(Context, HashMap<String, String>) -> BoxFuture<'static, Result<GetPromptResult, McpError>>
+    + Send
+    + Sync;
+type ResourceFn =
+    dyn Fn(Context, String) -> BoxFuture<'static, Result<ReadResourceResult, McpError>> + Send + Sync;
+
+/// The dynamic handler table: tools, prompts and resources registered at run time.
+#[derive(Default, Clone)]
+pub struct Registry {
+    tools: Vec<Tool>,
+    tool_fns: HashMap<String, Arc<ToolFn>>,
+    prompts: Vec<Prompt>,
+    prompt_fns: HashMap<String, Arc<PromptFn>>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    resource_fns: HashMap<String, Arc<ResourceFn>>,
+    template_fn: Option<Arc<ResourceFn>>,
+}
+
+impl Registry {
+    /// Registers a tool whose handler takes the raw arguments. Replaces a tool of the same
+    /// name.
+    pub fn add_tool<F, Fut>(&mut self, tool: Tool, handler: F)
+    where
+        F: Fn(Context, Option<Box<RawValue>>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
+        let name = tool.name.clone();
+        self.tools.retain(|t| t.name != name);
+        self.tools.push(tool);
+        self.tool_fns
+            .insert(name, Arc::new(move |ctx, args| Box::pin(handler(ctx, args))));
+    }
+
+    /// Registers a prompt.
+    pub fn add_prompt<F, Fut>(&mut self, prompt: Prompt, handler: F)
+    where
+        F: Fn(Context, HashMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, McpError>> + Send + 'static,
+    {
+        let name = prompt.name.clone();
+        self.prompts.retain(|p| p.name != name);
+        self.prompts.push(prompt);
+        self.prompt_fns
+            .insert(name, Arc::new(move |ctx, args| Box::pin(handler(ctx, args))));
+    }
+
+    /// Registers a concrete resource.
+    pub fn add_resource<F, Fut>(&mut self, resource: Resource, handler: F)
+    where
+        F: Fn(Context, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
+    {
+        let uri = resource.uri.clone();
+        self.resources.retain(|r| r.uri != uri);
+        self.resources.push(resource);
+        self.resource_fns
+            .insert(uri, Arc::new(move |ctx, uri| Box::pin(handler(ctx, uri))));
+    }
+
+    /// Registers a resource template and the reader for URIs that match no concrete
+    /// resource (it returns `Err` with the not-found error for URIs it does not know).
+    pub fn add_template<F, Fut>(&mut self, template: ResourceTemplate, reader: F)
+    where
+        F: Fn(Context, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
+    {
+        self.templates.push(template);
+        self.template_fn = Some(Arc::new(move |ctx, uri| Box::pin(reader(ctx, uri))));
+    }
+
+    /// Removes a tool; whether it existed.
+    pub fn remove_tool(&mut self, name: &str) -> bool {
+        self.tools.retain(|t| t.name != name);
+        self.tool_fns.remove(name).is_some()
+    }
+}
+
+impl ServerHandler for Registry {
+    fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+    fn call_tool(
+        &self,
+        name: &str,
+        ctx: Context,
+        arguments: Option<Box<RawValue>>,
+    ) -> Option<impl Future<Output = Result<CallToolResult, McpError>> + Send + '_> {
+        self.tool_fns.get(name).map(|f| f(ctx, arguments))
+    }
+    fn prompts(&self) -> &[Prompt] {
+        &self.prompts
+    }
+    fn get_prompt(
+        &self,
+        name: &str,
+        ctx: Context,
+        arguments: HashMap<String, String>,
+    ) -> Option<impl Future<Output = Result<GetPromptResult, McpError>> + Send + '_> {
+        self.prompt_fns.get(name).map(|f| f(ctx, arguments))
+    }
+    fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+    fn resource_templates(&self) -> &[ResourceTemplate] {
+        &self.templates
+    }
+    fn read_resource(
+        &self,
+        uri: &str,
+        ctx: Context,
+    ) -> Option<impl Future<Output = Result<ReadResourceResult, McpError>> + Send + '_> {
+        self.resource_fns
+            .get(uri)
+            .or(self.template_fn.as_ref())
+            .map(|f| f(ctx, uri.to_owned()))
+    }
+}

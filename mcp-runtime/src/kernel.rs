@@ -1,0 +1,551 @@
+//! The connection kernel for byte streams (stdio, sockets, in-memory pairs).
+//!
+//! One reader loop per connection decodes frames and fixes the era from the first request;
+//! legacy `initialize` runs inline and commits the session only after the chain succeeds;
+//! every other request runs in its own task, at most `max_in_flight` at once (at the bound
+//! the reader stops reading: backpressure). One writer task owns the output, buffers and
+//! flushes when its queue drains.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_core::codec::{self, WireCodec};
+use mcp_core::jsonrpc::{self, DecodeOptions, ErrorObject, Frame, Message, RequestId};
+use mcp_core::meta::{self, RequestMeta};
+use mcp_core::types::InitializeResult;
+use mcp_core::version::{Era, ProtocolVersion};
+use serde_json::value::RawValue;
+use tokio::io::{AsyncBufRead, AsyncWrite};
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::context::{ClientView, Context, RequestShared};
+use crate::dispatch::{ServerIdentity, Session, SessionSlot, SessionState};
+use crate::error::{HandlerResult, McpError, Reply};
+use crate::extensions::Extensions;
+use crate::filter::Filters;
+use crate::middleware::Endpoint;
+use crate::panic::CatchUnwind;
+use crate::peer::{ConnShared, Peer};
+use crate::transport::framing::{FrameReader, Framing, ReadEvent, write_frame};
+
+/// Limits and timeouts of a connection.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Requests handled at once; at the bound the reader stops reading.
+    pub max_in_flight: usize,
+    /// The largest frame accepted, in bytes.
+    pub max_frame: usize,
+    /// A per-request timeout (`None`: no limit). A timed-out request answers -32603.
+    pub request_timeout: Option<Duration>,
+    /// How long a server-to-client request waits for its answer.
+    pub peer_request_timeout: Duration,
+    /// On EOF or SIGTERM, how long in-flight requests may take to finish.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            max_in_flight: 256,
+            max_frame: 16 * 1024 * 1024,
+            request_timeout: None,
+            peer_request_timeout: Duration::from_secs(60),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Everything one connection's kernel needs, shared with its tasks.
+pub(crate) struct Kernel<E> {
+    pub(crate) endpoint: Arc<E>,
+    pub(crate) identity: Arc<ServerIdentity>,
+    pub(crate) options: ServerOptions,
+    pub(crate) filters: Filters,
+}
+
+impl<E> Clone for Kernel<E> {
+    fn clone(&self) -> Self {
+        Self {
+            endpoint: self.endpoint.clone(),
+            identity: self.identity.clone(),
+            options: self.options.clone(),
+            filters: self.filters.clone(),
+        }
+    }
+}
+
+/// Where the responses of one frame go: straight to the writer, or into a batch answer.
+#[derive(Clone)]
+enum Sink {
+    Direct,
+    Batch(Arc<Mutex<Vec<Vec<u8>>>>),
+}
+
+struct Conn {
+    shared: Arc<ConnShared>,
+    session: Session,
+    era: Mutex<Option<Era>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    shutdown: CancellationToken,
+}
+
+impl Conn {
+    async fn respond(&self, sink: &Sink, frame: Vec<u8>) {
+        match sink {
+            Sink::Direct => {
+                self.shared.send(frame).await;
+            }
+            Sink::Batch(items) => items.lock().expect("batch lock").push(frame),
+        }
+    }
+
+    async fn respond_error(&self, sink: &Sink, id: Option<&RequestId>, error: &ErrorObject) {
+        let mut out = Vec::new();
+        jsonrpc::write_error(&mut out, id, error);
+        self.respond(sink, out).await;
+    }
+}
+
+impl<E: Endpoint + 'static> Kernel<E> {
+    /// Serves one connection until EOF (or `stop` fires), then drains and returns.
+    pub(crate) async fn serve<R, W>(&self, reader: R, writer: W, stop: CancellationToken) -> io::Result<()>
+    where
+        R: AsyncBufRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let mut frames = FrameReader::new(reader, self.options.max_frame);
+        // The writer learns the framing from the first frame read.
+        let framing = Arc::new(std::sync::OnceLock::<Framing>::new());
+        let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
+        let close_writer = CancellationToken::new();
+        let writer_task = tokio::spawn(write_loop(writer, rx, close_writer.clone(), framing.clone()));
+        let conn = Arc::new(Conn {
+            shared: Arc::new(ConnShared::new(
+                tx,
+                self.options.peer_request_timeout,
+                self.filters.clone(),
+            )),
+            session: Arc::new(Mutex::new(SessionState::default())),
+            era: Mutex::new(None),
+            in_flight: Mutex::new(HashMap::new()),
+            shutdown: CancellationToken::new(),
+        });
+        let tracker = TaskTracker::new();
+        let permits = Arc::new(Semaphore::new(self.options.max_in_flight.max(1)));
+        let mut result = Ok(());
+        loop {
+            // Backpressure: wait for a free slot before reading the next frame.
+            let Ok(permit) = permits.clone().acquire_owned().await else {
+                break;
+            };
+            let ev = tokio::select! {
+                ev = frames.next() => ev,
+                _ = stop.cancelled() => break,
+            };
+            if let Some(f) = frames.framing() {
+                let _ = framing.set(f);
+            }
+            let bytes = match ev {
+                Ok(ReadEvent::Frame(b)) => b,
+                Ok(ReadEvent::Eof) => break,
+                Ok(ReadEvent::Oversized { size }) => {
+                    tracing::warn!(size, limit = self.options.max_frame, "oversized frame skipped");
+                    let err = ErrorObject::invalid_request(format!(
+                        "Invalid Request: message of {size} bytes exceeds the limit of {} bytes",
+                        self.options.max_frame
+                    ));
+                    conn.respond_error(&Sink::Direct, None, &err).await;
+                    continue;
+                }
+                Ok(ReadEvent::BadHeader) => {
+                    let err = ErrorObject::new(jsonrpc::PARSE_ERROR, "Parse error: bad Content-Length header");
+                    conn.respond_error(&Sink::Direct, None, &err).await;
+                    continue;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            let bytes = match self.filters.incoming(bytes) {
+                Some(b) => b,
+                None => continue,
+            };
+            self.handle_frame(&conn, &tracker, bytes, permit).await;
+        }
+        // Shutdown: stop reading, let in-flight requests finish within the grace period.
+        tracker.close();
+        if tokio::time::timeout(self.options.shutdown_grace, tracker.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("shutdown grace period over; cancelling in-flight requests");
+            conn.shutdown.cancel();
+            let _ = tokio::time::timeout(Duration::from_secs(1), tracker.wait()).await;
+        }
+        conn.shared.fail_all();
+        close_writer.cancel();
+        match writer_task.await {
+            Ok(Ok(())) => result,
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err(io::Error::other(e)),
+        }
+    }
+
+    async fn handle_frame(
+        &self,
+        conn: &Arc<Conn>,
+        tracker: &TaskTracker,
+        bytes: Vec<u8>,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) {
+        let allow_batch = conn.session.lock().expect("session lock").version
+            == Some(ProtocolVersion::V2025_03_26);
+        let opts = DecodeOptions {
+            allow_batch,
+            ..DecodeOptions::default()
+        };
+        let bytes: Arc<[u8]> = bytes.into();
+        match jsonrpc::decode(&bytes, opts) {
+            Frame::Single(Err(e)) => {
+                if e.should_reply() {
+                    conn.respond_error(&Sink::Direct, e.id.as_ref(), &e.error).await;
+                }
+            }
+            Frame::Single(Ok(msg)) => {
+                self.handle_message(conn, tracker, msg, Sink::Direct, Some(permit))
+                    .await
+            }
+            Frame::Batch(items) => {
+                // Answer a batch with one array, after every request in it is done.
+                let collected = Arc::new(Mutex::new(Vec::new()));
+                let sink = Sink::Batch(collected.clone());
+                let batch_tracker = TaskTracker::new();
+                for item in items {
+                    match item {
+                        Err(e) => {
+                            if e.should_reply() {
+                                conn.respond_error(&sink, e.id.as_ref(), &e.error).await;
+                            }
+                        }
+                        Ok(msg) => {
+                            self.handle_message(conn, &batch_tracker, msg, sink.clone(), None)
+                                .await
+                        }
+                    }
+                }
+                batch_tracker.close();
+                let conn = conn.clone();
+                tracker.spawn(async move {
+                    batch_tracker.wait().await;
+                    drop(permit);
+                    let items = std::mem::take(&mut *collected.lock().expect("batch lock"));
+                    if items.is_empty() {
+                        return; // only notifications: nothing to answer
+                    }
+                    let mut out = vec![b'['];
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        out.extend_from_slice(item);
+                    }
+                    out.push(b']');
+                    conn.shared.send(out).await;
+                });
+            }
+        }
+    }
+
+    async fn handle_message(
+        &self,
+        conn: &Arc<Conn>,
+        tracker: &TaskTracker,
+        msg: Message<'_>,
+        sink: Sink,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) {
+        let (id, method, params) = match msg {
+            Message::Response(r) => {
+                if let Some(id) = r.id {
+                    let outcome = r.outcome.map(|raw| raw.to_owned());
+                    if !conn.shared.complete(&id, outcome) {
+                        tracing::debug!(%id, "response to an unknown request dropped");
+                    }
+                }
+                return;
+            }
+            Message::Request(r) => (Some(r.id), r.method, r.params),
+            Message::Notification(n) => (None, n.method, n.params),
+        };
+
+        // The first request fixes the era of the stream.
+        let era = {
+            let mut era = conn.era.lock().expect("era lock");
+            match (*era, &id) {
+                (Some(e), _) => e,
+                (None, Some(_)) => {
+                    let e = if method != "initialize" && meta::carries_modern_envelope(params) {
+                        Era::Modern
+                    } else {
+                        Era::Legacy
+                    };
+                    *era = Some(e);
+                    e
+                }
+                (None, None) => Era::Legacy,
+            }
+        };
+
+        // Era checks and the modern envelope, before the chain.
+        let supported = self.identity.supported;
+        let (version, request_meta) = match era {
+            Era::Modern => {
+                if method == "initialize" {
+                    if let Some(id) = &id {
+                        let err = codec::unsupported_protocol_version(
+                            supported.iter().map(ProtocolVersion::as_str),
+                            "initialize",
+                        );
+                        conn.respond_error(&sink, Some(id), &err).await;
+                    }
+                    return;
+                }
+                let checked = WireCodec::for_era(Era::Modern)
+                    .validate_request(params)
+                    .and_then(|m| {
+                        let m = m.unwrap_or_default();
+                        codec::negotiate_modern(&m, supported).map(|v| (v, m))
+                    });
+                match checked {
+                    Ok((v, m)) => (Some(v), Some(m)),
+                    Err(err) => {
+                        if id.is_some() {
+                            conn.respond_error(&sink, id.as_ref(), &err).await;
+                        }
+                        return;
+                    }
+                }
+            }
+            Era::Legacy => {
+                if id.is_some()
+                    && method != "initialize"
+                    && meta::carries_modern_envelope(params)
+                {
+                    let err = ErrorObject::invalid_request(
+                        "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
+                    );
+                    conn.respond_error(&sink, id.as_ref(), &err).await;
+                    return;
+                }
+                let version = conn.session.lock().expect("session lock").version;
+                // Legacy `_meta` is informational (progress token, trace context).
+                (version, RequestMeta::from_params(params).ok().flatten())
+            }
+        };
+
+        // Cancellation is applied before the chain sees the notification.
+        if id.is_none() && method == "notifications/cancelled" {
+            if let Some(target) = cancelled_request_id(params) {
+                if let Some(token) = conn.in_flight.lock().expect("in-flight lock").remove(&target) {
+                    token.cancel();
+                }
+            }
+        }
+
+        let cancel = conn.shutdown.child_token();
+        let session_client = match era {
+            Era::Legacy => conn.session.lock().expect("session lock").client.clone(),
+            Era::Modern => None,
+        };
+        let in_initialize = method == "initialize";
+        let mut extensions = Extensions::default();
+        if era == Era::Legacy {
+            extensions.insert(SessionSlot(conn.session.clone()));
+        }
+        let ctx = Context {
+            method: Arc::from(&*method),
+            params: params.map(|p| Arc::from(p.to_owned())),
+            id: id.clone(),
+            version,
+            era,
+            shared: Arc::new(RequestShared {
+                meta: request_meta,
+                client: Default::default(),
+                session_client,
+                last_progress: Mutex::new(None),
+            }),
+            extensions,
+            cancel: cancel.clone(),
+            peer: Peer {
+                conn: conn.shared.clone(),
+                era,
+                in_initialize,
+            },
+        };
+
+        if in_initialize && id.is_some() && era == Era::Legacy {
+            // Inline: nothing else is read until the chain returns; commit after success.
+            let out = self.run(ctx, &cancel).await;
+            if let Some(Ok(Reply::Result(raw))) = &out {
+                commit_initialize(&conn.session, id.as_ref(), params, raw);
+            }
+            if let (Some(out), Some(id)) = (out, id.as_ref()) {
+                self.write_outcome(conn, &sink, id, out).await;
+            }
+            drop(permit);
+            return;
+        }
+
+        if let Some(id) = &id {
+            conn.in_flight
+                .lock()
+                .expect("in-flight lock")
+                .insert(id.clone(), cancel.clone());
+        }
+        let this = self.clone();
+        let conn = conn.clone();
+        tracker.spawn(async move {
+            let out = this.run(ctx, &cancel).await;
+            match id {
+                Some(id) => {
+                    conn.in_flight.lock().expect("in-flight lock").remove(&id);
+                    // A cancelled request sends nothing, even if its result arrived late.
+                    if let (Some(out), false) = (out, cancel.is_cancelled()) {
+                        this.write_outcome(&conn, &sink, &id, out).await;
+                    }
+                }
+                None => {
+                    if let Some(Err(e)) = out {
+                        // Semantics item 15: logged, never on the wire.
+                        tracing::warn!(error = %e, "error while handling a notification");
+                    }
+                }
+            }
+            drop(permit);
+        });
+    }
+
+    /// Runs the chain with panic catching, the optional timeout and cancellation.
+    /// `None` when the request was cancelled.
+    async fn run(&self, ctx: Context, cancel: &CancellationToken) -> Option<HandlerResult> {
+        let fut = CatchUnwind::new(self.endpoint.call(ctx));
+        let timed = async {
+            match self.options.request_timeout {
+                Some(t) => tokio::time::timeout(t, fut)
+                    .await
+                    .unwrap_or(Err(McpError::Timeout)),
+                None => fut.await,
+            }
+        };
+        tokio::select! {
+            out = timed => Some(out),
+            _ = cancel.cancelled() => None,
+        }
+    }
+
+    async fn write_outcome(&self, conn: &Conn, sink: &Sink, id: &RequestId, out: HandlerResult) {
+        let mut frame = Vec::new();
+        match out {
+            Ok(Reply::Result(raw)) => jsonrpc::write_result(&mut frame, id, raw.get()),
+            Ok(Reply::None) => {
+                tracing::error!(%id, "the chain produced no result for a request");
+                jsonrpc::write_error(&mut frame, Some(id), &ErrorObject::internal());
+            }
+            Err(e) => {
+                if e.as_protocol().is_none() {
+                    tracing::error!(%id, error = %e, "request failed");
+                }
+                jsonrpc::write_error(&mut frame, Some(id), &e.to_wire());
+            }
+        }
+        conn.respond(sink, frame).await;
+    }
+}
+
+fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        #[serde(rename = "requestId")]
+        request_id: Option<RequestId>,
+    }
+    serde_json::from_str::<P>(params?.get()).ok()?.request_id
+}
+
+/// Commits the session from the `InitializeResult` actually sent (semantics item 21) and the
+/// client as the dispatcher saw it (after any rewrite), falling back to the original params
+/// when a middleware answered on its own.
+fn commit_initialize(session: &Session, id: Option<&RequestId>, params: Option<&RawValue>, raw: &RawValue) {
+    let Ok(result) = serde_json::from_str::<InitializeResult>(raw.get()) else {
+        tracing::warn!("initialize result did not decode; connection stays uninitialized");
+        return;
+    };
+    let Some(version) = ProtocolVersion::parse(&result.protocol_version) else {
+        tracing::warn!(version = %result.protocol_version, "initialize answered an unknown version");
+        return;
+    };
+    let mut s = session.lock().expect("session lock");
+    let client = match s.pending_init.take() {
+        Some((pid, client)) if Some(&pid) == id => client,
+        _ => {
+            let p = params
+                .and_then(|p| serde_json::from_str::<mcp_core::types::InitializeParams>(p.get()).ok());
+            Arc::new(ClientView {
+                info: p.as_ref().map(|p| p.client_info.clone()),
+                capabilities: p.map(|p| p.capabilities).unwrap_or_default(),
+            })
+        }
+    };
+    s.version = Some(version);
+    s.client = Some(client);
+    s.initialized = true;
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut w: W,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    close: CancellationToken,
+    framing: Arc<std::sync::OnceLock<Framing>>,
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(64 * 1024);
+    loop {
+        let first = tokio::select! {
+            biased;
+            m = rx.recv() => match m {
+                Some(m) => m,
+                None => return Ok(()),
+            },
+            _ = close.cancelled() => {
+                // Drain what is queued, then stop.
+                rx.close();
+                let f = *framing.get().unwrap_or(&Framing::Newline);
+                while let Ok(m) = rx.try_recv() {
+                    write_frame(&mut buf, f, &m);
+                }
+                if !buf.is_empty() {
+                    crate::transport::framing::flush_frames(&mut w, &buf).await?;
+                }
+                return Ok(());
+            }
+        };
+        let f = *framing.get().unwrap_or(&Framing::Newline);
+        write_frame(&mut buf, f, &first);
+        // Everything already queued shares one write and one flush.
+        while buf.len() < 1024 * 1024 {
+            match rx.try_recv() {
+                Ok(m) => write_frame(&mut buf, f, &m),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = crate::transport::framing::flush_frames(&mut w, &buf).await {
+            // The peer went away: nothing more can be written.
+            tracing::debug!(error = %e, "write failed; closing the writer");
+            return Err(e);
+        }
+        buf.clear();
+    }
+}

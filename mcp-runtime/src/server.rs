@@ -1,0 +1,383 @@
+//! [`Server`] and its builder: the plain Rust API that the macros generate calls to.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_core::types::{CallToolResult, Implementation, ServerCapabilities, Tool};
+use mcp_core::version::SupportedVersions;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncBufRead, AsyncWrite};
+use tokio_util::sync::CancellationToken;
+
+use crate::context::Context;
+use crate::dispatch::{Dispatcher, ServerIdentity};
+use crate::error::{HandlerResult, McpError};
+use crate::filter::{Filters, MessageFilter};
+use crate::handler::{Registry, ServerHandler};
+use crate::kernel::{Kernel, ServerOptions};
+use crate::middleware::{Chain, DynLayers, DynMiddleware, Endpoint, Layered, Middleware, Next};
+use crate::tool::{decode_arguments, SchemaChecked};
+use crate::tracing_layer::TracingLayer;
+
+/// The default tracing layer, switchable at construction.
+pub struct MaybeTraced(bool);
+
+impl Middleware for MaybeTraced {
+    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+        if self.0 {
+            TracingLayer.handle(ctx, next).await
+        } else {
+            next.run(ctx).await
+        }
+    }
+}
+
+/// The endpoint a server runs: tracing outermost, then the static chain, then the dynamic
+/// slot, then the dispatcher.
+pub type Composed<C, H> = Layered<MaybeTraced, <C as Chain>::Wrapped<DynLayers<Dispatcher<H>>>>;
+
+/// Builds a [`Server`].
+///
+/// ```
+/// use mcp_runtime::{Server, McpError};
+/// use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Args { query: String }
+///
+/// let server = Server::builder("bookshop", "1.0.0")
+///     .tool(
+///         Tool::new("search_books").with_input_schema(serde_json::json!({
+///             "type": "object",
+///             "properties": {"query": {"type": "string"}},
+///             "required": ["query"]
+///         })),
+///         |_ctx, args: Args| async move {
+///             Ok::<_, McpError>(CallToolResult::success(vec![ContentBlock::text(format!(
+///                 "Found 3 books matching '{}'.",
+///                 args.query
+///             ))]))
+///         },
+///     )
+///     .build();
+/// # let _ = server;
+/// ```
+pub struct ServerBuilder<C = (), H = Registry> {
+    identity: ServerIdentity,
+    options: ServerOptions,
+    handler: H,
+    chain: C,
+    dyn_layers: Vec<Arc<dyn DynMiddleware>>,
+    filters: Vec<Arc<dyn MessageFilter>>,
+    tracing: bool,
+    errors: Vec<String>,
+}
+
+/// Why a server could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError(pub Vec<String>);
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join("; "))
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Methods the kernel answers itself: registering them is a mistake.
+const RESERVED: &[&str] = &["initialize", "notifications/initialized", "ping", "logging/setLevel"];
+
+impl Server<(), Registry> {
+    /// A builder for a server named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            identity: ServerIdentity {
+                info: Implementation {
+                    name: name.into(),
+                    version: version.into(),
+                    ..Default::default()
+                },
+                instructions: None,
+                supported: SupportedVersions::all(),
+                page_size: 100,
+                extra_capabilities: ServerCapabilities::default(),
+            },
+            options: ServerOptions::default(),
+            handler: Registry::default(),
+            chain: (),
+            dyn_layers: Vec::new(),
+            filters: Vec::new(),
+            tracing: true,
+            errors: Vec::new(),
+        }
+    }
+}
+
+impl<C: Chain> ServerBuilder<C, Registry> {
+    /// Registers a tool whose arguments decode into `A`. Arguments that do not decode give
+    /// an `isError` result naming the field and the expected type; the handler is not run.
+    pub fn tool<A, F, Fut>(mut self, tool: Tool, handler: F) -> Self
+    where
+        A: serde::de::DeserializeOwned + Send + 'static,
+        F: Fn(Context, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
+        self.check_name(&tool.name);
+        let handler = Arc::new(handler);
+        self.handler.add_tool(tool, move |ctx, args: Option<Box<RawValue>>| {
+            let handler = handler.clone();
+            async move {
+                match decode_arguments::<A>(args.as_deref()) {
+                    Ok(a) => handler(ctx, a).await,
+                    Err(bad) => Ok(bad),
+                }
+            }
+        });
+        self
+    }
+
+    /// Registers a tool whose hand-written `inputSchema` is enforced: arguments are checked
+    /// against it before the handler runs (failure: an `isError` result naming the path).
+    pub fn tool_with_schema<F, Fut>(mut self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Context, serde_json::Map<String, serde_json::Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
+        self.check_name(&tool.name);
+        match SchemaChecked::new(&tool.input_schema) {
+            Ok(checker) => {
+                let checker = Arc::new(checker);
+                let handler = Arc::new(handler);
+                self.handler.add_tool(tool, move |ctx, args: Option<Box<RawValue>>| {
+                    let (checker, handler) = (checker.clone(), handler.clone());
+                    async move {
+                        match checker.check(args.as_deref()) {
+                            Ok(map) => handler(ctx, map).await,
+                            Err(bad) => Ok(bad),
+                        }
+                    }
+                });
+            }
+            Err(e) => self
+                .errors
+                .push(format!("tool `{}`: invalid inputSchema: {e}", tool.name)),
+        }
+        self
+    }
+
+    /// Direct access to the dynamic table (prompts, resources, raw tools).
+    pub fn registry(mut self, f: impl FnOnce(&mut Registry)) -> Self {
+        f(&mut self.handler);
+        self
+    }
+
+    /// Refuses to register the methods the kernel owns (`initialize` and friends).
+    ///
+    /// Wrapping `initialize` is what middleware is for: a layer sees it like any request.
+    pub fn method_handler(mut self, method: &str) -> Self {
+        if RESERVED.contains(&method) {
+            self.errors.push(format!(
+                "`{method}` cannot be registered as a handler: the kernel answers it; \
+                 add a middleware to observe or wrap it"
+            ));
+        } else {
+            self.errors
+                .push(format!("custom method handlers are not supported yet: `{method}`"));
+        }
+        self
+    }
+
+    fn check_name(&mut self, name: &str) {
+        let valid = (1..=128).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        if !valid {
+            self.errors.push(format!(
+                "tool name {name:?} is invalid: use 1-128 of A-Z a-z 0-9 _ - ."
+            ));
+        }
+    }
+}
+
+impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
+    /// Uses a handler table of your own (the macros generate one).
+    pub fn handler<H2: ServerHandler>(self, handler: H2) -> ServerBuilder<C, H2> {
+        ServerBuilder {
+            identity: self.identity,
+            options: self.options,
+            handler,
+            chain: self.chain,
+            dyn_layers: self.dyn_layers,
+            filters: self.filters,
+            tracing: self.tracing,
+            errors: self.errors,
+        }
+    }
+
+    /// Sets the static middleware chain: a tuple of middleware, element 0 outermost.
+    pub fn layers<C2: Chain>(self, chain: C2) -> ServerBuilder<C2, H> {
+        ServerBuilder {
+            identity: self.identity,
+            options: self.options,
+            handler: self.handler,
+            chain,
+            dyn_layers: self.dyn_layers,
+            filters: self.filters,
+            tracing: self.tracing,
+            errors: self.errors,
+        }
+    }
+
+    /// Adds a boxed middleware to the dynamic slot (inside the static chain; first added
+    /// outermost).
+    pub fn middleware(mut self, m: impl DynMiddleware) -> Self {
+        self.dyn_layers.push(Arc::new(m));
+        self
+    }
+
+    /// Adds a raw message filter.
+    pub fn filter(mut self, f: impl MessageFilter) -> Self {
+        self.filters.push(Arc::new(f));
+        self
+    }
+
+    /// Turns the default tracing layer off.
+    pub fn without_tracing(mut self) -> Self {
+        self.tracing = false;
+        self
+    }
+
+    /// Sets the `instructions` sent to clients.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.identity.instructions = Some(text.into());
+        self
+    }
+
+    /// Narrows the revisions served (both `initialize` and `server/discover`).
+    pub fn supported_versions(mut self, versions: SupportedVersions) -> Self {
+        self.identity.supported = versions;
+        self
+    }
+
+    /// Sets the page size of list results.
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.identity.page_size = n.max(1);
+        self
+    }
+
+    /// Sets limits and timeouts.
+    pub fn options(mut self, options: ServerOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Changes the server's `Implementation` (title, icons, ...).
+    pub fn info(mut self, f: impl FnOnce(&mut Implementation)) -> Self {
+        f(&mut self.identity.info);
+        self
+    }
+
+    /// Builds the server, or says what is wrong.
+    pub fn try_build(self) -> Result<Server<C, H>, BuildError> {
+        if !self.errors.is_empty() {
+            return Err(BuildError(self.errors));
+        }
+        if self.identity.supported.is_empty() {
+            return Err(BuildError(vec!["no protocol revision is supported".into()]));
+        }
+        let identity = Arc::new(self.identity);
+        let dispatcher = Dispatcher {
+            handler: Arc::new(self.handler),
+            identity: identity.clone(),
+        };
+        let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
+        let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
+        Ok(Server {
+            kernel: Kernel {
+                endpoint: Arc::new(endpoint),
+                identity,
+                options: self.options,
+                filters: Filters::new(self.filters),
+            },
+        })
+    }
+
+    /// Builds the server; panics with the reasons when it is misconfigured.
+    pub fn build(self) -> Server<C, H> {
+        match self.try_build() {
+            Ok(s) => s,
+            Err(e) => panic!("invalid MCP server: {e}"),
+        }
+    }
+}
+
+/// A built server: serve it over stdio, any byte stream, or an in-memory pair.
+pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
+    kernel: Kernel<Composed<C, H>>,
+}
+
+impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {
+    fn clone(&self) -> Self {
+        Self {
+            kernel: self.kernel.clone(),
+        }
+    }
+}
+
+impl<C: Chain, H: ServerHandler> Server<C, H> {
+    /// Serves one connection over a reader and a writer until EOF.
+    pub async fn serve<R, W>(&self, reader: R, writer: W) -> std::io::Result<()>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.serve_buffered(tokio::io::BufReader::new(reader), writer, CancellationToken::new())
+            .await
+    }
+
+    /// Serves one connection; `stop` ends reading early (then in-flight work drains).
+    pub async fn serve_buffered<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        stop: CancellationToken,
+    ) -> std::io::Result<()>
+    where
+        R: AsyncBufRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.kernel.serve(reader, writer, stop).await
+    }
+
+    /// Serves stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then lets
+    /// in-flight requests finish within the grace period and flushes.
+    pub async fn serve_stdio(&self) -> std::io::Result<()> {
+        let stop = CancellationToken::new();
+        crate::transport::stdio::stop_on_signals(stop.clone());
+        self.serve_buffered(
+            tokio::io::BufReader::with_capacity(64 * 1024, tokio::io::stdin()),
+            tokio::io::stdout(),
+            stop,
+        )
+        .await
+    }
+
+    /// Starts the server on one end of an in-memory pipe and returns the other end, for
+    /// tests and in-process clients.
+    pub fn serve_in_memory(&self) -> tokio::io::DuplexStream
+    where
+        C: 'static,
+    {
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let this = self.clone();
+        tokio::spawn(async move {
+            let (r, w) = tokio::io::split(server);
+            if let Err(e) = this.serve(r, w).await {
+                tracing::debug!(error = %e, "in-memory connection ended with an error");
+            }
+        });
+        client
+    }
+}
