@@ -10,11 +10,19 @@
 //! ```
 
 pub use mcp_core as core;
-pub use mcp_core::{jsonrpc, types, version};
+pub use mcp_core::{codec, headers, jsonrpc, meta, types, version};
 pub use mcp_runtime as runtime;
+pub use mcp_runtime::{
+    BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,
+    MessageFilter, Middleware, Next, Peer, PeerError, Reply, Server, ServerBuilder, ServerHandler,
+    ServerOptions, middleware, tool,
+};
 
 /// The names most users need, in one `use`.
 pub mod prelude {
     pub use mcp_core::jsonrpc::{ErrorObject, RequestId};
+    pub use mcp_core::types::{CallToolResult, ContentBlock, Tool};
     pub use mcp_core::version::{Era, ProtocolVersion};
+    pub use mcp_runtime::middleware::Endpoint;
+    pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Next, Server};
 }

@@ -611,6 +611,7 @@ impl<'de> Deserialize<'de> for V2 {
 /// An owned, typed request `{jsonrpc, id, method, params}`: for building messages and for
 /// tests. The hot path uses [`decode`] and the `write_*` functions instead.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "P: Deserialize<'de>"))]
 pub struct TypedRequest<P> {
     /// Always `"2.0"`.
     pub jsonrpc: V2,
@@ -625,6 +626,7 @@ pub struct TypedRequest<P> {
 
 /// An owned, typed notification `{jsonrpc, method, params}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "P: Deserialize<'de>"))]
 pub struct TypedNotification<P> {
     /// Always `"2.0"`.
     pub jsonrpc: V2,

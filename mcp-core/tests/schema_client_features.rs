@@ -936,6 +936,18 @@ fn elicit_url_params_from_2025_11_25() {
 }
 
 #[test]
+fn elicit_url_params_become_a_form_for_2025_06_18() {
+    let Some(spec) = common::spec() else { return };
+    let p = ElicitParams::from(full_url());
+    let v = check_elicit_params(spec, V::V2025_06_18, &p);
+    assert_eq!(
+        v,
+        json!({"message": "Set your API key\n\nhttps://example.com/key",
+               "requestedSchema": {"type": "object", "properties": {}}})
+    );
+}
+
+#[test]
 fn elicit_params_dispatch_on_mode() {
     let Some(_spec) = common::spec() else { return };
     let form = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}});

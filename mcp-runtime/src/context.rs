@@ -191,14 +191,18 @@ impl Context {
             *last = Some(progress);
         }
         let mut params = serde_json::Map::new();
-        params.insert("progressToken".into(), serde_json::to_value(token).expect("id"));
+        params.insert(
+            "progressToken".into(),
+            serde_json::to_value(token).expect("id"),
+        );
         params.insert("progress".into(), progress.into());
         if let Some(t) = total {
             params.insert("total".into(), t.into());
         }
         if let (Some(m), true) = (
             message,
-            self.version.is_none_or(|v| v.at_least(ProtocolVersion::V2025_03_26)),
+            self.version
+                .is_none_or(|v| v.at_least(ProtocolVersion::V2025_03_26)),
         ) {
             params.insert("message".into(), m.into());
         }
@@ -249,7 +253,10 @@ impl Context {
     /// Pings the client (legacy connections only).
     pub async fn ping(&self) -> Result<(), PeerError> {
         let empty = serde_json::value::to_raw_value(&serde_json::json!({})).expect("{}");
-        self.peer.request_raw("ping", Some(&empty)).await.map(|_| ())
+        self.peer
+            .request_raw("ping", Some(&empty))
+            .await
+            .map(|_| ())
     }
 }
 

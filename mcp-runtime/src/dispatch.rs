@@ -147,7 +147,8 @@ impl<H: ServerHandler> Dispatcher<H> {
             caps.prompts.get_or_insert_with(PromptsCapability::default);
         }
         if !h.resources().is_empty() || !h.resource_templates().is_empty() {
-            caps.resources.get_or_insert_with(ResourcesCapability::default);
+            caps.resources
+                .get_or_insert_with(ResourcesCapability::default);
         }
         caps
     }
@@ -174,11 +175,17 @@ impl<H: ServerHandler> Dispatcher<H> {
         Reply::json(&value)
     }
 
-    fn page<'a, T: Clone>(&self, all: &'a [T], params: Option<&RawValue>) -> Result<(Vec<T>, Option<String>), McpError> {
+    fn page<'a, T: Clone>(
+        &self,
+        all: &'a [T],
+        params: Option<&RawValue>,
+    ) -> Result<(Vec<T>, Option<String>), McpError> {
         let cursor = match params {
-            Some(p) => serde_json::from_str::<CursorParam>(p.get())
-                .map_err(|_| McpError::invalid_params("invalid params"))?
-                .cursor,
+            Some(p) => {
+                serde_json::from_str::<CursorParam>(p.get())
+                    .map_err(|_| McpError::invalid_params("invalid params"))?
+                    .cursor
+            }
             None => None,
         };
         let start = match cursor {
@@ -287,7 +294,10 @@ impl<H: ServerHandler> Dispatcher<H> {
                 let call: PromptCall = parse(params)?;
                 let args = call.arguments.unwrap_or_default();
                 let Some(fut) = self.handler.get_prompt(&call.name, ctx.clone(), args) else {
-                    return Err(McpError::invalid_params(format!("Unknown prompt: {}", call.name)));
+                    return Err(McpError::invalid_params(format!(
+                        "Unknown prompt: {}",
+                        call.name
+                    )));
                 };
                 let result = CatchUnwind::new(fut).await?;
                 self.shape(result, version)
@@ -348,7 +358,10 @@ impl<H: ServerHandler> Dispatcher<H> {
 
     fn initialize(&self, ctx: &Context, session: Option<&Session>) -> HandlerResult {
         let p: InitializeParams = parse(ctx.params())?;
-        let Some(version) = self.identity.supported.negotiate_initialize(&p.protocol_version)
+        let Some(version) = self
+            .identity
+            .supported
+            .negotiate_initialize(&p.protocol_version)
         else {
             return Err(mcp_core::codec::unsupported_protocol_version(
                 self.identity.supported.iter().map(ProtocolVersion::as_str),

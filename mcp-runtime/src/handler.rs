@@ -69,15 +69,15 @@ pub trait ServerHandler: Send + Sync + 'static {
     }
 }
 
-type ToolFn =
-    dyn Fn(Context, Option<Box<RawValue>>) -> BoxFuture<'static, Result<CallToolResult, McpError>>
-        + Send
-        + Sync;
+type ToolFn = dyn Fn(Context, Option<Box<RawValue>>) -> BoxFuture<'static, Result<CallToolResult, McpError>>
+    + Send
+    + Sync;
 type PromptFn = dyn Fn(Context, HashMap<String, String>) -> BoxFuture<'static, Result<GetPromptResult, McpError>>
     + Send
     + Sync;
-type ResourceFn =
-    dyn Fn(Context, String) -> BoxFuture<'static, Result<ReadResourceResult, McpError>> + Send + Sync;
+type ResourceFn = dyn Fn(Context, String) -> BoxFuture<'static, Result<ReadResourceResult, McpError>>
+    + Send
+    + Sync;
 
 /// The dynamic handler table: tools, prompts and resources registered at run time.
 #[derive(Default, Clone)]
@@ -103,8 +103,10 @@ impl Registry {
         let name = tool.name.clone();
         self.tools.retain(|t| t.name != name);
         self.tools.push(tool);
-        self.tool_fns
-            .insert(name, Arc::new(move |ctx, args| Box::pin(handler(ctx, args))));
+        self.tool_fns.insert(
+            name,
+            Arc::new(move |ctx, args| Box::pin(handler(ctx, args))),
+        );
     }
 
     /// Registers a prompt.
@@ -116,8 +118,10 @@ impl Registry {
         let name = prompt.name.clone();
         self.prompts.retain(|p| p.name != name);
         self.prompts.push(prompt);
-        self.prompt_fns
-            .insert(name, Arc::new(move |ctx, args| Box::pin(handler(ctx, args))));
+        self.prompt_fns.insert(
+            name,
+            Arc::new(move |ctx, args| Box::pin(handler(ctx, args))),
+        );
     }
 
     /// Registers a concrete resource.

@@ -112,7 +112,12 @@ impl Conn {
 
 impl<E: Endpoint + 'static> Kernel<E> {
     /// Serves one connection until EOF (or `stop` fires), then drains and returns.
-    pub(crate) async fn serve<R, W>(&self, reader: R, writer: W, stop: CancellationToken) -> io::Result<()>
+    pub(crate) async fn serve<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        stop: CancellationToken,
+    ) -> io::Result<()>
     where
         R: AsyncBufRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -122,7 +127,12 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let framing = Arc::new(std::sync::OnceLock::<Framing>::new());
         let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
         let close_writer = CancellationToken::new();
-        let writer_task = tokio::spawn(write_loop(writer, rx, close_writer.clone(), framing.clone()));
+        let writer_task = tokio::spawn(write_loop(
+            writer,
+            rx,
+            close_writer.clone(),
+            framing.clone(),
+        ));
         let conn = Arc::new(Conn {
             shared: Arc::new(ConnShared::new(
                 tx,
@@ -153,7 +163,11 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 Ok(ReadEvent::Frame(b)) => b,
                 Ok(ReadEvent::Eof) => break,
                 Ok(ReadEvent::Oversized { size }) => {
-                    tracing::warn!(size, limit = self.options.max_frame, "oversized frame skipped");
+                    tracing::warn!(
+                        size,
+                        limit = self.options.max_frame,
+                        "oversized frame skipped"
+                    );
                     let err = ErrorObject::invalid_request(format!(
                         "Invalid Request: message of {size} bytes exceeds the limit of {} bytes",
                         self.options.max_frame
@@ -162,7 +176,10 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     continue;
                 }
                 Ok(ReadEvent::BadHeader) => {
-                    let err = ErrorObject::new(jsonrpc::PARSE_ERROR, "Parse error: bad Content-Length header");
+                    let err = ErrorObject::new(
+                        jsonrpc::PARSE_ERROR,
+                        "Parse error: bad Content-Length header",
+                    );
                     conn.respond_error(&Sink::Direct, None, &err).await;
                     continue;
                 }
@@ -213,7 +230,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
         match jsonrpc::decode(&bytes, opts) {
             Frame::Single(Err(e)) => {
                 if e.should_reply() {
-                    conn.respond_error(&Sink::Direct, e.id.as_ref(), &e.error).await;
+                    conn.respond_error(&Sink::Direct, e.id.as_ref(), &e.error)
+                        .await;
                 }
             }
             Frame::Single(Ok(msg)) => {
@@ -332,10 +350,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 }
             }
             Era::Legacy => {
-                if id.is_some()
-                    && method != "initialize"
-                    && meta::carries_modern_envelope(params)
-                {
+                if id.is_some() && method != "initialize" && meta::carries_modern_envelope(params) {
                     let err = ErrorObject::invalid_request(
                         "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
                     );
@@ -351,7 +366,12 @@ impl<E: Endpoint + 'static> Kernel<E> {
         // Cancellation is applied before the chain sees the notification.
         if id.is_none() && method == "notifications/cancelled" {
             if let Some(target) = cancelled_request_id(params) {
-                if let Some(token) = conn.in_flight.lock().expect("in-flight lock").remove(&target) {
+                if let Some(token) = conn
+                    .in_flight
+                    .lock()
+                    .expect("in-flight lock")
+                    .remove(&target)
+                {
                     token.cancel();
                 }
             }
@@ -479,7 +499,12 @@ fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
 /// Commits the session from the `InitializeResult` actually sent (semantics item 21) and the
 /// client as the dispatcher saw it (after any rewrite), falling back to the original params
 /// when a middleware answered on its own.
-fn commit_initialize(session: &Session, id: Option<&RequestId>, params: Option<&RawValue>, raw: &RawValue) {
+fn commit_initialize(
+    session: &Session,
+    id: Option<&RequestId>,
+    params: Option<&RawValue>,
+    raw: &RawValue,
+) {
     let Ok(result) = serde_json::from_str::<InitializeResult>(raw.get()) else {
         tracing::warn!("initialize result did not decode; connection stays uninitialized");
         return;
@@ -492,8 +517,9 @@ fn commit_initialize(session: &Session, id: Option<&RequestId>, params: Option<&
     let client = match s.pending_init.take() {
         Some((pid, client)) if Some(&pid) == id => client,
         _ => {
-            let p = params
-                .and_then(|p| serde_json::from_str::<mcp_core::types::InitializeParams>(p.get()).ok());
+            let p = params.and_then(|p| {
+                serde_json::from_str::<mcp_core::types::InitializeParams>(p.get()).ok()
+            });
             Arc::new(ClientView {
                 info: p.as_ref().map(|p| p.client_info.clone()),
                 capabilities: p.map(|p| p.capabilities).unwrap_or_default(),

@@ -145,8 +145,11 @@ impl Endpoint for dyn DynEndpoint + '_ {
 /// A middleware added at run time, behind a box.
 pub trait DynMiddleware: Send + Sync + 'static {
     /// Handles one message.
-    fn handle_dyn<'a>(&'a self, ctx: Context, next: Next<'a, dyn DynEndpoint + 'a>)
-    -> BoxFuture<'a, HandlerResult>;
+    fn handle_dyn<'a>(
+        &'a self,
+        ctx: Context,
+        next: Next<'a, dyn DynEndpoint + 'a>,
+    ) -> BoxFuture<'a, HandlerResult>;
 }
 
 impl<M: Middleware> DynMiddleware for M {

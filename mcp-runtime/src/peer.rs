@@ -95,7 +95,11 @@ impl ConnShared {
     }
 
     /// Routes a response from the client to the request waiting for it.
-    pub(crate) fn complete(&self, id: &RequestId, outcome: Result<Box<RawValue>, ErrorObject>) -> bool {
+    pub(crate) fn complete(
+        &self,
+        id: &RequestId,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    ) -> bool {
         let waiter = self.pending.lock().expect("pending lock").remove(id);
         match waiter {
             Some(tx) => tx.send(outcome).is_ok(),
@@ -177,7 +181,11 @@ impl Peer {
     }
 
     /// Sends a notification to the client.
-    pub async fn notify_raw(&self, method: &str, params: Option<&RawValue>) -> Result<(), PeerError> {
+    pub async fn notify_raw(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<(), PeerError> {
         let mut frame = Vec::new();
         jsonrpc::write_notification(&mut frame, method, params.map(RawValue::get));
         if self.conn.send(frame).await {

@@ -16,7 +16,7 @@ use crate::filter::{Filters, MessageFilter};
 use crate::handler::{Registry, ServerHandler};
 use crate::kernel::{Kernel, ServerOptions};
 use crate::middleware::{Chain, DynLayers, DynMiddleware, Endpoint, Layered, Middleware, Next};
-use crate::tool::{decode_arguments, SchemaChecked};
+use crate::tool::{SchemaChecked, decode_arguments};
 use crate::tracing_layer::TracingLayer;
 
 /// The default tracing layer, switchable at construction.
@@ -86,7 +86,12 @@ impl std::fmt::Display for BuildError {
 impl std::error::Error for BuildError {}
 
 /// Methods the kernel answers itself: registering them is a mistake.
-const RESERVED: &[&str] = &["initialize", "notifications/initialized", "ping", "logging/setLevel"];
+const RESERVED: &[&str] = &[
+    "initialize",
+    "notifications/initialized",
+    "ping",
+    "logging/setLevel",
+];
 
 impl Server<(), Registry> {
     /// A builder for a server named `name` at `version`.
@@ -125,15 +130,16 @@ impl<C: Chain> ServerBuilder<C, Registry> {
     {
         self.check_name(&tool.name);
         let handler = Arc::new(handler);
-        self.handler.add_tool(tool, move |ctx, args: Option<Box<RawValue>>| {
-            let handler = handler.clone();
-            async move {
-                match decode_arguments::<A>(args.as_deref()) {
-                    Ok(a) => handler(ctx, a).await,
-                    Err(bad) => Ok(bad),
+        self.handler
+            .add_tool(tool, move |ctx, args: Option<Box<RawValue>>| {
+                let handler = handler.clone();
+                async move {
+                    match decode_arguments::<A>(args.as_deref()) {
+                        Ok(a) => handler(ctx, a).await,
+                        Err(bad) => Ok(bad),
+                    }
                 }
-            }
-        });
+            });
         self
     }
 
@@ -149,15 +155,16 @@ impl<C: Chain> ServerBuilder<C, Registry> {
             Ok(checker) => {
                 let checker = Arc::new(checker);
                 let handler = Arc::new(handler);
-                self.handler.add_tool(tool, move |ctx, args: Option<Box<RawValue>>| {
-                    let (checker, handler) = (checker.clone(), handler.clone());
-                    async move {
-                        match checker.check(args.as_deref()) {
-                            Ok(map) => handler(ctx, map).await,
-                            Err(bad) => Ok(bad),
+                self.handler
+                    .add_tool(tool, move |ctx, args: Option<Box<RawValue>>| {
+                        let (checker, handler) = (checker.clone(), handler.clone());
+                        async move {
+                            match checker.check(args.as_deref()) {
+                                Ok(map) => handler(ctx, map).await,
+                                Err(bad) => Ok(bad),
+                            }
                         }
-                    }
-                });
+                    });
             }
             Err(e) => self
                 .errors
@@ -182,8 +189,9 @@ impl<C: Chain> ServerBuilder<C, Registry> {
                  add a middleware to observe or wrap it"
             ));
         } else {
-            self.errors
-                .push(format!("custom method handlers are not supported yet: `{method}`"));
+            self.errors.push(format!(
+                "custom method handlers are not supported yet: `{method}`"
+            ));
         }
         self
     }
@@ -333,8 +341,12 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         R: tokio::io::AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_buffered(tokio::io::BufReader::new(reader), writer, CancellationToken::new())
-            .await
+        self.serve_buffered(
+            tokio::io::BufReader::new(reader),
+            writer,
+            CancellationToken::new(),
+        )
+        .await
     }
 
     /// Serves one connection; `stop` ends reading early (then in-flight work drains).

@@ -31,7 +31,9 @@ pub fn decode_arguments<T: DeserializeOwned>(args: Option<&RawValue>) -> Result<
         Err(_) => return Err(CallToolResult::error("Invalid arguments: not valid JSON")),
     };
     if !value.is_object() {
-        return Err(CallToolResult::error("Invalid arguments: expected an object"));
+        return Err(CallToolResult::error(
+            "Invalid arguments: expected an object",
+        ));
     }
     match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(v) => Ok(v),
@@ -78,7 +80,11 @@ impl SchemaChecked {
             .iter_errors(&value)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                let at = if path.is_empty() { "(root)".to_owned() } else { path };
+                let at = if path.is_empty() {
+                    "(root)".to_owned()
+                } else {
+                    path
+                };
                 format!("{at}: {e}")
             })
             .collect();
@@ -90,7 +96,9 @@ impl SchemaChecked {
         }
         match value {
             serde_json::Value::Object(m) => Ok(m),
-            _ => Err(CallToolResult::error("Invalid arguments: expected an object")),
+            _ => Err(CallToolResult::error(
+                "Invalid arguments: expected an object",
+            )),
         }
     }
 }

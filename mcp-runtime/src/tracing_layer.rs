@@ -81,6 +81,5 @@ fn is_error_result(json: &str) -> bool {
         is_error: bool,
     }
     // Cheap pre-check: most results carry no `isError` at all.
-    json.contains("\"isError\"")
-        && serde_json::from_str::<Probe>(json).is_ok_and(|p| p.is_error)
+    json.contains("\"isError\"") && serde_json::from_str::<Probe>(json).is_ok_and(|p| p.is_error)
 }

@@ -11,7 +11,7 @@ use crate::version::ProtocolVersion;
 pub const MAX_COMPLETION_VALUES: usize = 100;
 
 /// Params of `completion/complete`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompleteParams {
     /// What is being completed: a prompt's or a resource template's argument.
@@ -66,6 +66,14 @@ pub enum CompletionReference {
     /// `type: "ref/resource"`.
     #[serde(rename = "ref/resource")]
     Resource(ResourceTemplateReference),
+}
+
+/// A reference to a prompt with an empty name (so that generic wrappers needing
+/// `Default`, such as `TypedRequest<CompleteParams>`, can be read).
+impl Default for CompletionReference {
+    fn default() -> Self {
+        Self::Prompt(PromptReference::default())
+    }
 }
 
 impl CompletionReference {

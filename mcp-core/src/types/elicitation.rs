@@ -834,9 +834,12 @@ impl Adapt for ElicitUrlParams {
 /// `elicitation/create` params (`ElicitRequestParams` 2025-11-25+): a form or a URL.
 ///
 /// Deserializing dispatches on `mode`: absent or `"form"` is a form, `"url"` a URL; any other
-/// mode is an error (a client answers it with `-32602`). URL mode does not exist before
-/// 2025-11-25; a URL request cannot be expressed for 2025-06-18 and is left unchanged by
-/// [`Adapt`] (callers must not send it to such a peer).
+/// mode is an error (a client answers it with `-32602`).
+///
+/// URL mode does not exist before 2025-11-25: shaped for 2025-06-18 a URL request becomes a
+/// form request with no fields whose message is the original message followed by the URL,
+/// so the user still sees where to go and can accept or decline. (A client must still have
+/// declared `elicitation.url` before a 2025-11-25+ server sends URL mode.)
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ElicitParams {
@@ -887,6 +890,15 @@ impl<'de> Deserialize<'de> for ElicitParams {
 
 impl Adapt for ElicitParams {
     fn adapt(&mut self, rev: V) {
+        match self {
+            Self::Url(u) if rev < V::V2025_11_25 => {
+                *self = Self::Form(ElicitFormParams::new(
+                    format!("{}\n\n{}", u.message, u.url),
+                    RequestedSchema::default(),
+                ));
+            }
+            _ => {}
+        }
         match self {
             Self::Form(p) => p.adapt(rev),
             Self::Url(p) => p.adapt(rev),
@@ -1011,14 +1023,13 @@ impl ElicitResult {
 
 impl Adapt for ElicitResult {
     fn adapt(&mut self, rev: V) {
-        if rev < V::V2025_11_25 {
-            if let Some(content) = &mut self.content {
-                content.retain(|_, v| !matches!(v, ElicitValue::StringArray(a) if a.is_empty()));
-                for v in content.values_mut() {
-                    if let ElicitValue::StringArray(a) = v {
-                        let first = std::mem::take(a).into_iter().next().unwrap_or_default();
-                        *v = ElicitValue::String(first);
-                    }
+        let arrays_unsupported = rev < V::V2025_11_25;
+        if let Some(content) = self.content.as_mut().filter(|_| arrays_unsupported) {
+            content.retain(|_, v| !matches!(v, ElicitValue::StringArray(a) if a.is_empty()));
+            for v in content.values_mut() {
+                if let ElicitValue::StringArray(a) = v {
+                    let first = std::mem::take(a).into_iter().next().unwrap_or_default();
+                    *v = ElicitValue::String(first);
                 }
             }
         }

@@ -84,10 +84,9 @@ fn tool_result_text_fallback(r: &ToolResultContent) -> TextContent {
             other => format!("[{}]", other.kind()),
         })
         .collect();
-    if parts.is_empty() {
-        if let Some(s) = &r.structured_content {
-            parts.push(s.to_string());
-        }
+    let no_blocks = parts.is_empty();
+    if let Some(s) = r.structured_content.as_ref().filter(|_| no_blocks) {
+        parts.push(s.to_string());
     }
     let error = if r.is_error == Some(true) {
         " (error)"
@@ -201,8 +200,8 @@ impl Adapt for SamplingMessageContent {
             Self::Single(b) => b.adapt(rev),
             Self::Multiple(v) => v.adapt(rev),
         }
-        if rev < V::V2025_11_25 {
-            if let Self::Multiple(v) = self {
+        match self {
+            Self::Multiple(v) if rev < V::V2025_11_25 => {
                 let blocks = std::mem::take(v);
                 let one = if blocks.len() > 1 && blocks.iter().all(|b| b.as_text().is_some()) {
                     let text: Vec<&str> =
@@ -221,6 +220,7 @@ impl Adapt for SamplingMessageContent {
                 };
                 *self = Self::Single(one);
             }
+            _ => {}
         }
     }
 }

@@ -268,7 +268,15 @@ mod tests {
     async fn newline_and_crlf() {
         let (ev, fr) = all(b"{\"a\":1}\n{\"b\":\"\xc3\xa9\"}\r\n\n{\"c\":3}", 100).await;
         assert_eq!(fr, Some(Framing::Newline));
-        assert_eq!(ev, vec![f("{\"a\":1}"), f("{\"b\":\"é\"}"), f("{\"c\":3}"), ReadEvent::Eof]);
+        assert_eq!(
+            ev,
+            vec![
+                f("{\"a\":1}"),
+                f("{\"b\":\"é\"}"),
+                f("{\"c\":3}"),
+                ReadEvent::Eof
+            ]
+        );
     }
 
     #[tokio::test]
@@ -278,7 +286,12 @@ mod tests {
         let (ev, _) = all(input.as_bytes(), 20).await;
         assert_eq!(
             ev,
-            vec![f("{\"a\":1}"), ReadEvent::Oversized { size: big.len() }, f("{\"b\":2}"), ReadEvent::Eof]
+            vec![
+                f("{\"a\":1}"),
+                ReadEvent::Oversized { size: big.len() },
+                f("{\"b\":2}"),
+                ReadEvent::Eof
+            ]
         );
     }
 
@@ -300,7 +313,12 @@ mod tests {
         let (ev, _) = all(input.as_bytes(), 10).await;
         assert_eq!(
             ev,
-            vec![ReadEvent::Oversized { size: 30 }, ReadEvent::BadHeader, f("{}"), ReadEvent::Eof]
+            vec![
+                ReadEvent::Oversized { size: 30 },
+                ReadEvent::BadHeader,
+                f("{}"),
+                ReadEvent::Eof
+            ]
         );
     }
 
