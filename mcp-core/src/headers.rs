@@ -352,10 +352,10 @@ fn parse_decimal_integer(s: &str) -> Option<i128> {
     if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    if let Some(f) = frac {
-        if f.is_empty() || !f.bytes().all(|b| b == b'0') {
-            return None;
-        }
+    if let Some(f) = frac
+        && (f.is_empty() || !f.bytes().all(|b| b == b'0'))
+    {
+        return None;
     }
     let mut v: i128 = 0;
     for b in int.bytes() {
@@ -818,11 +818,11 @@ fn walk_object<'s>(
                 }
                 _ => walk(value, &here, None, out),
             }
-        } else if SCHEMA_ARRAY_KEYWORDS.contains(&keyword.as_str()) {
-            if let Value::Array(items) = value {
-                for (i, item) in items.iter().enumerate() {
-                    walk(item, &format!("{here}/{i}"), None, out);
-                }
+        } else if SCHEMA_ARRAY_KEYWORDS.contains(&keyword.as_str())
+            && let Value::Array(items) = value
+        {
+            for (i, item) in items.iter().enumerate() {
+                walk(item, &format!("{here}/{i}"), None, out);
             }
         }
     }
@@ -1182,21 +1182,21 @@ pub fn validate_request_headers<'p, H: HeaderSource + ?Sized>(
     };
     let view = View::of(params.into(), !param_annotations.is_empty());
 
-    if let Some(field) = name_source_field(method) {
-        if let Some(Value::String(body)) = view.field(field) {
-            match decoded_header(headers, MCP_NAME)? {
-                None => return Err(HeaderError::new(MCP_NAME, HeaderErrorKind::Missing)),
-                Some(h) if h != *body => {
-                    return Err(HeaderError::new(
-                        MCP_NAME,
-                        HeaderErrorKind::Mismatch {
-                            header_value: h,
-                            body_value: body.clone(),
-                        },
-                    ));
-                }
-                Some(_) => {}
+    if let Some(field) = name_source_field(method)
+        && let Some(Value::String(body)) = view.field(field)
+    {
+        match decoded_header(headers, MCP_NAME)? {
+            None => return Err(HeaderError::new(MCP_NAME, HeaderErrorKind::Missing)),
+            Some(h) if h != *body => {
+                return Err(HeaderError::new(
+                    MCP_NAME,
+                    HeaderErrorKind::Mismatch {
+                        header_value: h,
+                        body_value: body.clone(),
+                    },
+                ));
             }
+            Some(_) => {}
         }
     }
 

@@ -477,13 +477,13 @@ fn classify(f: RawFields<'_>) -> Result<Message<'_>, DecodeError> {
                 ..DecodeError::invalid("a request cannot carry \"result\" or \"error\"", id)
             });
         }
-        if let Some(p) = f.params {
-            if !matches!(p.get().as_bytes().first(), Some(b'{' | b'[')) {
-                return Err(DecodeError {
-                    was_notification: id.is_none(),
-                    ..DecodeError::invalid("\"params\" must be an object or an array", id)
-                });
-            }
+        if let Some(p) = f.params
+            && !matches!(p.get().as_bytes().first(), Some(b'{' | b'['))
+        {
+            return Err(DecodeError {
+                was_notification: id.is_none(),
+                ..DecodeError::invalid("\"params\" must be an object or an array", id)
+            });
         }
         return Ok(match id {
             Some(id) => Message::Request(Request {

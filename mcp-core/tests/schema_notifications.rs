@@ -76,10 +76,10 @@ fn check_notification_params(
         notification_def,
         &notification(rev, method, Some(params.clone())),
     );
-    if let Some(def) = params_def {
-        if spec.has_def(rev.as_str(), def) {
-            spec.check(rev, def, params);
-        }
+    if let Some(def) = params_def
+        && spec.has_def(rev.as_str(), def)
+    {
+        spec.check(rev, def, params);
     }
 }
 

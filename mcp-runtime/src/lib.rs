@@ -10,6 +10,7 @@
 
 pub use mcp_core as core;
 
+mod client_requests;
 pub mod context;
 mod dispatch;
 pub mod error;

@@ -29,6 +29,8 @@ pub enum PeerError {
     Rejected(ErrorObject),
     /// The client's answer did not decode as the expected result.
     InvalidResponse(String),
+    /// The client did not declare the capability this request needs.
+    NotDeclared(&'static str),
 }
 
 impl fmt::Display for PeerError {
@@ -44,6 +46,7 @@ impl fmt::Display for PeerError {
             PeerError::Disconnected => f.write_str("the connection closed"),
             PeerError::Rejected(e) => write!(f, "the client answered with an error: {e}"),
             PeerError::InvalidResponse(e) => write!(f, "the client's answer is invalid: {e}"),
+            PeerError::NotDeclared(c) => write!(f, "the client did not declare the `{c}` capability"),
         }
     }
 }

@@ -191,10 +191,10 @@ impl Adapt for ClientCapabilities {
         }
         self.sampling.adapt(rev);
         since(&mut self.elicitation, rev, ProtocolVersion::V2025_06_18);
-        if rev < ProtocolVersion::V2025_11_25 {
-            if let Some(e) = &self.elicitation {
-                self.elicitation = e.supports_form().then(ElicitationCapability::default);
-            }
+        if rev < ProtocolVersion::V2025_11_25
+            && let Some(e) = &self.elicitation
+        {
+            self.elicitation = e.supports_form().then(ElicitationCapability::default);
         }
         only_in(&mut self.tasks, rev, ProtocolVersion::V2025_11_25);
         since(&mut self.extensions, rev, ProtocolVersion::V2026_07_28);

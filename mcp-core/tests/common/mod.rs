@@ -206,10 +206,10 @@ fn composed_defs(doc: &Value, defs_key: &str) -> std::collections::HashSet<Strin
             Value::Object(m) => {
                 if let Some(Value::Array(parts)) = m.get("allOf") {
                     for p in parts {
-                        if let Some(r) = p.get("$ref").and_then(Value::as_str) {
-                            if let Some(name) = r.strip_prefix(prefix) {
-                                out.insert(name.to_owned());
-                            }
+                        if let Some(r) = p.get("$ref").and_then(Value::as_str)
+                            && let Some(name) = r.strip_prefix(prefix)
+                        {
+                            out.insert(name.to_owned());
                         }
                     }
                 }
