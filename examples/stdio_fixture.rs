@@ -37,8 +37,10 @@ fn fixture(options: ServerOptions) -> Server {
     Server::builder("stdio-fixture", "0.0.1")
         .options(options)
         .tool(
-            Tool::new("search_books")
-                .with_input_schema(object_schema(json!({"query": {"type": "string"}}), &["query"])),
+            Tool::new("search_books").with_input_schema(object_schema(
+                json!({"query": {"type": "string"}}),
+                &["query"],
+            )),
             |_ctx, args: SearchArgs| async move {
                 Ok(CallToolResult::success(vec![ContentBlock::text(format!(
                     "Found 3 books matching '{}'.",
@@ -70,8 +72,10 @@ fn fixture(options: ServerOptions) -> Server {
             },
         )
         .tool(
-            Tool::new("progress")
-                .with_input_schema(object_schema(json!({"steps": {"type": "integer"}}), &["steps"])),
+            Tool::new("progress").with_input_schema(object_schema(
+                json!({"steps": {"type": "integer"}}),
+                &["steps"],
+            )),
             |ctx, args: StepsArgs| async move {
                 for i in 1..=args.steps {
                     ctx.progress(f64::from(i), Some(f64::from(args.steps)), Some("working"))

@@ -29,12 +29,16 @@ fn add_tool() -> Tool {
 
 fn add_server() -> mcp::ServerBuilder {
     Server::builder("runtime", "1.0.0").tool(add_tool(), |_ctx, a: AddArgs| async move {
-        Ok(CallToolResult::success(vec![ContentBlock::text((a.a + a.b).to_string())]))
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            (a.a + a.b).to_string(),
+        )]))
     })
 }
 
 fn text(r: &Value) -> &str {
-    r["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {r}"))
+    r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {r}"))
 }
 
 #[tokio::test]
@@ -43,19 +47,29 @@ async fn bad_arguments_are_is_error_results_naming_field_and_type() {
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
     let r = w
-        .request(json!(1), "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": "two"}}))
+        .request(
+            json!(1),
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": "two"}}),
+        )
         .await;
     assert_eq!(r["result"]["isError"], true, "{r}");
     let t = text(&r);
     assert!(t.contains("`b`") && t.contains("i64"), "{t}");
     assert!(!t.contains("line 1") && !t.contains("column"), "{t}");
     let r = w
-        .request(json!(2), "tools/call", json!({"name": "add", "arguments": {"a": 1}}))
+        .request(
+            json!(2),
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1}}),
+        )
         .await;
     assert_eq!(r["result"]["isError"], true);
     assert!(text(&r).contains("missing field `b`"), "{r}");
     // An unknown tool is a protocol error.
-    let r = w.request(json!(3), "tools/call", json!({"name": "nope"})).await;
+    let r = w
+        .request(json!(3), "tools/call", json!({"name": "nope"}))
+        .await;
     assert_eq!(code(&r), -32602);
 }
 
@@ -87,56 +101,71 @@ async fn a_hand_written_schema_is_enforced_before_the_handler_runs() {
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-06-18").await;
     let r = w
-        .request(json!(1), "tools/call", json!({"name": "book", "arguments": {"isbn": "12", "copies": 0}}))
+        .request(
+            json!(1),
+            "tools/call",
+            json!({"name": "book", "arguments": {"isbn": "12", "copies": 0}}),
+        )
         .await;
     assert_eq!(r["result"]["isError"], true);
     let t = text(&r);
     assert!(t.contains("/isbn") && t.contains("/copies"), "{t}");
     assert_eq!(ran.load(Ordering::SeqCst), 0);
     let r = w
-        .request(json!(2), "tools/call", json!({"name": "book", "arguments": {"isbn": "9780441013593"}}))
+        .request(
+            json!(2),
+            "tools/call",
+            json!({"name": "book", "arguments": {"isbn": "9780441013593"}}),
+        )
         .await;
     assert_eq!(text(&r), "9780441013593");
     assert_eq!(ran.load(Ordering::SeqCst), 1);
     // An invalid schema is refused at build time.
     let err = Server::builder("x", "1")
         .tool_with_schema(
-            Tool::new("bad").with_input_schema(json!({"type": "object", "properties": {"a": {"type": 5}}})),
+            Tool::new("bad")
+                .with_input_schema(json!({"type": "object", "properties": {"a": {"type": 5}}})),
             |_ctx, _| async move { Ok(CallToolResult::success(vec![])) },
         )
         .try_build()
         .err()
         .expect("invalid schema must fail the build");
     assert!(err.to_string().contains("bad"), "{err}");
-    assert!(Server::builder("x", "1").tool(Tool::new("has space"), |_c, _: Value| async move {
-        Ok(CallToolResult::success(vec![]))
-    }).try_build().is_err());
+    assert!(
+        Server::builder("x", "1")
+            .tool(Tool::new("has space"), |_c, _: Value| async move {
+                Ok(CallToolResult::success(vec![]))
+            })
+            .try_build()
+            .is_err()
+    );
 }
 
 #[tokio::test]
 async fn server_to_client_requests_are_correlated_and_time_out() {
-    let server = Server::builder("runtime", "1")
-        .tool(Tool::new("ask"), |ctx: Context, _: Value| async move {
-            let pong = ctx.ping().await;
-            let sampled = ctx
+    let server =
+        Server::builder("runtime", "1")
+            .tool(Tool::new("ask"), |ctx: Context, _: Value| async move {
+                let pong = ctx.ping().await;
+                let sampled = ctx
                 .create_message(serde_json::from_value(json!({
                     "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
                     "maxTokens": 10
                 })).unwrap())
                 .await;
-            let roots = ctx.list_roots().await;
-            Ok(CallToolResult::success(vec![ContentBlock::text(format!(
-                "{:?}|{}|{:?}",
-                pong.is_ok(),
-                sampled.map(|r| r.model).unwrap_or_else(|e| e.to_string()),
-                roots.err()
-            ))]))
-        })
-        .options(ServerOptions {
-            peer_request_timeout: Duration::from_millis(300),
-            ..Default::default()
-        })
-        .build();
+                let roots = ctx.list_roots().await;
+                Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                    "{:?}|{}|{:?}",
+                    pong.is_ok(),
+                    sampled.map(|r| r.model).unwrap_or_else(|e| e.to_string()),
+                    roots.err()
+                ))]))
+            })
+            .options(ServerOptions {
+                peer_request_timeout: Duration::from_millis(300),
+                ..Default::default()
+            })
+            .build();
     let mut w = Wire::new(server.serve_in_memory());
     w.request(
         json!(0),
@@ -145,11 +174,13 @@ async fn server_to_client_requests_are_correlated_and_time_out() {
                "clientInfo": {"name": "c", "version": "1"}}),
     )
     .await;
-    w.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}})).await;
+    w.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}))
+        .await;
     // The server pings us first; answer it.
     let ping = w.recv().await;
     assert_eq!(ping["method"], "ping");
-    w.send(&json!({"jsonrpc":"2.0","id":ping["id"],"result":{}})).await;
+    w.send(&json!({"jsonrpc":"2.0","id":ping["id"],"result":{}}))
+        .await;
     // Then it samples; answer with a model name.
     let sample = w.recv().await;
     assert_eq!(sample["method"], "sampling/createMessage");
@@ -166,7 +197,9 @@ async fn server_to_client_requests_are_correlated_and_time_out() {
     let server2 = Server::builder("runtime", "1")
         .tool(Tool::new("ping_me"), |ctx: Context, _: Value| async move {
             let e = ctx.ping().await.unwrap_err();
-            Ok(CallToolResult::success(vec![ContentBlock::text(format!("{e:?}"))]))
+            Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                "{e:?}"
+            ))]))
         })
         .options(ServerOptions {
             peer_request_timeout: Duration::from_millis(100),
@@ -175,7 +208,8 @@ async fn server_to_client_requests_are_correlated_and_time_out() {
         .build();
     let mut w = Wire::new(server2.serve_in_memory());
     w.initialize("2025-11-25").await;
-    w.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping_me"}})).await;
+    w.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping_me"}}))
+        .await;
     assert_eq!(w.recv().await["method"], "ping");
     let r = w.recv().await;
     assert_eq!(text(&r), "Timeout");
@@ -206,8 +240,11 @@ async fn concurrency_is_bounded_and_the_reader_applies_backpressure() {
     w.initialize("2025-11-25").await;
     let mut batch = Vec::new();
     for i in 1..=12 {
-        batch.extend(serde_json::to_vec(&json!({"jsonrpc":"2.0","id":i,"method":"tools/call",
-            "params":{"name":"slow"}})).unwrap());
+        batch.extend(
+            serde_json::to_vec(&json!({"jsonrpc":"2.0","id":i,"method":"tools/call",
+            "params":{"name":"slow"}}))
+            .unwrap(),
+        );
         batch.push(b'\n');
     }
     w.send_raw(&batch).await;
@@ -216,7 +253,11 @@ async fn concurrency_is_bounded_and_the_reader_applies_backpressure() {
         ids.insert(w.recv().await["id"].as_i64().unwrap());
     }
     assert_eq!(ids.len(), 12);
-    assert_eq!(peak.load(Ordering::SeqCst), 3, "at most 3 at once, and the bound is used");
+    assert_eq!(
+        peak.load(Ordering::SeqCst),
+        3,
+        "at most 3 at once, and the bound is used"
+    );
 }
 
 #[tokio::test]
@@ -233,8 +274,13 @@ async fn a_request_timeout_answers_internal_error() {
         .build();
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
-    let r = w.request(json!(1), "tools/call", json!({"name": "forever"})).await;
-    assert_eq!(r["error"], json!({"code": -32603, "message": "Internal error"}));
+    let r = w
+        .request(json!(1), "tools/call", json!({"name": "forever"}))
+        .await;
+    assert_eq!(
+        r["error"],
+        json!({"code": -32603, "message": "Internal error"})
+    );
 }
 
 struct Redact;
@@ -246,10 +292,10 @@ impl MessageFilter for Redact {
         FilterAction::Pass
     }
     fn outgoing(&self, m: &mut Value) -> FilterAction {
-        if let Some(t) = m.pointer_mut("/result/content/0/text") {
-            if t.as_str().is_some_and(|s| s.contains("42")) {
-                *t = json!("[redacted]");
-            }
+        if let Some(t) = m.pointer_mut("/result/content/0/text")
+            && t.as_str().is_some_and(|s| s.contains("42"))
+        {
+            *t = json!("[redacted]");
         }
         FilterAction::Pass
     }
@@ -261,13 +307,22 @@ async fn message_filters_observe_rewrite_and_drop() {
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
     let r = w
-        .request(json!(1), "tools/call", json!({"name": "add", "arguments": {"a": 40, "b": 2}}))
+        .request(
+            json!(1),
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 40, "b": 2}}),
+        )
         .await;
     assert_eq!(text(&r), "[redacted]");
-    w.send(&json!({"jsonrpc":"2.0","id":2,"method":"secret/drop"})).await;
+    w.send(&json!({"jsonrpc":"2.0","id":2,"method":"secret/drop"}))
+        .await;
     w.expect_silence(100).await;
     let r = w
-        .request(json!(3), "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}}))
+        .request(
+            json!(3),
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+        )
         .await;
     assert_eq!(text(&r), "3");
 }
@@ -279,20 +334,28 @@ async fn progress_must_increase_and_only_goes_to_clients_that_asked() {
             ctx.progress(1.0, Some(3.0), Some("one")).await.unwrap();
             let again = ctx.progress(1.0, None, None).await;
             ctx.progress(2.5, Some(3.0), None).await.unwrap();
-            Ok(CallToolResult::success(vec![ContentBlock::text(format!("{}", again.is_err()))]))
+            Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                "{}",
+                again.is_err()
+            ))]))
         })
         .build();
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-03-26").await;
     w.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
-        "params":{"name":"work","_meta":{"progressToken":7}}})).await;
+        "params":{"name":"work","_meta":{"progressToken":7}}}))
+        .await;
     let p1 = w.recv().await;
-    assert_eq!(p1["params"], json!({"progressToken": 7, "progress": 1.0, "total": 3.0, "message": "one"}));
+    assert_eq!(
+        p1["params"],
+        json!({"progressToken": 7, "progress": 1.0, "total": 3.0, "message": "one"})
+    );
     let p2 = w.recv().await;
     assert_eq!(p2["params"]["progress"], 2.5);
     assert_eq!(text(&w.recv().await), "true");
     // Without a token, nothing is sent (and nothing is refused): the response comes first.
-    w.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"work"}})).await;
+    w.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"work"}}))
+        .await;
     let r = w.recv().await;
     assert_eq!(r["id"], 2, "{r}");
     assert_eq!(text(&r), "false");
@@ -302,34 +365,58 @@ async fn progress_must_increase_and_only_goes_to_clients_that_asked() {
 async fn request_scoped_logs_follow_the_session_level_or_the_modern_opt_in() {
     let server = Server::builder("runtime", "1")
         .tool(Tool::new("chatty"), |ctx: Context, _: Value| async move {
-            let debug = ctx.log(LoggingLevel::Debug, Some("t"), json!("dbg")).await.unwrap();
-            let warn = ctx.log(LoggingLevel::Warning, Some("t"), json!("careful")).await.unwrap();
-            Ok(CallToolResult::success(vec![ContentBlock::text(format!("{debug},{warn}"))]))
+            let debug = ctx
+                .log(LoggingLevel::Debug, Some("t"), json!("dbg"))
+                .await
+                .unwrap();
+            let warn = ctx
+                .log(LoggingLevel::Warning, Some("t"), json!("careful"))
+                .await
+                .unwrap();
+            Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                "{debug},{warn}"
+            ))]))
         })
         .build();
     // Legacy: nothing before setLevel; after setLevel(info) only warning passes.
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
-    let r = w.request(json!(1), "tools/call", json!({"name": "chatty"})).await;
+    let r = w
+        .request(json!(1), "tools/call", json!({"name": "chatty"}))
+        .await;
     assert_eq!(text(&r), "false,false");
-    w.request(json!(2), "logging/setLevel", json!({"level": "info"})).await;
-    w.send(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"chatty"}})).await;
+    w.request(json!(2), "logging/setLevel", json!({"level": "info"}))
+        .await;
+    w.send(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"chatty"}}))
+        .await;
     let log = w.recv().await;
     assert_eq!(log["method"], "notifications/message");
-    assert_eq!(log["params"], json!({"level": "warning", "logger": "t", "data": "careful"}));
+    assert_eq!(
+        log["params"],
+        json!({"level": "warning", "logger": "t", "data": "careful"})
+    );
     assert_eq!(text(&w.recv().await), "false,true");
     // Modern: only with the per-request logLevel opt-in.
     let mut m = Wire::new(server.serve_in_memory());
-    let r = m.request(json!(1), "tools/call", modern(json!({"name": "chatty"}))).await;
+    let r = m
+        .request(json!(1), "tools/call", modern(json!({"name": "chatty"})))
+        .await;
     assert_eq!(text(&r), "false,false");
     let mut p = modern(json!({"name": "chatty"}));
     p["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
-    m.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":p})).await;
+    m.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":p}))
+        .await;
     assert_eq!(m.recv().await["params"]["level"], "debug");
     assert_eq!(m.recv().await["params"]["level"], "warning");
     assert_eq!(text(&m.recv().await), "true,true");
     // logging/setLevel does not exist on 2026.
-    let r = m.request(json!(3), "logging/setLevel", modern(json!({"level": "info"}))).await;
+    let r = m
+        .request(
+            json!(3),
+            "logging/setLevel",
+            modern(json!({"level": "info"})),
+        )
+        .await;
     assert_eq!(code(&r), -32601);
 }
 
@@ -361,7 +448,9 @@ async fn lists_paginate_with_opaque_cursors() {
         }
     }
     assert_eq!(names, ["t0", "t1", "t2", "t3", "t4"]);
-    let r = w.request(json!(99), "tools/list", json!({"cursor": "forged"})).await;
+    let r = w
+        .request(json!(99), "tools/list", json!({"cursor": "forged"}))
+        .await;
     assert_eq!(code(&r), -32602);
 }
 
@@ -379,12 +468,22 @@ async fn resource_not_found_is_32002_legacy_and_32602_modern() {
         .build();
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
-    let r = w.request(json!(1), "resources/read", json!({"uri": "books://1"})).await;
+    let r = w
+        .request(json!(1), "resources/read", json!({"uri": "books://1"}))
+        .await;
     assert_eq!(r["result"]["contents"][0]["text"], "Dune");
-    let r = w.request(json!(2), "resources/read", json!({"uri": "books://2"})).await;
+    let r = w
+        .request(json!(2), "resources/read", json!({"uri": "books://2"}))
+        .await;
     assert_eq!(code(&r), -32002);
     let mut m = Wire::new(server.serve_in_memory());
-    let r = m.request(json!(1), "resources/read", modern(json!({"uri": "books://2"}))).await;
+    let r = m
+        .request(
+            json!(1),
+            "resources/read",
+            modern(json!({"uri": "books://2"})),
+        )
+        .await;
     assert_eq!(code(&r), -32602);
 }
 
@@ -397,7 +496,9 @@ async fn capabilities_follow_what_is_registered() {
     assert!(caps["tools"].is_object());
     assert!(caps.get("prompts").is_none() && caps.get("resources").is_none());
     let mut m = Wire::new(server.serve_in_memory());
-    let r = m.request(json!(1), "server/discover", modern(json!({}))).await;
+    let r = m
+        .request(json!(1), "server/discover", modern(json!({})))
+        .await;
     assert_eq!(r["result"]["supportedVersions"], json!(["2026-07-28"]));
     assert!(r["result"]["capabilities"]["tools"].is_object());
 }

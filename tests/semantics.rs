@@ -878,8 +878,11 @@ mod tracing_capture {
     use tracing::span::{Attributes, Id, Record};
     use tracing::{Event, Metadata, Subscriber};
 
+    /// Each span: its name and its recorded `(field, value)` pairs.
+    pub type Spans = Vec<(String, Vec<(String, String)>)>;
+
     #[derive(Default, Clone)]
-    pub struct Capture(pub Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>);
+    pub struct Capture(pub Arc<Mutex<Spans>>);
 
     struct V<'a>(&'a mut Vec<(String, String)>);
     impl Visit for V<'_> {

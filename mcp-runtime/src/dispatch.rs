@@ -175,9 +175,9 @@ impl<H: ServerHandler> Dispatcher<H> {
         Reply::json(&value)
     }
 
-    fn page<'a, T: Clone>(
+    fn page<T: Clone>(
         &self,
-        all: &'a [T],
+        all: &[T],
         params: Option<&RawValue>,
     ) -> Result<(Vec<T>, Option<String>), McpError> {
         let cursor = match params {

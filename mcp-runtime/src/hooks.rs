@@ -1,8 +1,6 @@
 //! Typed per-method hooks layered on top of the raw chain: each fires once per message of
 //! its method, with typed params and result.
 
-use std::future::Future;
-
 use mcp_core::types::{CallToolParams, CallToolResult, ListToolsResult};
 
 use crate::context::Context;
@@ -24,12 +22,8 @@ impl<F> Middleware for OnListTools<F>
 where
     F: Fn(&Context, &mut ListToolsResult) + Send + Sync + 'static,
 {
-    fn handle<E: Endpoint + ?Sized>(
-        &self,
-        ctx: Context,
-        next: Next<'_, E>,
-    ) -> impl Future<Output = HandlerResult> + Send {
-        async move {
+    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+        {
             if ctx.method() != "tools/list" || ctx.is_notification() {
                 return next.run(ctx).await;
             }
@@ -61,12 +55,8 @@ impl<F> Middleware for OnCallTool<F>
 where
     F: Fn(&Context, &CallToolParams, &mut CallToolResult) + Send + Sync + 'static,
 {
-    fn handle<E: Endpoint + ?Sized>(
-        &self,
-        ctx: Context,
-        next: Next<'_, E>,
-    ) -> impl Future<Output = HandlerResult> + Send {
-        async move {
+    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+        {
             if ctx.method() != "tools/call" || ctx.is_notification() {
                 return next.run(ctx).await;
             }

@@ -327,7 +327,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     if let Some(id) = &id {
                         let err = codec::unsupported_protocol_version(
                             supported.iter().map(ProtocolVersion::as_str),
-                            "initialize",
+                            &offered_protocol_version(params),
                         );
                         conn.respond_error(&sink, Some(id), &err).await;
                     }
@@ -364,17 +364,16 @@ impl<E: Endpoint + 'static> Kernel<E> {
         };
 
         // Cancellation is applied before the chain sees the notification.
-        if id.is_none() && method == "notifications/cancelled" {
-            if let Some(target) = cancelled_request_id(params) {
-                if let Some(token) = conn
-                    .in_flight
-                    .lock()
-                    .expect("in-flight lock")
-                    .remove(&target)
-                {
-                    token.cancel();
-                }
-            }
+        if id.is_none()
+            && method == "notifications/cancelled"
+            && let Some(target) = cancelled_request_id(params)
+            && let Some(token) = conn
+                .in_flight
+                .lock()
+                .expect("in-flight lock")
+                .remove(&target)
+        {
+            token.cancel();
         }
 
         let cancel = conn.shutdown.child_token();
@@ -485,6 +484,20 @@ impl<E: Endpoint + 'static> Kernel<E> {
         }
         conn.respond(sink, frame).await;
     }
+}
+
+/// The `protocolVersion` an `initialize` offered (`data.requested` of the -32022 it gets on
+/// a modern connection); empty when the params carry none.
+fn offered_protocol_version(params: Option<&RawValue>) -> String {
+    #[derive(serde::Deserialize)]
+    struct Offer {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    params
+        .and_then(|p| serde_json::from_str::<Offer>(p.get()).ok())
+        .map(|o| o.protocol_version)
+        .unwrap_or_default()
 }
 
 fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {

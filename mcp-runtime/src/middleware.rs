@@ -214,8 +214,8 @@ struct DynStep<'a, E> {
 }
 
 impl<E: Endpoint> Endpoint for DynStep<'_, E> {
-    fn call(&self, ctx: Context) -> impl Future<Output = HandlerResult> + Send + '_ {
-        async move {
+    async fn call(&self, ctx: Context) -> HandlerResult {
+        {
             match self.rest.split_first() {
                 None => self.inner.call(ctx).await,
                 Some((first, rest)) => {
@@ -232,8 +232,8 @@ impl<E: Endpoint> Endpoint for DynStep<'_, E> {
 }
 
 impl<E: Endpoint> Endpoint for DynLayers<E> {
-    fn call(&self, ctx: Context) -> impl Future<Output = HandlerResult> + Send + '_ {
-        async move {
+    async fn call(&self, ctx: Context) -> HandlerResult {
+        {
             if self.layers.is_empty() {
                 // The common case costs nothing.
                 return self.inner.call(ctx).await;

@@ -46,7 +46,9 @@ impl fmt::Display for PeerError {
             PeerError::Disconnected => f.write_str("the connection closed"),
             PeerError::Rejected(e) => write!(f, "the client answered with an error: {e}"),
             PeerError::InvalidResponse(e) => write!(f, "the client's answer is invalid: {e}"),
-            PeerError::NotDeclared(c) => write!(f, "the client did not declare the `{c}` capability"),
+            PeerError::NotDeclared(c) => {
+                write!(f, "the client did not declare the `{c}` capability")
+            }
         }
     }
 }

@@ -63,6 +63,37 @@ impl<T: Adapt> Adapt for Box<T> {
     }
 }
 
+/// Maps (such as [`InputRequests`]) adapt each value.
+impl<K: Ord, T: Adapt> Adapt for std::collections::BTreeMap<K, T> {
+    fn adapt(&mut self, rev: ProtocolVersion) {
+        for v in self.values_mut() {
+            v.adapt(rev);
+        }
+    }
+}
+
+/// The JSON-RPC envelope is the same in every revision: adapting a typed request adapts its
+/// params.
+impl<P: Adapt> Adapt for crate::jsonrpc::TypedRequest<P> {
+    fn adapt(&mut self, rev: ProtocolVersion) {
+        self.params.adapt(rev);
+    }
+}
+
+/// Adapting a typed notification adapts its params.
+impl<P: Adapt> Adapt for crate::jsonrpc::TypedNotification<P> {
+    fn adapt(&mut self, rev: ProtocolVersion) {
+        self.params.adapt(rev);
+    }
+}
+
+/// Adapting a typed response adapts its result.
+impl<R: Adapt> Adapt for crate::jsonrpc::TypedResponse<R> {
+    fn adapt(&mut self, rev: ProtocolVersion) {
+        self.result.adapt(rev);
+    }
+}
+
 /// Serializes a copy of `value` shaped for `rev` into a `serde_json::Value`.
 pub fn to_value_for<T: Adapt + Clone + Serialize>(
     value: &T,
