@@ -34,7 +34,7 @@ use crate::jsonrpc::{
     RequestId, UNSUPPORTED_PROTOCOL_VERSION, URL_ELICITATION_REQUIRED,
 };
 use crate::meta::{self, MetaLocation, RequestMeta};
-use crate::types::ResultType;
+use crate::types::{ResultType, methods};
 use crate::version::{Era, ProtocolVersion, SupportedVersions};
 
 /// The capability key of the 2026 Tasks extension (SEP-2663).
@@ -82,102 +82,34 @@ impl Extensions {
     }
 }
 
-/// A revision span: which revisions a method or notification exists in.
+/// An extension that adds methods on the modern era.
 #[derive(Clone, Copy)]
-enum Span {
-    /// Every revision.
-    All,
-    /// Every legacy (handshake) revision.
-    Legacy,
-    /// The modern revisions.
-    Modern,
-    /// Legacy revisions from this one on.
-    LegacySince(ProtocolVersion),
-    /// Exactly this revision.
-    Only(ProtocolVersion),
-    /// Modern, with the Tasks extension.
-    TasksExt,
-    /// Modern, with the Skills extension.
-    SkillsExt,
+enum Ext {
+    /// The Tasks extension.
+    Tasks,
+    /// The Skills extension.
+    Skills,
 }
 
-/// Client → server requests (protocol.md §3.1).
-const CLIENT_REQUESTS: &[(&str, Span)] = &[
-    ("initialize", Span::Legacy),
-    ("ping", Span::Legacy),
-    ("server/discover", Span::Modern),
-    ("completion/complete", Span::All),
-    ("logging/setLevel", Span::Legacy),
-    ("prompts/list", Span::All),
-    ("prompts/get", Span::All),
-    ("resources/list", Span::All),
-    ("resources/templates/list", Span::All),
-    ("resources/read", Span::All),
-    ("resources/subscribe", Span::Legacy),
-    ("resources/unsubscribe", Span::Legacy),
-    ("subscriptions/listen", Span::Modern),
-    ("tools/list", Span::All),
-    ("tools/call", Span::All),
-    ("tasks/get", Span::Only(ProtocolVersion::V2025_11_25)),
-    ("tasks/result", Span::Only(ProtocolVersion::V2025_11_25)),
-    ("tasks/list", Span::Only(ProtocolVersion::V2025_11_25)),
-    ("tasks/cancel", Span::Only(ProtocolVersion::V2025_11_25)),
-    ("tasks/get", Span::TasksExt),
-    ("tasks/update", Span::TasksExt),
-    ("tasks/cancel", Span::TasksExt),
-    ("skills/list", Span::SkillsExt),
-    ("skills/get", Span::SkillsExt),
-    ("resources/directory/read", Span::SkillsExt),
+// Which core methods each revision defines comes from `crate::types::methods` (the single
+// source of truth, checked against every schema's unions); only the extension methods are
+// listed here.
+
+/// Client → server requests added by extensions (modern era only).
+const CLIENT_REQUEST_EXTENSIONS: &[(&str, Ext)] = &[
+    (methods::TASKS_GET, Ext::Tasks),
+    (methods::TASKS_UPDATE, Ext::Tasks),
+    (methods::TASKS_CANCEL, Ext::Tasks),
+    ("skills/list", Ext::Skills),
+    ("skills/get", Ext::Skills),
+    ("resources/directory/read", Ext::Skills),
 ];
 
-/// Server → client requests (protocol.md §3.2). The modern era has none.
-const SERVER_REQUESTS: &[(&str, Span)] = &[
-    ("ping", Span::Legacy),
-    ("sampling/createMessage", Span::Legacy),
-    ("roots/list", Span::Legacy),
-    (
-        "elicitation/create",
-        Span::LegacySince(ProtocolVersion::V2025_06_18),
-    ),
-    ("tasks/get", Span::Only(ProtocolVersion::V2025_11_25)),
-    ("tasks/result", Span::Only(ProtocolVersion::V2025_11_25)),
-    ("tasks/list", Span::Only(ProtocolVersion::V2025_11_25)),
-    ("tasks/cancel", Span::Only(ProtocolVersion::V2025_11_25)),
-];
+/// Server → client notifications added by extensions (modern era only).
+const SERVER_NOTIFICATION_EXTENSIONS: &[(&str, Ext)] = &[(methods::NOTIFICATION_TASKS, Ext::Tasks)];
 
-/// Client → server notifications (protocol.md §3.3).
-const CLIENT_NOTIFICATIONS: &[(&str, Span)] = &[
-    ("notifications/initialized", Span::Legacy),
-    ("notifications/cancelled", Span::All),
-    ("notifications/progress", Span::Legacy),
-    ("notifications/roots/list_changed", Span::Legacy),
-    (
-        "notifications/tasks/status",
-        Span::Only(ProtocolVersion::V2025_11_25),
-    ),
-];
-
-/// Server → client notifications (protocol.md §3.3).
-const SERVER_NOTIFICATIONS: &[(&str, Span)] = &[
-    // 2026: only to end a `subscriptions/listen` stream on stdio.
-    ("notifications/cancelled", Span::All),
-    ("notifications/progress", Span::All),
-    ("notifications/message", Span::All),
-    ("notifications/resources/updated", Span::All),
-    ("notifications/resources/list_changed", Span::All),
-    ("notifications/tools/list_changed", Span::All),
-    ("notifications/prompts/list_changed", Span::All),
-    (
-        "notifications/elicitation/complete",
-        Span::Only(ProtocolVersion::V2025_11_25),
-    ),
-    (
-        "notifications/tasks/status",
-        Span::Only(ProtocolVersion::V2025_11_25),
-    ),
-    ("notifications/subscriptions/acknowledged", Span::Modern),
-    ("notifications/tasks", Span::TasksExt),
-];
+/// No extension adds server → client requests or client → server notifications.
+const NO_EXTENSIONS: &[(&str, Ext)] = &[];
 
 /// Methods whose 2026 result may be `input_required` (MRTR, SEP-2322).
 pub const MRTR_METHODS: [&str; 3] = ["tools/call", "resources/read", "prompts/get"];
@@ -395,16 +327,23 @@ fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')
 }
 
-fn member(table: &[(&str, Span)], method: &str, codec: &WireCodec) -> bool {
-    table
-        .iter()
-        .any(|(m, span)| *m == method && codec.in_span(*span))
+/// Whether `method` is in `core` (a [`methods`] listing) or added by an extension in effect.
+fn member(core: &[&str], ext: &[(&str, Ext)], method: &str, codec: &WireCodec) -> bool {
+    core.contains(&method)
+        || ext
+            .iter()
+            .any(|(m, e)| *m == method && codec.ext_enabled(*e))
 }
 
-fn members(table: &[(&'static str, Span)], codec: &WireCodec) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Vec::new();
-    for (m, span) in table {
-        if codec.in_span(*span) && !out.contains(m) {
+/// `core` followed by the extension methods in effect, without duplicates.
+fn members(
+    core: &[&'static str],
+    ext: &[(&'static str, Ext)],
+    codec: &WireCodec,
+) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = core.to_vec();
+    for (m, e) in ext {
+        if codec.ext_enabled(*e) && !out.contains(m) {
             out.push(m);
         }
     }
@@ -476,27 +415,31 @@ impl WireCodec {
         self.is_modern() && self.extensions.skills
     }
 
-    fn in_span(&self, span: Span) -> bool {
-        let v = self.version;
-        match span {
-            Span::All => true,
-            Span::Legacy => v.era() == Era::Legacy,
-            Span::Modern => v.era() == Era::Modern,
-            Span::LegacySince(since) => v.era() == Era::Legacy && v >= since,
-            Span::Only(only) => v == only,
-            Span::TasksExt => self.tasks_enabled(),
-            Span::SkillsExt => self.skills_enabled(),
+    fn ext_enabled(&self, ext: Ext) -> bool {
+        match ext {
+            Ext::Tasks => self.tasks_enabled(),
+            Ext::Skills => self.skills_enabled(),
         }
     }
 
     /// Whether `method` is a client → server request of this revision.
     pub fn is_client_request(&self, method: &str) -> bool {
-        member(CLIENT_REQUESTS, method, self)
+        member(
+            methods::client_requests(self.version),
+            CLIENT_REQUEST_EXTENSIONS,
+            method,
+            self,
+        )
     }
 
     /// Whether `method` is a server → client request of this revision (never on 2026).
     pub fn is_server_request(&self, method: &str) -> bool {
-        member(SERVER_REQUESTS, method, self)
+        member(
+            methods::server_requests(self.version),
+            NO_EXTENSIONS,
+            method,
+            self,
+        )
     }
 
     /// Whether `method` is a request the sender in `direction` may send.
@@ -510,24 +453,49 @@ impl WireCodec {
     /// Whether `method` is a notification that may travel in `direction`.
     pub fn is_notification(&self, method: &str, direction: Direction) -> bool {
         match direction {
-            Direction::ClientToServer => member(CLIENT_NOTIFICATIONS, method, self),
-            Direction::ServerToClient => member(SERVER_NOTIFICATIONS, method, self),
+            Direction::ClientToServer => member(
+                methods::client_notifications(self.version),
+                NO_EXTENSIONS,
+                method,
+                self,
+            ),
+            Direction::ServerToClient => member(
+                methods::server_notifications(self.version),
+                SERVER_NOTIFICATION_EXTENSIONS,
+                method,
+                self,
+            ),
         }
     }
 
-    /// Every request method the sender in `direction` may send, in table order.
+    /// Every request method the sender in `direction` may send, the revision's core methods
+    /// (in [`methods`] order) then those of the extensions in effect.
     pub fn requests(&self, direction: Direction) -> Vec<&'static str> {
         match direction {
-            Direction::ClientToServer => members(CLIENT_REQUESTS, self),
-            Direction::ServerToClient => members(SERVER_REQUESTS, self),
+            Direction::ClientToServer => members(
+                methods::client_requests(self.version),
+                CLIENT_REQUEST_EXTENSIONS,
+                self,
+            ),
+            Direction::ServerToClient => {
+                members(methods::server_requests(self.version), NO_EXTENSIONS, self)
+            }
         }
     }
 
-    /// Every notification that may travel in `direction`, in table order.
+    /// Every notification that may travel in `direction`: core, then extension ones.
     pub fn notifications(&self, direction: Direction) -> Vec<&'static str> {
         match direction {
-            Direction::ClientToServer => members(CLIENT_NOTIFICATIONS, self),
-            Direction::ServerToClient => members(SERVER_NOTIFICATIONS, self),
+            Direction::ClientToServer => members(
+                methods::client_notifications(self.version),
+                NO_EXTENSIONS,
+                self,
+            ),
+            Direction::ServerToClient => members(
+                methods::server_notifications(self.version),
+                SERVER_NOTIFICATION_EXTENSIONS,
+                self,
+            ),
         }
     }
 

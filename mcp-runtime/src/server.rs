@@ -369,7 +369,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         let stop = CancellationToken::new();
         crate::transport::stdio::stop_on_signals(stop.clone());
         self.serve_buffered(
-            tokio::io::BufReader::with_capacity(64 * 1024, tokio::io::stdin()),
+            tokio::io::BufReader::with_capacity(64 * 1024, crate::transport::stdio::Stdin::new()),
             tokio::io::stdout(),
             stop,
         )

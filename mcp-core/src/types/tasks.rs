@@ -183,7 +183,7 @@ impl Adapt for Task {
 }
 
 /// `params.task` of a task-augmented request (2025-11-25 `TaskMetadata`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskMetadata {
     /// Requested retention from creation in milliseconds.

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    Adapt, CacheScope, ContentBlock, Cursor, Icon, Meta, ResultType,
+    Adapt, CacheScope, ContentBlock, Cursor, Icon, Meta, ResultType, TaskMetadata,
     content::shape_structured_content, content::some_value, only_in, shape_cache, shape_icons,
     shape_result_type, since,
 };
@@ -248,15 +248,9 @@ impl Adapt for ListToolsResult {
     }
 }
 
-/// The `task` field of a task-augmented `tools/call` (the `TaskMetadata` definition,
-/// 2025-11-25 only).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallToolTask {
-    /// Requested retention after creation, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl: Option<u64>,
-}
+/// The `task` field of a task-augmented `tools/call`: the `TaskMetadata` definition
+/// (2025-11-25 only), the same type every task-augmented request uses.
+pub type CallToolTask = TaskMetadata;
 
 /// Params of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -269,7 +263,7 @@ pub struct CallToolParams {
     pub arguments: Option<Meta>,
     /// Run as a task (2025-11-25 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task: Option<CallToolTask>,
+    pub task: Option<TaskMetadata>,
     /// 2026-07-28 MRTR retry: responses to the previous `inputRequests`, by key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_responses: Option<Meta>,
