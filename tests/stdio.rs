@@ -222,18 +222,6 @@ impl Proc {
         (body, v)
     }
 
-    /// Waits for the answer to `id`, collecting whatever else arrives first.
-    async fn recv_answer(&mut self, id: &Value) -> (Value, Vec<Value>) {
-        let mut others = Vec::new();
-        loop {
-            let v = self.recv().await;
-            if v.get("id") == Some(id) && v.get("method").is_none() {
-                return (v, others);
-            }
-            others.push(v);
-        }
-    }
-
     /// Asserts that no frame arrives within `wait` (EOF counts as silence).
     async fn expect_silence(&mut self, wait: Duration) {
         let mut line = Vec::new();
@@ -790,7 +778,7 @@ async fn panicking_handler_answers_32603_and_the_connection_lives_on() {
     // Twice in a row, and concurrently with a healthy request.
     p.call(3, "boom", json!({})).await;
     p.call(4, "slow", json!({"ms": 20})).await;
-    let mut got = vec![p.recv().await, p.recv().await];
+    let mut got = [p.recv().await, p.recv().await];
     got.sort_by_key(|v| v["id"].as_i64());
     assert_eq!(code(&got[0]), -32603);
     assert_eq!(text(&got[1]), "slept 20 ms ");

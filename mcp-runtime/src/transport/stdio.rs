@@ -6,29 +6,32 @@ use tokio_util::sync::CancellationToken;
 /// Cancels `stop` on SIGTERM or SIGINT (Ctrl-C), so the server stops reading, drains
 /// in-flight requests and exits cleanly.
 pub fn stop_on_signals(stop: CancellationToken) {
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut term), Ok(mut int)) = (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) else {
-                return;
-            };
+    // Register before returning, so a signal that arrives right after start-up is ours and
+    // not the default (which would end the process with a non-zero status).
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) =
+            (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+        else {
+            tracing::warn!("could not install signal handlers");
+            return;
+        };
+        tokio::spawn(async move {
             tokio::select! {
                 _ = term.recv() => {}
                 _ = int.recv() => {}
             }
+            tracing::info!("signal received: stopping");
+            stop.cancel();
+        });
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            tracing::info!("signal received: stopping");
+            stop.cancel();
         }
-        #[cfg(not(unix))]
-        {
-            if tokio::signal::ctrl_c().await.is_err() {
-                return;
-            }
-        }
-        tracing::info!("signal received: stopping");
-        stop.cancel();
     });
 }
 
