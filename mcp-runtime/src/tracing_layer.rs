@@ -54,6 +54,10 @@ impl Middleware for TracingLayer {
             otel.status_code = tracing::field::Empty,
             error.type = tracing::field::Empty,
         );
+        #[cfg(feature = "otel")]
+        if let Some(tp) = ctx.meta().and_then(|m| m.traceparent.as_deref()) {
+            otel::link_parent(&span, tp, ctx.meta().and_then(|m| m.tracestate.as_deref()));
+        }
         let inner = span.clone();
         async move {
             let out = next.run(ctx).await;
@@ -82,4 +86,117 @@ fn is_error_result(json: &str) -> bool {
     }
     // Cheap pre-check: most results carry no `isError` at all.
     json.contains("\"isError\"") && serde_json::from_str::<Probe>(json).is_ok_and(|p| p.is_error)
+}
+
+/// A parsed W3C `traceparent` header value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceParent {
+    /// The 16-byte trace id.
+    pub trace_id: [u8; 16],
+    /// The 8-byte id of the parent span.
+    pub parent_id: [u8; 8],
+    /// The trace flags (bit 0: sampled).
+    pub flags: u8,
+}
+
+impl TraceParent {
+    /// Parses `00-<32 hex>-<16 hex>-<2 hex>` (W3C Trace Context, version 00; later versions
+    /// are read by their first four fields, as the spec asks). All-zero ids are invalid.
+    pub fn parse(value: &str) -> Option<Self> {
+        let mut parts = value.trim().split('-');
+        let version = parts.next()?;
+        let (trace, parent, flags) = (parts.next()?, parts.next()?, parts.next()?);
+        if version.len() != 2 || version == "ff" || (version == "00" && parts.next().is_some()) {
+            return None;
+        }
+        let hex = |s: &str, out: &mut [u8]| -> Option<()> {
+            if s.len() != out.len() * 2
+                || !s
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            {
+                return None;
+            }
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+            }
+            Some(())
+        };
+        let mut v = [0u8; 1];
+        hex(version, &mut v)?;
+        let mut trace_id = [0u8; 16];
+        let mut parent_id = [0u8; 8];
+        let mut f = [0u8; 1];
+        hex(trace, &mut trace_id)?;
+        hex(parent, &mut parent_id)?;
+        hex(flags, &mut f)?;
+        if trace_id == [0; 16] || parent_id == [0; 8] {
+            return None;
+        }
+        Some(Self {
+            trace_id,
+            parent_id,
+            flags: f[0],
+        })
+    }
+}
+
+#[cfg(feature = "otel")]
+mod otel {
+    //! With the `otel` feature, the span of each message gets the remote parent named by the
+    //! request's `traceparent`, so an OpenTelemetry exporter (installed by the application
+    //! through `tracing-opentelemetry`) links it into the caller's trace.
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
+    };
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    pub(super) fn link_parent(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
+        let Some(tp) = super::TraceParent::parse(traceparent) else {
+            return;
+        };
+        let state = tracestate
+            .and_then(|s| s.parse::<TraceState>().ok())
+            .unwrap_or_default();
+        let sc = SpanContext::new(
+            TraceId::from_bytes(tp.trace_id),
+            SpanId::from_bytes(tp.parent_id),
+            TraceFlags::new(tp.flags),
+            true,
+            state,
+        );
+        let cx = opentelemetry::Context::new().with_remote_span_context(sc);
+        let _ = span.set_parent(cx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TraceParent;
+
+    #[test]
+    fn parses_w3c_traceparent() {
+        let tp =
+            TraceParent::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
+        assert_eq!(tp.trace_id[0], 0x4b);
+        assert_eq!(tp.parent_id[7], 0xb7);
+        assert_eq!(tp.flags, 1);
+        for bad in [
+            "",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+        ] {
+            assert_eq!(TraceParent::parse(bad), None, "{bad:?}");
+        }
+        // A later version may carry more fields.
+        assert!(
+            TraceParent::parse("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-xyz")
+                .is_some()
+        );
+    }
 }
