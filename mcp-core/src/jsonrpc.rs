@@ -782,6 +782,15 @@ mod tests {
             let (got, got_id) = code(bytes);
             assert_eq!(got, *want, "{}", String::from_utf8_lossy(bytes));
             assert_eq!(&got_id, id, "{}", String::from_utf8_lossy(bytes));
+            // Decoding is per frame: the next frame decodes as if nothing had happened.
+            assert!(
+                matches!(
+                    one(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#),
+                    Ok(Message::Request(_))
+                ),
+                "after {}",
+                String::from_utf8_lossy(bytes)
+            );
         }
     }
 
