@@ -502,3 +502,29 @@ async fn capabilities_follow_what_is_registered() {
     assert_eq!(r["result"]["supportedVersions"], json!(["2026-07-28"]));
     assert!(r["result"]["capabilities"]["tools"].is_object());
 }
+
+#[tokio::test]
+async fn serves_any_byte_stream_such_as_tcp() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = add_server().build();
+    tokio::spawn(async move {
+        let (sock, _) = listener.accept().await.unwrap();
+        let (r, w) = sock.into_split();
+        server.serve(r, w).await.unwrap();
+    });
+    let sock = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (r, mut w) = sock.into_split();
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut lines = tokio::io::BufReader::new(r).lines();
+    let msg = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params": modern(json!({"name": "add", "arguments": {"a": 20, "b": 22}}))});
+    w.write_all(format!("{msg}\n").as_bytes()).await.unwrap();
+    let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let r: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(text(&r), "42");
+}
