@@ -65,6 +65,9 @@ pub(crate) struct Kernel<E> {
     pub(crate) identity: Arc<ServerIdentity>,
     pub(crate) options: ServerOptions,
     pub(crate) filters: Filters,
+    /// The `inputSchema` of each tool whose schema carries `x-mcp-header` annotations, for
+    /// the 2026 HTTP header checks (`Mcp-Param-*`).
+    pub(crate) header_schemas: Arc<HashMap<String, serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl<E> Clone for Kernel<E> {
@@ -74,8 +77,98 @@ impl<E> Clone for Kernel<E> {
             identity: self.identity.clone(),
             options: self.options.clone(),
             filters: self.filters.clone(),
+            header_schemas: self.header_schemas.clone(),
         }
     }
+}
+
+/// The tools whose `inputSchema` mirrors arguments into `Mcp-Param-*` headers.
+pub(crate) fn header_schemas(
+    tools: &[mcp_core::types::Tool],
+) -> HashMap<String, serde_json::Map<String, serde_json::Value>> {
+    fn annotated(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.contains_key(mcp_core::headers::X_MCP_HEADER) || m.values().any(annotated)
+            }
+            serde_json::Value::Array(a) => a.iter().any(annotated),
+            _ => false,
+        }
+    }
+    tools
+        .iter()
+        .filter(|t| t.input_schema.values().any(annotated))
+        .map(|t| (t.name.clone(), t.input_schema.clone()))
+        .collect()
+}
+
+/// What a context is built from, on any transport.
+pub(crate) struct ContextParts<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) params: Option<&'a RawValue>,
+    pub(crate) id: Option<RequestId>,
+    pub(crate) version: Option<ProtocolVersion>,
+    pub(crate) era: Era,
+    pub(crate) meta: Option<RequestMeta>,
+    /// The legacy session (inserted for the dispatcher), if any.
+    pub(crate) session: Option<&'a Session>,
+    pub(crate) extensions: Extensions,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) peer: Peer,
+}
+
+/// Builds the context of one message.
+pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
+    let mut extensions = p.extensions;
+    let session_client = match (p.era, p.session) {
+        (Era::Legacy, Some(s)) => {
+            extensions.insert(SessionSlot(s.clone()));
+            s.lock().expect("session lock").client.clone()
+        }
+        _ => None,
+    };
+    Context {
+        method: Arc::from(p.method),
+        params: p.params.map(|p| Arc::from(p.to_owned())),
+        id: p.id,
+        version: p.version,
+        era: p.era,
+        shared: Arc::new(RequestShared {
+            meta: p.meta,
+            client: Default::default(),
+            session_client,
+            last_progress: Mutex::new(None),
+        }),
+        extensions,
+        cancel: p.cancel,
+        peer: p.peer,
+    }
+}
+
+/// Encodes the outcome of a request; also returns the error code when it is an error.
+pub(crate) fn encode_outcome(id: &RequestId, out: HandlerResult) -> (Vec<u8>, Option<i32>) {
+    let mut frame = Vec::new();
+    let code = match out {
+        Ok(Reply::Result(raw)) => {
+            jsonrpc::write_result(&mut frame, id, raw.get());
+            None
+        }
+        Ok(Reply::None) => {
+            tracing::error!(%id, "the chain produced no result for a request");
+            let e = ErrorObject::internal();
+            jsonrpc::write_error(&mut frame, Some(id), &e);
+            Some(e.code)
+        }
+        Err(e) => {
+            if e.as_protocol().is_none() {
+                tracing::error!(%id, error = %e, "request failed");
+            }
+            let e = e.to_wire();
+            jsonrpc::write_error(&mut frame, Some(id), &e);
+            Some(e.code)
+        }
+    };
+    (frame, code)
 }
 
 /// Where the responses of one frame go: straight to the writer, or into a batch answer.
@@ -333,13 +426,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     }
                     return;
                 }
-                let checked = WireCodec::for_era(Era::Modern)
-                    .validate_request(params)
-                    .and_then(|m| {
-                        let m = m.unwrap_or_default();
-                        codec::negotiate_modern(&m, supported).map(|v| (v, m))
-                    });
-                match checked {
+                match self.check_modern(params) {
                     Ok((v, m)) => (Some(v), Some(m)),
                     Err(err) => {
                         if id.is_some() {
@@ -377,35 +464,24 @@ impl<E: Endpoint + 'static> Kernel<E> {
         }
 
         let cancel = conn.shutdown.child_token();
-        let session_client = match era {
-            Era::Legacy => conn.session.lock().expect("session lock").client.clone(),
-            Era::Modern => None,
-        };
         let in_initialize = method == "initialize";
-        let mut extensions = Extensions::default();
-        if era == Era::Legacy {
-            extensions.insert(SessionSlot(conn.session.clone()));
-        }
-        let ctx = Context {
-            method: Arc::from(&*method),
-            params: params.map(|p| Arc::from(p.to_owned())),
+        let ctx = new_context(ContextParts {
+            method: &method,
+            params,
             id: id.clone(),
             version,
             era,
-            shared: Arc::new(RequestShared {
-                meta: request_meta,
-                client: Default::default(),
-                session_client,
-                last_progress: Mutex::new(None),
-            }),
-            extensions,
+            meta: request_meta,
+            session: Some(&conn.session),
+            extensions: Extensions::default(),
             cancel: cancel.clone(),
             peer: Peer {
                 conn: conn.shared.clone(),
+                out: None,
                 era,
                 in_initialize,
             },
-        };
+        });
 
         if in_initialize && id.is_some() && era == Era::Legacy {
             // Inline: nothing else is read until the chain returns; commit after success.
@@ -449,9 +525,27 @@ impl<E: Endpoint + 'static> Kernel<E> {
         });
     }
 
+    /// The checks of a modern request before the chain: the `_meta` envelope and the
+    /// revision it asks for.
+    pub(crate) fn check_modern(
+        &self,
+        params: Option<&RawValue>,
+    ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
+        WireCodec::for_era(Era::Modern)
+            .validate_request(params)
+            .and_then(|m| {
+                let m = m.unwrap_or_default();
+                codec::negotiate_modern(&m, self.identity.supported).map(|v| (v, m))
+            })
+    }
+
     /// Runs the chain with panic catching, the optional timeout and cancellation.
     /// `None` when the request was cancelled.
-    async fn run(&self, ctx: Context, cancel: &CancellationToken) -> Option<HandlerResult> {
+    pub(crate) async fn run(
+        &self,
+        ctx: Context,
+        cancel: &CancellationToken,
+    ) -> Option<HandlerResult> {
         let fut = CatchUnwind::new(self.endpoint.call(ctx));
         let timed = async {
             match self.options.request_timeout {
@@ -468,27 +562,14 @@ impl<E: Endpoint + 'static> Kernel<E> {
     }
 
     async fn write_outcome(&self, conn: &Conn, sink: &Sink, id: &RequestId, out: HandlerResult) {
-        let mut frame = Vec::new();
-        match out {
-            Ok(Reply::Result(raw)) => jsonrpc::write_result(&mut frame, id, raw.get()),
-            Ok(Reply::None) => {
-                tracing::error!(%id, "the chain produced no result for a request");
-                jsonrpc::write_error(&mut frame, Some(id), &ErrorObject::internal());
-            }
-            Err(e) => {
-                if e.as_protocol().is_none() {
-                    tracing::error!(%id, error = %e, "request failed");
-                }
-                jsonrpc::write_error(&mut frame, Some(id), &e.to_wire());
-            }
-        }
+        let (frame, _) = encode_outcome(id, out);
         conn.respond(sink, frame).await;
     }
 }
 
 /// The `protocolVersion` an `initialize` offered (`data.requested` of the -32022 it gets on
 /// a modern connection); empty when the params carry none.
-fn offered_protocol_version(params: Option<&RawValue>) -> String {
+pub(crate) fn offered_protocol_version(params: Option<&RawValue>) -> String {
     #[derive(serde::Deserialize)]
     struct Offer {
         #[serde(rename = "protocolVersion")]
@@ -500,7 +581,7 @@ fn offered_protocol_version(params: Option<&RawValue>) -> String {
         .unwrap_or_default()
 }
 
-fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
+pub(crate) fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
     #[derive(serde::Deserialize)]
     struct P {
         #[serde(rename = "requestId")]
@@ -512,7 +593,7 @@ fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
 /// Commits the session from the `InitializeResult` actually sent (semantics item 21) and the
 /// client as the dispatcher saw it (after any rewrite), falling back to the original params
 /// when a middleware answered on its own.
-fn commit_initialize(
+pub(crate) fn commit_initialize(
     session: &Session,
     id: Option<&RequestId>,
     params: Option<&RawValue>,

@@ -92,11 +92,17 @@ impl ConnShared {
 
     /// Sends one encoded message through the outgoing filters to the writer.
     pub(crate) async fn send(&self, frame: Vec<u8>) -> bool {
+        self.send_via(&self.out, frame).await
+    }
+
+    /// Sends one encoded message through the outgoing filters to `out` (a request-scoped
+    /// stream on HTTP, the connection's writer otherwise).
+    pub(crate) async fn send_via(&self, out: &mpsc::Sender<Vec<u8>>, frame: Vec<u8>) -> bool {
         let frame = match self.filters.outgoing(frame) {
             Some(f) => f,
             None => return true,
         };
-        self.out.send(frame).await.is_ok()
+        out.send(frame).await.is_ok()
     }
 
     /// Routes a response from the client to the request waiting for it.
@@ -119,6 +125,7 @@ impl ConnShared {
 
     pub(crate) async fn request(
         &self,
+        out: Option<&mpsc::Sender<Vec<u8>>>,
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<Box<RawValue>, PeerError> {
@@ -132,7 +139,7 @@ impl ConnShared {
             .insert(id.clone(), tx);
         let mut frame = Vec::new();
         jsonrpc::write_request(&mut frame, &id, method, params.map(RawValue::get));
-        if !self.send(frame).await {
+        if !self.send_via(out.unwrap_or(&self.out), frame).await {
             self.pending.lock().expect("pending lock").remove(&id);
             return Err(PeerError::Disconnected);
         }
@@ -153,6 +160,9 @@ impl ConnShared {
 #[derive(Clone)]
 pub struct Peer {
     pub(crate) conn: std::sync::Arc<ConnShared>,
+    /// Where this request's messages go when not to the connection's writer: the
+    /// request-scoped stream of an HTTP POST.
+    pub(crate) out: Option<mpsc::Sender<Vec<u8>>>,
     pub(crate) era: Era,
     pub(crate) in_initialize: bool,
 }
@@ -170,7 +180,7 @@ impl Peer {
         if self.in_initialize {
             return Err(PeerError::DuringInitialize);
         }
-        self.conn.request(method, params).await
+        self.conn.request(self.out.as_ref(), method, params).await
     }
 
     /// Sends a typed request and decodes the typed result.
@@ -193,7 +203,11 @@ impl Peer {
     ) -> Result<(), PeerError> {
         let mut frame = Vec::new();
         jsonrpc::write_notification(&mut frame, method, params.map(RawValue::get));
-        if self.conn.send(frame).await {
+        let sent = match &self.out {
+            Some(out) => self.conn.send_via(out, frame).await,
+            None => self.conn.send(frame).await,
+        };
+        if sent {
             Ok(())
         } else {
             Err(PeerError::Disconnected)

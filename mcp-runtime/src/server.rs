@@ -296,6 +296,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             return Err(BuildError(vec!["no protocol revision is supported".into()]));
         }
         let identity = Arc::new(self.identity);
+        let header_schemas = Arc::new(crate::kernel::header_schemas(self.handler.tools()));
         let dispatcher = Dispatcher {
             handler: Arc::new(self.handler),
             identity: identity.clone(),
@@ -308,6 +309,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 identity,
                 options: self.options,
                 filters: Filters::new(self.filters),
+                header_schemas,
             },
         })
     }
@@ -323,7 +325,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
 
 /// A built server: serve it over stdio, any byte stream, or an in-memory pair.
 pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
-    kernel: Kernel<Composed<C, H>>,
+    pub(crate) kernel: Kernel<Composed<C, H>>,
 }
 
 impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Conformance: the official MCP conformance suite (npm @modelcontextprotocol/conformance)
+# against examples/conformance_server.rs over Streamable HTTP, both eras.
+#
+#   0.1.16        — the 2025 revisions
+#   0.2.0 alpha   — --requirements 2025-11-25 and --requirements 2026-07-28
+#
+# The suites are installed into target/conformance (never the repo). Node 20 lacks
+# fs.globSync, which the CLI imports: node-polyfill/ supplies it (a no-op on Node 22+).
+# Exits non-zero when any scenario fails.
+#
+# Env: CONFORMANCE_PORT (default 3931), CONFORMANCE_DIR (default target/conformance).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+STABLE=0.1.16
+ALPHA=0.2.0-alpha.12
+PORT="${CONFORMANCE_PORT:-3931}"
+DIR="${CONFORMANCE_DIR:-target/conformance}"
+URL="http://127.0.0.1:$PORT/mcp"
+PRELOAD="$PWD/interop/conformance/node-polyfill/register.mjs"
+SCENARIOS=(
+    server-initialize ping tools-list tools-call-simple-text tools-call-error
+    server-session-lifecycle server-sse-multiple-streams dns-rebinding-protection
+    server-stateless http-header-validation http-custom-header-server-validation
+)
+
+install_suite() { # version -> prints the CLI path
+    local v="$1" d="$DIR/$1"
+    if [ ! -f "$d/node_modules/@modelcontextprotocol/conformance/package.json" ]; then
+        mkdir -p "$d"
+        echo '{"name":"conformance-runner","private":true}' >"$d/package.json"
+        timeout 600 npm install --prefix "$d" --no-audit --no-fund --silent \
+            "@modelcontextprotocol/conformance@$v" >&2
+    fi
+    echo "$d/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+}
+
+echo "== conformance: installing suites $STABLE and $ALPHA into $DIR"
+CLI_STABLE="$(install_suite "$STABLE")"
+CLI_ALPHA="$(install_suite "$ALPHA")"
+
+echo "== cargo build --example conformance_server"
+timeout 900 cargo build --example conformance_server
+
+LOG="$DIR/server.log"
+target/debug/examples/conformance_server --port "$PORT" >"$LOG" 2>&1 &
+SERVER=$!
+trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
+    sleep 0.1
+done
+
+failed=0
+passed=0
+run() { # label cli args...
+    local label="$1" cli="$2"
+    shift 2
+    local out
+    local rc=0
+    out="$(timeout 120 node --import "$PRELOAD" "$cli" server --url "$URL" "$@" 2>&1)" || rc=$?
+    if [ "$rc" -eq 0 ] && grep -q '^SKIPPED' <<<"$out"; then
+        echo "skip $label (not applicable at this revision)"
+    elif [ "$rc" -eq 0 ] && grep -Eq 'Passed: [0-9]+/[0-9]+, 0 failed' <<<"$out" \
+        && ! grep -q 'FAILURE' <<<"$out"; then
+        passed=$((passed + 1))
+        echo "ok   $label $(grep -Eo 'Passed: [0-9]+/[0-9]+' <<<"$out" | tail -1)"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $label"
+        echo "$out" | grep -E 'FAILURE|WARNING|Passed|rror' | head -40
+    fi
+}
+
+for s in "${SCENARIOS[@]}"; do
+    case "$s" in
+        # Not in 0.1.16 (the 2026 scenarios, and the lifecycle one came later).
+        server-session-lifecycle|server-stateless|http-header-validation|http-custom-header-server-validation) ;;
+        *) run "$STABLE $s" "$CLI_STABLE" --scenario "$s" ;;
+    esac
+done
+for req in 2025-11-25 2026-07-28; do
+    for s in "${SCENARIOS[@]}"; do
+        run "$ALPHA $s @$req" "$CLI_ALPHA" --scenario "$s" --spec-version "$req"
+    done
+done
+
+echo "conformance: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,127 @@
+//! The 2024-11-05 HTTP+SSE transport: `GET <sse>` opens the session's stream (first event
+//! `endpoint`), `POST <messages>?sessionId=…` is answered 202 and every server message
+//! arrives on the stream as a `message` event. The session ends when its stream drops.
+
+use std::sync::Arc;
+
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use mcp_core::jsonrpc::ErrorObject;
+
+use super::sse::{SseBody, event};
+use super::streamable::{Msg, apply_unanswered, decode_all, http_request, start_legacy_request};
+use super::{HttpState, empty, error_response, read_body, sse_response};
+use crate::middleware::Endpoint;
+
+pub(super) async fn stream<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    req: axum::extract::Request,
+) -> Response {
+    if req.method() != Method::GET {
+        return empty(StatusCode::METHOD_NOT_ALLOWED);
+    }
+    let Some(session) = state.create_session() else {
+        return error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            &ErrorObject::new(-32000, "Server busy: too many sessions"),
+        );
+    };
+    let Some((rx, _tx)) = session.attach() else {
+        return empty(StatusCode::INTERNAL_SERVER_ERROR);
+    };
+    let post_path = state
+        .opts
+        .legacy_sse
+        .as_ref()
+        .map(|(_, p)| p.clone())
+        .unwrap_or_default();
+    let endpoint = format!("{post_path}?sessionId={}", session.id);
+    let st = state.clone();
+    let id = session.id.clone();
+    let mut body = SseBody::new(rx, None, state.opts.keep_alive)
+        .end_on(session.closed.clone())
+        // Everything tied to the session ends with its stream.
+        .on_drop(move || {
+            st.remove_session(&id);
+        });
+    body.event_name = Some("message");
+    body.push_raw(event(Some("endpoint"), endpoint.as_bytes()));
+    sse_response(body)
+}
+
+pub(super) async fn post<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    req: axum::extract::Request,
+) -> Response {
+    if req.method() != Method::POST {
+        return empty(StatusCode::METHOD_NOT_ALLOWED);
+    }
+    let (parts, body) = req.into_parts();
+    let sid = parts.uri.query().and_then(|q| {
+        q.split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == "sessionId")
+            .map(|(_, v)| v.to_owned())
+    });
+    let Some(sid) = sid else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            &ErrorObject::new(-32000, "Bad Request: sessionId is required"),
+        );
+    };
+    let Some(session) = state.session(&sid) else {
+        return error_response(
+            StatusCode::NOT_FOUND,
+            None,
+            &ErrorObject::new(-32001, "Session not found"),
+        );
+    };
+    let bytes = match read_body(body, state.opts.max_body).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let Some(bytes) = state.kernel.filters.incoming(bytes.to_vec()) else {
+        return empty(StatusCode::ACCEPTED);
+    };
+    let http = http_request(&parts);
+    let (items, _) = decode_all(&bytes, false);
+    for item in items {
+        match item {
+            Err(e) => {
+                return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
+            }
+            Ok(Msg::Request { id, method, params }) => {
+                let Ok(permit) = state.permits.clone().try_acquire_owned() else {
+                    return error_response(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        Some(&id),
+                        &ErrorObject::new(-32000, "Server busy: too many requests in flight"),
+                    );
+                };
+                let fin = start_legacy_request(
+                    state,
+                    &session,
+                    http.clone(),
+                    id,
+                    &method,
+                    params,
+                    None,
+                    Some(permit),
+                );
+                let conn = session.conn.clone();
+                tokio::spawn(async move {
+                    if let Ok((frame, _)) = fin.await {
+                        // Already filtered: straight to the stream.
+                        let _ = conn.out.send(frame).await;
+                    }
+                });
+            }
+            Ok(other) => apply_unanswered(state, &session, &http, other),
+        }
+    }
+    let mut r = axum::response::Response::new(axum::body::Body::from("Accepted"));
+    *r.status_mut() = StatusCode::ACCEPTED;
+    r
+}

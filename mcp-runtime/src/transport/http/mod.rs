@@ -1,0 +1,483 @@
+//! The HTTP transports, on hyper 1 through axum.
+//!
+//! - **Streamable HTTP**, both eras on one endpoint, routed per request: a POST whose body
+//!   carries the 2026-07-28 `_meta` envelope (or whose `MCP-Protocol-Version` header names
+//!   a 2026 revision) is served statelessly (header validation before the chain, a plain
+//!   JSON answer or a request-scoped SSE stream, closing the stream cancels the handler);
+//!   everything else follows the 2025 rules (sessions, the GET stream, DELETE, batches on
+//!   2025-03-26).
+//! - **HTTP+SSE (2024-11-05)**, optional, beside it: `GET /sse` opens the session stream
+//!   whose first event is `endpoint`; `POST /messages?sessionId=…` is answered 202 and the
+//!   responses arrive as `message` events.
+//!
+//! [`Server::http_router`] gives an [`axum::Router`] (a tower `Service`) to mount in your
+//! own application; [`Server::serve_http`] binds and serves until SIGTERM/SIGINT.
+//!
+//! Security defaults: `Host`/`Origin` checks against a localhost allow-list (DNS
+//! rebinding, 403), a body limit (413), caps on sessions and in-flight requests (503), an
+//! idle timeout for sessions, SSE keep-alive comments every 15 s.
+//!
+//! Handlers see the HTTP request as a typed extension: `ctx.extensions().get::<HttpRequest>()`.
+
+// An early `Response` is the error path of many helpers here; it is built once per
+// request, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
+mod legacy_sse;
+mod session;
+pub(crate) mod sse;
+mod streamable;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::Response;
+use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
+use tokio::sync::Semaphore;
+
+use crate::handler::ServerHandler;
+use crate::kernel::Kernel;
+use crate::middleware::{Chain, Endpoint};
+use crate::server::Server;
+
+pub use axum;
+pub use tokio_util::sync::CancellationToken;
+
+use self::session::HttpSession;
+
+/// How `Host` and `Origin` are checked (DNS-rebinding protection).
+#[derive(Debug, Clone, Default)]
+pub enum DnsRebinding {
+    /// Localhost only (`localhost`, `127.0.0.1`, `[::1]`, any port) — except that
+    /// [`Server::serve_http`] turns the check off when bound to a non-loopback address.
+    #[default]
+    Auto,
+    /// No check.
+    Off,
+    /// Only these hosts (`Host` without port, and the host of `Origin`), and these exact
+    /// origins (`scheme://host[:port]`).
+    Allow {
+        /// Allowed host names (compared case-insensitively, port ignored).
+        hosts: Vec<String>,
+        /// Allowed origins, exactly.
+        origins: Vec<String>,
+    },
+}
+
+/// Options of the HTTP transports.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// The Streamable HTTP endpoint (default `/mcp`).
+    pub path: String,
+    /// The 2024-11-05 HTTP+SSE endpoints (`GET` stream path, `POST` path); `None` turns
+    /// that transport off. Default: `/sse` and `/messages`.
+    pub legacy_sse: Option<(String, String)>,
+    /// The largest request body accepted (413 above).
+    pub max_body: usize,
+    /// The most legacy sessions open at once (503 for a new one above).
+    pub max_sessions: usize,
+    /// A legacy session with no stream and nothing in flight ends after this long.
+    pub session_idle_timeout: Duration,
+    /// Requests handled at once over HTTP (503 above).
+    pub max_in_flight: usize,
+    /// SSE keep-alive comment interval (`None`: none).
+    pub keep_alive: Option<Duration>,
+    /// `Host`/`Origin` validation.
+    pub dns_rebinding: DnsRebinding,
+    /// Legacy Streamable HTTP without sessions: every request stands alone (no GET
+    /// stream, no DELETE, no server-to-client requests).
+    pub stateless_legacy: bool,
+    /// On shutdown, how long open requests may take before connections are closed.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".into(),
+            legacy_sse: Some(("/sse".into(), "/messages".into())),
+            max_body: 4 * 1024 * 1024,
+            max_sessions: 1024,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_in_flight: 1024,
+            keep_alive: Some(Duration::from_secs(15)),
+            dns_rebinding: DnsRebinding::Auto,
+            stateless_legacy: false,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The HTTP request a message arrived in, as a typed extension of its [`crate::Context`]:
+/// `ctx.extensions().get::<HttpRequest>()`.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    /// `POST`, `GET`, ...
+    pub method: Method,
+    /// The request target.
+    pub uri: Uri,
+    /// Every request header.
+    pub headers: HeaderMap,
+}
+
+/// Live counts of the HTTP transports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HttpStats {
+    /// Legacy sessions open.
+    pub sessions: usize,
+    /// Requests being handled.
+    pub in_flight: usize,
+}
+
+/// A handle on a running HTTP transport: stats and shutdown.
+#[derive(Clone)]
+pub struct HttpHandle {
+    stats: Arc<dyn Fn() -> HttpStats + Send + Sync>,
+    shutdown: CancellationToken,
+}
+
+impl HttpHandle {
+    /// The live counts.
+    pub fn stats(&self) -> HttpStats {
+        (self.stats)()
+    }
+
+    /// Ends every standalone stream and session (graceful shutdown does this first).
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+}
+
+impl std::fmt::Debug for HttpHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpHandle")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// State shared by every request of one HTTP transport.
+pub(crate) struct HttpState<E> {
+    pub(crate) kernel: Kernel<E>,
+    pub(crate) opts: HttpOptions,
+    pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    pub(crate) permits: Arc<Semaphore>,
+    pub(crate) shutdown: CancellationToken,
+    reaper: std::sync::Once,
+}
+
+impl<E: Endpoint + 'static> HttpState<E> {
+    fn new(kernel: Kernel<E>, opts: HttpOptions) -> Arc<Self> {
+        Arc::new(Self {
+            kernel,
+            permits: Arc::new(Semaphore::new(opts.max_in_flight.max(1))),
+            opts,
+            sessions: Mutex::new(HashMap::new()),
+            shutdown: CancellationToken::new(),
+            reaper: std::sync::Once::new(),
+        })
+    }
+
+    fn stats(&self) -> HttpStats {
+        HttpStats {
+            sessions: self.sessions.lock().expect("sessions lock").len(),
+            in_flight: self.opts.max_in_flight.max(1) - self.permits.available_permits(),
+        }
+    }
+
+    /// Starts the idle-session reaper (once, from inside the runtime).
+    fn start_reaper(self: &Arc<Self>) {
+        self.reaper.call_once(|| {
+            let weak: Weak<Self> = Arc::downgrade(self);
+            let period = (self.opts.session_idle_timeout / 4).max(Duration::from_millis(50));
+            let stop = self.shutdown.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        _ = tokio::time::sleep(period) => {}
+                        _ = stop.cancelled() => break,
+                    }
+                    let Some(state) = weak.upgrade() else { break };
+                    state.reap();
+                }
+            });
+        });
+    }
+
+    /// Ends sessions idle for longer than the timeout.
+    pub(crate) fn reap(&self) {
+        let timeout = self.opts.session_idle_timeout;
+        let expired: Vec<_> = {
+            let mut map = self.sessions.lock().expect("sessions lock");
+            let ids: Vec<String> = map
+                .iter()
+                .filter(|(_, s)| s.expired(timeout))
+                .map(|(k, _)| k.clone())
+                .collect();
+            ids.iter().filter_map(|k| map.remove(k)).collect()
+        };
+        for s in expired {
+            tracing::debug!(session = %s.id, "session expired");
+            s.close();
+        }
+    }
+
+    /// A new legacy session, or `None` at the cap.
+    pub(crate) fn create_session(&self) -> Option<Arc<HttpSession>> {
+        let mut map = self.sessions.lock().expect("sessions lock");
+        if map.len() >= self.opts.max_sessions {
+            drop(map);
+            self.reap();
+            map = self.sessions.lock().expect("sessions lock");
+            if map.len() >= self.opts.max_sessions {
+                return None;
+            }
+        }
+        let id = session::new_session_id();
+        let s = HttpSession::new(
+            id.clone(),
+            self.kernel.options.peer_request_timeout,
+            self.kernel.filters.clone(),
+            self.shutdown.child_token(),
+        );
+        map.insert(id, s.clone());
+        Some(s)
+    }
+
+    /// The live session `id`; an expired one is ended and not found.
+    pub(crate) fn session(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let mut map = self.sessions.lock().expect("sessions lock");
+        let s = map.get(id)?.clone();
+        if s.expired(self.opts.session_idle_timeout) || s.closed.is_cancelled() {
+            map.remove(id);
+            drop(map);
+            s.close();
+            return None;
+        }
+        s.touch();
+        Some(s)
+    }
+
+    pub(crate) fn remove_session(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let s = self.sessions.lock().expect("sessions lock").remove(id)?;
+        s.close();
+        Some(s)
+    }
+
+    /// Host/Origin validation; `Some(403)` when refused.
+    fn check_origin(&self, headers: &HeaderMap) -> Option<Response> {
+        let (hosts, origins): (Vec<String>, Vec<String>) = match &self.opts.dns_rebinding {
+            DnsRebinding::Off => return None,
+            DnsRebinding::Auto => (
+                vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+                Vec::new(),
+            ),
+            DnsRebinding::Allow { hosts, origins } => (hosts.clone(), origins.clone()),
+        };
+        let host_ok = |h: &str| hosts.iter().any(|a| a.eq_ignore_ascii_case(h));
+        for host in headers.get_all(header::HOST) {
+            let ok = host.to_str().ok().map(host_of).is_some_and(host_ok);
+            if !ok {
+                return Some(forbidden("Forbidden: invalid Host header"));
+            }
+        }
+        for origin in headers.get_all(header::ORIGIN) {
+            let ok = origin.to_str().ok().is_some_and(|o| {
+                origins.iter().any(|a| a == o)
+                    || o.split_once("://")
+                        .map(|(_, rest)| host_of(rest))
+                        .is_some_and(host_ok)
+            });
+            if !ok {
+                return Some(forbidden("Forbidden: invalid Origin header"));
+            }
+        }
+        None
+    }
+
+    async fn handle(self: Arc<Self>, req: axum::extract::Request) -> Response {
+        self.start_reaper();
+        if let Some(r) = self.check_origin(req.headers()) {
+            return r;
+        }
+        let path = req.uri().path().to_owned();
+        if let Some((sse_path, post_path)) = &self.opts.legacy_sse {
+            if path == *sse_path {
+                return legacy_sse::stream(&self, req).await;
+            }
+            if path == *post_path {
+                return legacy_sse::post(&self, req).await;
+            }
+        }
+        streamable::handle(&self, req).await
+    }
+}
+
+/// The host part of a `Host` value or an origin's authority, without the port.
+fn host_of(authority: &str) -> &str {
+    let a = authority.split('/').next().unwrap_or(authority);
+    if a.starts_with('[') {
+        return match a.find(']') {
+            Some(i) => &a[..=i],
+            None => a,
+        };
+    }
+    a.split(':').next().unwrap_or(a)
+}
+
+fn forbidden(msg: &str) -> Response {
+    error_response(StatusCode::FORBIDDEN, None, &ErrorObject::new(-32000, msg))
+}
+
+/// A JSON-RPC error answer with an HTTP status.
+pub(crate) fn error_response(
+    status: StatusCode,
+    id: Option<&RequestId>,
+    error: &ErrorObject,
+) -> Response {
+    let mut out = Vec::new();
+    jsonrpc::write_error(&mut out, id, error);
+    json_response(status, out)
+}
+
+pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+pub(crate) fn empty(status: StatusCode) -> Response {
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = status;
+    r
+}
+
+pub(crate) fn sse_response(body: sse::SseBody) -> Response {
+    let mut r = Response::new(Body::new(body));
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
+
+/// Reads a body up to the limit; `Err` is the 413 (or 400) to send.
+pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
+    use http_body_util::BodyExt;
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(c) => Ok(c.to_bytes()),
+        Err(e) => {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                Err(error_response(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    None,
+                    &ErrorObject::invalid_request(format!(
+                        "Invalid Request: body exceeds the limit of {limit} bytes"
+                    )),
+                ))
+            } else {
+                Err(empty(StatusCode::BAD_REQUEST))
+            }
+        }
+    }
+}
+
+impl<C: Chain, H: ServerHandler> Server<C, H> {
+    /// The HTTP transports as an [`axum::Router`] to mount in your application (or wrap
+    /// in any tower layer), with the default [`HttpOptions`].
+    pub fn http_service(&self) -> axum::Router {
+        self.http_router(HttpOptions::default()).0
+    }
+
+    /// The HTTP transports as an [`axum::Router`], and a handle for stats and shutdown.
+    pub fn http_router(&self, opts: HttpOptions) -> (axum::Router, HttpHandle) {
+        let state = HttpState::new(self.kernel.clone(), opts);
+        let mut paths = vec![state.opts.path.clone()];
+        if let Some((a, b)) = &state.opts.legacy_sse {
+            paths.push(a.clone());
+            paths.push(b.clone());
+        }
+        let mut router = axum::Router::new();
+        for p in paths {
+            let st = state.clone();
+            router = router.route(
+                &p,
+                axum::routing::any(move |req: axum::extract::Request| {
+                    let st = st.clone();
+                    async move { st.handle(req).await }
+                }),
+            );
+        }
+        let weak = Arc::downgrade(&state);
+        let handle = HttpHandle {
+            stats: Arc::new(move || weak.upgrade().map(|s| s.stats()).unwrap_or_default()),
+            shutdown: state.shutdown.clone(),
+        };
+        (router, handle)
+    }
+
+    /// Serves Streamable HTTP (and 2024-11-05 HTTP+SSE) on `addr` until SIGTERM/SIGINT,
+    /// then shuts down gracefully.
+    pub async fn serve_http(&self, addr: impl Into<SocketAddr>) -> std::io::Result<()> {
+        let stop = CancellationToken::new();
+        crate::transport::stdio::stop_on_signals(stop.clone());
+        let listener = tokio::net::TcpListener::bind(addr.into()).await?;
+        self.serve_http_on(listener, HttpOptions::default(), stop)
+            .await
+    }
+
+    /// Serves on a bound listener with `opts` until `stop` fires, then shuts down
+    /// gracefully: standalone streams end, open requests get `shutdown_grace` to finish.
+    pub async fn serve_http_on(
+        &self,
+        listener: tokio::net::TcpListener,
+        mut opts: HttpOptions,
+        stop: CancellationToken,
+    ) -> std::io::Result<()> {
+        use axum::serve::ListenerExt;
+        let local = listener.local_addr()?;
+        if matches!(opts.dns_rebinding, DnsRebinding::Auto) && !local.ip().is_loopback() {
+            opts.dns_rebinding = DnsRebinding::Off;
+        }
+        let grace = opts.shutdown_grace;
+        let (router, handle) = self.http_router(opts);
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(error = %e, "TCP_NODELAY failed");
+            }
+        });
+        tracing::info!(%local, "serving MCP over HTTP");
+        let streams = handle.clone();
+        let stopped = stop.clone();
+        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+            stopped.cancelled().await;
+            streams.shutdown();
+        });
+        let serve = std::pin::pin!(serve.into_future());
+        let mut serve = serve;
+        tokio::select! {
+            r = &mut serve => return r,
+            _ = stop.cancelled() => {}
+        }
+        match tokio::time::timeout(grace, serve).await {
+            Ok(r) => r,
+            Err(_) => {
+                tracing::warn!("shutdown grace period over; closing connections");
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,927 @@
+//! Streamable HTTP: one endpoint, both eras, routed per request.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+use mcp_core::codec;
+use mcp_core::headers::{self, HeaderFn};
+use mcp_core::jsonrpc::{self, DecodeError, DecodeOptions, ErrorObject, Frame, Message, RequestId};
+use mcp_core::meta::{self, RequestMeta};
+use mcp_core::version::{Era, ProtocolVersion};
+use serde_json::value::RawValue;
+use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::session::HttpSession;
+use super::sse::{Final, SseBody};
+use super::{
+    HttpRequest, HttpState, empty, error_response, json_response, read_body, sse_response,
+};
+use crate::context::Context;
+use crate::error::{HandlerResult, Reply};
+use crate::extensions::Extensions;
+use crate::kernel::{ContextParts, encode_outcome, new_context};
+use crate::middleware::Endpoint;
+use crate::peer::{ConnShared, Peer};
+
+/// A message decoded from a body, owned so that it can move into a task.
+pub(super) enum Msg {
+    Request {
+        id: RequestId,
+        method: String,
+        params: Option<Box<RawValue>>,
+    },
+    Notification {
+        method: String,
+        params: Option<Box<RawValue>>,
+    },
+    Response {
+        id: Option<RequestId>,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    },
+}
+
+pub(super) fn owned(m: Message<'_>) -> Msg {
+    match m {
+        Message::Request(r) => Msg::Request {
+            id: r.id,
+            method: r.method.into_owned(),
+            params: r.params.map(|p| p.to_owned()),
+        },
+        Message::Notification(n) => Msg::Notification {
+            method: n.method.into_owned(),
+            params: n.params.map(|p| p.to_owned()),
+        },
+        Message::Response(r) => Msg::Response {
+            id: r.id,
+            outcome: r.outcome.map(|v| v.to_owned()),
+        },
+    }
+}
+
+/// Decodes a body into its messages; `true` when it was a batch.
+pub(super) fn decode_all(bytes: &[u8], allow_batch: bool) -> (Vec<Result<Msg, DecodeError>>, bool) {
+    let opts = DecodeOptions {
+        allow_batch,
+        ..DecodeOptions::default()
+    };
+    match jsonrpc::decode(bytes, opts) {
+        Frame::Single(r) => (vec![r.map(owned)], false),
+        Frame::Batch(items) => (items.into_iter().map(|r| r.map(owned)).collect(), true),
+    }
+}
+
+pub(super) fn http_request(parts: &axum::http::request::Parts) -> HttpRequest {
+    HttpRequest {
+        method: parts.method.clone(),
+        uri: parts.uri.clone(),
+        headers: parts.headers.clone(),
+    }
+}
+
+fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+/// Cancels a token when dropped, unless disarmed.
+struct CancelOnDrop(Option<CancellationToken>);
+
+impl CancelOnDrop {
+    fn disarm(&mut self) -> Option<CancellationToken> {
+        self.0.take()
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(t) = self.0.take() {
+            t.cancel();
+        }
+    }
+}
+
+impl<E: Endpoint + 'static> HttpState<E> {
+    /// Runs one request through the chain in its own task; the final frame arrives on the
+    /// returned channel (nothing when the request was cancelled). `after` sees the outcome
+    /// first (to commit `initialize`, to forget the in-flight entry).
+    pub(super) fn spawn_request(
+        self: &Arc<Self>,
+        ctx: Context,
+        cancel: CancellationToken,
+        id: RequestId,
+        permit: Option<OwnedSemaphorePermit>,
+        after: impl FnOnce(Option<&HandlerResult>) + Send + 'static,
+    ) -> oneshot::Receiver<Final> {
+        let (tx, rx) = oneshot::channel();
+        let this = self.clone();
+        tokio::spawn(async move {
+            let out = this.kernel.run(ctx, &cancel).await;
+            after(out.as_ref());
+            drop(permit);
+            if let (Some(out), false) = (out, cancel.is_cancelled()) {
+                let (frame, code) = encode_outcome(&id, out);
+                if let Some(frame) = this.kernel.filters.outgoing(frame) {
+                    let _ = tx.send((frame, code));
+                }
+            }
+        });
+        rx
+    }
+
+    /// Runs a notification through the chain (its outcome is only logged).
+    pub(super) fn spawn_notification(self: &Arc<Self>, ctx: Context) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let cancel = ctx.cancellation().clone();
+            if let Some(Err(e)) = this.kernel.run(ctx, &cancel).await {
+                tracing::warn!(error = %e, "error while handling a notification");
+            }
+        });
+    }
+
+    fn permit(&self) -> Result<OwnedSemaphorePermit, Response> {
+        self.permits.clone().try_acquire_owned().map_err(|_| {
+            error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                &ErrorObject::new(-32000, "Server busy: too many requests in flight"),
+            )
+        })
+    }
+
+    /// Answers a request: plain JSON when its outcome comes before any message, else an
+    /// SSE stream of the messages and then the response.
+    #[allow(clippy::too_many_arguments)]
+    async fn respond(
+        &self,
+        mut rx: mpsc::Receiver<Vec<u8>>,
+        mut fin: oneshot::Receiver<Final>,
+        status_of: fn(Option<i32>) -> StatusCode,
+        extra: Vec<(HeaderName, HeaderValue)>,
+        cancel_on_close: Option<CancellationToken>,
+    ) -> Response {
+        // Dropped with the request future (the client went away before the answer).
+        let mut guard = CancelOnDrop(cancel_on_close);
+        enum First {
+            Msg(Option<Vec<u8>>),
+            Fin(Result<Final, oneshot::error::RecvError>),
+        }
+        let first = tokio::select! {
+            biased;
+            m = rx.recv() => First::Msg(m),
+            f = &mut fin => First::Fin(f),
+        };
+        let mut body = SseBody::new(rx, None, self.opts.keep_alive);
+        let mut resp = match first {
+            First::Fin(Ok((frame, code))) => match body.rx.as_mut().and_then(|r| r.try_recv().ok())
+            {
+                None => json_response(status_of(code), frame),
+                Some(m) => {
+                    body.push_message(&m);
+                    let mut rest = Vec::new();
+                    if let Some(rx) = body.rx.as_mut() {
+                        while let Ok(m) = rx.try_recv() {
+                            rest.push(m);
+                        }
+                    }
+                    for m in rest {
+                        body.push_message(&m);
+                    }
+                    body.push_message(&frame);
+                    body.closing = true;
+                    sse_response(body)
+                }
+            },
+            First::Fin(Err(_)) => {
+                // Cancelled: nothing is sent for it.
+                guard.disarm();
+                return empty(StatusCode::NO_CONTENT);
+            }
+            First::Msg(None) => match fin.await {
+                Ok((frame, code)) => json_response(status_of(code), frame),
+                Err(_) => {
+                    guard.disarm();
+                    return empty(StatusCode::NO_CONTENT);
+                }
+            },
+            First::Msg(Some(m)) => {
+                body.push_message(&m);
+                body.fin = Some(fin);
+                if let Some(t) = guard.disarm() {
+                    // Closing the stream cancels the request (2026).
+                    body = body.on_drop(move || t.cancel());
+                }
+                sse_response(body)
+            }
+        };
+        guard.disarm();
+        for (k, v) in extra {
+            resp.headers_mut().insert(k, v);
+        }
+        resp
+    }
+}
+
+fn modern_status(code: Option<i32>) -> StatusCode {
+    code.map_or(StatusCode::OK, |c| {
+        StatusCode::from_u16(codec::http_status(c)).unwrap_or(StatusCode::OK)
+    })
+}
+
+fn legacy_status(_: Option<i32>) -> StatusCode {
+    StatusCode::OK
+}
+
+fn accepts(headers: &HeaderMap, what: &str) -> bool {
+    headers.get_all(header::ACCEPT).iter().any(|v| {
+        v.to_str()
+            .is_ok_and(|s| s.contains(what) || s.contains("*/*"))
+    })
+}
+
+/// The body's `_meta` protocol version, as sent.
+fn body_protocol_version(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        #[serde(rename = "_meta")]
+        meta: Option<M>,
+    }
+    #[derive(serde::Deserialize)]
+    struct M {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+        v: Option<serde_json::Value>,
+    }
+    let p: P = serde_json::from_str(params?.get()).ok()?;
+    match p.meta?.v? {
+        serde_json::Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn tool_name(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        name: Option<serde_json::Value>,
+    }
+    match serde_json::from_str::<P>(params?.get()).ok()?.name? {
+        serde_json::Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+pub(super) async fn handle<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    req: axum::extract::Request,
+) -> Response {
+    let (parts, body) = req.into_parts();
+    let supported = state.kernel.identity.supported;
+    let header_pv = header_str(&parts.headers, headers::MCP_PROTOCOL_VERSION).map(str::to_owned);
+    let header_modern = header_pv
+        .as_deref()
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|v| v.era() == Era::Modern);
+    match parts.method {
+        Method::POST => {}
+        Method::GET | Method::DELETE => {
+            if !supported.serves_legacy() || header_modern || state.opts.stateless_legacy {
+                return method_not_allowed();
+            }
+            return if parts.method == Method::GET {
+                legacy_get(state, &parts).await
+            } else {
+                legacy_delete(state, &parts)
+            };
+        }
+        _ => return method_not_allowed(),
+    }
+    if let Some(ct) = header_str(&parts.headers, header::CONTENT_TYPE.as_str())
+        && !ct.to_ascii_lowercase().starts_with("application/json")
+    {
+        return error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            &ErrorObject::invalid_request(
+                "Unsupported Media Type: Content-Type must be application/json",
+            ),
+        );
+    }
+    if parts.headers.contains_key(header::ACCEPT)
+        && !accepts(&parts.headers, "application/json")
+        && !accepts(&parts.headers, "text/event-stream")
+    {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            &ErrorObject::invalid_request(
+                "Not Acceptable: Accept must list application/json and text/event-stream",
+            ),
+        );
+    }
+    let bytes = match read_body(body, state.opts.max_body).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let bytes = match state.kernel.filters.incoming(bytes.to_vec()) {
+        Some(b) => Bytes::from(b),
+        None => return empty(StatusCode::ACCEPTED),
+    };
+    // Per request: the modern envelope (or a 2026 header) selects the stateless era.
+    let modern = supported.serves_modern()
+        && (!supported.serves_legacy() || header_modern || enveloped(&bytes));
+    if modern {
+        modern_post(state, &parts, &bytes).await
+    } else {
+        legacy_post(state, &parts, header_pv.as_deref(), &bytes).await
+    }
+}
+
+/// Whether the body is one non-`initialize` message carrying the 2026 `_meta` envelope.
+fn enveloped(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow, default)]
+        method: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        params: Option<&'a RawValue>,
+    }
+    match serde_json::from_slice::<Probe<'_>>(bytes) {
+        Ok(p) => {
+            p.method.as_deref() != Some("initialize") && meta::carries_modern_envelope(p.params)
+        }
+        Err(_) => false,
+    }
+}
+
+fn method_not_allowed() -> Response {
+    let mut r = error_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        None,
+        &ErrorObject::new(-32000, "Method Not Allowed"),
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    r
+}
+
+async fn modern_post<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: &axum::http::request::Parts,
+    bytes: &[u8],
+) -> Response {
+    let (mut items, batch) = decode_all(bytes, false);
+    let item = match (batch, items.pop()) {
+        (false, Some(i)) => i,
+        _ => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                &ErrorObject::invalid_request("Invalid Request: batches are not allowed"),
+            );
+        }
+    };
+    let msg = match item {
+        Ok(m) => m,
+        Err(e) => return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
+    };
+    let hmap = &parts.headers;
+    let hs = HeaderFn(|name: &str, each: &mut dyn FnMut(&[u8])| {
+        for v in hmap.get_all(name) {
+            each(v.as_bytes());
+        }
+    });
+    let supported = state.kernel.identity.supported;
+    match msg {
+        Msg::Response { .. } => error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            &ErrorObject::invalid_request("Invalid Request: 2026-07-28 clients send no responses"),
+        ),
+        Msg::Notification { method, params } => {
+            let pv = body_protocol_version(params.as_deref());
+            if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
+                return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
+            }
+            let (version, meta) = match state.kernel.check_modern(params.as_deref()) {
+                Ok((v, m)) => (Some(v), Some(m)),
+                Err(e) => {
+                    return error_response(modern_status(Some(e.code)), None, &e);
+                }
+            };
+            let (tx, _rx) = mpsc::channel(1);
+            let ctx = modern_context(
+                state,
+                parts,
+                &method,
+                params.as_deref(),
+                None,
+                version,
+                meta,
+                tx,
+                CancellationToken::new(),
+            );
+            state.spawn_notification(ctx);
+            empty(StatusCode::ACCEPTED)
+        }
+        Msg::Request { id, method, params } => {
+            let params = params.as_deref();
+            if method == "initialize" && !meta::carries_modern_envelope(params) {
+                // A legacy handshake on a server that serves only 2026.
+                let err = codec::unsupported_protocol_version(
+                    supported.iter().map(ProtocolVersion::as_str),
+                    &crate::kernel::offered_protocol_version(params),
+                );
+                return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
+            }
+            let pv = body_protocol_version(params);
+            let schema = if method == "tools/call" {
+                tool_name(params).and_then(|n| state.kernel.header_schemas.get(&n))
+            } else {
+                None
+            };
+            if let Err(e) =
+                headers::validate_request_headers(&hs, &method, params, pv.as_deref(), schema)
+            {
+                return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
+            }
+            let (version, meta) = match state.kernel.check_modern(params) {
+                Ok(x) => x,
+                Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
+            };
+            let permit = match state.permit() {
+                Ok(p) => p,
+                Err(r) => return r,
+            };
+            let (tx, rx) = mpsc::channel(64);
+            let cancel = CancellationToken::new();
+            let ctx = modern_context(
+                state,
+                parts,
+                &method,
+                params,
+                Some(id.clone()),
+                Some(version),
+                Some(meta),
+                tx,
+                cancel.clone(),
+            );
+            let fin = state.spawn_request(ctx, cancel.clone(), id, Some(permit), |_| {});
+            state
+                .respond(rx, fin, modern_status, Vec::new(), Some(cancel))
+                .await
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn modern_context<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: &axum::http::request::Parts,
+    method: &str,
+    params: Option<&RawValue>,
+    id: Option<RequestId>,
+    version: Option<ProtocolVersion>,
+    meta: Option<RequestMeta>,
+    tx: mpsc::Sender<Vec<u8>>,
+    cancel: CancellationToken,
+) -> Context {
+    let mut extensions = Extensions::default();
+    extensions.insert(http_request(parts));
+    let conn = Arc::new(ConnShared::new(
+        tx,
+        state.kernel.options.peer_request_timeout,
+        state.kernel.filters.clone(),
+    ));
+    new_context(ContextParts {
+        method,
+        params,
+        id,
+        version,
+        era: Era::Modern,
+        meta,
+        session: None,
+        extensions,
+        cancel,
+        peer: Peer {
+            conn,
+            out: None,
+            era: Era::Modern,
+            in_initialize: false,
+        },
+    })
+}
+
+/// The context of a legacy message in `session`; `out` routes its messages to a
+/// request-scoped stream (else they go to the session's stream).
+pub(super) fn legacy_context(
+    session: &HttpSession,
+    http: HttpRequest,
+    method: &str,
+    params: Option<&RawValue>,
+    id: Option<RequestId>,
+    out: Option<mpsc::Sender<Vec<u8>>>,
+    cancel: CancellationToken,
+) -> Context {
+    let mut extensions = Extensions::default();
+    extensions.insert(http);
+    let version = session.state.lock().expect("session lock").version;
+    new_context(ContextParts {
+        method,
+        params,
+        id,
+        version,
+        era: Era::Legacy,
+        meta: RequestMeta::from_params(params).ok().flatten(),
+        session: Some(&session.state),
+        extensions,
+        cancel,
+        peer: Peer {
+            conn: session.conn.clone(),
+            out,
+            era: Era::Legacy,
+            in_initialize: method == "initialize",
+        },
+    })
+}
+
+fn session_header(id: &str) -> Vec<(HeaderName, HeaderValue)> {
+    match HeaderValue::from_str(id) {
+        Ok(v) => vec![(HeaderName::from_static("mcp-session-id"), v)],
+        Err(_) => Vec::new(),
+    }
+}
+
+fn bad_request(msg: &str) -> Response {
+    error_response(
+        StatusCode::BAD_REQUEST,
+        None,
+        &ErrorObject::new(-32000, msg),
+    )
+}
+
+fn session_not_found() -> Response {
+    error_response(
+        StatusCode::NOT_FOUND,
+        None,
+        &ErrorObject::new(-32001, "Session not found"),
+    )
+}
+
+/// The session a legacy request names: 400 without the header, 404 when unknown.
+fn find_session<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    headers: &HeaderMap,
+) -> Result<Arc<HttpSession>, Response> {
+    let Some(id) = header_str(headers, headers::MCP_SESSION_ID) else {
+        return Err(bad_request(
+            "Bad Request: Mcp-Session-Id header is required",
+        ));
+    };
+    state.session(id).ok_or_else(session_not_found)
+}
+
+/// Applies a message the session does not answer: a response to a server-to-client
+/// request, or a notification (cancellation applied before the chain).
+pub(super) fn apply_unanswered<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    session: &HttpSession,
+    http: &HttpRequest,
+    msg: Msg,
+) {
+    match msg {
+        Msg::Response { id, outcome } => {
+            if let Some(id) = id
+                && !session.conn.complete(&id, outcome)
+            {
+                tracing::debug!(%id, "response to an unknown request dropped");
+            }
+        }
+        Msg::Notification { method, params } => {
+            if method == "notifications/cancelled"
+                && let Some(target) = crate::kernel::cancelled_request_id(params.as_deref())
+                && let Some(t) = session.in_flight.lock().expect("lock").remove(&target)
+            {
+                t.cancel();
+            }
+            let ctx = legacy_context(
+                session,
+                http.clone(),
+                &method,
+                params.as_deref(),
+                None,
+                None,
+                session.closed.child_token(),
+            );
+            state.spawn_notification(ctx);
+        }
+        Msg::Request { .. } => unreachable!("requests are answered"),
+    }
+}
+
+/// Starts one legacy request in `session`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn start_legacy_request<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    session: &Arc<HttpSession>,
+    http: HttpRequest,
+    id: RequestId,
+    method: &str,
+    params: Option<Box<RawValue>>,
+    out: Option<mpsc::Sender<Vec<u8>>>,
+    permit: Option<OwnedSemaphorePermit>,
+) -> oneshot::Receiver<Final> {
+    let cancel = session.closed.child_token();
+    let ctx = legacy_context(
+        session,
+        http,
+        method,
+        params.as_deref(),
+        Some(id.clone()),
+        out,
+        cancel.clone(),
+    );
+    let is_init = method == "initialize";
+    if !is_init {
+        session
+            .in_flight
+            .lock()
+            .expect("lock")
+            .insert(id.clone(), cancel.clone());
+    }
+    let s = session.clone();
+    let rid = id.clone();
+    state.spawn_request(ctx, cancel, id, permit, move |out| {
+        if is_init {
+            if let Some(Ok(Reply::Result(raw))) = out {
+                crate::kernel::commit_initialize(&s.state, Some(&rid), params.as_deref(), raw);
+            }
+        } else {
+            s.in_flight.lock().expect("lock").remove(&rid);
+        }
+        s.touch();
+    })
+}
+
+async fn legacy_post<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: &axum::http::request::Parts,
+    header_pv: Option<&str>,
+    bytes: &[u8],
+) -> Response {
+    let supported = state.kernel.identity.supported;
+    let (items, batch) = decode_all(bytes, true);
+    let is_init = !batch
+        && matches!(items.first(), Some(Ok(Msg::Request { method, .. })) if method == "initialize");
+    if let Some(v) = header_pv
+        && !is_init
+        && !ProtocolVersion::parse(v)
+            .is_some_and(|v| v.era() == Era::Legacy && supported.contains(v))
+    {
+        return bad_request(&format!(
+            "Bad Request: unsupported MCP-Protocol-Version: {v} (supported: {})",
+            supported
+                .handshake()
+                .map(ProtocolVersion::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let http = http_request(parts);
+    if is_init {
+        return legacy_initialize(state, http, items).await;
+    }
+    let stateless = state.opts.stateless_legacy;
+    let session = if stateless {
+        let s = HttpSession::new(
+            String::new(),
+            state.kernel.options.peer_request_timeout,
+            state.kernel.filters.clone(),
+            state.shutdown.child_token(),
+        );
+        {
+            let mut st = s.state.lock().expect("session lock");
+            st.initialized = true;
+            st.version = Some(
+                header_pv
+                    .and_then(ProtocolVersion::parse)
+                    .unwrap_or(ProtocolVersion::V2025_03_26),
+            );
+        }
+        s
+    } else {
+        match find_session(state, &parts.headers) {
+            Ok(s) => s,
+            Err(r) => return r,
+        }
+    };
+    let session_version = session.state.lock().expect("session lock").version;
+    if batch && session_version != Some(ProtocolVersion::V2025_03_26) {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            &ErrorObject::invalid_request(
+                "Invalid Request: batches are only allowed in 2025-03-26 sessions",
+            ),
+        );
+    }
+    let mut errors = Vec::new();
+    let mut requests = Vec::new();
+    for item in items {
+        match item {
+            Err(e) => {
+                if !batch {
+                    return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
+                }
+                if e.should_reply() {
+                    let mut out = Vec::new();
+                    jsonrpc::write_error(&mut out, e.id.as_ref(), &e.error);
+                    errors.push(out);
+                }
+            }
+            Ok(Msg::Request { id, method, params }) => requests.push((id, method, params)),
+            Ok(other) => apply_unanswered(state, &session, &http, other),
+        }
+    }
+    let done = |r: Response| {
+        if stateless {
+            session.close();
+        }
+        r
+    };
+    if requests.is_empty() && errors.is_empty() {
+        return done(empty(StatusCode::ACCEPTED));
+    }
+    if !batch {
+        let (id, method, params) = requests.pop().expect("one request");
+        let permit = match state.permit() {
+            Ok(p) => p,
+            Err(r) => return done(r),
+        };
+        let (tx, rx) = mpsc::channel(64);
+        let fin = start_legacy_request(
+            state,
+            &session,
+            http,
+            id,
+            &method,
+            params,
+            Some(tx),
+            Some(permit),
+        );
+        let r = state
+            .respond(rx, fin, legacy_status, Vec::new(), None)
+            .await;
+        return done(r);
+    }
+    // A 2025-03-26 batch: one JSON array once every request is answered.
+    let mut fins = Vec::new();
+    for (id, method, params) in requests {
+        let permit = match state.permit() {
+            Ok(p) => p,
+            Err(r) => return done(r),
+        };
+        fins.push(start_legacy_request(
+            state,
+            &session,
+            http.clone(),
+            id,
+            &method,
+            params,
+            None,
+            Some(permit),
+        ));
+    }
+    let mut parts_out = errors;
+    for f in fins {
+        if let Ok((frame, _)) = f.await {
+            parts_out.push(frame);
+        }
+    }
+    let mut out = vec![b'['];
+    for (i, p) in parts_out.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(p);
+    }
+    out.push(b']');
+    done(json_response(StatusCode::OK, out))
+}
+
+async fn legacy_initialize<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    http: HttpRequest,
+    mut items: Vec<Result<Msg, DecodeError>>,
+) -> Response {
+    let Some(Ok(Msg::Request { id, method, params })) = items.pop() else {
+        unreachable!("checked by the caller")
+    };
+    let permit = match state.permit() {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let stateless = state.opts.stateless_legacy;
+    let session = if stateless {
+        HttpSession::new(
+            String::new(),
+            state.kernel.options.peer_request_timeout,
+            state.kernel.filters.clone(),
+            state.shutdown.child_token(),
+        )
+    } else {
+        match state.create_session() {
+            Some(s) => s,
+            None => {
+                return error_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    Some(&id),
+                    &ErrorObject::new(-32000, "Server busy: too many sessions"),
+                );
+            }
+        }
+    };
+    let (tx, rx) = mpsc::channel(64);
+    let fin = start_legacy_request(
+        state,
+        &session,
+        http,
+        id,
+        &method,
+        params,
+        Some(tx),
+        Some(permit),
+    );
+    let headers = if stateless {
+        Vec::new()
+    } else {
+        session_header(&session.id)
+    };
+    let r = state.respond(rx, fin, legacy_status, headers, None).await;
+    if stateless {
+        session.close();
+    } else if r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v == "application/json")
+        && !session.initialized()
+    {
+        // The handshake failed: no session.
+        state.remove_session(&session.id);
+        let mut r = r;
+        r.headers_mut().remove("mcp-session-id");
+        return r;
+    }
+    r
+}
+
+async fn legacy_get<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: &axum::http::request::Parts,
+) -> Response {
+    if !accepts(&parts.headers, "text/event-stream") {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            &ErrorObject::invalid_request("Not Acceptable: Accept must list text/event-stream"),
+        );
+    }
+    let session = match find_session(state, &parts.headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let Some((rx, tx)) = session.attach() else {
+        return error_response(
+            StatusCode::CONFLICT,
+            None,
+            &ErrorObject::new(
+                -32000,
+                "Conflict: a stream is already open for this session",
+            ),
+        );
+    };
+    let s = session.clone();
+    let mut body = SseBody::new(rx, None, state.opts.keep_alive)
+        .end_on(session.closed.clone())
+        .on_drop(move || s.detach(&tx));
+    // Lets proxies and clients see the stream open at once.
+    body.push_raw(Bytes::from_static(b": stream open\n\n"));
+    let mut r = sse_response(body);
+    for (k, v) in session_header(&session.id) {
+        r.headers_mut().insert(k, v);
+    }
+    r
+}
+
+fn legacy_delete<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: &axum::http::request::Parts,
+) -> Response {
+    let Some(id) = header_str(&parts.headers, headers::MCP_SESSION_ID) else {
+        return bad_request("Bad Request: Mcp-Session-Id header is required");
+    };
+    match state.remove_session(id) {
+        Some(_) => empty(StatusCode::OK),
+        None => session_not_found(),
+    }
+}

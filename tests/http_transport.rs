@@ -1,0 +1,1023 @@
+//! The HTTP transports through a real HTTP client on loopback: status tables of both
+//! eras, DNS-rebinding checks, the body limit, the legacy session lifecycle, SSE for a
+//! progress-reporting tool, cancellation on disconnect (2026) and not (legacy), batches,
+//! caps, and the 2024-11-05 HTTP+SSE flow.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use mcp::prelude::*;
+use mcp::runtime::transport::http::{CancellationToken, DnsRebinding, HttpOptions};
+use serde_json::{Value, json};
+
+#[derive(serde::Deserialize)]
+struct NoArgs {}
+
+#[derive(serde::Deserialize)]
+struct SlowArgs {
+    ms: u64,
+}
+
+#[derive(Default)]
+struct Flags {
+    cancelled: AtomicUsize,
+    completed: AtomicUsize,
+}
+
+fn schema() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
+fn server(flags: Arc<Flags>) -> Server {
+    let f2 = flags.clone();
+    Server::builder("http-test", "1.0.0")
+        .tool(
+            Tool::new("echo").with_input_schema(schema()),
+            |ctx: Context, _: NoArgs| async move {
+                let has_headers = ctx
+                    .extensions()
+                    .get::<mcp::runtime::transport::http::HttpRequest>()
+                    .and_then(|r| r.headers.get("x-test"))
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned)
+                    .unwrap_or_default();
+                Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                    "x-test={has_headers}"
+                ))]))
+            },
+        )
+        .tool(
+            Tool::new("progress").with_input_schema(schema()),
+            |ctx: Context, _: NoArgs| async move {
+                ctx.progress(1.0, Some(2.0), None).await.ok();
+                ctx.progress(2.0, Some(2.0), None).await.ok();
+                Ok(CallToolResult::success(vec![ContentBlock::text("done")]))
+            },
+        )
+        .tool(
+            Tool::new("slow").with_input_schema(
+                json!({"type": "object", "properties": {"ms": {"type": "integer"}}}),
+            ),
+            move |ctx: Context, a: SlowArgs| {
+                let flags = flags.clone();
+                async move {
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis(a.ms)) => {
+                            flags.completed.fetch_add(1, Ordering::SeqCst);
+                        }
+                        _ = ctx.cancellation().cancelled() => {
+                            flags.cancelled.fetch_add(1, Ordering::SeqCst);
+                        }
+                    }
+                    Ok(CallToolResult::success(vec![ContentBlock::text(
+                        "slow done",
+                    )]))
+                }
+            },
+        )
+        .registry(move |_r| {
+            let _ = f2;
+        })
+        .without_tracing()
+        .build()
+}
+
+struct Running {
+    addr: SocketAddr,
+    flags: Arc<Flags>,
+    stop: CancellationToken,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+async fn start(opts: HttpOptions) -> Running {
+    let flags = Arc::new(Flags::default());
+    let s = server(flags.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    tokio::spawn(async move { s.serve_http_on(listener, opts, st).await });
+    Running { addr, flags, stop }
+}
+
+struct Resp {
+    status: u16,
+    headers: hyper::HeaderMap,
+    body: String,
+}
+
+impl Resp {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+    /// The JSON messages of an SSE body.
+    fn events(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str(d).ok())
+            .collect()
+    }
+}
+
+async fn open(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> hyper::Response<hyper::body::Incoming> {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let mut b = hyper::Request::builder().method(method).uri(path);
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        b = b.header("host", format!("127.0.0.1:{}", addr.port()));
+    }
+    let has_body = body.is_some();
+    if has_body {
+        b = b
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+    }
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    let req = b
+        .body(Full::new(Bytes::from(body.unwrap_or_default())))
+        .unwrap();
+    sender.send_request(req).await.unwrap()
+}
+
+async fn call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> Resp {
+    let r = open(addr, method, path, headers, body).await;
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    let bytes = tokio::time::timeout(Duration::from_secs(10), r.into_body().collect())
+        .await
+        .expect("body in time")
+        .unwrap()
+        .to_bytes();
+    Resp {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: Value) -> Resp {
+    call(addr, "POST", "/mcp", headers, Some(body.to_string())).await
+}
+
+const V26: &str = "2026-07-28";
+
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": V26,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}
+    })
+}
+
+fn modern(id: u64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = modern_meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+async fn legacy_session(addr: SocketAddr, version: &str) -> String {
+    let r = post(
+        addr,
+        &[],
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["protocolVersion"], version);
+    let sid = r.header("mcp-session-id").expect("session id").to_owned();
+    assert!(sid.len() >= 32 && sid.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    let r = post(
+        addr,
+        &[("mcp-session-id", &sid), ("mcp-protocol-version", version)],
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    assert!(r.body.is_empty());
+    sid
+}
+
+#[tokio::test]
+async fn modern_status_table() {
+    let s = start(HttpOptions::default()).await;
+    let a = s.addr;
+    let h = |m: &'static str| vec![("mcp-protocol-version", V26), ("mcp-method", m)];
+
+    // A result: 200 JSON, serverInfo stamped.
+    let r = post(a, &h("tools/list"), modern(1, "tools/list", json!({}))).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert!(r.header("mcp-session-id").is_none(), "no session on 2026");
+    assert!(r.json()["result"]["tools"].is_array());
+
+    // Header/body mismatch: 400 -32020.
+    let r = post(a, &h("tools/call"), modern(2, "tools/list", json!({}))).await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+    assert_eq!(r.json()["id"], 2);
+    // Missing Mcp-Method: 400 -32020.
+    let r = post(
+        a,
+        &[("mcp-protocol-version", V26)],
+        modern(3, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+    // Missing Mcp-Name on tools/call.
+    let r = post(
+        a,
+        &h("tools/call"),
+        modern(4, "tools/call", json!({"name": "echo"})),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+
+    // Unsupported version: 400 -32022 with the supported list.
+    let mut body = modern(5, "tools/list", json!({}));
+    body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let r = post(
+        a,
+        &[
+            ("mcp-protocol-version", "2099-01-01"),
+            ("mcp-method", "tools/list"),
+        ],
+        body,
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32022))
+    );
+    assert_eq!(r.json()["error"]["data"]["supported"], json!([V26]));
+
+    // Missing _meta: 400 -32602.
+    let r = post(
+        a,
+        &h("tools/list"),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": {}}),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32602))
+    );
+
+    // Unknown (and removed) methods: 404 -32601.
+    for m in ["nope/nothing", "ping", "initialize"] {
+        let r = post(a, &h(m), modern(7, m, json!({}))).await;
+        assert_eq!(
+            (r.status, r.json()["error"]["code"].clone()),
+            (404, json!(-32601)),
+            "{m}"
+        );
+    }
+
+    // A notification: 202, no body.
+    let r = post(
+        a,
+        &h("notifications/initialized"),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {"_meta": modern_meta()}}),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+
+    // Parse error: 400 -32700.
+    let r = call(
+        a,
+        "POST",
+        "/mcp",
+        &h("tools/list"),
+        Some("{not json".into()),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    // GET / DELETE on 2026: 405.
+    for m in ["GET", "DELETE"] {
+        let r = call(
+            a,
+            m,
+            "/mcp",
+            &[
+                ("mcp-protocol-version", V26),
+                ("accept", "text/event-stream"),
+            ],
+            None,
+        )
+        .await;
+        assert_eq!(r.status, 405, "{m}");
+    }
+    // PUT: 405.
+    assert_eq!(call(a, "PUT", "/mcp", &[], None).await.status, 405);
+
+    // The handler sees the HTTP headers.
+    let mut hh = h("tools/call");
+    hh.push(("mcp-name", "echo"));
+    hh.push(("x-test", "yes"));
+    let r = post(
+        a,
+        &hh,
+        modern(8, "tools/call", json!({"name": "echo", "arguments": {}})),
+    )
+    .await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "x-test=yes");
+}
+
+#[tokio::test]
+async fn modern_only_server_refuses_get_delete_and_initialize() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let s = Server::builder("m", "1")
+        .supported_versions(mcp::core::version::SupportedVersions::only(&[
+            ProtocolVersion::V2026_07_28,
+        ]))
+        .build();
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    tokio::spawn(async move { s.serve_http_on(listener, HttpOptions::default(), st).await });
+    assert_eq!(
+        call(
+            addr,
+            "GET",
+            "/mcp",
+            &[("accept", "text/event-stream")],
+            None
+        )
+        .await
+        .status,
+        405
+    );
+    assert_eq!(
+        call(addr, "DELETE", "/mcp", &[("mcp-session-id", "x")], None)
+            .await
+            .status,
+        405
+    );
+    let r = post(
+        addr,
+        &[],
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32022))
+    );
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn legacy_session_lifecycle_and_both_eras_on_one_endpoint() {
+    let s = start(HttpOptions::default()).await;
+    let a = s.addr;
+    let sid = legacy_session(a, "2025-11-25").await;
+    let hs = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let r = post(
+        a,
+        &hs,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["tools"].as_array().unwrap().len(), 3);
+
+    // A modern request on the same endpoint meanwhile.
+    let r = post(
+        a,
+        &[("mcp-protocol-version", V26), ("mcp-method", "tools/list")],
+        modern(3, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+
+    // No session header: 400; unknown session: 404; unsupported version header: 400.
+    let r = post(
+        a,
+        &[],
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    let r = post(
+        a,
+        &[("mcp-session-id", "nope")],
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    let r = post(
+        a,
+        &[
+            ("mcp-session-id", &sid),
+            ("mcp-protocol-version", "1999-01-01"),
+        ],
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    // No version header: assumed 2025-03-26, still served.
+    let r = post(
+        a,
+        &[("mcp-session-id", &sid)],
+        json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    // A response from the client: 202.
+    let r = post(
+        a,
+        &hs,
+        json!({"jsonrpc": "2.0", "id": "srv-99", "result": {}}),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    // A batch outside 2025-03-26: 400.
+    let r = post(
+        a,
+        &hs,
+        json!([{"jsonrpc": "2.0", "id": 8, "method": "ping"}]),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+
+    // DELETE ends it; then 404 everywhere.
+    assert_eq!(call(a, "DELETE", "/mcp", &hs, None).await.status, 200);
+    let r = post(
+        a,
+        &hs,
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    assert_eq!(call(a, "DELETE", "/mcp", &hs, None).await.status, 404);
+    let r = call(
+        a,
+        "GET",
+        "/mcp",
+        &[("mcp-session-id", &sid), ("accept", "text/event-stream")],
+        None,
+    )
+    .await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn batches_in_2025_03_26() {
+    let s = start(HttpOptions::default()).await;
+    let a = s.addr;
+    let sid = legacy_session(a, "2025-03-26").await;
+    let r = post(
+        a,
+        &[("mcp-session-id", &sid)],
+        json!([
+            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        ]),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    let ids: Vec<_> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].clone())
+        .collect();
+    assert_eq!(ids, vec![json!(1), json!(2)]);
+}
+
+#[tokio::test]
+async fn origin_and_host_validation() {
+    let s = start(HttpOptions::default()).await;
+    let a = s.addr;
+    let body = modern(1, "tools/list", json!({})).to_string();
+    let h = |extra: (&'static str, &'static str)| {
+        vec![
+            ("mcp-protocol-version", V26),
+            ("mcp-method", "tools/list"),
+            extra,
+        ]
+    };
+    let r = call(
+        a,
+        "POST",
+        "/mcp",
+        &h(("host", "evil.example")),
+        Some(body.clone()),
+    )
+    .await;
+    assert_eq!(r.status, 403);
+    let r = call(
+        a,
+        "POST",
+        "/mcp",
+        &h(("origin", "http://evil.example")),
+        Some(body.clone()),
+    )
+    .await;
+    assert_eq!(r.status, 403);
+    let r = call(
+        a,
+        "POST",
+        "/mcp",
+        &h(("origin", "http://localhost:1234")),
+        Some(body.clone()),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let r = call(a, "GET", "/sse", &[("host", "evil.example")], None).await;
+    assert_eq!(r.status, 403);
+
+    // An allow-list.
+    let s2 = start(HttpOptions {
+        dns_rebinding: DnsRebinding::Allow {
+            hosts: vec!["127.0.0.1".into()],
+            origins: vec!["https://app.example".into()],
+        },
+        ..HttpOptions::default()
+    })
+    .await;
+    let r = call(
+        s2.addr,
+        "POST",
+        "/mcp",
+        &h(("origin", "https://app.example")),
+        Some(body.clone()),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let r = call(
+        s2.addr,
+        "POST",
+        "/mcp",
+        &h(("origin", "http://localhost")),
+        Some(body),
+    )
+    .await;
+    assert_eq!(r.status, 403);
+}
+
+#[tokio::test]
+async fn body_limit_is_413() {
+    let s = start(HttpOptions {
+        max_body: 1024,
+        ..HttpOptions::default()
+    })
+    .await;
+    let big =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x".repeat(4096)}});
+    let r = post(s.addr, &[], big).await;
+    assert_eq!(r.status, 413);
+}
+
+#[tokio::test]
+async fn session_cap_is_503_and_idle_sessions_expire() {
+    let s = start(HttpOptions {
+        max_sessions: 1,
+        session_idle_timeout: Duration::from_millis(300),
+        ..HttpOptions::default()
+    })
+    .await;
+    let sid = legacy_session(s.addr, "2025-06-18").await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    assert_eq!(post(s.addr, &[], init.clone()).await.status, 503);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let r = post(
+        s.addr,
+        &[("mcp-session-id", &sid)],
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(r.status, 404, "expired");
+    assert_eq!(post(s.addr, &[], init).await.status, 200);
+}
+
+#[tokio::test]
+async fn in_flight_cap_is_503() {
+    let s = start(HttpOptions {
+        max_in_flight: 1,
+        ..HttpOptions::default()
+    })
+    .await;
+    let a = s.addr;
+    let slow = tokio::spawn(async move {
+        post(
+            a,
+            &[
+                ("mcp-protocol-version", V26),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "slow"),
+            ],
+            modern(
+                1,
+                "tools/call",
+                json!({"name": "slow", "arguments": {"ms": 500}}),
+            ),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let r = post(
+        a,
+        &[("mcp-protocol-version", V26), ("mcp-method", "tools/list")],
+        modern(2, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(r.status, 503);
+    assert_eq!(slow.await.unwrap().status, 200);
+}
+
+#[tokio::test]
+async fn sse_for_a_progress_reporting_tool_on_both_eras() {
+    let s = start(HttpOptions::default()).await;
+    let a = s.addr;
+    // Modern.
+    let r = post(
+        a,
+        &[
+            ("mcp-protocol-version", V26),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "progress"),
+        ],
+        {
+            let mut b = modern(
+                1,
+                "tools/call",
+                json!({"name": "progress", "arguments": {}}),
+            );
+            b["params"]["_meta"]["progressToken"] = json!("p1");
+            b
+        },
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    assert_eq!(r.header("cache-control"), Some("no-cache"));
+    assert_eq!(r.header("x-accel-buffering"), Some("no"));
+    let ev = r.events();
+    assert_eq!(ev.len(), 3, "{}", r.body);
+    assert_eq!(ev[0]["method"], "notifications/progress");
+    assert_eq!(ev[1]["params"]["progress"], 2.0);
+    assert_eq!(ev[2]["id"], 1);
+    assert_eq!(ev[2]["result"]["content"][0]["text"], "done");
+
+    // Legacy.
+    let sid = legacy_session(a, "2025-11-25").await;
+    let r = post(
+        a,
+        &[
+            ("mcp-session-id", &sid),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "progress", "arguments": {}, "_meta": {"progressToken": 7}}}),
+    )
+    .await;
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let ev = r.events();
+    assert_eq!(ev.len(), 3, "{}", r.body);
+    assert_eq!(ev[0]["params"]["progressToken"], 7);
+    assert_eq!(ev[2]["id"], 2);
+    // Without a progress token: plain JSON.
+    let r = post(
+        a,
+        &[("mcp-session-id", &sid), ("mcp-protocol-version", "2025-11-25")],
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "progress", "arguments": {}}}),
+    )
+    .await;
+    assert_eq!(r.header("content-type"), Some("application/json"));
+}
+
+async fn wait_for(cond: impl Fn() -> bool) -> bool {
+    for _ in 0..100 {
+        if cond() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn modern_disconnect_cancels_the_handler() {
+    let s = start(HttpOptions::default()).await;
+    let resp = tokio::time::timeout(
+        Duration::from_millis(300),
+        open(
+            s.addr,
+            "POST",
+            "/mcp",
+            &[
+                ("mcp-protocol-version", V26),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "slow"),
+            ],
+            Some(
+                modern(
+                    1,
+                    "tools/call",
+                    json!({"name": "slow", "arguments": {"ms": 5000}}),
+                )
+                .to_string(),
+            ),
+        ),
+    )
+    .await;
+    assert!(
+        resp.is_err(),
+        "no answer yet: the client gives up and disconnects"
+    );
+    let flags = s.flags.clone();
+    assert!(
+        wait_for(|| flags.cancelled.load(Ordering::SeqCst) == 1).await,
+        "the handler was cancelled"
+    );
+    assert_eq!(s.flags.completed.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn legacy_disconnect_does_not_cancel() {
+    let s = start(HttpOptions::default()).await;
+    let sid = legacy_session(s.addr, "2025-11-25").await;
+    let resp = tokio::time::timeout(
+        Duration::from_millis(200),
+        open(
+            s.addr,
+            "POST",
+            "/mcp",
+            &[
+                ("mcp-session-id", &sid),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+            Some(
+                json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                        "params": {"name": "slow", "arguments": {"ms": 400}}})
+                .to_string(),
+            ),
+        ),
+    )
+    .await;
+    assert!(resp.is_err());
+    let flags = s.flags.clone();
+    assert!(
+        wait_for(|| flags.completed.load(Ordering::SeqCst) == 1).await,
+        "ran to the end"
+    );
+    assert_eq!(s.flags.cancelled.load(Ordering::SeqCst), 0);
+
+    // notifications/cancelled does cancel.
+    let a = s.addr;
+    let sid2 = sid.clone();
+    let pending = tokio::spawn(async move {
+        post(
+            a,
+            &[("mcp-session-id", &sid2)],
+            json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                   "params": {"name": "slow", "arguments": {"ms": 5000}}}),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let r = post(
+        a,
+        &[("mcp-session-id", &sid)],
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}}),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    assert!(wait_for(|| flags.cancelled.load(Ordering::SeqCst) == 1).await);
+    pending.abort();
+}
+
+/// Reads SSE events from a streaming body until `n` data events arrived.
+async fn read_events(
+    body: &mut hyper::body::Incoming,
+    buf: &mut String,
+    n: usize,
+) -> Vec<(Option<String>, String)> {
+    loop {
+        let events: Vec<(Option<String>, String)> = buf
+            .split("\n\n")
+            .filter(|e| e.contains("data:"))
+            .map(|e| {
+                let name = e
+                    .lines()
+                    .find_map(|l| l.strip_prefix("event: "))
+                    .map(str::to_owned);
+                let data = e
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data: "))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                (name, data)
+            })
+            .collect();
+        if events.len() >= n && buf.ends_with("\n\n") {
+            return events;
+        }
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("event in time")
+            .expect("stream open")
+            .unwrap();
+        if let Ok(d) = frame.into_data() {
+            buf.push_str(&String::from_utf8_lossy(&d));
+        }
+    }
+}
+
+#[tokio::test]
+async fn legacy_get_stream_carries_server_messages() {
+    let s = start(HttpOptions::default()).await;
+    let a = s.addr;
+    let sid = legacy_session(a, "2025-11-25").await;
+    let r = open(
+        a,
+        "GET",
+        "/mcp",
+        &[("mcp-session-id", &sid), ("accept", "text/event-stream")],
+        None,
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    // A second GET stream: 409.
+    let r2 = call(
+        a,
+        "GET",
+        "/mcp",
+        &[("mcp-session-id", &sid), ("accept", "text/event-stream")],
+        None,
+    )
+    .await;
+    assert_eq!(r2.status, 409);
+    // Missing Accept: 406.
+    let r3 = call(a, "GET", "/mcp", &[("mcp-session-id", &sid)], None).await;
+    assert_eq!(r3.status, 406);
+    drop(r);
+}
+
+#[tokio::test]
+async fn http_sse_2024_11_05_flow() {
+    let s = start(HttpOptions::default()).await;
+    let a = s.addr;
+    let r = open(a, "GET", "/sse", &[("accept", "text/event-stream")], None).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let ev = read_events(&mut body, &mut buf, 1).await;
+    assert_eq!(ev[0].0.as_deref(), Some("endpoint"));
+    let endpoint = ev[0].1.clone();
+    assert!(endpoint.starts_with("/messages?sessionId="), "{endpoint}");
+
+    let r = call(
+        a,
+        "POST",
+        &endpoint,
+        &[],
+        Some(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+            .to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    let ev = read_events(&mut body, &mut buf, 2).await;
+    assert_eq!(ev[1].0.as_deref(), Some("message"));
+    let init: Value = serde_json::from_str(&ev[1].1).unwrap();
+    assert_eq!(init["result"]["protocolVersion"], "2024-11-05");
+
+    let r = call(
+        a,
+        "POST",
+        &endpoint,
+        &[],
+        Some(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    let r = call(
+        a,
+        "POST",
+        &endpoint,
+        &[],
+        Some(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string()),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    let ev = read_events(&mut body, &mut buf, 3).await;
+    let list: Value = serde_json::from_str(&ev[2].1).unwrap();
+    assert_eq!(list["id"], 2);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 3);
+
+    // Unknown session: 404. Dropping the stream ends the session.
+    let r = call(
+        a,
+        "POST",
+        "/messages?sessionId=nope",
+        &[],
+        Some("{}".into()),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    drop(body);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let r = call(
+        a,
+        "POST",
+        &endpoint,
+        &[],
+        Some(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}).to_string()),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn keep_alive_comments_on_idle_streams() {
+    let s = start(HttpOptions {
+        keep_alive: Some(Duration::from_millis(100)),
+        ..HttpOptions::default()
+    })
+    .await;
+    let r = open(
+        s.addr,
+        "GET",
+        "/sse",
+        &[("accept", "text/event-stream")],
+        None,
+    )
+    .await;
+    let mut body = r.into_body();
+    let mut seen = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    while !seen.contains(": keep-alive") && tokio::time::Instant::now() < deadline {
+        if let Ok(Some(Ok(f))) = tokio::time::timeout(Duration::from_secs(1), body.frame()).await
+            && let Ok(d) = f.into_data()
+        {
+            seen.push_str(&String::from_utf8_lossy(&d));
+        }
+    }
+    assert!(seen.contains(": keep-alive"), "{seen}");
+}
+
+#[tokio::test]
+async fn router_mounts_in_an_axum_app() {
+    use mcp::runtime::transport::http::axum;
+    let flags = Arc::new(Flags::default());
+    let (router, handle) = server(flags).http_router(HttpOptions::default());
+    let app = axum::Router::new().merge(router);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let _sid = legacy_session(addr, "2025-06-18").await;
+    assert_eq!(handle.stats().sessions, 1);
+}
