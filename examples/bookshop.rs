@@ -1,126 +1,59 @@
-//! The Bookshop server, written with the plain builder API.
-//!
-//! - `cargo run --example bookshop -- --stdio` serves MCP over stdin/stdout (stdout carries
-//!   protocol frames only; logs go to stderr).
-//! - `cargo run --example bookshop` runs a self-contained demo: it starts the server, connects
-//!   a client over an in-memory pipe, lists the tools, calls `search_books`, and prints the
-//!   result; the `log_timing` middleware's lines appear on stderr.
+//! The Bookshop server: `--stdio` serves MCP over stdio; no arguments runs an in-memory demo.
 
-use std::time::Instant;
-
-use mcp::middleware::Endpoint;
 use mcp::prelude::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+/// Search the catalogue by title or author.
+#[mcp::tool]
+async fn search_books(#[doc = "Words to look for in titles and authors."] query: String) -> String {
+    format!("Found 3 books matching '{query}'.")
+}
+
 /// Logs `<method> took <ms> ms` for every message.
-struct LogTiming;
-
-impl Middleware for LogTiming {
-    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
-        let method = ctx.method().to_owned();
-        let started = Instant::now();
-        let out = next.run(ctx).await;
-        let ms = started.elapsed().as_secs_f64() * 1000.0;
-        tracing::info!(target: "bookshop", "{method} took {ms:.3} ms");
-        out
-    }
+#[mcp::middleware]
+async fn log_timing(ctx: Context, next: Next<'_>) -> HandlerResult {
+    let (method, started) = (ctx.method().to_owned(), std::time::Instant::now());
+    let out = next.run(ctx).await;
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    tracing::info!(target: "bookshop", "{method} took {ms:.3} ms");
+    out
 }
 
-#[derive(serde::Deserialize)]
-struct SearchArgs {
-    /// Words to look for in titles and authors.
-    query: String,
-}
+/// A small bookshop: search the catalogue with search_books.
+#[mcp::server(name = "bookshop", tools(search_books), middleware(log_timing))]
+struct Bookshop;
 
-fn bookshop() -> Server<(LogTiming,)> {
-    Server::builder("bookshop", env!("CARGO_PKG_VERSION"))
-        .instructions("A small bookshop: search the catalogue with search_books.")
-        .tool(
-            Tool::new("search_books")
-                .with_description("Search the catalogue by title or author.")
-                .with_input_schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string", "description": "Words to look for in titles and authors."}
-                    },
-                    "required": ["query"]
-                })),
-            |_ctx, args: SearchArgs| async move {
-                Ok(CallToolResult::success(vec![ContentBlock::text(format!(
-                    "Found 3 books matching '{}'.",
-                    args.query
-                ))]))
-            },
-        )
-        .layers((LogTiming,))
-        .build()
-}
-
-/// The demo client: raw JSON-RPC lines over the in-memory pipe.
 async fn demo() -> std::io::Result<()> {
-    let server = bookshop();
-    let (r, mut w) = tokio::io::split(server.serve_in_memory());
-    let mut lines = BufReader::new(r).lines();
-    let mut next_id = 0;
-    let mut request = async |method: &str, params: Value| -> std::io::Result<Value> {
-        next_id += 1;
-        let msg = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
-        w.write_all(format!("{msg}\n").as_bytes()).await?;
-        let line = lines
-            .next_line()
-            .await?
-            .expect("server closed the connection");
-        Ok(serde_json::from_str(&line).expect("server sent invalid JSON"))
-    };
-
-    let init = request(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {},
-               "clientInfo": {"name": "bookshop-demo", "version": "1.0.0"}}),
-    )
-    .await?;
-    println!(
-        "connected to {} {} (protocol {})",
-        init["result"]["serverInfo"]["name"].as_str().unwrap_or("?"),
-        init["result"]["serverInfo"]["version"]
-            .as_str()
-            .unwrap_or("?"),
-        init["result"]["protocolVersion"].as_str().unwrap_or("?"),
-    );
-    let tools = request("tools/list", json!({})).await?;
-    for tool in tools["result"]["tools"].as_array().into_iter().flatten() {
-        println!(
-            "tool: {} - {}",
-            tool["name"].as_str().unwrap_or("?"),
-            tool["description"].as_str().unwrap_or("")
-        );
+    let (r, mut w) = tokio::io::split(Bookshop.into_server().serve_in_memory());
+    w.write_all(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bookshop-demo","version":"1.0.0"}}}
+{"jsonrpc":"2.0","id":1,"method":"tools/list"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_books","arguments":{"query":"dune"}}}
+"#).await?;
+    let (mut lines, mut out) = (BufReader::new(r).lines(), vec![Value::Null; 3]);
+    for _ in 0..3 {
+        let mut v: Value = serde_json::from_str(&lines.next_line().await?.unwrap_or_default())?;
+        out[v["id"].as_u64().unwrap_or(0) as usize % 3] = v["result"].take();
     }
-    let result = request(
-        "tools/call",
-        json!({"name": "search_books", "arguments": {"query": "dune"}}),
-    )
-    .await?;
-    println!(
-        "search_books(\"dune\") -> {}",
-        result["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or("<no text>")
-    );
+    let t = |v: &Value| v.as_str().unwrap_or("").to_owned();
+    let (info, protocol) = (&out[0]["serverInfo"], t(&out[0]["protocolVersion"]));
+    let (name, version) = (t(&info["name"]), t(&info["version"]));
+    println!("connected to {name} {version} (protocol {protocol})");
+    for tool in out[1]["tools"].as_array().into_iter().flatten() {
+        println!("tool: {} - {}", t(&tool["name"]), t(&tool["description"]));
+    }
+    let text = t(&out[2]["content"][0]["text"]);
+    println!("search_books(\"dune\") -> {text}");
     Ok(())
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time()
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
-    if std::env::args().any(|a| a == "--stdio") {
-        bookshop().serve_stdio().await
-    } else {
-        demo().await
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let log = tracing_subscriber::fmt().with_writer(std::io::stderr);
+    log.with_target(false).without_time().with_ansi(ansi).init();
+    match std::env::args().any(|a| a == "--stdio") {
+        true => Bookshop.serve_stdio().await,
+        false => demo().await,
     }
 }

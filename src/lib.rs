@@ -11,18 +11,38 @@
 
 pub use mcp_core as core;
 pub use mcp_core::{codec, headers, jsonrpc, meta, types, version};
+pub use mcp_macros::{middleware, server, tool};
 pub use mcp_runtime as runtime;
 pub use mcp_runtime::{
     BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,
     MessageFilter, Middleware, Next, Peer, PeerError, Reply, Server, ServerBuilder, ServerHandler,
     ServerOptions, middleware, tool,
 };
+pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
+pub use mcp_runtime::client::Client;
+
+#[doc(hidden)]
+pub mod __private {
+    //! What the macros' generated code names; not a public API.
+    pub use mcp_core::types::{CallToolResult, Tool, ToolAnnotations};
+    pub use mcp_runtime::middleware::{Endpoint, Next};
+    pub use mcp_runtime::tool::decode_arguments;
+    pub use mcp_runtime::tool_def::{ToolDef, ToolInfo, assert_tool_arg, name_taken};
+    pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Server, ServerHandler};
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use serde_json::value::RawValue;
+    pub use std::sync::OnceLock;
+}
 
 /// The names most users need, in one `use`.
 pub mod prelude {
     pub use mcp_core::jsonrpc::{ErrorObject, RequestId};
     pub use mcp_core::types::{CallToolResult, ContentBlock, Tool};
     pub use mcp_core::version::{Era, ProtocolVersion};
+    pub use mcp_macros::{middleware, server, tool};
     pub use mcp_runtime::middleware::Endpoint;
     pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Next, Server};
+    pub use mcp_runtime::{IntoToolResult, Json, ToolError};
 }

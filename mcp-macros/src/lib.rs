@@ -1,4 +1,38 @@
-//! Attribute macros of the `mcp` framework (`#[mcp::tool]`, `#[mcp::server]`, ...).
+//! Attribute macros of the `mcp` framework: `#[mcp::tool]`, `#[mcp::middleware]`,
+//! `#[mcp::server]`.
 //!
-//! The macros arrive with the macros issue; this crate is a placeholder so that the
-//! workspace layout is final from the start.
+//! Each macro parses its input into a normalised model, checks it (collecting every error,
+//! each spanned at the user's code), and generates a small amount of code that implements
+//! the runtime's traits (`ToolDef`, `Middleware`, `ServerHandler`). On error the original
+//! item is still emitted (with stand-ins for what the macro would have generated), so the
+//! only errors shown are the macro's own. Generated code names only `::mcp::__private`, so
+//! users need neither serde nor schemars in their `Cargo.toml`.
+//!
+//! Use them through the `mcp` crate (`mcp::tool`, ...); see its documentation for examples.
+
+use proc_macro::TokenStream;
+
+mod middleware;
+mod server;
+mod tool;
+mod util;
+
+/// Turns an `async fn` into an MCP tool. See the `mcp` crate's documentation.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    tool::tool_attr(args.into(), item.into()).into()
+}
+
+/// Turns `async fn name(ctx: Context, next: Next<'_>) -> HandlerResult` into a zero-sized
+/// middleware type. See the `mcp` crate's documentation.
+#[proc_macro_attribute]
+pub fn middleware(args: TokenStream, item: TokenStream) -> TokenStream {
+    middleware::middleware_attr(args.into(), item.into()).into()
+}
+
+/// Makes a struct (with `tools(...)`) or an impl block (with `#[tool]` methods) an MCP
+/// server. See the `mcp` crate's documentation.
+#[proc_macro_attribute]
+pub fn server(args: TokenStream, item: TokenStream) -> TokenStream {
+    server::server_attr(args.into(), item.into()).into()
+}

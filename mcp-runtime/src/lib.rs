@@ -10,6 +10,7 @@
 
 pub use mcp_core as core;
 
+pub mod client;
 mod client_requests;
 pub mod context;
 mod dispatch;
@@ -25,6 +26,8 @@ mod panic;
 pub mod peer;
 pub mod server;
 pub mod tool;
+pub mod tool_def;
+pub mod tool_result;
 pub mod tracing_layer;
 pub mod transport;
 
@@ -38,3 +41,5 @@ pub use kernel::ServerOptions;
 pub use middleware::{Chain, Endpoint, Middleware, Next};
 pub use peer::{Peer, PeerError};
 pub use server::{BuildError, Server, ServerBuilder};
+pub use tool_def::ToolDef;
+pub use tool_result::{IntoToolResult, Json, ToolError};

@@ -119,11 +119,27 @@ impl IntoToolResult for CallToolResult {
     }
 }
 
-impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
+/// The result for a tool's `Err`.
+///
+/// `McpError` is the framework's own error: a protocol error stays a JSON-RPC error and an
+/// internal one stays internal (its text never reaches the client). Any other error is the
+/// tool's failure, shown to the model as an `isError` result.
+fn tool_failure<E: fmt::Display + 'static>(e: E) -> Result<CallToolResult, McpError> {
+    let any: Box<dyn std::any::Any> = Box::new(e);
+    match any.downcast::<McpError>() {
+        Ok(mcp) => Err(*mcp),
+        Err(other) => match other.downcast::<E>() {
+            Ok(e) => Ok(CallToolResult::error(e.to_string())),
+            Err(_) => unreachable!("the box holds an E"),
+        },
+    }
+}
+
+impl<T: IntoToolResult, E: fmt::Display + 'static> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, McpError> {
         match self {
             Ok(v) => v.into_tool_result(),
-            Err(e) => Ok(CallToolResult::error(e.to_string())),
+            Err(e) => tool_failure(e),
         }
     }
     fn __output_schema() -> Option<OutputSchema> {
@@ -132,7 +148,7 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
     fn __into_shaped(self, wrapped: bool) -> Result<CallToolResult, McpError> {
         match self {
             Ok(v) => v.__into_shaped(wrapped),
-            Err(e) => Ok(CallToolResult::error(e.to_string())),
+            Err(e) => tool_failure(e),
         }
     }
 }

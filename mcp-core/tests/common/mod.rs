@@ -22,7 +22,17 @@ use serde_json::{Map, Value, json};
 pub fn spec_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("MCP_SPEC_DIR") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec"),
+        // `shared/` sits beside the checkout: one level above the workspace root, which is
+        // this package's directory (root package) or its parent (member crates).
+        None => {
+            let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+            let beside_root = manifest.join("../shared/spec");
+            if beside_root.join("2026-07-28/schema.json").is_file() {
+                beside_root
+            } else {
+                manifest.join("../../shared/spec")
+            }
+        }
     };
     if dir.join("2026-07-28/schema.json").is_file() {
         return Some(dir);

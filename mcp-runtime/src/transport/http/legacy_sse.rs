@@ -9,7 +9,8 @@ use axum::response::Response;
 use mcp_core::jsonrpc::ErrorObject;
 
 use super::sse::{SseBody, event};
-use super::streamable::{Msg, apply_unanswered, decode_all, http_request, start_legacy_request};
+use super::auth::Principal;
+use super::streamable::{Msg, apply_unanswered, decode_all, incoming, start_legacy_request};
 use super::{HttpState, empty, error_response, read_body, sse_response};
 use crate::middleware::Endpoint;
 
@@ -20,14 +21,15 @@ pub(super) async fn stream<E: Endpoint + 'static>(
     if req.method() != Method::GET {
         return empty(StatusCode::METHOD_NOT_ALLOWED);
     }
-    let Some(session) = state.create_session() else {
+    let Some(session) = state.create_session(true) else {
         return error_response(
             StatusCode::SERVICE_UNAVAILABLE,
             None,
             &ErrorObject::new(-32000, "Server busy: too many sessions"),
         );
     };
-    let Some((rx, _tx)) = session.attach() else {
+    session.set_owner(req.extensions().get::<Principal>());
+    let Ok(att) = session.attach(None) else {
         return empty(StatusCode::INTERNAL_SERVER_ERROR);
     };
     let post_path = state
@@ -39,14 +41,17 @@ pub(super) async fn stream<E: Endpoint + 'static>(
     let endpoint = format!("{post_path}?sessionId={}", session.id);
     let st = state.clone();
     let id = session.id.clone();
-    let mut body = SseBody::new(rx, None, state.opts.keep_alive)
+    let mut body = SseBody::new(att.rx, None, state.opts.keep_alive)
         .end_on(session.closed.clone())
         // Everything tied to the session ends with its stream.
         .on_drop(move || {
             st.remove_session(&id);
         });
-    body.event_name = Some("message");
+    body.raw = true;
     body.push_raw(event(Some("endpoint"), endpoint.as_bytes()));
+    for b in att.pending {
+        body.push_raw(b);
+    }
     sse_response(body)
 }
 
@@ -71,7 +76,7 @@ pub(super) async fn post<E: Endpoint + 'static>(
             &ErrorObject::new(-32000, "Bad Request: sessionId is required"),
         );
     };
-    let Some(session) = state.session(&sid) else {
+    let Some(session) = state.session(&sid).filter(|s| s.owned_by(&parts)) else {
         return error_response(
             StatusCode::NOT_FOUND,
             None,
@@ -85,7 +90,7 @@ pub(super) async fn post<E: Endpoint + 'static>(
     let Some(bytes) = state.kernel.filters.incoming(bytes.to_vec()) else {
         return empty(StatusCode::ACCEPTED);
     };
-    let http = http_request(&parts);
+    let http = incoming(&parts);
     let (items, _) = decode_all(&bytes, false);
     for item in items {
         match item {

@@ -23,7 +23,11 @@
 // request, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod auth;
+pub mod event_store;
+mod lane;
 mod legacy_sse;
+mod resume;
 mod session;
 pub(crate) mod sse;
 mod streamable;
@@ -49,6 +53,9 @@ pub use tokio_util::sync::CancellationToken;
 
 use self::session::HttpSession;
 
+pub use self::auth::{AuthError, AuthOptions, Principal, TokenValidator};
+pub use self::event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
+
 /// How `Host` and `Origin` are checked (DNS-rebinding protection).
 #[derive(Debug, Clone, Default)]
 pub enum DnsRebinding {
@@ -69,7 +76,7 @@ pub enum DnsRebinding {
 }
 
 /// Options of the HTTP transports.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HttpOptions {
     /// The Streamable HTTP endpoint (default `/mcp`).
     pub path: String,
@@ -93,6 +100,42 @@ pub struct HttpOptions {
     pub stateless_legacy: bool,
     /// On shutdown, how long open requests may take before connections are closed.
     pub shutdown_grace: Duration,
+    /// Resumability of legacy Streamable HTTP streams (`None`: off): events carry ids
+    /// that name their stream, are kept here, and a client that lost a connection
+    /// resumes with `GET` + `Last-Event-ID` (2026-07-28 requests ignore it). Default: an
+    /// [`InMemoryEventStore`] of 1024 events per session.
+    pub event_store: Option<Arc<dyn EventStore>>,
+    /// The `retry:` field of the priming event that starts each resumable stream of a
+    /// 2025-11-25 session (how long the client waits before resuming). Default 1 s.
+    pub sse_retry: Option<Duration>,
+    /// 2025-11-25 polling: a POST's SSE stream closes its connection this long after
+    /// the priming event (`Some(ZERO)`: right after it); the request goes on, and the
+    /// client resumes with `GET` + `Last-Event-ID`. Needs an event store. Default `None`.
+    pub sse_close_after: Option<Duration>,
+    /// Bearer-token authorization of every MCP path, and the protected resource
+    /// metadata document (see [`auth`]). Default `None`: no authorization.
+    pub auth: Option<AuthOptions>,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field("legacy_sse", &self.legacy_sse)
+            .field("max_body", &self.max_body)
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("max_in_flight", &self.max_in_flight)
+            .field("keep_alive", &self.keep_alive)
+            .field("dns_rebinding", &self.dns_rebinding)
+            .field("stateless_legacy", &self.stateless_legacy)
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("event_store", &self.event_store.is_some())
+            .field("sse_retry", &self.sse_retry)
+            .field("sse_close_after", &self.sse_close_after)
+            .field("auth", &self.auth)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for HttpOptions {
@@ -108,6 +151,10 @@ impl Default for HttpOptions {
             dns_rebinding: DnsRebinding::Auto,
             stateless_legacy: false,
             shutdown_grace: Duration::from_secs(10),
+            event_store: Some(Arc::new(InMemoryEventStore::default())),
+            sse_retry: Some(Duration::from_secs(1)),
+            sse_close_after: None,
+            auth: None,
         }
     }
 }
@@ -131,6 +178,8 @@ pub struct HttpStats {
     pub sessions: usize,
     /// Requests being handled.
     pub in_flight: usize,
+    /// Events held for resumption by the event store.
+    pub events_buffered: usize,
 }
 
 /// A handle on a running HTTP transport: stats and shutdown.
@@ -186,6 +235,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
         HttpStats {
             sessions: self.sessions.lock().expect("sessions lock").len(),
             in_flight: self.opts.max_in_flight.max(1) - self.permits.available_permits(),
+            events_buffered: self.opts.event_store.as_ref().map_or(0, |s| s.buffered()),
         }
     }
 
@@ -226,8 +276,9 @@ impl<E: Endpoint + 'static> HttpState<E> {
         }
     }
 
-    /// A new legacy session, or `None` at the cap.
-    pub(crate) fn create_session(&self) -> Option<Arc<HttpSession>> {
+    /// A new legacy session, or `None` at the cap; `sse_2024`: a 2024-11-05 HTTP+SSE
+    /// session (`message` events, not resumable).
+    pub(crate) fn create_session(&self, sse_2024: bool) -> Option<Arc<HttpSession>> {
         let mut map = self.sessions.lock().expect("sessions lock");
         if map.len() >= self.opts.max_sessions {
             drop(map);
@@ -243,6 +294,12 @@ impl<E: Endpoint + 'static> HttpState<E> {
             self.kernel.options.peer_request_timeout,
             self.kernel.filters.clone(),
             self.shutdown.child_token(),
+            if sse_2024 {
+                None
+            } else {
+                self.opts.event_store.clone()
+            },
+            sse_2024.then_some("message"),
         );
         map.insert(id, s.clone());
         Some(s)
@@ -301,10 +358,29 @@ impl<E: Endpoint + 'static> HttpState<E> {
 
     async fn handle(self: Arc<Self>, req: axum::extract::Request) -> Response {
         self.start_reaper();
+        let path = req.uri().path().to_owned();
+        if let Some(auth) = &self.opts.auth
+            && auth.metadata_paths(&self.opts.path).contains(&path)
+        {
+            // Public: no token, readable cross-origin.
+            return auth::metadata_response(auth, req.method());
+        }
         if let Some(r) = self.check_origin(req.headers()) {
             return r;
         }
-        let path = req.uri().path().to_owned();
+        let req = match &self.opts.auth {
+            None => req,
+            Some(auth) => {
+                let (mut parts, body) = req.into_parts();
+                match auth.authenticate(&parts).await {
+                    Ok(p) => {
+                        parts.extensions.insert(p);
+                    }
+                    Err(r) => return r,
+                }
+                axum::extract::Request::from_parts(parts, body)
+            }
+        };
         if let Some((sse_path, post_path)) = &self.opts.legacy_sse {
             if path == *sse_path {
                 return legacy_sse::stream(&self, req).await;
@@ -409,6 +485,13 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         if let Some((a, b)) = &state.opts.legacy_sse {
             paths.push(a.clone());
             paths.push(b.clone());
+        }
+        if let Some(auth) = &state.opts.auth {
+            for p in auth.metadata_paths(&state.opts.path) {
+                if !paths.contains(&p) {
+                    paths.push(p);
+                }
+            }
         }
         let mut router = axum::Router::new();
         for p in paths {

@@ -1,7 +1,7 @@
 //! Legacy sessions (2024-11-05 HTTP+SSE and 2025 Streamable HTTP): the connection state
 //! that the stream kernel keeps per connection, kept here per `Mcp-Session-Id`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -9,23 +9,15 @@ use mcp_core::jsonrpc::RequestId;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::auth::Principal;
+use super::event_store::EventStore;
+use super::lane::{AttachError, Attached, Lane};
 use crate::dispatch::{Session, SessionState};
 use crate::filter::Filters;
 use crate::peer::ConnShared;
 
 /// Messages kept for a session while no stream is open to carry them.
 const BACKLOG: usize = 256;
-
-/// Where a session's unrelated messages (server notifications, server-to-client requests,
-/// and on 2024-11-05 every message) go: the open stream, or a bounded backlog.
-#[derive(Default)]
-pub(crate) struct Outlet {
-    stream: Option<mpsc::Sender<Vec<u8>>>,
-    backlog: VecDeque<Vec<u8>>,
-}
-
-/// An attached stream: its receiver, and the sender to detach it by.
-pub(crate) type Attached = (mpsc::Receiver<Vec<u8>>, mpsc::Sender<Vec<u8>>);
 
 pub(crate) struct HttpSession {
     pub(crate) id: String,
@@ -35,7 +27,14 @@ pub(crate) struct HttpSession {
     /// Fires when the session ends (DELETE, expiry, shutdown, its SSE stream dropping).
     pub(crate) closed: CancellationToken,
     last_seen: Mutex<Instant>,
-    outlet: Arc<Mutex<Outlet>>,
+    /// Where the session's unrelated messages (server notifications, server-to-client
+    /// requests, and on 2024-11-05 every message) go: the standalone stream, which keeps
+    /// a bounded backlog while no connection carries it.
+    pub(crate) outlet: Arc<Lane>,
+    /// The resumable streams of POSTs still in progress, by stream name.
+    pub(crate) lanes: Mutex<HashMap<String, Arc<Lane>>>,
+    /// Who opened the session (auth): later requests must come from the same subject.
+    pub(crate) owner: Mutex<Option<String>>,
 }
 
 impl HttpSession {
@@ -44,10 +43,12 @@ impl HttpSession {
         peer_request_timeout: Duration,
         filters: Filters,
         closed: CancellationToken,
+        store: Option<Arc<dyn EventStore>>,
+        event_name: Option<&'static str>,
     ) -> Arc<Self> {
         let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
-        let outlet = Arc::new(Mutex::new(Outlet::default()));
-        let pump_outlet = outlet.clone();
+        let outlet = Lane::new(&id, store, event_name, BACKLOG);
+        let pump = outlet.clone();
         let stop = closed.clone();
         tokio::spawn(async move {
             loop {
@@ -55,28 +56,7 @@ impl HttpSession {
                     m = rx.recv() => match m { Some(m) => m, None => break },
                     _ = stop.cancelled() => break,
                 };
-                let stream = {
-                    let mut o = pump_outlet.lock().expect("outlet lock");
-                    match &o.stream {
-                        Some(s) => Some(s.clone()),
-                        None => {
-                            if o.backlog.len() == BACKLOG {
-                                o.backlog.pop_front();
-                            }
-                            o.backlog.push_back(m);
-                            continue;
-                        }
-                    }
-                };
-                if let Some(s) = stream
-                    && let Err(e) = s.send(m).await
-                {
-                    pump_outlet
-                        .lock()
-                        .expect("outlet lock")
-                        .backlog
-                        .push_front(e.0);
-                }
+                pump.push(m, false).await;
             }
         });
         Arc::new(Self {
@@ -87,6 +67,8 @@ impl HttpSession {
             closed,
             last_seen: Mutex::new(Instant::now()),
             outlet,
+            lanes: Mutex::new(HashMap::new()),
+            owner: Mutex::new(None),
         })
     }
 
@@ -104,43 +86,44 @@ impl HttpSession {
         !busy && self.last_seen.lock().expect("session lock").elapsed() > timeout
     }
 
+    /// Binds the session to the subject of `principal` (when authenticated).
+    pub(crate) fn set_owner(&self, principal: Option<&Principal>) {
+        *self.owner.lock().expect("owner lock") = principal.map(|p| p.subject.clone());
+    }
+
+    /// Whether the request `parts` comes from the subject the session belongs to.
+    pub(crate) fn owned_by(&self, parts: &axum::http::request::Parts) -> bool {
+        match &*self.owner.lock().expect("owner lock") {
+            None => true,
+            Some(o) => parts
+                .extensions
+                .get::<Principal>()
+                .is_some_and(|p| &p.subject == o),
+        }
+    }
+
     pub(crate) fn has_stream(&self) -> bool {
-        self.outlet
-            .lock()
-            .expect("outlet lock")
-            .stream
-            .as_ref()
-            .is_some_and(|s| !s.is_closed())
+        self.outlet.has_live()
     }
 
-    /// Attaches a new stream, which first receives the backlog. `None` when a stream is
-    /// already attached.
-    pub(crate) fn attach(&self) -> Option<Attached> {
-        let mut o = self.outlet.lock().expect("outlet lock");
-        if o.stream.as_ref().is_some_and(|s| !s.is_closed()) {
-            return None;
-        }
-        let (tx, rx) = mpsc::channel(BACKLOG + 64);
-        while let Some(m) = o.backlog.pop_front() {
-            if let Err(e) = tx.try_send(m) {
-                let m = match e {
-                    mpsc::error::TrySendError::Full(m) | mpsc::error::TrySendError::Closed(m) => m,
-                };
-                o.backlog.push_front(m);
-                break;
-            }
-        }
-        o.stream = Some(tx.clone());
-        Some((rx, tx))
+    /// Attaches a plain connection to the standalone stream, which first receives the
+    /// backlog; `Busy` when one is already attached.
+    pub(crate) fn attach(&self, prime: Option<Option<Duration>>) -> Result<Attached, AttachError> {
+        self.outlet.attach(None, prime)
     }
 
-    /// Detaches the stream `tx` (when it is still the attached one).
-    pub(crate) fn detach(&self, tx: &mpsc::Sender<Vec<u8>>) {
-        let mut o = self.outlet.lock().expect("outlet lock");
-        if o.stream.as_ref().is_some_and(|s| s.same_channel(tx)) {
-            o.stream = None;
-        }
+    /// Detaches connection `generation` of the standalone stream.
+    pub(crate) fn detach(&self, generation: u64) {
+        self.outlet.detach(generation);
         self.touch();
+    }
+
+    /// The lane named `stream` (the standalone one or a POST's still in progress).
+    pub(crate) fn lane(&self, stream: &str) -> Option<Arc<Lane>> {
+        if self.outlet.key.stream == stream {
+            return Some(self.outlet.clone());
+        }
+        self.lanes.lock().expect("lanes lock").get(stream).cloned()
     }
 
     /// Ends the session: in-flight work is cancelled, streams end.
@@ -150,6 +133,7 @@ impl HttpSession {
             t.cancel();
         }
         self.conn.fail_all();
+        self.outlet.forget_session();
     }
 }
 

@@ -15,7 +15,17 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 /// Encodes one SSE event: an optional `event:` name, then the data, one `data:` line per
 /// line of the message.
 pub(crate) fn event(name: Option<&str>, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 32);
+    event_with_id(None, name, data)
+}
+
+/// Encodes one SSE event with an optional `id:` (resumable streams).
+pub(crate) fn event_with_id(id: Option<&str>, name: Option<&str>, data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 48);
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
     if let Some(n) = name {
         out.extend_from_slice(b"event: ");
         out.extend_from_slice(n.as_bytes());
@@ -28,6 +38,16 @@ pub(crate) fn event(name: Option<&str>, data: &[u8]) -> Bytes {
         out.push(b'\n');
     }
     out.push(b'\n');
+    out.into()
+}
+
+/// A priming event (2025-11-25): an id and empty data, after the `retry:` field when given.
+pub(crate) fn priming(id: &str, retry: Option<Duration>) -> Bytes {
+    let mut out = format!("id: {id}\n");
+    if let Some(r) = retry {
+        out.push_str(&format!("retry: {}\n", r.as_millis()));
+    }
+    out.push_str("data: \n\n");
     out.into()
 }
 
@@ -53,6 +73,8 @@ pub(crate) struct SseBody {
     pub(crate) on_drop: Vec<OnDrop>,
     /// Ends the stream once `pending` is empty.
     pub(crate) closing: bool,
+    /// What `rx` carries is already encoded (the chunks of a lane).
+    pub(crate) raw: bool,
 }
 
 impl SseBody {
@@ -75,6 +97,7 @@ impl SseBody {
             end: None,
             on_drop: Vec::new(),
             closing: false,
+            raw: false,
         }
     }
 
@@ -99,6 +122,14 @@ impl SseBody {
     pub(crate) fn push_message(&mut self, m: &[u8]) {
         let e = event(self.event_name, m);
         self.pending.push_back(e);
+    }
+
+    fn chunk(&self, m: Vec<u8>) -> Bytes {
+        if self.raw {
+            Bytes::from(m)
+        } else {
+            event(self.event_name, &m)
+        }
     }
 
     fn reset_keep_alive(&mut self) {
@@ -135,7 +166,7 @@ impl http_body::Body for SseBody {
         if let Some(rx) = &mut this.rx {
             match rx.poll_recv(cx) {
                 Poll::Ready(Some(m)) => {
-                    let e = event(this.event_name, &m);
+                    let e = this.chunk(m);
                     this.reset_keep_alive();
                     return Poll::Ready(Some(Ok(Frame::data(e))));
                 }
@@ -155,7 +186,11 @@ impl http_body::Body for SseBody {
                     // Whatever was queued before the response goes first.
                     if let Some(rx) = &mut this.rx {
                         while let Ok(m) = rx.try_recv() {
-                            let e = event(this.event_name, &m);
+                            let e = if this.raw {
+                                Bytes::from(m)
+                            } else {
+                                event(this.event_name, &m)
+                            };
                             this.pending.push_back(e);
                         }
                     }

@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::auth::Principal;
 use super::session::HttpSession;
 use super::sse::{Final, SseBody};
 use super::{
@@ -78,6 +79,21 @@ pub(super) fn http_request(parts: &axum::http::request::Parts) -> HttpRequest {
         method: parts.method.clone(),
         uri: parts.uri.clone(),
         headers: parts.headers.clone(),
+    }
+}
+
+/// What a message's context learns of its HTTP request: the request, and the principal
+/// that authentication established.
+#[derive(Clone)]
+pub(super) struct Incoming {
+    pub(super) http: HttpRequest,
+    pub(super) principal: Option<Principal>,
+}
+
+pub(super) fn incoming(parts: &axum::http::request::Parts) -> Incoming {
+    Incoming {
+        http: http_request(parts),
+        principal: parts.extensions.get::<Principal>().cloned(),
     }
 }
 
@@ -488,6 +504,9 @@ fn modern_context<E: Endpoint + 'static>(
 ) -> Context {
     let mut extensions = Extensions::default();
     extensions.insert(http_request(parts));
+    if let Some(p) = parts.extensions.get::<Principal>() {
+        extensions.insert(p.clone());
+    }
     let conn = Arc::new(ConnShared::new(
         tx,
         state.kernel.options.peer_request_timeout,
@@ -516,7 +535,7 @@ fn modern_context<E: Endpoint + 'static>(
 /// request-scoped stream (else they go to the session's stream).
 pub(super) fn legacy_context(
     session: &HttpSession,
-    http: HttpRequest,
+    http: Incoming,
     method: &str,
     params: Option<&RawValue>,
     id: Option<RequestId>,
@@ -524,7 +543,10 @@ pub(super) fn legacy_context(
     cancel: CancellationToken,
 ) -> Context {
     let mut extensions = Extensions::default();
-    extensions.insert(http);
+    extensions.insert(http.http);
+    if let Some(p) = http.principal {
+        extensions.insert(p);
+    }
     let version = session.state.lock().expect("session lock").version;
     new_context(ContextParts {
         method,
@@ -571,14 +593,17 @@ fn session_not_found() -> Response {
 /// The session a legacy request names: 400 without the header, 404 when unknown.
 fn find_session<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
-    headers: &HeaderMap,
+    parts: &axum::http::request::Parts,
 ) -> Result<Arc<HttpSession>, Response> {
-    let Some(id) = header_str(headers, headers::MCP_SESSION_ID) else {
+    let Some(id) = header_str(&parts.headers, headers::MCP_SESSION_ID) else {
         return Err(bad_request(
             "Bad Request: Mcp-Session-Id header is required",
         ));
     };
-    state.session(id).ok_or_else(session_not_found)
+    state
+        .session(id)
+        .filter(|s| s.owned_by(parts))
+        .ok_or_else(session_not_found)
 }
 
 /// Applies a message the session does not answer: a response to a server-to-client
@@ -586,7 +611,7 @@ fn find_session<E: Endpoint + 'static>(
 pub(super) fn apply_unanswered<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     session: &HttpSession,
-    http: &HttpRequest,
+    http: &Incoming,
     msg: Msg,
 ) {
     match msg {
@@ -624,7 +649,7 @@ pub(super) fn apply_unanswered<E: Endpoint + 'static>(
 pub(super) fn start_legacy_request<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     session: &Arc<HttpSession>,
-    http: HttpRequest,
+    http: Incoming,
     id: RequestId,
     method: &str,
     params: Option<Box<RawValue>>,
@@ -687,7 +712,7 @@ async fn legacy_post<E: Endpoint + 'static>(
                 .join(", ")
         ));
     }
-    let http = http_request(parts);
+    let http = incoming(parts);
     if is_init {
         return legacy_initialize(state, http, items).await;
     }
@@ -698,6 +723,8 @@ async fn legacy_post<E: Endpoint + 'static>(
             state.kernel.options.peer_request_timeout,
             state.kernel.filters.clone(),
             state.shutdown.child_token(),
+            None,
+            None,
         );
         {
             let mut st = s.state.lock().expect("session lock");
@@ -710,7 +737,7 @@ async fn legacy_post<E: Endpoint + 'static>(
         }
         s
     } else {
-        match find_session(state, &parts.headers) {
+        match find_session(state, parts) {
             Ok(s) => s,
             Err(r) => return r,
         }
@@ -769,9 +796,13 @@ async fn legacy_post<E: Endpoint + 'static>(
             Some(tx),
             Some(permit),
         );
-        let r = state
-            .respond(rx, fin, legacy_status, Vec::new(), None)
-            .await;
+        let r = if !stateless && state.resumable(&session) {
+            state.respond_resumable(&session, rx, fin).await
+        } else {
+            state
+                .respond(rx, fin, legacy_status, Vec::new(), None)
+                .await
+        };
         return done(r);
     }
     // A 2025-03-26 batch: one JSON array once every request is answered.
@@ -811,7 +842,7 @@ async fn legacy_post<E: Endpoint + 'static>(
 
 async fn legacy_initialize<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
-    http: HttpRequest,
+    http: Incoming,
     mut items: Vec<Result<Msg, DecodeError>>,
 ) -> Response {
     let Some(Ok(Msg::Request { id, method, params })) = items.pop() else {
@@ -828,9 +859,11 @@ async fn legacy_initialize<E: Endpoint + 'static>(
             state.kernel.options.peer_request_timeout,
             state.kernel.filters.clone(),
             state.shutdown.child_token(),
+            None,
+            None,
         )
     } else {
-        match state.create_session() {
+        match state.create_session(false) {
             Some(s) => s,
             None => {
                 return error_response(
@@ -841,6 +874,7 @@ async fn legacy_initialize<E: Endpoint + 'static>(
             }
         }
     };
+    session.set_owner(http.principal.as_ref());
     let (tx, rx) = mpsc::channel(64);
     let fin = start_legacy_request(
         state,
@@ -886,27 +920,42 @@ async fn legacy_get<E: Endpoint + 'static>(
             &ErrorObject::invalid_request("Not Acceptable: Accept must list text/event-stream"),
         );
     }
-    let session = match find_session(state, &parts.headers) {
+    let session = match find_session(state, parts) {
         Ok(s) => s,
         Err(r) => return r,
     };
-    let Some((rx, tx)) = session.attach() else {
-        return error_response(
-            StatusCode::CONFLICT,
-            None,
-            &ErrorObject::new(
-                -32000,
-                "Conflict: a stream is already open for this session",
-            ),
-        );
+    let resumed = header_str(&parts.headers, "last-event-id")
+        .filter(|v| !v.is_empty())
+        .and_then(|last| state.resume(&session, last));
+    let mut r = match resumed {
+        Some(r) => r,
+        None => {
+            let Ok(att) = session.attach(state.prime_for(&session)) else {
+                return error_response(
+                    StatusCode::CONFLICT,
+                    None,
+                    &ErrorObject::new(
+                        -32000,
+                        "Conflict: a stream is already open for this session",
+                    ),
+                );
+            };
+            let s = session.clone();
+            let generation = att.generation;
+            let mut body = SseBody::new(att.rx, None, state.opts.keep_alive)
+                .end_on(session.closed.clone())
+                .on_drop(move || s.detach(generation));
+            body.raw = true;
+            if att.pending.is_empty() {
+                // Lets proxies and clients see the stream open at once.
+                body.push_raw(super::resume::stream_open());
+            }
+            for b in att.pending {
+                body.push_raw(b);
+            }
+            sse_response(body)
+        }
     };
-    let s = session.clone();
-    let mut body = SseBody::new(rx, None, state.opts.keep_alive)
-        .end_on(session.closed.clone())
-        .on_drop(move || s.detach(&tx));
-    // Lets proxies and clients see the stream open at once.
-    body.push_raw(Bytes::from_static(b": stream open\n\n"));
-    let mut r = sse_response(body);
     for (k, v) in session_header(&session.id) {
         r.headers_mut().insert(k, v);
     }
@@ -920,6 +969,9 @@ fn legacy_delete<E: Endpoint + 'static>(
     let Some(id) = header_str(&parts.headers, headers::MCP_SESSION_ID) else {
         return bad_request("Bad Request: Mcp-Session-Id header is required");
     };
+    if state.session(id).is_some_and(|s| !s.owned_by(parts)) {
+        return session_not_found();
+    }
     match state.remove_session(id) {
         Some(_) => empty(StatusCode::OK),
         None => session_not_found(),

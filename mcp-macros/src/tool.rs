@@ -1,0 +1,570 @@
+//! `#[tool]`: parse → [`ToolModel`] → checks → a `ToolDef` implementation.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, Pat, Type};
+
+use crate::util::{
+    Errors, RESERVED, doc_text, flag, is_attr, lit_str, reserved_message, skip_value, unknown_key,
+};
+
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+];
+const ARG_KEYS: &[&str] = &["rename", "default", "description"];
+
+/// The normalised form of one `#[tool]` function or method.
+pub struct ToolModel {
+    pub fn_ident: syn::Ident,
+    pub name: String,
+    pub name_span: Span,
+    pub title: Option<syn::LitStr>,
+    pub description: Option<String>,
+    pub hints: [Option<bool>; 4],
+    pub params: Vec<Param>,
+    pub ret: TokenStream,
+    pub ret_span: Span,
+}
+
+#[allow(clippy::large_enum_variant)]
+pub enum Param {
+    Context { by_ref: bool },
+    Arg(Arg),
+}
+
+pub struct Arg {
+    pub ident: syn::Ident,
+    pub ty: Type,
+    pub rename: Option<syn::LitStr>,
+    pub default: Option<syn::Expr>,
+    pub description: Option<String>,
+}
+
+/// Whether the function is a free function or a method taking `&self`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Free,
+    Method,
+}
+
+/// The option tokens of `#[tool(...)]` (empty for `#[tool]`).
+pub fn attr_args(attr: &syn::Attribute) -> TokenStream {
+    match &attr.meta {
+        syn::Meta::List(l) => l.tokens.clone(),
+        _ => TokenStream::new(),
+    }
+}
+
+/// Parses and checks a tool; strips the parameter attributes (`#[arg]`, docs) from `sig`
+/// in every case, so the function itself still compiles when there are errors.
+pub fn parse(
+    args: TokenStream,
+    attrs: &[syn::Attribute],
+    sig: &mut syn::Signature,
+    kind: Kind,
+    errors: &mut Errors,
+) -> Option<ToolModel> {
+    let before = errors_len(errors);
+    let mut name: Option<syn::LitStr> = None;
+    let mut title = None;
+    let mut description: Option<syn::LitStr> = None;
+    let mut hints = [None; 4];
+    let parser = syn::meta::parser(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        match key.as_str() {
+            "name" => name = Some(lit_str(&meta)?),
+            "title" => title = Some(lit_str(&meta)?),
+            "description" => description = Some(lit_str(&meta)?),
+            "read_only" => hints[0] = Some(flag(&meta)?),
+            "destructive" => hints[1] = Some(flag(&meta)?),
+            "idempotent" => hints[2] = Some(flag(&meta)?),
+            "open_world" => hints[3] = Some(flag(&meta)?),
+            "icons" | "meta" | "output_schema" | "task" => {
+                errors.spanned(
+                    &meta.path,
+                    format!("`{key}` is not supported by `#[tool]` yet"),
+                );
+                skip_value(&meta)?;
+            }
+            _ => {
+                errors.spanned(&meta.path, unknown_key(&key, TOOL_KEYS, "`#[tool]`"));
+                skip_value(&meta)?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        errors.push(e);
+    }
+
+    // The function's shape.
+    if sig.asyncness.is_none() {
+        errors.spanned(
+            sig.fn_token,
+            "a `#[tool]` function must be `async`: write `async fn`",
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.spanned(
+            &sig.generics,
+            "a `#[tool]` function cannot be generic: the server needs one concrete argument \
+             schema per tool; use concrete types",
+        );
+    }
+    if let Some(c) = &sig.constness {
+        errors.spanned(c, "a `#[tool]` function cannot be `const`");
+    }
+    if let Some(u) = &sig.unsafety {
+        errors.spanned(u, "a `#[tool]` function cannot be `unsafe`");
+    }
+    if let Some(v) = &sig.variadic {
+        errors.spanned(v, "a `#[tool]` function cannot be variadic");
+    }
+
+    let mut params = Vec::new();
+    let mut seen_ctx: Option<Span> = None;
+    let mut seen_self = false;
+    for input in sig.inputs.iter_mut() {
+        match input {
+            FnArg::Receiver(r) => {
+                r.attrs.clear();
+                seen_self = true;
+                if kind == Kind::Free {
+                    errors.spanned(
+                        &*r,
+                        "a `#[tool]` method must be inside a `#[mcp::server] impl` block; \
+                         add `#[mcp::server]` to the impl",
+                    );
+                } else if r.reference.is_none() || r.mutability.is_some() || r.colon_token.is_some()
+                {
+                    errors.spanned(
+                        &*r,
+                        "a tool method takes `&self`: tools of one server may run concurrently, \
+                         so `self`, `&mut self` and other receivers are not supported; \
+                         use interior mutability (a `Mutex`) for state",
+                    );
+                }
+            }
+            FnArg::Typed(pt) => {
+                let (arg_attrs, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut pt.attrs)
+                    .into_iter()
+                    .partition(|a| a.path().is_ident("arg") || a.path().is_ident("doc"));
+                pt.attrs = rest;
+                if let Some(by_ref) = context_type(&pt.ty, errors) {
+                    if let Some(first) = seen_ctx {
+                        let mut e = syn::Error::new_spanned(
+                            &pt.ty,
+                            "a tool takes at most one context parameter",
+                        );
+                        e.combine(syn::Error::new(
+                            first,
+                            "the first context parameter is here",
+                        ));
+                        errors.push(e);
+                    }
+                    seen_ctx = Some(pt.ty.span());
+                    for a in &arg_attrs {
+                        if a.path().is_ident("arg") {
+                            errors.spanned(a, "`#[arg]` does not apply to the injected context");
+                        }
+                    }
+                    params.push(Param::Context { by_ref });
+                    continue;
+                }
+                let ident = match &*pt.pat {
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                        pi.ident.clone()
+                    }
+                    other => {
+                        errors.spanned(
+                            other,
+                            "a tool parameter needs a plain name: the name is the argument's \
+                             name in the schema",
+                        );
+                        continue;
+                    }
+                };
+                if matches!(&*pt.ty, Type::ImplTrait(_)) {
+                    errors.spanned(&pt.ty, "a tool parameter cannot be `impl Trait`");
+                    continue;
+                }
+                if let Type::Reference(r) = &*pt.ty {
+                    errors.spanned(
+                        r,
+                        "a tool parameter must be owned (arguments are decoded per call): use \
+                         `String` instead of `&str`, `Vec<T>` instead of `&[T]`; only the \
+                         context may be taken by reference",
+                    );
+                    continue;
+                }
+                let mut arg = Arg {
+                    ident,
+                    ty: (*pt.ty).clone(),
+                    rename: None,
+                    default: None,
+                    description: doc_text(&arg_attrs),
+                };
+                for a in arg_attrs.iter().filter(|a| a.path().is_ident("arg")) {
+                    let res = a.parse_nested_meta(|meta| {
+                        let key = meta
+                            .path
+                            .get_ident()
+                            .map(ToString::to_string)
+                            .unwrap_or_default();
+                        match key.as_str() {
+                            "rename" => {
+                                let s = lit_str(&meta)?;
+                                if s.value().is_empty() {
+                                    errors.spanned(&s, "`rename` cannot be empty");
+                                }
+                                arg.rename = Some(s);
+                            }
+                            "default" => arg.default = Some(meta.value()?.parse()?),
+                            "description" => arg.description = Some(lit_str(&meta)?.value()),
+                            "header" => {
+                                errors.spanned(
+                                    &meta.path,
+                                    "`header` (`x-mcp-header`) is not supported by `#[arg]` yet",
+                                );
+                                skip_value(&meta)?;
+                            }
+                            _ => {
+                                errors.spanned(&meta.path, unknown_key(&key, ARG_KEYS, "`#[arg]`"));
+                                skip_value(&meta)?;
+                            }
+                        }
+                        Ok(())
+                    });
+                    if let Err(e) = res {
+                        errors.push(e);
+                    }
+                }
+                params.push(Param::Arg(arg));
+            }
+        }
+    }
+    if kind == Kind::Method && !seen_self {
+        errors.spanned(
+            &sig.ident,
+            "a `#[tool]` method inside `#[mcp::server] impl` takes `&self`; move functions \
+             without `self` out of the impl and list them in `tools(...)`",
+        );
+    }
+
+    // Duplicate argument names (after `rename`).
+    let mut names: Vec<(String, Span)> = Vec::new();
+    for p in &params {
+        if let Param::Arg(a) = p {
+            let (n, span) = match &a.rename {
+                Some(r) => (r.value(), r.span()),
+                None => (unraw(&a.ident), a.ident.span()),
+            };
+            if names.iter().any(|(m, _)| *m == n) {
+                errors.at(span, format!("two arguments of this tool are named `{n}`"));
+            }
+            names.push((n, span));
+        }
+    }
+
+    let (name, name_span) = match &name {
+        Some(n) => (n.value(), n.span()),
+        None => (unraw(&sig.ident), sig.ident.span()),
+    };
+    if !is_valid_tool_name(&name) {
+        errors.at(
+            name_span,
+            format!(
+                "invalid tool name `{name}`: use 1 to 128 of `A-Z a-z 0-9 _ - .` \
+                 (set it with `#[tool(name = \"...\")]`)"
+            ),
+        );
+    }
+    if RESERVED.contains(&name.as_str()) {
+        errors.at(name_span, reserved_message(&name));
+    }
+
+    let (ret, ret_span) = match &sig.output {
+        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
+        syn::ReturnType::Type(_, ty) => {
+            if matches!(&**ty, Type::ImplTrait(_)) {
+                errors.spanned(
+                    ty,
+                    "a tool cannot return `impl Trait`: name the type (it decides the output schema)",
+                );
+            }
+            (ty.to_token_stream(), ty.span())
+        }
+    };
+
+    if errors_len(errors) > before {
+        return None;
+    }
+    Some(ToolModel {
+        fn_ident: sig.ident.clone(),
+        name,
+        name_span,
+        title,
+        description: description.map(|d| d.value()).or_else(|| doc_text(attrs)),
+        hints,
+        params,
+        ret,
+        ret_span,
+    })
+}
+
+fn errors_len(errors: &Errors) -> usize {
+    // `Errors` does not expose its length publicly elsewhere; count via compile errors.
+    errors.len()
+}
+
+fn unraw(i: &syn::Ident) -> String {
+    let s = i.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// `Some(by_ref)` when `ty` is the injected context (`Context`, `&Context`, any path ending
+/// in `Context`).
+fn context_type(ty: &Type, errors: &mut Errors) -> Option<bool> {
+    fn is_ctx(ty: &Type) -> bool {
+        matches!(ty, Type::Path(p) if p.qself.is_none()
+            && p.path.segments.last().is_some_and(|s| s.ident == "Context" && s.arguments.is_none()))
+    }
+    match ty {
+        Type::Reference(r) if is_ctx(&r.elem) => {
+            if r.mutability.is_some() {
+                errors.spanned(
+                    ty,
+                    "the context is shared: take `&Context` or `Context`, not `&mut Context`",
+                );
+            }
+            Some(true)
+        }
+        t if is_ctx(t) => Some(false),
+        _ => None,
+    }
+}
+
+/// The `ToolDef` implementation for `model`, on `def_ty`.
+///
+/// `server` is the concrete server type for methods (`None` for free functions, which
+/// implement `ToolDef<S>` for every `S`).
+pub fn expand(
+    model: &ToolModel,
+    def_ty: &TokenStream,
+    server: Option<&TokenStream>,
+) -> TokenStream {
+    let p = quote!(::mcp::__private);
+    let args_ident = format_ident!("__McpArgs");
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    let mut call_args = Vec::new();
+    let mut checks = Vec::new();
+    let self_fix = |t: TokenStream| match server {
+        Some(s) => crate::util::replace_self(t, s),
+        None => t,
+    };
+    for (i, param) in model.params.iter().enumerate() {
+        match param {
+            Param::Context { by_ref: true } => call_args.push(quote!(&__ctx)),
+            Param::Context { by_ref: false } => call_args.push(quote!(__ctx)),
+            Param::Arg(a) => {
+                let ident = &a.ident;
+                let ty = self_fix(a.ty.to_token_stream());
+                let span = a.ty.span();
+                let mut attrs = Vec::new();
+                if let Some(d) = &a.description {
+                    attrs.push(quote!(#[doc = #d]));
+                }
+                if let Some(r) = &a.rename {
+                    attrs.push(quote!(#[serde(rename = #r)]));
+                }
+                if let Some(d) = &a.default {
+                    let f = format_ident!("__mcp_default_{}", i);
+                    let fname = f.to_string();
+                    let value = match d {
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(_),
+                            ..
+                        }) => quote_spanned!(d.span()=> ::core::convert::From::from(#d)),
+                        _ => quote_spanned!(d.span()=> #d),
+                    };
+                    defaults.push(quote!(fn #f() -> #ty { #value }));
+                    attrs.push(quote!(#[serde(default = #fname)]));
+                }
+                fields.push(quote!(#(#attrs)* #ident: #ty));
+                checks.push(quote_spanned!(span=> #p::assert_tool_arg::<#ty>();));
+                call_args.push(quote!(__a.#ident));
+            }
+        }
+    }
+    let ret = self_fix(model.ret.clone());
+    let name = &model.name;
+    let mut config = Vec::new();
+    if let Some(t) = &model.title {
+        config.push(quote!(__t.title = ::core::option::Option::Some(#t.into());));
+    }
+    if let Some(d) = &model.description {
+        config.push(quote!(__t.description = ::core::option::Option::Some(#d.into());));
+    }
+    if model.hints.iter().any(Option::is_some) {
+        let opt = |h: Option<bool>| match h {
+            Some(b) => quote!(::core::option::Option::Some(#b)),
+            None => quote!(::core::option::Option::None),
+        };
+        let [r, d, i, o] = model.hints.map(opt);
+        config.push(quote! {
+            __t.annotations = ::core::option::Option::Some(#p::ToolAnnotations {
+                read_only_hint: #r,
+                destructive_hint: #d,
+                idempotent_hint: #i,
+                open_world_hint: #o,
+                ..::core::default::Default::default()
+            });
+        });
+    }
+    let fn_ident = &model.fn_ident;
+    let (impl_head, callee, server_ty, server_use) = match server {
+        None => (
+            quote!(impl<__S: ?::core::marker::Sized> #p::ToolDef<__S> for #def_ty),
+            quote!(#fn_ident),
+            quote!(__S),
+            quote!(let _ = __server;),
+        ),
+        Some(s) => (
+            quote!(impl #p::ToolDef<#s> for #def_ty),
+            quote!(__server.#fn_ident),
+            s.clone(),
+            quote!(),
+        ),
+    };
+    let finish =
+        quote_spanned!(model.ret_span=> <Self as #p::ToolDef<#server_ty>>::info().finish(__out));
+    let decode = quote! {
+        let __a: #args_ident = match #p::decode_arguments::<#args_ident>(__args.as_deref()) {
+            ::core::result::Result::Ok(a) => a,
+            ::core::result::Result::Err(bad) => return ::core::result::Result::Ok(bad),
+        };
+    };
+    quote! {
+        const _: () = {
+            #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
+            #[serde(crate = "::mcp::__private::serde")]
+            #[schemars(crate = "::mcp::__private::schemars")]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #args_ident { #(#fields,)* }
+            #(#[allow(non_snake_case)] #defaults)*
+            #[allow(dead_code)]
+            fn __mcp_checks() {
+                #(#checks)*
+            }
+            #impl_head {
+                const NAME: &'static str = #name;
+                fn info() -> &'static #p::ToolInfo {
+                    static INFO: #p::OnceLock<#p::ToolInfo> = #p::OnceLock::new();
+                    INFO.get_or_init(|| {
+                        #p::ToolInfo::new::<#args_ident, #ret>(#name, |__t| { let _ = &__t; #(#config)* })
+                    })
+                }
+                fn call<'__a>(
+                    __server: &'__a #server_ty,
+                    __ctx: #p::Context,
+                    __args: ::core::option::Option<::std::boxed::Box<#p::RawValue>>,
+                ) -> impl ::core::future::Future<
+                    Output = ::core::result::Result<#p::CallToolResult, #p::McpError>,
+                > + ::core::marker::Send + '__a {
+                    #server_use
+                    async move {
+                        #decode
+                        let __out = #callee(#(#call_args),*).await;
+                        #finish
+                    }
+                }
+            }
+        };
+    }
+}
+
+/// A stand-in `ToolDef` for a tool with errors, so a server listing it shows no follow-on
+/// errors.
+pub fn placeholder(def_ty: &TokenStream, name: &str) -> TokenStream {
+    let p = quote!(::mcp::__private);
+    quote! {
+        impl<__S: ?::core::marker::Sized> #p::ToolDef<__S> for #def_ty {
+            const NAME: &'static str = #name;
+            fn info() -> &'static #p::ToolInfo {
+                ::core::unimplemented!()
+            }
+            fn call<'__a>(
+                _: &'__a __S,
+                _: #p::Context,
+                _: ::core::option::Option<::std::boxed::Box<#p::RawValue>>,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#p::CallToolResult, #p::McpError>,
+            > + ::core::marker::Send + '__a {
+                ::core::future::ready(::core::result::Result::Err(#p::McpError::internal("invalid tool")))
+            }
+        }
+    }
+}
+
+/// `#[mcp::tool]` on a free function.
+pub fn tool_attr(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut f: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = syn::Error::new(
+                Span::call_site(),
+                "`#[mcp::tool]` goes on an `async fn` (or on `&self` methods inside `#[mcp::server] impl`)",
+            );
+            {
+                let e = e.to_compile_error();
+                return quote!(#e #item);
+            }
+        }
+    };
+    let mut errors = Errors::default();
+    f.attrs.retain(|a| !is_attr(a, "tool"));
+    let model = parse(args, &f.attrs, &mut f.sig, Kind::Free, &mut errors);
+    let ident = &f.sig.ident;
+    let vis = &f.vis;
+    let def_ty = quote!(#ident);
+    let strukt = quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {}
+    };
+    match model {
+        Some(m) if errors.is_empty() => {
+            let body = expand(&m, &def_ty, None);
+            quote!(#f #strukt #body)
+        }
+        _ if matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
+            // A method outside `#[mcp::server] impl`: only the method itself may be emitted.
+            let errs = errors.to_compile_errors();
+            quote!(#errs #f)
+        }
+        _ => {
+            let errs = errors.to_compile_errors();
+            let ph = placeholder(&def_ty, &ident.to_string());
+            quote!(#errs #f #strukt #ph)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Shared pieces: the error accumulator, attribute-key parsing with "did you mean", docs.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+
+/// Collects every error of one macro invocation, so the user sees all mistakes at once.
+#[derive(Default)]
+pub struct Errors(Vec<syn::Error>);
+
+impl Errors {
+    pub fn push(&mut self, e: syn::Error) {
+        self.0.push(e);
+    }
+    pub fn spanned(&mut self, tokens: impl ToTokens, msg: impl std::fmt::Display) {
+        self.0.push(syn::Error::new_spanned(tokens, msg));
+    }
+    pub fn at(&mut self, span: Span, msg: impl std::fmt::Display) {
+        self.0.push(syn::Error::new(span, msg));
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn to_compile_errors(&self) -> TokenStream {
+        self.0.iter().map(syn::Error::to_compile_error).collect()
+    }
+}
+
+/// Consumes whatever follows an attribute key (`= value` or `(...)`), so parsing can go on
+/// after an error.
+pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _group: proc_macro2::Group = meta.input.parse()?;
+    }
+    Ok(())
+}
+
+/// `unknown key` with the closest known key, if any is close.
+pub fn unknown_key(key: &str, known: &[&str], what: &str) -> String {
+    let best = known
+        .iter()
+        .map(|k| (levenshtein(key, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 3) || k.starts_with(key) || key.starts_with(k))
+        .min();
+    let list = known
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match best {
+        Some((_, k)) => {
+            format!("unknown {what} option `{key}`; did you mean `{k}`? (known: {list})")
+        }
+        None => format!("unknown {what} option `{key}` (known: {list})"),
+    }
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The text of `///` comments (`#[doc = "..."]`), one line each, joined and trimmed.
+pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for a in attrs {
+        if a.path().is_ident("doc")
+            && let syn::Meta::NameValue(nv) = &a.meta
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+        {
+            let v = s.value();
+            lines.push(v.strip_prefix(' ').unwrap_or(&v).trim_end().to_owned());
+        }
+    }
+    let text = lines.join("\n").trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+/// A `name = "string"` value.
+pub fn lit_str(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
+    meta.value()?.parse()
+}
+
+/// A flag (`read_only`) or `read_only = true|false`.
+pub fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+    if meta.input.peek(syn::Token![=]) {
+        let b: syn::LitBool = meta.value()?.parse()?;
+        Ok(b.value)
+    } else {
+        Ok(true)
+    }
+}
+
+/// The last segment of a path, as a string.
+pub fn last_ident(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
+/// Whether `attr` is `#[name]` or `#[mcp::name]` (any path ending in `name`).
+pub fn is_attr(attr: &syn::Attribute, name: &str) -> bool {
+    last_ident(attr.path()) == name
+}
+
+/// Methods the kernel answers itself: never a tool or handler.
+pub const RESERVED: &[&str] = &["initialize", "ping"];
+
+/// The message for registering a reserved method.
+pub fn reserved_message(name: &str) -> String {
+    format!(
+        "`{name}` is answered by the MCP kernel and cannot be registered as a tool or handler; \
+         to observe or change it, write a `#[mcp::middleware]` that checks \
+         `ctx.method() == \"{name}\"` and list it in `#[mcp::server(middleware(...))]`"
+    )
+}
+
+/// Replaces `Self` with `ty` (for code generated outside the user's impl block).
+pub fn replace_self(tokens: TokenStream, ty: &TokenStream) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .flat_map(|tt| -> Vec<TokenTree> {
+            match tt {
+                TokenTree::Ident(i) if i == "Self" => ty.clone().into_iter().collect(),
+                TokenTree::Group(g) => {
+                    let mut ng =
+                        proc_macro2::Group::new(g.delimiter(), replace_self(g.stream(), ty));
+                    ng.set_span(g.span());
+                    vec![TokenTree::Group(ng)]
+                }
+                other => vec![other],
+            }
+        })
+        .collect()
+}

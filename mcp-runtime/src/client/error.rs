@@ -1,0 +1,109 @@
+//! What a client call can fail with.
+
+use std::fmt;
+use std::process::ExitStatus;
+use std::sync::Arc;
+
+use mcp_core::jsonrpc::ErrorObject;
+
+/// Why a client request (or connecting) failed.
+///
+/// Local conditions (timeouts, a closed connection, a dead child process) are their own
+/// variants and never look like a server's JSON-RPC error ([`ClientError::Rpc`]).
+#[derive(Debug, Clone)]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    Rpc(ErrorObject),
+    /// No answer came within the request timeout (a `notifications/cancelled` was sent).
+    Timeout,
+    /// The connection closed before an answer (the detail says how, when known).
+    Closed(Option<String>),
+    /// The server process exited (before or while the request was pending).
+    ProcessExited(ExitStatus),
+    /// Reading or writing the transport failed.
+    Io(Arc<std::io::Error>),
+    /// The server's answer could not be used (not an object, wrong `resultType`, does not
+    /// decode as the expected result, ...).
+    InvalidResponse(String),
+    /// The 2026 server asked for more input (`resultType: "input_required"`); multi
+    /// round-trip requests are not handled by this client yet. Holds the raw result.
+    InputRequired(String),
+    /// The server supports none of the revisions this client offered.
+    UnsupportedVersion {
+        /// What the client asked for.
+        requested: String,
+        /// What the server says it supports (may be empty).
+        supported: Vec<String>,
+    },
+    /// The call is not available on this connection (e.g. `logging/setLevel` on 2026).
+    Unsupported(String),
+    /// A tool reported a failure (`isError: true`); the text of its content.
+    ToolFailed(String),
+    /// The arguments or params could not be serialized.
+    Encode(String),
+}
+
+impl ClientError {
+    /// The server's JSON-RPC error, when this is one.
+    pub fn as_rpc(&self) -> Option<&ErrorObject> {
+        match self {
+            ClientError::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error code, when the server answered with an error.
+    pub fn code(&self) -> Option<i32> {
+        self.as_rpc().map(|e| e.code)
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Rpc(e) => write!(f, "the server answered with an error: {e}"),
+            ClientError::Timeout => f.write_str("the request timed out"),
+            ClientError::Closed(None) => f.write_str("the connection closed"),
+            ClientError::Closed(Some(d)) => write!(f, "the connection closed: {d}"),
+            ClientError::ProcessExited(s) => write!(f, "the server process exited: {s}"),
+            ClientError::Io(e) => write!(f, "transport error: {e}"),
+            ClientError::InvalidResponse(e) => write!(f, "invalid response: {e}"),
+            ClientError::InputRequired(_) => f.write_str(
+                "the server asked for input (multi round-trip requests are not supported)",
+            ),
+            ClientError::UnsupportedVersion {
+                requested,
+                supported,
+            } => write!(
+                f,
+                "the server does not support protocol version {requested} (supported: {})",
+                supported.join(", ")
+            ),
+            ClientError::Unsupported(what) => write!(f, "not supported: {what}"),
+            ClientError::ToolFailed(text) => write!(f, "the tool failed: {text}"),
+            ClientError::Encode(e) => write!(f, "could not encode the request: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClientError::Rpc(e) => Some(e),
+            ClientError::Io(e) => Some(&**e),
+            _ => None,
+        }
+    }
+}
+
+impl From<ErrorObject> for ClientError {
+    fn from(e: ErrorObject) -> Self {
+        ClientError::Rpc(e)
+    }
+}
+
+impl From<std::io::Error> for ClientError {
+    fn from(e: std::io::Error) -> Self {
+        ClientError::Io(Arc::new(e))
+    }
+}

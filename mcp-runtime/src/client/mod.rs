@@ -1,0 +1,994 @@
+//! The MCP client: one connection to a server over any byte stream or a child process.
+//!
+//! A [`Client`] owns a reader task, which routes responses to the pending requests by id,
+//! progress notifications to the request that asked for them, other notifications to the
+//! [`ClientHandler`] and to [`Client::notifications`], and the server's own requests (`ping`,
+//! sampling, elicitation, roots) to the handler; and a writer task.
+//!
+//! Connecting negotiates the revision ([`ConnectMode`]): the legacy `initialize`
+//! handshake, a pinned 2026-07-28 connection (every request carries the `_meta` envelope and
+//! every result is checked by the 2026 codec), or automatic detection as the stdio transport
+//! prescribes (probe `server/discover`, fall back to `initialize`).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
+//! use mcp_runtime::client::Client;
+//!
+//! let mut cmd = tokio::process::Command::new("my-server");
+//! cmd.arg("--stdio");
+//! let client = Client::spawn(cmd).await?;
+//! let tools = client.list_all_tools().await?;
+//! let result = client.call_tool("add", serde_json::json!({"a": 1, "b": 2})).await?;
+//! client.shutdown().await?;
+//! # let _ = (tools, result); Ok(()) }
+//! ```
+
+mod conn;
+mod error;
+mod handler;
+mod process;
+
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_core::codec::WireCodec;
+use mcp_core::jsonrpc::{self, ErrorObject, RequestId, UNSUPPORTED_PROTOCOL_VERSION};
+use mcp_core::meta;
+use mcp_core::types::{
+    Adapt, CallToolParams, CallToolResult, ClientCapabilities, DiscoverResult, GetPromptParams,
+    GetPromptResult, Implementation, InitializeParams, InitializeResult, ListPromptsParams,
+    ListPromptsResult, ListResourceTemplatesParams, ListResourceTemplatesResult,
+    ListResourcesParams, ListResourcesResult, ListToolsParams, ListToolsResult, LoggingLevel,
+    ProgressParams, ReadResourceParams, ReadResourceResult, ResultType, ServerCapabilities,
+    SetLevelParams, Tool,
+};
+use mcp_core::version::{Era, ProtocolVersion};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use conn::{EofHook, Outgoing, Shared};
+pub use error::ClientError;
+pub use handler::{ClientHandler, ServerNotification};
+pub use process::{ShutdownTimeouts, StderrMode};
+
+/// How a connection picks its protocol revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConnectMode {
+    /// The `initialize` handshake offering this (legacy) revision.
+    Legacy(ProtocolVersion),
+    /// A modern connection pinned to this revision: `server/discover` must succeed.
+    Modern(ProtocolVersion),
+    /// Probe `server/discover` (newest modern revision); fall back to `initialize` at the
+    /// newest legacy revision on any error other than a recognized modern one, or on no
+    /// answer within the probe timeout (protocol.md §4.3, stdio).
+    #[default]
+    Auto,
+}
+
+
+/// Per-request options.
+#[derive(Default)]
+pub struct RequestOptions {
+    /// Overrides the client's request timeout.
+    pub timeout: Option<Duration>,
+    /// Called with each `notifications/progress` for this request (a progress token is put
+    /// in `_meta`). Each progress notification restarts the timeout, up to
+    /// [`RequestOptions::max_total`].
+    pub on_progress: Option<Box<dyn FnMut(ProgressParams) + Send>>,
+    /// The hard cap on the whole request when progress extends the timeout (default: ten
+    /// times the timeout).
+    pub max_total: Option<Duration>,
+    /// The 2026 per-request log level (`_meta` `io.modelcontextprotocol/logLevel`); ignored
+    /// on legacy connections (use [`Client::set_log_level`]).
+    pub log_level: Option<LoggingLevel>,
+}
+
+impl RequestOptions {
+    /// Options with a progress callback.
+    pub fn with_progress(f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
+        Self {
+            on_progress: Some(Box::new(f)),
+            ..Self::default()
+        }
+    }
+
+    /// The same options with a timeout.
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = Some(t);
+        self
+    }
+}
+
+/// What the connection negotiated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSession {
+    /// The revision in use.
+    pub version: ProtocolVersion,
+    /// The server's capabilities (from `InitializeResult` or `DiscoverResult`).
+    pub capabilities: ServerCapabilities,
+    /// The server's implementation (`serverInfo`, or 2026 `_meta` serverInfo when given).
+    pub server_info: Option<Implementation>,
+    /// The server's instructions.
+    pub instructions: Option<String>,
+}
+
+impl ServerSession {
+    /// The era of the revision in use.
+    pub fn era(&self) -> Era {
+        self.version.era()
+    }
+}
+
+/// Configures and connects a [`Client`].
+pub struct ClientBuilder {
+    info: Implementation,
+    capabilities: ClientCapabilities,
+    handler: Arc<dyn handler::DynHandler>,
+    mode: ConnectMode,
+    request_timeout: Duration,
+    probe_timeout: Duration,
+    stderr: StderrMode,
+    shutdown: ShutdownTimeouts,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        Self {
+            info: Implementation::new("mcp-rust-client", env!("CARGO_PKG_VERSION")),
+            capabilities: ClientCapabilities::default(),
+            handler: Arc::new(()),
+            mode: ConnectMode::Auto,
+            request_timeout: Duration::from_secs(60),
+            probe_timeout: Duration::from_secs(5),
+            stderr: StderrMode::Inherit,
+            shutdown: ShutdownTimeouts::default(),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The client's `Implementation` (name and version).
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// The capabilities to declare (declare `sampling`, `elicitation`, `roots` only when the
+    /// handler implements them).
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// The handler of the server's requests and notifications.
+    pub fn handler(mut self, handler: impl ClientHandler) -> Self {
+        self.handler = Arc::new(handler);
+        self
+    }
+
+    /// How the revision is picked (default: [`ConnectMode::Auto`]).
+    pub fn mode(mut self, mode: ConnectMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The default timeout of every request (default 60 s).
+    pub fn request_timeout(mut self, t: Duration) -> Self {
+        self.request_timeout = t;
+        self
+    }
+
+    /// How long the `server/discover` probe of [`ConnectMode::Auto`] waits (default 5 s).
+    pub fn probe_timeout(mut self, t: Duration) -> Self {
+        self.probe_timeout = t;
+        self
+    }
+
+    /// What happens to a spawned server's stderr (default: inherited).
+    pub fn stderr(mut self, mode: StderrMode) -> Self {
+        self.stderr = mode;
+        self
+    }
+
+    /// The timeouts of [`Client::shutdown`] for a spawned server.
+    pub fn shutdown_timeouts(mut self, t: ShutdownTimeouts) -> Self {
+        self.shutdown = t;
+        self
+    }
+
+    /// Connects over a byte stream (newline-delimited JSON both ways).
+    pub async fn connect<S>(self, stream: S) -> Result<Client, ClientError>
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let (r, w) = tokio::io::split(stream);
+        self.connect_split(r, w).await
+    }
+
+    /// Connects over a separate reader and writer.
+    pub async fn connect_split<R, W>(self, reader: R, writer: W) -> Result<Client, ClientError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.finish(reader, writer, None, None).await
+    }
+
+    /// Spawns `cmd` (its args, env and working directory as configured) as the server and
+    /// connects over its stdin/stdout. A spawn failure or a failed handshake is an error
+    /// (the child is then shut down).
+    pub async fn spawn(
+        self,
+        cmd: impl Into<tokio::process::Command>,
+    ) -> Result<Client, ClientError> {
+        let spawned = process::spawn(cmd.into(), self.stderr, self.shutdown)?;
+        self.finish(
+            spawned.stdout,
+            spawned.stdin,
+            Some(spawned.eof_hook),
+            Some(spawned.process),
+        )
+        .await
+    }
+
+    async fn finish<R, W>(
+        self,
+        reader: R,
+        writer: W,
+        eof_hook: Option<EofHook>,
+        process: Option<process::Process>,
+    ) -> Result<Client, ClientError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (shared, out) = conn::start(reader, writer, self.handler.clone(), eof_hook);
+        let caps_map = match serde_json::to_value(&self.capabilities) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let info_map = match serde_json::to_value(&self.info) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let client = Client {
+            inner: Arc::new(Inner {
+                shared,
+                out,
+                next_id: AtomicI64::new(0),
+                info: self.info,
+                capabilities: self.capabilities,
+                caps_map,
+                info_map,
+                request_timeout: self.request_timeout,
+                session: Mutex::new(None),
+                process,
+            }),
+        };
+        let res = match self.mode {
+            ConnectMode::Legacy(v) => client.initialize(v).await,
+            ConnectMode::Modern(v) => client.discover(v, None).await.and_then(|r| match r {
+                Discovery::Modern => Ok(()),
+                Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
+                    requested: v.as_str().to_owned(),
+                    supported,
+                }),
+            }),
+            ConnectMode::Auto => client.auto(self.probe_timeout).await,
+        };
+        match res {
+            Ok(()) => Ok(client),
+            Err(e) => {
+                let _ = client.close().await;
+                Err(e)
+            }
+        }
+    }
+}
+
+struct Inner {
+    shared: Arc<Shared>,
+    out: mpsc::UnboundedSender<Outgoing>,
+    next_id: AtomicI64,
+    info: Implementation,
+    capabilities: ClientCapabilities,
+    caps_map: Map<String, Value>,
+    info_map: Map<String, Value>,
+    request_timeout: Duration,
+    session: Mutex<Option<ServerSession>>,
+    process: Option<process::Process>,
+}
+
+/// A connection to one MCP server. Cloning gives another handle on the same connection;
+/// the connection closes when every handle is dropped (or on [`Client::close`]).
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+enum Discovery {
+    Modern,
+    /// -32022: the versions the server listed.
+    Retry(Vec<String>),
+}
+
+/// Fails every pending wait of a request that is dropped: removes it from the tables and,
+/// when it was still unanswered, tells the server with `notifications/cancelled`.
+struct PendingGuard<'a> {
+    inner: &'a Inner,
+    id: RequestId,
+    token: Option<RequestId>,
+    cancellable: bool,
+    reason: &'static str,
+    modern: Option<ProtocolVersion>,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        let was_pending = {
+            let mut st = self.inner.shared.state.lock().expect("client state lock");
+            if let Some(t) = &self.token {
+                st.progress.remove(t);
+            }
+            st.pending.remove(&self.id).is_some()
+        };
+        if was_pending && self.cancellable {
+            let mut params = Map::new();
+            params.insert(
+                "requestId".into(),
+                serde_json::to_value(&self.id).expect("ids"),
+            );
+            params.insert("reason".into(), self.reason.into());
+            // 2026 notifications need no envelope, but stamping one is harmless and some
+            // servers (ours, today) only apply a modern-era notification that carries it.
+            if let Some(v) = self.modern {
+                params = meta::stamp_request(
+                    Some(params),
+                    v,
+                    Some(&self.inner.info_map),
+                    &self.inner.caps_map,
+                );
+            }
+            let text = Value::Object(params).to_string();
+            let mut buf = Vec::new();
+            jsonrpc::write_notification(&mut buf, "notifications/cancelled", Some(&text));
+            let _ = self.inner.out.send(Outgoing::Frame(buf));
+        }
+    }
+}
+
+impl Client {
+    /// A builder with the defaults: auto mode, no capabilities, no handler.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// Connects over a byte stream with the defaults ([`ConnectMode::Auto`]).
+    pub async fn connect<S>(stream: S) -> Result<Client, ClientError>
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        ClientBuilder::default().connect(stream).await
+    }
+
+    /// Spawns a server process with the defaults ([`ConnectMode::Auto`], stderr inherited).
+    pub async fn spawn(cmd: impl Into<tokio::process::Command>) -> Result<Client, ClientError> {
+        ClientBuilder::default().spawn(cmd).await
+    }
+
+    /// What the connection negotiated.
+    pub fn session(&self) -> ServerSession {
+        self.inner
+            .session
+            .lock()
+            .expect("session lock")
+            .clone()
+            .expect("a connected client has a session")
+    }
+
+    /// The revision in use.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.session().version
+    }
+
+    /// The server's capabilities.
+    pub fn server_capabilities(&self) -> ServerCapabilities {
+        self.session().capabilities
+    }
+
+    /// The server's implementation, when it named one.
+    pub fn server_info(&self) -> Option<Implementation> {
+        self.session().server_info
+    }
+
+    /// The client's own implementation and capabilities.
+    pub fn client_info(&self) -> (&Implementation, &ClientCapabilities) {
+        (&self.inner.info, &self.inner.capabilities)
+    }
+
+    /// A stream of the server's notifications from now on (lagging receivers lose the
+    /// oldest).
+    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
+        self.inner.shared.notifications.subscribe()
+    }
+
+    /// Whether the connection has closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner
+            .shared
+            .state
+            .lock()
+            .expect("client state lock")
+            .closed
+            .is_some()
+    }
+
+    /// The spawned server's captured stderr ([`StderrMode::Capture`]), lossily decoded.
+    pub fn stderr(&self) -> Option<String> {
+        let p = self.inner.process.as_ref()?;
+        let buf = p.stderr.as_ref()?;
+        Some(String::from_utf8_lossy(&buf.lock().expect("stderr lock")).into_owned())
+    }
+
+    /// The spawned server's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.inner.process.as_ref().and_then(|p| p.pid)
+    }
+
+    /// The spawned server's exit status, once it has exited.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        self.inner
+            .process
+            .as_ref()
+            .and_then(process::Process::status)
+    }
+
+    /// Closes the writing side (the server sees EOF). Pending requests fail when the server
+    /// closes its side. For a spawned server prefer [`Client::shutdown`].
+    pub async fn close(&self) -> Result<(), ClientError> {
+        let _ = self.inner.out.send(Outgoing::Close);
+        Ok(())
+    }
+
+    /// Shuts a spawned server down: closes its stdin, waits, then SIGTERM, waits, then
+    /// SIGKILL, waits (each with its [`ShutdownTimeouts`]); returns its exit status. On a
+    /// stream connection this is [`Client::close`] and returns `None`.
+    pub async fn shutdown(&self) -> Result<Option<ExitStatus>, ClientError> {
+        self.close().await?;
+        match &self.inner.process {
+            Some(p) => p.shutdown().await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Raw requests
+    // -----------------------------------------------------------------------------------
+
+    /// Sends a notification (`params` must be an object or absent).
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        let text = params.map(|p| p.to_string());
+        let mut buf = Vec::new();
+        jsonrpc::write_notification(&mut buf, method, text.as_deref());
+        self.inner
+            .out
+            .send(Outgoing::Frame(buf))
+            .map_err(|_| self.inner.shared.closed_error())
+    }
+
+    /// Sends a request and returns its raw result. On a modern connection the params are
+    /// stamped with the `_meta` envelope and the result checked by the 2026 codec.
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let version = self.current_version();
+        self.send_request(method, params, opts, version).await
+    }
+
+    /// Sends a request and decodes its result as `R`.
+    pub async fn request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+    ) -> Result<R, ClientError> {
+        let raw = self.request_raw(method, params, opts).await?;
+        decode_result(method, &raw)
+    }
+
+    fn current_version(&self) -> Option<ProtocolVersion> {
+        self.inner
+            .session
+            .lock()
+            .expect("session lock")
+            .as_ref()
+            .map(|s| s.version)
+    }
+
+    /// `version`: `Some(modern)` stamps the envelope; `None` (before the handshake) or
+    /// legacy sends the params as they are.
+    async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        mut opts: RequestOptions,
+        version: Option<ProtocolVersion>,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let inner = &*self.inner;
+        let n = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::Number(n);
+        let mut params = match params {
+            None => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(other) => {
+                return Err(ClientError::Encode(format!(
+                    "params must be an object, not {other}"
+                )));
+            }
+        };
+        let modern = version.filter(|v| v.era() == Era::Modern);
+        let token = opts
+            .on_progress
+            .as_ref()
+            .map(|_| RequestId::String(format!("progress-{n}").into()));
+        if let Some(t) = &token {
+            meta_mut(&mut params).insert(
+                meta::PROGRESS_TOKEN.into(),
+                serde_json::to_value(t).expect("ids serialize"),
+            );
+        }
+        if let (Some(_), Some(level)) = (modern, opts.log_level) {
+            meta_mut(&mut params).insert(
+                meta::LOG_LEVEL.into(),
+                serde_json::to_value(level).expect("levels serialize"),
+            );
+        }
+        if let Some(v) = modern {
+            params = Some(meta::stamp_request(
+                params,
+                v,
+                Some(&inner.info_map),
+                &inner.caps_map,
+            ));
+        }
+        let params_text = params
+            .map(|p| serde_json::to_string(&p))
+            .transpose()
+            .map_err(|e| ClientError::Encode(e.to_string()))?;
+        let mut buf = Vec::new();
+        jsonrpc::write_request(&mut buf, &id, method, params_text.as_deref());
+
+        let (tx, mut rx) = oneshot::channel();
+        let (ptx, mut prx) = mpsc::unbounded_channel();
+        {
+            let mut st = inner.shared.state.lock().expect("client state lock");
+            if let Some(why) = &st.closed {
+                return Err(why.clone());
+            }
+            st.pending.insert(id.clone(), tx);
+            if let Some(t) = &token {
+                st.progress.insert(t.clone(), ptx);
+            }
+        }
+        let mut guard = PendingGuard {
+            inner,
+            id: id.clone(),
+            token,
+            cancellable: method != "initialize",
+            reason: "the request was dropped",
+            modern,
+        };
+        if inner.out.send(Outgoing::Frame(buf)).is_err() {
+            return Err(inner.shared.closed_error());
+        }
+
+        let timeout = opts.timeout.unwrap_or(inner.request_timeout);
+        let start = tokio::time::Instant::now();
+        let cap = start + opts.max_total.unwrap_or(timeout.saturating_mul(10));
+        let mut deadline = start + timeout;
+        let outcome = loop {
+            tokio::select! {
+                r = &mut rx => break r,
+                Some(p) = prx.recv() => {
+                    if let Some(cb) = opts.on_progress.as_mut() {
+                        cb(p);
+                    }
+                    deadline = (tokio::time::Instant::now() + timeout).min(cap);
+                }
+                _ = tokio::time::sleep_until(deadline) => {
+                    guard.reason = "timeout";
+                    return Err(ClientError::Timeout);
+                }
+            }
+        };
+        // Progress that raced the response is still delivered.
+        while let Ok(p) = prx.try_recv() {
+            if let Some(cb) = opts.on_progress.as_mut() {
+                cb(p);
+            }
+        }
+        drop(guard);
+        let raw = match outcome {
+            Ok(Ok(raw)) => raw,
+            Ok(Err(e)) => return Err(ClientError::Rpc(e)),
+            Err(_) => return Err(inner.shared.closed_error()),
+        };
+        let codec = WireCodec::new(version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE));
+        match codec.validate_result(method, &raw) {
+            Ok(ResultType::Complete) => Ok(raw),
+            Ok(ResultType::InputRequired) => Err(ClientError::InputRequired(raw.get().to_owned())),
+            Ok(other) => Err(ClientError::InvalidResponse(format!(
+                "unexpected resultType {} for {method}",
+                other.as_str()
+            ))),
+            Err(e) => Err(ClientError::InvalidResponse(e.to_string())),
+        }
+    }
+
+    fn set_session(&self, s: ServerSession) {
+        *self.inner.shared.version.lock().expect("version lock") = s.version;
+        *self.inner.session.lock().expect("session lock") = Some(s);
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Connecting
+    // -----------------------------------------------------------------------------------
+
+    async fn initialize(&self, version: ProtocolVersion) -> Result<(), ClientError> {
+        if version.era() != Era::Legacy {
+            return Err(ClientError::Unsupported(format!(
+                "{version} has no initialize handshake"
+            )));
+        }
+        let mut params = InitializeParams::new(
+            version,
+            self.inner.capabilities.clone(),
+            self.inner.info.clone(),
+        );
+        params.adapt(version);
+        let value =
+            serde_json::to_value(&params).map_err(|e| ClientError::Encode(e.to_string()))?;
+        let raw = self
+            .send_request("initialize", Some(value), RequestOptions::default(), None)
+            .await?;
+        let result: InitializeResult = decode_result("initialize", &raw)?;
+        let Some(chosen) = result.known_version().filter(|v| v.era() == Era::Legacy) else {
+            return Err(ClientError::UnsupportedVersion {
+                requested: version.as_str().to_owned(),
+                supported: vec![result.protocol_version],
+            });
+        };
+        self.set_session(ServerSession {
+            version: chosen,
+            capabilities: result.capabilities,
+            server_info: Some(result.server_info),
+            instructions: result.instructions,
+        });
+        self.notify("notifications/initialized", None).await
+    }
+
+    async fn discover(
+        &self,
+        version: ProtocolVersion,
+        timeout: Option<Duration>,
+    ) -> Result<Discovery, ClientError> {
+        if version.era() != Era::Modern {
+            return Err(ClientError::Unsupported(format!(
+                "{version} is not a modern revision"
+            )));
+        }
+        let opts = RequestOptions {
+            timeout,
+            ..RequestOptions::default()
+        };
+        let raw = match self
+            .send_request("server/discover", None, opts, Some(version))
+            .await
+        {
+            Ok(raw) => raw,
+            Err(ClientError::Rpc(e)) if e.code == UNSUPPORTED_PROTOCOL_VERSION => {
+                return Ok(Discovery::Retry(supported_of(&e)));
+            }
+            Err(e) => return Err(e),
+        };
+        let result: DiscoverResult = decode_result("server/discover", &raw)?;
+        if !result
+            .supported_versions
+            .iter()
+            .any(|s| s == version.as_str())
+        {
+            return Ok(Discovery::Retry(result.supported_versions));
+        }
+        let server_info = result
+            .meta
+            .as_ref()
+            .and_then(|m| m.get(meta::SERVER_INFO))
+            .and_then(|v| serde_json::from_value(v.clone()).ok());
+        self.set_session(ServerSession {
+            version,
+            capabilities: result.capabilities,
+            server_info,
+            instructions: result.instructions,
+        });
+        Ok(Discovery::Modern)
+    }
+
+    async fn auto(&self, probe_timeout: Duration) -> Result<(), ClientError> {
+        let preferred = ProtocolVersion::LATEST;
+        match self.discover(preferred, Some(probe_timeout)).await {
+            Ok(Discovery::Modern) => return Ok(()),
+            Ok(Discovery::Retry(supported)) => {
+                // A recognized modern answer: retry once with a listed version we speak.
+                let pick = supported
+                    .iter()
+                    .filter_map(|s| ProtocolVersion::parse(s))
+                    .filter(|v| v.era() == Era::Modern && *v != preferred)
+                    .max();
+                if let Some(v) = pick {
+                    return match self.discover(v, Some(probe_timeout)).await? {
+                        Discovery::Modern => Ok(()),
+                        Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
+                            requested: v.as_str().to_owned(),
+                            supported,
+                        }),
+                    };
+                }
+                // No modern revision in common: the legacy handshake is the only way left.
+                tracing::debug!(?supported, "no common modern revision: trying initialize");
+            }
+            Err(
+                e @ (ClientError::Closed(_) | ClientError::ProcessExited(_) | ClientError::Io(_)),
+            ) => {
+                return Err(e);
+            }
+            Err(e) => tracing::debug!(error = %e, "server/discover failed: trying initialize"),
+        }
+        self.initialize(ProtocolVersion::LATEST_HANDSHAKE).await
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Typed calls
+    // -----------------------------------------------------------------------------------
+
+    fn shaped<T: Adapt + Serialize>(&self, mut params: T) -> Result<Value, ClientError> {
+        if let Some(v) = self.current_version() {
+            params.adapt(v);
+        }
+        serde_json::to_value(&params).map_err(|e| ClientError::Encode(e.to_string()))
+    }
+
+    /// `ping`. 2026-07-28 has no `ping`: there a `server/discover` round trip stands in.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let method = match self.current_version().map(ProtocolVersion::era) {
+            Some(Era::Modern) => "server/discover",
+            _ => "ping",
+        };
+        self.request_raw(method, None, RequestOptions::default())
+            .await
+            .map(drop)
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
+        let p = self.shaped(ListToolsParams { cursor, meta: None })?;
+        self.request("tools/list", Some(p), RequestOptions::default())
+            .await
+    }
+
+    /// Every tool, following `nextCursor` to the last page (a repeated cursor is an error).
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            let page = self.list_tools(cursor).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(c) if !seen.insert(c.clone()) => {
+                    return Err(ClientError::InvalidResponse(format!(
+                        "tools/list returned the cursor {c:?} twice"
+                    )));
+                }
+                Some(c) => cursor = Some(c),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// `tools/call` with `arguments` (anything that serializes to a JSON object, or
+    /// `()`/`null` for none). A tool failure is a result with `isError: true`, not an `Err`.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<CallToolResult, ClientError> {
+        self.call_tool_with(name, arguments, RequestOptions::default())
+            .await
+    }
+
+    /// [`Client::call_tool`] with options (progress callback, timeout, log level).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        opts: RequestOptions,
+    ) -> Result<CallToolResult, ClientError> {
+        let args =
+            serde_json::to_value(arguments).map_err(|e| ClientError::Encode(e.to_string()))?;
+        let args = match args {
+            Value::Null => Value::Object(Map::new()),
+            v @ Value::Object(_) => v,
+            other => {
+                return Err(ClientError::Encode(format!(
+                    "tool arguments must be an object, not {other}"
+                )));
+            }
+        };
+        let p = self.shaped(CallToolParams::new(name, args))?;
+        self.request("tools/call", Some(p), opts).await
+    }
+
+    /// `tools/call`, decoding `structuredContent` into `T` (or, when the server sent none,
+    /// the JSON text of the first text block). `isError: true` is [`ClientError::ToolFailed`].
+    pub async fn call_tool_structured<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<T, ClientError> {
+        let r = self.call_tool(name, arguments).await?;
+        structured(r)
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourcesResult, ClientError> {
+        let p = self.shaped(ListResourcesParams {
+            cursor,
+            ..Default::default()
+        })?;
+        self.request("resources/list", Some(p), RequestOptions::default())
+            .await
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourceTemplatesResult, ClientError> {
+        let p = self.shaped(ListResourceTemplatesParams {
+            cursor,
+            ..Default::default()
+        })?;
+        self.request(
+            "resources/templates/list",
+            Some(p),
+            RequestOptions::default(),
+        )
+        .await
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        let p = self.shaped(ReadResourceParams::new(uri))?;
+        self.request("resources/read", Some(p), RequestOptions::default())
+            .await
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListPromptsResult, ClientError> {
+        let p = self.shaped(ListPromptsParams {
+            cursor,
+            ..Default::default()
+        })?;
+        self.request("prompts/list", Some(p), RequestOptions::default())
+            .await
+    }
+
+    /// `prompts/get` with string arguments.
+    pub async fn get_prompt<K: Into<String>, V: Into<String>>(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<GetPromptResult, ClientError> {
+        let args: std::collections::BTreeMap<String, String> = arguments
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        let p = self.shaped(GetPromptParams {
+            name: name.to_owned(),
+            arguments: (!args.is_empty()).then_some(args),
+            ..Default::default()
+        })?;
+        self.request("prompts/get", Some(p), RequestOptions::default())
+            .await
+    }
+
+    /// `logging/setLevel` (legacy connections; on 2026 pass
+    /// [`RequestOptions::log_level`] per request instead).
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        if self
+            .current_version()
+            .is_some_and(|v| v.era() == Era::Modern)
+        {
+            return Err(ClientError::Unsupported(
+                "logging/setLevel does not exist on 2026-07-28; use RequestOptions::log_level"
+                    .into(),
+            ));
+        }
+        let p = self.shaped(SetLevelParams { level, meta: None })?;
+        self.request_raw("logging/setLevel", Some(p), RequestOptions::default())
+            .await
+            .map(drop)
+    }
+}
+
+fn meta_mut(params: &mut Option<Map<String, Value>>) -> &mut Map<String, Value> {
+    let p = params.get_or_insert_with(Map::new);
+    let m = p
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !m.is_object() {
+        *m = Value::Object(Map::new());
+    }
+    m.as_object_mut().expect("just made an object")
+}
+
+fn decode_result<R: DeserializeOwned>(method: &str, raw: &RawValue) -> Result<R, ClientError> {
+    serde_json::from_str(raw.get())
+        .map_err(|e| ClientError::InvalidResponse(format!("{method}: {e}")))
+}
+
+fn supported_of(e: &ErrorObject) -> Vec<String> {
+    e.data
+        .as_ref()
+        .and_then(|d| d.get("supported"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn tool_text(r: &CallToolResult) -> Option<String> {
+    r.content.iter().find_map(|c| {
+        serde_json::to_value(c)
+            .ok()
+            .and_then(|v| v.get("text").and_then(Value::as_str).map(str::to_owned))
+    })
+}
+
+fn structured<T: DeserializeOwned>(r: CallToolResult) -> Result<T, ClientError> {
+    if r.is_error == Some(true) {
+        return Err(ClientError::ToolFailed(tool_text(&r).unwrap_or_default()));
+    }
+    if let Some(v) = r.structured_content.clone() {
+        return serde_json::from_value(v)
+            .map_err(|e| ClientError::InvalidResponse(format!("structuredContent: {e}")));
+    }
+    match tool_text(&r) {
+        Some(t) => serde_json::from_str(&t).map_err(|e| {
+            ClientError::InvalidResponse(format!(
+                "no structuredContent, and the text is not it: {e}"
+            ))
+        }),
+        None => Err(ClientError::InvalidResponse(
+            "the result has no structuredContent".into(),
+        )),
+    }
+}

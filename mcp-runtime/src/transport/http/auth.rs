@@ -1,0 +1,446 @@
+//! Bearer-token authorization: the MCP server as an OAuth 2.1 resource server.
+//!
+//! With [`HttpOptions::auth`](super::HttpOptions::auth) set, every request on the MCP
+//! paths (Streamable HTTP `POST`/`GET`/`DELETE`, the 2024-11-05 SSE stream and its POST
+//! path) must carry `Authorization: Bearer <token>`; a [`TokenValidator`] turns the token
+//! into a [`Principal`] (or refuses it):
+//!
+//! - no token: `401` + `WWW-Authenticate: Bearer resource_metadata="<url>"` (and
+//!   `scope="…"` when scopes are required);
+//! - a refused token: `401` + `Bearer error="invalid_token", error_description="…",
+//!   resource_metadata="<url>"`;
+//! - missing scopes: `403` + `Bearer error="insufficient_scope", scope="…",
+//!   resource_metadata="<url>"`.
+//!
+//! The protected resource metadata document (RFC 9728) is served, without a token, at
+//! `/.well-known/oauth-protected-resource` and `/.well-known/oauth-protected-resource<path>`.
+//! The principal reaches middleware and handlers as a typed extension:
+//! `ctx.extensions().get::<Principal>()`. A legacy session belongs to the subject that
+//! opened it: another subject's requests naming it get `404`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::HttpRequest;
+
+/// Who a request comes from, as the [`TokenValidator`] established it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Principal {
+    /// The subject (user or service) the token was issued to.
+    pub subject: String,
+    /// The OAuth client the token was issued through, when known.
+    pub client_id: Option<String>,
+    /// The scopes the token grants.
+    pub scopes: Vec<String>,
+    /// Any further claims the validator wants handlers to see.
+    pub claims: serde_json::Map<String, Value>,
+}
+
+impl Principal {
+    /// A principal for `subject`, with no scopes.
+    pub fn new(subject: impl Into<String>) -> Self {
+        Self {
+            subject: subject.into(),
+            ..Self::default()
+        }
+    }
+
+    /// With these scopes.
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// With this client id.
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Whether the token grants `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+}
+
+/// Why a token was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthError {
+    /// Expired, revoked, malformed, for another audience, ...: `401 invalid_token`.
+    InvalidToken(String),
+    /// Valid, but without the scopes this request needs: `403 insufficient_scope` with
+    /// `scope` (space-separated) in the challenge.
+    InsufficientScope {
+        /// The scopes needed.
+        scope: String,
+        /// A human-readable explanation.
+        description: String,
+    },
+    /// The validator could not decide (its key server is down, ...): `500`.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for AuthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuthError::InvalidToken(d) => write!(f, "invalid token: {d}"),
+            AuthError::InsufficientScope { scope, description } => {
+                write!(f, "insufficient scope (needs {scope}): {description}")
+            }
+            AuthError::Unavailable(d) => write!(f, "token validation unavailable: {d}"),
+        }
+    }
+}
+
+impl std::error::Error for AuthError {}
+
+/// The future a [`TokenValidator`] returns.
+pub type AuthFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, AuthError>> + Send + 'a>>;
+
+/// Validates bearer tokens. Check the signature or introspect, the expiry, and the
+/// audience (the token must be issued for this server's `resource`: no passthrough).
+///
+/// ```
+/// use mcp_runtime::transport::http::auth::{AuthError, AuthFuture, Principal, TokenValidator};
+/// use mcp_runtime::transport::http::axum::http::request::Parts;
+///
+/// struct Static;
+///
+/// impl TokenValidator for Static {
+///     fn validate<'a>(&'a self, token: &'a str, _req: &'a Parts) -> AuthFuture<'a> {
+///         Box::pin(async move {
+///             match token {
+///                 "secret" => Ok(Principal::new("alice").with_scopes(["mcp"])),
+///                 _ => Err(AuthError::InvalidToken("unknown token".into())),
+///             }
+///         })
+///     }
+/// }
+/// ```
+pub trait TokenValidator: Send + Sync + 'static {
+    /// The principal `token` stands for, given the rest of the request.
+    fn validate<'a>(&'a self, token: &'a str, request: &'a Parts) -> AuthFuture<'a>;
+}
+
+/// A [`TokenValidator`] from an async closure of the token and the request.
+pub fn validator_fn<F, Fut>(f: F) -> FnValidator<F>
+where
+    F: Fn(String, HttpRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Principal, AuthError>> + Send + 'static,
+{
+    FnValidator(f)
+}
+
+/// See [`validator_fn`].
+pub struct FnValidator<F>(F);
+
+impl<F, Fut> TokenValidator for FnValidator<F>
+where
+    F: Fn(String, HttpRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Principal, AuthError>> + Send + 'static,
+{
+    fn validate<'a>(&'a self, token: &'a str, request: &'a Parts) -> AuthFuture<'a> {
+        Box::pin((self.0)(
+            token.to_owned(),
+            HttpRequest {
+                method: request.method.clone(),
+                uri: request.uri.clone(),
+                headers: request.headers.clone(),
+            },
+        ))
+    }
+}
+
+/// Authorization settings of the HTTP transports.
+#[derive(Clone)]
+pub struct AuthOptions {
+    /// Validates the bearer tokens.
+    pub validator: Arc<dyn TokenValidator>,
+    /// The canonical URI of this MCP server (the RFC 8707 `resource` clients request
+    /// tokens for), e.g. `https://mcp.example.com/mcp`.
+    pub resource: String,
+    /// The authorization servers that issue tokens for it (issuer URLs).
+    pub authorization_servers: Vec<String>,
+    /// The scopes it understands (`scopes_supported` in the metadata).
+    pub scopes_supported: Vec<String>,
+    /// Scopes every request needs; a token without them gets `403 insufficient_scope`.
+    pub required_scopes: Vec<String>,
+    /// Further members of the metadata document (`resource_name`,
+    /// `resource_documentation`, ...).
+    pub metadata_extra: serde_json::Map<String, Value>,
+}
+
+impl std::fmt::Debug for AuthOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthOptions")
+            .field("resource", &self.resource)
+            .field("authorization_servers", &self.authorization_servers)
+            .field("scopes_supported", &self.scopes_supported)
+            .field("required_scopes", &self.required_scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthOptions {
+    /// Tokens for `resource` (this server's canonical URI), checked by `validator`.
+    pub fn new(resource: impl Into<String>, validator: impl TokenValidator) -> Self {
+        Self {
+            validator: Arc::new(validator),
+            resource: resource.into(),
+            authorization_servers: Vec::new(),
+            scopes_supported: Vec::new(),
+            required_scopes: Vec::new(),
+            metadata_extra: serde_json::Map::new(),
+        }
+    }
+
+    /// Adds an authorization server (its issuer URL).
+    pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
+        self.authorization_servers.push(issuer.into());
+        self
+    }
+
+    /// Sets `scopes_supported`.
+    pub fn scopes_supported<S: Into<String>>(mut self, s: impl IntoIterator<Item = S>) -> Self {
+        self.scopes_supported = s.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the scopes every request needs.
+    pub fn require_scopes<S: Into<String>>(mut self, s: impl IntoIterator<Item = S>) -> Self {
+        self.required_scopes = s.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// `resource` without its scheme and authority: the path of the metadata's suffix.
+    fn resource_path(&self) -> &str {
+        let r = self.resource.split(['?', '#']).next().unwrap_or("");
+        let rest = r.split_once("://").map_or(r, |(_, rest)| rest);
+        match rest.find('/') {
+            Some(i) => rest[i..].trim_end_matches('/'),
+            None => "",
+        }
+    }
+
+    /// Where the metadata document is (RFC 9728 §3.1: the well-known path inserted
+    /// between the authority and the path of `resource`); the `resource_metadata` of
+    /// every challenge.
+    pub fn metadata_url(&self) -> String {
+        let r = self.resource.split(['?', '#']).next().unwrap_or("");
+        let (scheme, rest) = r.split_once("://").unwrap_or(("https", r));
+        let authority = rest.split('/').next().unwrap_or(rest);
+        format!(
+            "{scheme}://{authority}{WELL_KNOWN}{}",
+            self.resource_path()
+        )
+    }
+
+    /// The protected resource metadata document (RFC 9728).
+    pub fn metadata_document(&self) -> Value {
+        let mut doc = serde_json::Map::new();
+        doc.insert("resource".into(), json!(self.resource));
+        doc.insert(
+            "authorization_servers".into(),
+            json!(self.authorization_servers),
+        );
+        if !self.scopes_supported.is_empty() {
+            doc.insert("scopes_supported".into(), json!(self.scopes_supported));
+        }
+        doc.insert("bearer_methods_supported".into(), json!(["header"]));
+        for (k, v) in &self.metadata_extra {
+            doc.insert(k.clone(), v.clone());
+        }
+        Value::Object(doc)
+    }
+
+    /// The paths the metadata document is served at: the bare well-known path, and the
+    /// path-suffixed forms for the MCP endpoint `mcp_path` and the resource's own path.
+    pub(super) fn metadata_paths(&self, mcp_path: &str) -> Vec<String> {
+        let mut out = vec![WELL_KNOWN.to_owned()];
+        for p in [mcp_path.trim_end_matches('/'), self.resource_path()] {
+            let p = format!("{WELL_KNOWN}{p}");
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// Authenticates one request: its principal, or the 401/403/500 to send.
+    pub(super) async fn authenticate(&self, parts: &Parts) -> Result<Principal, Response> {
+        let token = bearer_token(parts);
+        let Some(token) = token else {
+            let mut c = format!("Bearer resource_metadata=\"{}\"", self.metadata_url());
+            if !self.required_scopes.is_empty() {
+                c.push_str(&format!(", scope=\"{}\"", self.required_scopes.join(" ")));
+            }
+            return Err(challenge(
+                StatusCode::UNAUTHORIZED,
+                c,
+                "invalid_token",
+                "Authorization: Bearer token required",
+            ));
+        };
+        let principal = match self.validator.validate(token, parts).await {
+            Ok(p) => p,
+            Err(e) => return Err(self.refusal(&e)),
+        };
+        let missing: Vec<&str> = self
+            .required_scopes
+            .iter()
+            .filter(|s| !principal.has_scope(s))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(self.refusal(&AuthError::InsufficientScope {
+                scope: self.required_scopes.join(" "),
+                description: format!("missing scope: {}", missing.join(" ")),
+            }));
+        }
+        Ok(principal)
+    }
+
+    /// The response for a refused token.
+    pub fn refusal(&self, e: &AuthError) -> Response {
+        let url = self.metadata_url();
+        match e {
+            AuthError::InvalidToken(d) => challenge(
+                StatusCode::UNAUTHORIZED,
+                format!(
+                    "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{url}\"",
+                    quote(d)
+                ),
+                "invalid_token",
+                d,
+            ),
+            AuthError::InsufficientScope { scope, description } => challenge(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{url}\", error_description=\"{}\"",
+                    quote(scope),
+                    quote(description)
+                ),
+                "insufficient_scope",
+                description,
+            ),
+            AuthError::Unavailable(d) => {
+                tracing::warn!(error = %d, "token validation unavailable");
+                oauth_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", d)
+            }
+        }
+    }
+}
+
+/// `/.well-known/oauth-protected-resource`.
+pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+/// The token of `Authorization: Bearer <token>` (scheme case-insensitive); never from
+/// the query string.
+fn bearer_token(parts: &Parts) -> Option<&str> {
+    let v = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// Escapes a quoted-string value.
+fn quote(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control())
+        .flat_map(|c| match c {
+            '"' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect()
+}
+
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+    let body = json!({"error": error, "error_description": description}).to_string();
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn challenge(status: StatusCode, www: String, error: &str, description: &str) -> Response {
+    let mut r = oauth_error(status, error, description);
+    if let Ok(v) = HeaderValue::from_str(&www) {
+        r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    r
+}
+
+/// Serves the metadata document (`GET`/`HEAD`; CORS-readable, it is public).
+pub(super) fn metadata_response(auth: &AuthOptions, method: &Method) -> Response {
+    let mut r = if method == Method::GET || method == Method::HEAD {
+        let mut r = Response::new(Body::from(auth.metadata_document().to_string()));
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        r
+    } else if method == Method::OPTIONS {
+        let mut r = Response::new(Body::empty());
+        *r.status_mut() = StatusCode::NO_CONTENT;
+        r
+    } else {
+        let mut r = Response::new(Body::empty());
+        *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+        r
+    };
+    let h = r.headers_mut();
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, HEAD, OPTIONS"),
+    );
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(resource: &str) -> AuthOptions {
+        AuthOptions::new(
+            resource,
+            validator_fn(|_, _| async { Err(AuthError::InvalidToken("no".into())) }),
+        )
+    }
+
+    #[test]
+    fn metadata_url_inserts_the_well_known_path() {
+        assert_eq!(
+            opts("https://h.example/mcp").metadata_url(),
+            "https://h.example/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            opts("http://127.0.0.1:8080").metadata_url(),
+            "http://127.0.0.1:8080/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(
+            opts("https://h.example/a/b/").metadata_paths("/mcp"),
+            vec![
+                WELL_KNOWN.to_owned(),
+                format!("{WELL_KNOWN}/mcp"),
+                format!("{WELL_KNOWN}/a/b")
+            ]
+        );
+        assert_eq!(quote("a\"b\\c\n"), "a\\\"b\\\\c");
+    }
+}

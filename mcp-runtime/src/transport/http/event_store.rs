@@ -1,0 +1,236 @@
+//! Resumability of legacy Streamable HTTP streams (2025-03-26 … 2025-11-25): every event
+//! sent on a stream is first stored, under an id that names its stream; a client that lost
+//! the connection sends `GET` with `Last-Event-ID` and gets exactly the events it missed.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+/// One SSE stream of one session: the standalone `GET` stream or the stream of one `POST`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StreamId {
+    /// The `Mcp-Session-Id` of the session the stream belongs to.
+    pub session: String,
+    /// The stream's name, unique across the server (random, URL- and header-safe).
+    pub stream: String,
+}
+
+/// A stored event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Its SSE `id`.
+    pub id: String,
+    /// The JSON-RPC message (already through the outgoing filters). Empty for a priming
+    /// event, which is never replayed.
+    pub message: Vec<u8>,
+}
+
+/// What [`EventStore::replay_after`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    /// The stream the event id belongs to.
+    pub stream: StreamId,
+    /// The events stored after it on that stream, oldest first (priming events excluded).
+    pub events: Vec<StoredEvent>,
+    /// Some events after the id were evicted: the replay has a gap.
+    pub truncated: bool,
+}
+
+/// Where resumable streams keep their events.
+///
+/// The transport calls [`append`](EventStore::append) once per event, in order, and
+/// [`replay_after`](EventStore::replay_after) when a client resumes; both run under the
+/// stream's lock (that is how nothing is lost or repeated between a replay and the live
+/// events that follow it), so they must be quick: an implementation backed by a remote
+/// store should buffer locally and write through in the background.
+pub trait EventStore: Send + Sync + 'static {
+    /// Stores `message` (empty for a priming event) as the next event of `stream`, and
+    /// returns its SSE event id. The id must let [`replay_after`](Self::replay_after) find
+    /// the stream again (it encodes the stream identity), and must be visible ASCII.
+    fn append(&self, stream: &StreamId, message: &[u8]) -> String;
+
+    /// The stream `last_event_id` belongs to and its events after that id; `None` when
+    /// the id is unknown (never issued, or its stream or session was forgotten).
+    fn replay_after(&self, last_event_id: &str) -> Option<Replay>;
+
+    /// Forgets every stream of `session` (it ended).
+    fn forget_session(&self, session: &str);
+
+    /// Events currently held (for [`HttpStats`](super::HttpStats)).
+    fn buffered(&self) -> usize {
+        0
+    }
+}
+
+/// The default [`EventStore`]: in memory, bounded per session.
+///
+/// Event ids are `<stream>-<seq>`, with `seq` counting from 1 on each stream. Each session
+/// keeps at most `per_session` events across all of its streams; beyond that the
+/// session's oldest event is evicted (first in, first out, whatever its stream). A client
+/// resuming after an evicted event gets what is left, flagged
+/// [`truncated`](Replay::truncated) (the transport logs a warning). Everything of a
+/// session is dropped when the session ends.
+#[derive(Debug)]
+pub struct InMemoryEventStore {
+    per_session: usize,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    streams: HashMap<String, StreamLog>,
+    /// Per session: its events in arrival order, as (stream, seq), for eviction.
+    sessions: HashMap<String, VecDeque<(String, u64)>>,
+    total: usize,
+}
+
+#[derive(Debug)]
+struct StreamLog {
+    session: String,
+    next_seq: u64,
+    /// (seq, message), ascending.
+    events: VecDeque<(u64, Vec<u8>)>,
+    /// The highest seq evicted so far (0: none).
+    evicted: u64,
+}
+
+impl InMemoryEventStore {
+    /// A store keeping at most `per_session` events per session (at least 1).
+    pub fn new(per_session: usize) -> Self {
+        Self {
+            per_session: per_session.max(1),
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+}
+
+impl Default for InMemoryEventStore {
+    /// 1024 events per session.
+    fn default() -> Self {
+        Self::new(1024)
+    }
+}
+
+fn parse_id(id: &str) -> Option<(&str, u64)> {
+    let (stream, seq) = id.rsplit_once('-')?;
+    Some((stream, seq.parse().ok()?))
+}
+
+impl EventStore for InMemoryEventStore {
+    fn append(&self, stream: &StreamId, message: &[u8]) -> String {
+        let mut g = self.inner.lock().expect("event store lock");
+        let inner = &mut *g;
+        let log = inner
+            .streams
+            .entry(stream.stream.clone())
+            .or_insert_with(|| StreamLog {
+                session: stream.session.clone(),
+                next_seq: 1,
+                events: VecDeque::new(),
+                evicted: 0,
+            });
+        let seq = log.next_seq;
+        log.next_seq += 1;
+        log.events.push_back((seq, message.to_vec()));
+        let order = inner.sessions.entry(stream.session.clone()).or_default();
+        order.push_back((stream.stream.clone(), seq));
+        inner.total += 1;
+        while order.len() > self.per_session {
+            let Some((s, q)) = order.pop_front() else {
+                break;
+            };
+            if let Some(l) = inner.streams.get_mut(&s)
+                && l.events.front().is_some_and(|(f, _)| *f == q)
+            {
+                l.events.pop_front();
+                l.evicted = q;
+                inner.total -= 1;
+            }
+        }
+        format!("{}-{seq}", stream.stream)
+    }
+
+    fn replay_after(&self, last_event_id: &str) -> Option<Replay> {
+        let (stream, seq) = parse_id(last_event_id)?;
+        let g = self.inner.lock().expect("event store lock");
+        let log = g.streams.get(stream)?;
+        if seq >= log.next_seq {
+            return None;
+        }
+        let events = log
+            .events
+            .iter()
+            .filter(|(q, m)| *q > seq && !m.is_empty())
+            .map(|(q, m)| StoredEvent {
+                id: format!("{stream}-{q}"),
+                message: m.clone(),
+            })
+            .collect();
+        Some(Replay {
+            stream: StreamId {
+                session: log.session.clone(),
+                stream: stream.to_owned(),
+            },
+            events,
+            truncated: log.evicted > seq,
+        })
+    }
+
+    fn forget_session(&self, session: &str) {
+        let mut g = self.inner.lock().expect("event store lock");
+        let inner = &mut *g;
+        if let Some(order) = inner.sessions.remove(session) {
+            inner.total -= order.len();
+            for (s, _) in order {
+                inner.streams.remove(&s);
+            }
+        }
+        inner.streams.retain(|_, l| l.session != session);
+    }
+
+    fn buffered(&self) -> usize {
+        self.inner.lock().expect("event store lock").total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sid(s: &str, st: &str) -> StreamId {
+        StreamId {
+            session: s.into(),
+            stream: st.into(),
+        }
+    }
+
+    #[test]
+    fn replays_after_an_id_and_evicts_per_session() {
+        let store = InMemoryEventStore::new(3);
+        let a = sid("s1", "aa");
+        let b = sid("s1", "bb");
+        let prime = store.append(&a, b"");
+        let e1 = store.append(&a, b"1");
+        store.append(&b, b"x");
+        store.append(&a, b"2");
+        let r = store.replay_after(&prime).unwrap();
+        assert_eq!(r.stream, a);
+        // The priming event was evicted (cap 3): no gap after it, and it is never replayed.
+        assert!(!r.truncated);
+        assert_eq!(r.events.len(), 2);
+        let r = store.replay_after(&e1).unwrap();
+        assert!(!r.truncated);
+        assert_eq!(r.events.len(), 1);
+        assert_eq!(r.events[0].message, b"2");
+        assert_eq!(store.buffered(), 3);
+        // One more evicts "1": a replay after the priming event now has a gap.
+        store.append(&b, b"y");
+        let r = store.replay_after(&prime).unwrap();
+        assert!(r.truncated);
+        assert_eq!(r.events.len(), 1);
+        assert!(store.replay_after("zz-1").is_none());
+        assert!(store.replay_after("aa-99").is_none());
+        store.forget_session("s1");
+        assert_eq!(store.buffered(), 0);
+        assert!(store.replay_after(&e1).is_none());
+    }
+}

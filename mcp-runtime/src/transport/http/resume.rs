@@ -1,0 +1,202 @@
+//! Resumable legacy streams: a POST answered over SSE runs on a [`Lane`] of its own (the
+//! request goes on when the connection drops, its events are stored), and `GET` with
+//! `Last-Event-ID` resumes whichever stream of the session that id names.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::http::StatusCode;
+use axum::response::Response;
+use mcp_core::jsonrpc::ErrorObject;
+use mcp_core::version::ProtocolVersion;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::lane::{Attached, Lane};
+use super::session::HttpSession;
+use super::sse::{Final, SseBody};
+use super::{HttpState, empty, error_response, json_response, sse_response};
+use crate::middleware::Endpoint;
+
+impl<E: Endpoint + 'static> HttpState<E> {
+    /// Whether POST streams of `session` are resumable.
+    pub(super) fn resumable(&self, session: &HttpSession) -> bool {
+        self.opts.event_store.is_some() && session.outlet.resumable()
+    }
+
+    /// The priming argument for a new stream of `session`: 2025-11-25 only.
+    pub(super) fn prime_for(&self, session: &HttpSession) -> Option<Option<Duration>> {
+        let v = session.state.lock().expect("session lock").version;
+        (v == Some(ProtocolVersion::V2025_11_25)).then_some(self.opts.sse_retry)
+    }
+
+    /// Answers a legacy request of a resumable session: plain JSON when its outcome comes
+    /// before any message, else an SSE stream on a lane of its own.
+    pub(super) async fn respond_resumable(
+        self: &Arc<Self>,
+        session: &Arc<HttpSession>,
+        mut rx: mpsc::Receiver<Vec<u8>>,
+        mut fin: oneshot::Receiver<Final>,
+    ) -> Response {
+        enum First {
+            Msg(Option<Vec<u8>>),
+            Fin(Result<Final, oneshot::error::RecvError>),
+        }
+        let first = tokio::select! {
+            biased;
+            m = rx.recv() => First::Msg(m),
+            f = &mut fin => First::Fin(f),
+        };
+        let mut queued = Vec::new();
+        let mut last = None;
+        match first {
+            First::Fin(Ok((frame, _))) => {
+                while let Ok(m) = rx.try_recv() {
+                    queued.push(m);
+                }
+                if queued.is_empty() {
+                    return json_response(StatusCode::OK, frame);
+                }
+                last = Some(frame);
+            }
+            First::Fin(Err(_)) => return empty(StatusCode::NO_CONTENT),
+            First::Msg(None) => {
+                return match fin.await {
+                    Ok((frame, _)) => json_response(StatusCode::OK, frame),
+                    Err(_) => empty(StatusCode::NO_CONTENT),
+                };
+            }
+            First::Msg(Some(m)) => queued.push(m),
+        }
+
+        let lane = Lane::new(&session.id, self.opts.event_store.clone(), None, 0);
+        let name = lane.key.stream.clone();
+        session
+            .lanes
+            .lock()
+            .expect("lanes lock")
+            .insert(name.clone(), lane.clone());
+        let prime = self.prime_for(session);
+        let close_after = prime.and(self.opts.sse_close_after);
+        let att = lane.open(prime, close_after != Some(Duration::ZERO));
+        let end = session.closed.child_token();
+        if let Some(d) = close_after.filter(|d| !d.is_zero()) {
+            let t = end.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(d).await;
+                t.cancel();
+            });
+        }
+        let resp = self.lane_body(&lane, att, end);
+
+        let s = session.clone();
+        tokio::spawn(async move {
+            for m in queued {
+                lane.push(m, false).await;
+            }
+            match last {
+                Some(f) => lane.push(f, true).await,
+                None => loop {
+                    tokio::select! {
+                        biased;
+                        m = rx.recv() => match m {
+                            Some(m) => lane.push(m, false).await,
+                            None => {
+                                match fin.await {
+                                    Ok((f, _)) => lane.push(f, true).await,
+                                    Err(_) => lane.finish(),
+                                }
+                                break;
+                            }
+                        },
+                        f = &mut fin => {
+                            while let Ok(m) = rx.try_recv() {
+                                lane.push(m, false).await;
+                            }
+                            match f {
+                                Ok((f, _)) => lane.push(f, true).await,
+                                Err(_) => lane.finish(),
+                            }
+                            break;
+                        }
+                    }
+                },
+            }
+            s.lanes.lock().expect("lanes lock").remove(&name);
+        });
+        resp
+    }
+
+    /// The SSE response of one connection of `lane`, ended early by `end`.
+    fn lane_body(&self, lane: &Arc<Lane>, att: Attached, end: CancellationToken) -> Response {
+        let l = lane.clone();
+        let generation = att.generation;
+        let mut body = SseBody::new(att.rx, None, self.opts.keep_alive)
+            .end_on(end)
+            .on_drop(move || l.detach(generation));
+        body.raw = true;
+        for b in att.pending {
+            body.push_raw(b);
+        }
+        sse_response(body)
+    }
+
+    /// `GET` + `Last-Event-ID`: resumes the stream of `session` that the id names, with
+    /// the events after it and then whatever comes live; a completed stream ends after
+    /// its replay. `None`: not a resumable session, serve a plain GET.
+    pub(super) fn resume(
+        self: &Arc<Self>,
+        session: &Arc<HttpSession>,
+        last_event_id: &str,
+    ) -> Option<Response> {
+        let store = self.opts.event_store.as_ref()?;
+        if !session.outlet.resumable() {
+            return None;
+        }
+        let unknown = || {
+            error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                &ErrorObject::new(-32000, "Bad Request: unknown Last-Event-ID"),
+            )
+        };
+        let Some(replay) = store.replay_after(last_event_id) else {
+            return Some(unknown());
+        };
+        if replay.stream.session != session.id {
+            return Some(unknown());
+        }
+        let end = session.closed.child_token();
+        let resp = match session.lane(&replay.stream.stream) {
+            Some(lane) => match lane.attach(Some(last_event_id), None) {
+                Ok(att) => self.lane_body(&lane, att, end),
+                Err(_) => unknown(),
+            },
+            None => {
+                // A completed POST stream: what it missed, then the end.
+                if replay.truncated {
+                    tracing::warn!(
+                        session = %session.id,
+                        last_event_id,
+                        "resumed stream lost events to eviction"
+                    );
+                }
+                let (_, rx) = mpsc::channel(1);
+                let mut body = SseBody::new(rx, None, None).end_on(end);
+                for e in replay.events {
+                    body.push_raw(super::sse::event_with_id(Some(&e.id), None, &e.message));
+                }
+                body.closing = true;
+                sse_response(body)
+            }
+        };
+        session.touch();
+        Some(resp)
+    }
+}
+
+/// A chunk that shows a plain GET stream open at once (to proxies and clients).
+pub(super) fn stream_open() -> Bytes {
+    Bytes::from_static(b": stream open\n\n")
+}

@@ -1,0 +1,439 @@
+//! Bearer-token authorization of the HTTP transports through a real HTTP client on
+//! loopback: missing, invalid, under-scoped and valid tokens on every method and path
+//! (Streamable HTTP POST of both eras, the GET stream, DELETE, the 2024-11-05 SSE stream
+//! and its POST path), the principal in the context (middleware and tools), sessions
+//! bound to their subject, and the RFC 9728 metadata document at both well-known paths.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use mcp::prelude::*;
+use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
+use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions};
+use serde_json::{Value, json};
+
+#[derive(serde::Deserialize)]
+struct NoArgs {}
+
+/// Records the subject of every message's principal, as middleware sees it.
+#[derive(Clone, Default)]
+struct Seen(Arc<Mutex<Vec<String>>>);
+
+impl Middleware for Seen {
+    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+        let who = ctx
+            .extensions()
+            .get::<Principal>()
+            .map_or_else(|| "-".to_owned(), |p| p.subject.clone());
+        self.0.lock().unwrap().push(who);
+        next.run(ctx).await
+    }
+}
+
+fn server(seen: Seen) -> Server<impl mcp::runtime::Chain> {
+    Server::builder("auth-test", "1.0.0")
+        .tool(
+            Tool::new("whoami").with_input_schema(json!({"type": "object", "properties": {}})),
+            |ctx: Context, _: NoArgs| async move {
+                let p = ctx.extensions().get::<Principal>().expect("a principal");
+                Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                    "{} [{}]",
+                    p.subject,
+                    p.scopes.join(" ")
+                ))]))
+            },
+        )
+        .middleware(seen)
+        .without_tracing()
+        .build()
+}
+
+struct Running {
+    addr: SocketAddr,
+    seen: Seen,
+    stop: CancellationToken,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+fn auth(addr: SocketAddr) -> AuthOptions {
+    let validator = validator_fn(|token: String, req| async move {
+        let _: mcp::runtime::transport::http::HttpRequest = req;
+        let rw = ["mcp:read", "mcp:write"];
+        match token.as_str() {
+            "alice-token" => Ok(Principal::new("alice").with_scopes(rw)),
+            "bob-token" => Ok(Principal::new("bob").with_scopes(rw)),
+            "readonly-token" => Ok(Principal::new("carol").with_scopes(["mcp:read"])),
+            "down" => Err(AuthError::Unavailable("introspection endpoint down".into())),
+            _ => Err(AuthError::InvalidToken("The token is \"unknown\"".into())),
+        }
+    });
+    AuthOptions::new(format!("http://{addr}/mcp"), validator)
+        .authorization_server("https://auth.example.com")
+        .scopes_supported(["mcp:read", "mcp:write"])
+        .require_scopes(["mcp:write"])
+}
+
+async fn start() -> Running {
+    let seen = Seen::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let opts = HttpOptions {
+        auth: Some(auth(addr)),
+        ..HttpOptions::default()
+    };
+    let s = server(seen.clone());
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    tokio::spawn(async move { s.serve_http_on(listener, opts, st).await });
+    Running { addr, seen, stop }
+}
+
+struct Resp {
+    status: u16,
+    headers: hyper::HeaderMap,
+    body: String,
+}
+
+impl Resp {
+    fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+}
+
+async fn open(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> hyper::Response<hyper::body::Incoming> {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let mut b = hyper::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", format!("127.0.0.1:{}", addr.port()));
+    if body.is_some() {
+        b = b
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+    } else {
+        b = b.header("accept", "text/event-stream");
+    }
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    let body = body.map(Value::to_string).unwrap_or_default();
+    sender
+        .send_request(b.body(Full::new(Bytes::from(body))).unwrap())
+        .await
+        .unwrap()
+}
+
+async fn call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Resp {
+    let r = open(addr, method, path, headers, body).await;
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    let bytes = tokio::time::timeout(Duration::from_secs(10), r.into_body().collect())
+        .await
+        .expect("body in time")
+        .unwrap()
+        .to_bytes();
+    Resp {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+fn metadata_url(addr: SocketAddr) -> String {
+    format!("http://{addr}/.well-known/oauth-protected-resource/mcp")
+}
+
+/// No token, a bad token, a token without the required scope, a failing validator, a
+/// token in the query string, a non-Bearer scheme: each refused with its status and
+/// challenge, before anything else happens.
+async fn assert_refusals(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) {
+    let what = format!("{method} {path}");
+    let with = |extra: (&'static str, &'static str)| {
+        let mut h = headers.to_vec();
+        h.push(extra);
+        h
+    };
+    let url = metadata_url(addr);
+
+    let r = call(addr, method, path, headers, body).await;
+    assert_eq!(r.status, 401, "{what}: missing token: {}", r.body);
+    assert_eq!(
+        r.header("www-authenticate"),
+        format!("Bearer resource_metadata=\"{url}\", scope=\"mcp:write\""),
+        "{what}"
+    );
+    assert_eq!(r.json()["error"], "invalid_token");
+
+    let r = call(addr, method, path, &with(("authorization", "Bearer nope")), body).await;
+    assert_eq!(r.status, 401, "{what}: invalid token");
+    let www = r.header("www-authenticate");
+    assert!(www.starts_with("Bearer error=\"invalid_token\""), "{what}: {www}");
+    assert!(www.contains(&format!("resource_metadata=\"{url}\"")), "{www}");
+    assert!(www.contains(r#"error_description="The token is \"unknown\"""#), "{www}");
+
+    let r = call(
+        addr,
+        method,
+        path,
+        &with(("authorization", "Bearer readonly-token")),
+        body,
+    )
+    .await;
+    assert_eq!(r.status, 403, "{what}: insufficient scope");
+    let www = r.header("www-authenticate");
+    assert!(www.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp:write\""), "{www}");
+    assert!(www.contains(&format!("resource_metadata=\"{url}\"")), "{www}");
+    assert_eq!(r.json()["error"], "insufficient_scope");
+
+    let r = call(addr, method, path, &with(("authorization", "Bearer down")), body).await;
+    assert_eq!(r.status, 500, "{what}: validator unavailable");
+
+    let r = call(addr, method, path, &with(("authorization", "Basic YTpi")), body).await;
+    assert_eq!(r.status, 401, "{what}: not a bearer token");
+    assert!(!r.header("www-authenticate").contains("error="));
+
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let q = format!("{path}{sep}access_token=alice-token");
+    let r = call(addr, method, &q, headers, body).await;
+    assert_eq!(r.status, 401, "{what}: a token in the query string is not one");
+}
+
+const ALICE: (&str, &str) = ("authorization", "Bearer alice-token");
+const BOB: (&str, &str) = ("authorization", "Bearer bob-token");
+
+fn init() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+}
+
+fn whoami(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": "whoami", "arguments": {}}})
+}
+
+#[tokio::test]
+async fn metadata_document_at_both_well_known_paths() {
+    let s = start().await;
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        // No token needed, and any Origin may read it.
+        let r = call(s.addr, "GET", path, &[("origin", "https://elsewhere.example")], None).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(r.header("content-type"), "application/json");
+        assert_eq!(r.header("access-control-allow-origin"), "*");
+        assert_eq!(
+            r.json(),
+            json!({
+                "resource": format!("http://{}/mcp", s.addr),
+                "authorization_servers": ["https://auth.example.com"],
+                "scopes_supported": ["mcp:read", "mcp:write"],
+                "bearer_methods_supported": ["header"]
+            })
+        );
+        let r = call(s.addr, "POST", path, &[], Some(&json!({}))).await;
+        assert_eq!(r.status, 405);
+    }
+    // The challenge points at the path-suffixed document, which is served.
+    let r = call(s.addr, "POST", "/mcp", &[], Some(&init())).await;
+    let www = r.header("www-authenticate").to_owned();
+    let url = www
+        .split("resource_metadata=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap();
+    let path = url.strip_prefix(&format!("http://{}", s.addr)).unwrap();
+    assert_eq!(call(s.addr, "GET", path, &[], None).await.status, 200);
+}
+
+#[tokio::test]
+async fn streamable_http_legacy_era_post_get_delete() {
+    let s = start().await;
+    let a = s.addr;
+
+    // POST initialize.
+    assert_refusals(a, "POST", "/mcp", &[], Some(&init())).await;
+    let r = call(a, "POST", "/mcp", &[ALICE], Some(&init())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.header("mcp-session-id").to_owned();
+    assert!(!sid.is_empty());
+    let h = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let with = |who: (&'static str, &'static str)| {
+        let mut v = h.to_vec();
+        v.push(who);
+        v
+    };
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_refusals(a, "POST", "/mcp", &h, Some(&initialized)).await;
+    let r = call(a, "POST", "/mcp", &with(ALICE), Some(&initialized)).await;
+    assert_eq!(r.status, 202);
+
+    // POST a request: the tool sees the principal.
+    assert_refusals(a, "POST", "/mcp", &h, Some(&whoami(2))).await;
+    let r = call(a, "POST", "/mcp", &with(ALICE), Some(&whoami(2))).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "alice [mcp:read mcp:write]"
+    );
+    // Another subject cannot use alice's session.
+    let r = call(a, "POST", "/mcp", &with(BOB), Some(&whoami(3))).await;
+    assert_eq!(r.status, 404);
+
+    // GET stream.
+    assert_refusals(a, "GET", "/mcp", &h, None).await;
+    assert_eq!(call(a, "GET", "/mcp", &with(BOB), None).await.status, 404);
+    let r = open(a, "GET", "/mcp", &with(ALICE), None).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    drop(r);
+
+    // DELETE.
+    assert_refusals(a, "DELETE", "/mcp", &h, None).await;
+    assert_eq!(call(a, "DELETE", "/mcp", &with(BOB), None).await.status, 404);
+    assert_eq!(call(a, "DELETE", "/mcp", &with(ALICE), None).await.status, 200);
+    assert_eq!(
+        call(a, "POST", "/mcp", &with(ALICE), Some(&whoami(4))).await.status,
+        404
+    );
+
+    // Middleware saw the principal of every message that reached the chain.
+    let seen = s.seen.0.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    assert!(seen.iter().all(|w| w == "alice"), "{seen:?}");
+}
+
+#[tokio::test]
+async fn streamable_http_modern_era_post() {
+    let s = start().await;
+    let a = s.addr;
+    let mut body = whoami(1);
+    body["params"]["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}
+    });
+    let h = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "whoami"),
+    ];
+    assert_refusals(a, "POST", "/mcp", &h, Some(&body)).await;
+    let mut hv = h.to_vec();
+    hv.push(ALICE);
+    let r = call(a, "POST", "/mcp", &hv, Some(&body)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "alice [mcp:read mcp:write]"
+    );
+    // GET and DELETE are refused for lack of a token before the era says 405.
+    assert_refusals(a, "GET", "/mcp", &h[..1], None).await;
+    assert_eq!(call(a, "GET", "/mcp", &[h[0], ALICE], None).await.status, 405);
+}
+
+/// Reads SSE data events until `n` arrived.
+async fn read_events(body: &mut hyper::body::Incoming, buf: &mut String, n: usize) -> Vec<String> {
+    loop {
+        let events: Vec<String> = buf
+            .split("\n\n")
+            .filter(|e| e.contains("data:"))
+            .map(|e| {
+                e.lines()
+                    .filter_map(|l| l.strip_prefix("data: "))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect();
+        if events.len() >= n && buf.ends_with("\n\n") {
+            return events;
+        }
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("event in time")
+            .expect("stream open")
+            .unwrap();
+        if let Ok(d) = frame.into_data() {
+            buf.push_str(&String::from_utf8_lossy(&d));
+        }
+    }
+}
+
+#[tokio::test]
+async fn http_sse_2024_11_05_stream_and_post() {
+    let s = start().await;
+    let a = s.addr;
+    assert_refusals(a, "GET", "/sse", &[], None).await;
+    let r = open(a, "GET", "/sse", &[ALICE], None).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let ev = read_events(&mut body, &mut buf, 1).await;
+    let endpoint = ev[0].clone();
+    assert!(endpoint.starts_with("/messages?sessionId="), "{endpoint}");
+
+    let mut init = init();
+    init["params"]["protocolVersion"] = json!("2024-11-05");
+    assert_refusals(a, "POST", &endpoint, &[], Some(&init)).await;
+    assert_eq!(call(a, "POST", &endpoint, &[BOB], Some(&init)).await.status, 404);
+    let r = call(a, "POST", &endpoint, &[ALICE], Some(&init)).await;
+    assert_eq!(r.status, 202);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        call(a, "POST", &endpoint, &[ALICE], Some(&initialized)).await.status,
+        202
+    );
+    let r = call(a, "POST", &endpoint, &[ALICE], Some(&whoami(2))).await;
+    assert_eq!(r.status, 202);
+    let ev = read_events(&mut body, &mut buf, 3).await;
+    let first: Value = serde_json::from_str(&ev[1]).unwrap();
+    assert_eq!(first["result"]["protocolVersion"], "2024-11-05");
+    let out: Value = serde_json::from_str(&ev[2]).unwrap();
+    assert_eq!(out["id"], 2);
+    assert_eq!(
+        out["result"]["content"][0]["text"],
+        "alice [mcp:read mcp:write]"
+    );
+}

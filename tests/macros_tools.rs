@@ -1,0 +1,414 @@
+//! `#[mcp::tool]` / `#[mcp::server]`: the exact `tools/list` entry of a tool using every
+//! option, per revision and validated against that revision's schema; calls, result
+//! shapes and argument errors over an in-memory connection; the impl-block form.
+
+#[path = "../mcp-core/tests/common/mod.rs"]
+mod macros_schema;
+mod support;
+
+use mcp::prelude::*;
+use mcp::types::to_value_for;
+use serde_json::{Value, json};
+use support::{Wire, modern};
+
+/// How results are sorted.
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Sort {
+    /// Best match first.
+    Relevance,
+    /// Newest first.
+    Date,
+}
+
+/// A book in the catalogue.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Book {
+    /// The title.
+    title: String,
+    /// Publication year.
+    year: u16,
+}
+
+/// Search the catalogue by title or author.
+///
+/// Matches whole words.
+#[mcp::tool(
+    name = "search.books-v2",
+    title = "Search books",
+    read_only,
+    destructive = false,
+    idempotent,
+    open_world = false
+)]
+async fn search_books(
+    /// Words to look for in titles and authors.
+    query: String,
+    /// How many results at most.
+    #[arg(default = 10)]
+    limit: u32,
+    #[arg(rename = "sortBy", description = "The order of the results.")] sort_by: Option<Sort>,
+    ctx: &Context,
+) -> Result<Json<Vec<Book>>, ToolError> {
+    let _ = (ctx.method(), sort_by);
+    if query.is_empty() {
+        return Err(ToolError::new("the query is empty"));
+    }
+    Ok(Json(
+        (0..limit.min(2))
+            .map(|i| Book {
+                title: format!("{query} {i}"),
+                year: 1965 + i as u16,
+            })
+            .collect(),
+    ))
+}
+
+/// Adds two numbers.
+#[mcp::tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// The current stock of a title.
+#[mcp::tool]
+async fn stock(title: String, _ctx: Context) -> Json<Stock> {
+    Json(Stock { title, copies: 3 })
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Stock {
+    title: String,
+    copies: u32,
+}
+
+#[mcp::server(name = "shop", version = "9.9.9", tools(search_books, add, stock))]
+struct Shop;
+
+/// A server written as an impl block: its doc comment is the `instructions`.
+struct Counter {
+    hits: std::sync::atomic::AtomicU64,
+}
+
+/// Counts calls.
+#[mcp::server(name = "counter", tools(add))]
+impl Counter {
+    /// Adds `by` to the counter and returns the new value.
+    #[tool(idempotent = false)]
+    async fn bump(
+        &self,
+        /** How much to add. */
+        #[arg(default = 1)]
+        by: u64,
+    ) -> String {
+        let old = self.hits.fetch_add(by, std::sync::atomic::Ordering::SeqCst);
+        format!("{}", old + by)
+    }
+
+    /// Not a tool: an ordinary method stays as it is.
+    fn current(&self) -> u64 {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+fn entry(rev: &str) -> Value {
+    let tool = <search_books as mcp::ToolDef<Shop>>::info().tool.clone();
+    to_value_for(&tool, rev.parse().unwrap())
+}
+
+fn expected_entry() -> Value {
+    json!({
+        "name": "search.books-v2",
+        "title": "Search books",
+        "description": "Search the catalogue by title or author.\n\nMatches whole words.",
+        "annotations": {
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": false
+        },
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Words to look for in titles and authors."},
+                "limit": {
+                    "type": "integer", "format": "uint32", "minimum": 0, "default": 10,
+                    "description": "How many results at most."
+                },
+                "sortBy": {
+                    "description": "The order of the results.",
+                    "anyOf": [
+                        {
+                            "description": "How results are sorted.",
+                            "oneOf": [
+                                {"type": "string", "const": "relevance", "description": "Best match first."},
+                                {"type": "string", "const": "date", "description": "Newest first."}
+                            ]
+                        },
+                        {"type": "null"}
+                    ]
+                }
+            },
+            "required": ["query"]
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "result": {
+                    "type": "array",
+                    "items": {
+                        "description": "A book in the catalogue.",
+                        "type": "object",
+                        "properties": {
+                            "title": {"type": "string", "description": "The title."},
+                            "year": {
+                                "type": "integer", "format": "uint16", "minimum": 0, "maximum": 65535,
+                                "description": "Publication year."
+                            }
+                        },
+                        "required": ["title", "year"]
+                    }
+                }
+            },
+            "required": ["result"]
+        }
+    })
+}
+
+fn check_entry(rev: &str) {
+    let got = entry(rev);
+    assert_eq!(
+        got,
+        expected_entry(),
+        "{rev}: {}",
+        serde_json::to_string_pretty(&got).unwrap()
+    );
+    if let Some(spec) = macros_schema::spec() {
+        spec.check(rev.parse().unwrap(), "Tool", &got);
+    }
+}
+
+#[test]
+fn every_option_2025_06_18() {
+    check_entry("2025-06-18");
+}
+
+#[test]
+fn every_option_2025_11_25() {
+    check_entry("2025-11-25");
+}
+
+#[test]
+fn every_option_2026_07_28() {
+    check_entry("2026-07-28");
+}
+
+#[test]
+fn older_revisions_drop_what_they_predate() {
+    let v = entry("2025-03-26");
+    assert!(
+        v.get("title").is_none() && v.get("outputSchema").is_none(),
+        "{v}"
+    );
+    assert_eq!(v["annotations"]["readOnlyHint"], true);
+    if let Some(spec) = macros_schema::spec() {
+        spec.check("2025-03-26".parse().unwrap(), "Tool", &v);
+    }
+}
+
+#[test]
+fn object_outputs_are_not_wrapped_and_plain_tools_have_no_output_schema() {
+    let stock = &<stock as mcp::ToolDef<Shop>>::info().tool;
+    assert_eq!(
+        Value::Object(stock.output_schema.clone().unwrap()),
+        json!({"type": "object", "properties": {"title": {"type": "string"},
+               "copies": {"type": "integer", "format": "uint32", "minimum": 0}},
+               "required": ["title", "copies"]})
+    );
+    assert_eq!(
+        Value::Object(stock.input_schema.clone()),
+        json!({"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]})
+    );
+    let add = &<add as mcp::ToolDef<Shop>>::info().tool;
+    assert!(add.output_schema.is_none());
+    assert_eq!(add.description.as_deref(), Some("Adds two numbers."));
+}
+
+async fn connect<S: mcp::ServerHandler>(server: mcp::Server<impl mcp::runtime::Chain, S>) -> Wire {
+    let mut wire = Wire::new(server.serve_in_memory());
+    wire.initialize("2025-11-25").await;
+    wire
+}
+
+async fn call(wire: &mut Wire, id: i64, name: &str, args: Value) -> Value {
+    let r = wire
+        .request(
+            json!(id),
+            "tools/call",
+            json!({"name": name, "arguments": args}),
+        )
+        .await;
+    assert!(r.get("result").is_some(), "{r}");
+    r["result"].clone()
+}
+
+#[tokio::test]
+async fn calls_shape_results() {
+    let mut wire = connect(Shop.into_server()).await;
+    let list = wire.request(json!(1), "tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["search.books-v2", "add", "stock"]);
+
+    let r = call(&mut wire, 2, "add", json!({"a": 2, "b": 40})).await;
+    assert_eq!(r, json!({"content": [{"type": "text", "text": "42"}]}));
+
+    let r = call(&mut wire, 3, "search.books-v2", json!({"query": "dune"})).await;
+    let books = json!([{"title": "dune 0", "year": 1965}, {"title": "dune 1", "year": 1966}]);
+    assert_eq!(r["structuredContent"], json!({"result": books}));
+    assert_eq!(
+        serde_json::from_str::<Value>(r["content"][0]["text"].as_str().unwrap()).unwrap(),
+        json!({"result": books}),
+        "the text block mirrors the structured content"
+    );
+    assert!(r.get("isError").is_none());
+
+    let r = call(&mut wire, 4, "search.books-v2", json!({"query": ""})).await;
+    assert_eq!(r["isError"], true);
+    assert_eq!(r["content"][0]["text"], "the query is empty");
+
+    let r = call(&mut wire, 5, "stock", json!({"title": "Dune"})).await;
+    assert_eq!(
+        r["structuredContent"],
+        json!({"title": "Dune", "copies": 3})
+    );
+
+    // Bad arguments: isError naming the field and the expected type.
+    let r = call(&mut wire, 6, "add", json!({"a": 1, "b": "x"})).await;
+    assert_eq!(r["isError"], true);
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("`b`") && text.contains("i64"), "{text}");
+    let r = call(
+        &mut wire,
+        7,
+        "search.books-v2",
+        json!({"query": "q", "sortBy": "alpha"}),
+    )
+    .await;
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(r["isError"] == true && text.contains("sortBy"), "{text}");
+    let r = call(&mut wire, 8, "add", json!({"a": 1})).await;
+    assert!(
+        r["content"][0]["text"].as_str().unwrap().contains("`b`"),
+        "{r}"
+    );
+
+    // Unknown tool: a protocol error.
+    let r = wire
+        .request(
+            json!(9),
+            "tools/call",
+            json!({"name": "nope", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(support::code(&r), -32602);
+}
+
+#[tokio::test]
+async fn modern_revision_keeps_the_same_shape() {
+    let mut wire = Wire::new(Shop.into_server().serve_in_memory());
+    let r = wire
+        .request(
+            json!(1),
+            "tools/call",
+            modern(json!({"name": "search.books-v2", "arguments": {"query": "x", "limit": 1}})),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["structuredContent"],
+        json!({"result": [{"title": "x 0", "year": 1965}]}),
+        "{r}"
+    );
+    if let Some(spec) = macros_schema::spec() {
+        spec.check(
+            "2026-07-28".parse().unwrap(),
+            "CallToolResult",
+            &r["result"],
+        );
+    }
+}
+
+#[tokio::test]
+async fn impl_block_server() {
+    let counter = Counter {
+        hits: Default::default(),
+    };
+    assert_eq!(counter.current(), 0);
+    let mut wire = Wire::new(counter.into_server().serve_in_memory());
+    let init = wire.initialize("2025-06-18").await;
+    assert_eq!(init["instructions"], "Counts calls.");
+    assert_eq!(
+        init["serverInfo"],
+        json!({"name": "counter", "version": env!("CARGO_PKG_VERSION")})
+    );
+    let list = wire.request(json!(1), "tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2);
+    assert_eq!(
+        tools[0],
+        json!({
+            "name": "bump",
+            "description": "Adds `by` to the counter and returns the new value.",
+            "annotations": {"idempotentHint": false},
+            "inputSchema": {"type": "object", "properties": {"by": {
+                "type": "integer", "format": "uint64", "minimum": 0, "default": 1,
+                "description": "How much to add."}}}
+        })
+    );
+    assert_eq!(tools[1]["name"], "add");
+    let r = call(&mut wire, 2, "bump", json!({})).await;
+    assert_eq!(r["content"][0]["text"], "1");
+    let r = call(&mut wire, 3, "bump", json!({"by": 5})).await;
+    assert_eq!(r["content"][0]["text"], "6");
+    let r = call(&mut wire, 4, "add", json!({"a": 1, "b": 2})).await;
+    assert_eq!(r["content"][0]["text"], "3");
+}
+
+/// Fails in the two ways a tool can: as the tool (shown to the model) or internally.
+#[mcp::tool]
+async fn fragile(internal: bool) -> Result<String, McpError> {
+    if internal {
+        Err(McpError::internal("db password is hunter2"))
+    } else {
+        Err(ErrorObject::invalid_params("shelf must be a number").into())
+    }
+}
+
+/// A tool's own failure, for contrast.
+#[mcp::tool]
+async fn picky() -> Result<String, ToolError> {
+    Err(ToolError::new("no such shelf"))
+}
+
+#[mcp::server(name = "errors", tools(fragile, picky))]
+struct Errors;
+
+#[tokio::test]
+async fn mcp_errors_from_tools_stay_protocol_or_internal_errors() {
+    let mut wire = connect(Errors.into_server()).await;
+    let r = wire
+        .request(json!(1), "tools/call", json!({"name": "fragile", "arguments": {"internal": true}}))
+        .await;
+    assert_eq!(r["error"], json!({"code": -32603, "message": "Internal error"}), "{r}");
+    let r = wire
+        .request(json!(2), "tools/call", json!({"name": "fragile", "arguments": {"internal": false}}))
+        .await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = call(&mut wire, 3, "picky", json!({})).await;
+    assert_eq!(r["isError"], true);
+    assert_eq!(r["content"][0]["text"], "no such shelf");
+}

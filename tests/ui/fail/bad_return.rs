@@ -1,0 +1,8 @@
+struct Books(Vec<String>);
+
+#[mcp::tool]
+async fn search(query: String) -> Books {
+    Books(vec![query])
+}
+
+fn main() {}

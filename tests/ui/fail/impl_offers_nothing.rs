@@ -1,0 +1,8 @@
+struct Empty;
+
+#[mcp::server]
+impl Empty {
+    fn helper(&self) {}
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[mcp::tool]
+async fn search(query: String) -> impl std::fmt::Display {
+    query
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[mcp::tool(name = "search books!")]
+async fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

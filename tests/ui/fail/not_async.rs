@@ -1,0 +1,7 @@
+/// Not async.
+#[mcp::tool]
+fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

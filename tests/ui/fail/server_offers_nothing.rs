@@ -1,0 +1,4 @@
+#[mcp::server(name = "empty")]
+struct Empty;
+
+fn main() {}
