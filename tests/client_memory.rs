@@ -307,7 +307,6 @@ async fn a_legacy_only_server_answers_discover_with_32022() {
 /// (see `a_legacy_only_server_answers_discover_with_32022`). The client side is exercised
 /// by `auto_falls_back_when_the_probe_is_never_answered` and the -32601 case below.
 #[tokio::test]
-#[ignore = "kernel: the discover probe locks a legacy-only server's stream to the modern era"]
 async fn auto_falls_back_to_initialize_on_a_legacy_only_server() {
     let s = server(Arc::default())
         .supported_versions(SupportedVersions::only(&[V::V2025_11_25]))

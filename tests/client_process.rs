@@ -219,3 +219,36 @@ async fn shutdown_escalates_to_sigkill() {
     assert_eq!(status.signal(), Some(9), "{status}");
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+/// Dropping the last handle without `shutdown` still ends a stubborn server (in the
+/// background: close stdin, SIGTERM, SIGKILL).
+#[cfg(unix)]
+#[tokio::test]
+async fn dropping_the_client_ends_the_child() {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("{INIT_THEN} exec sleep 30"));
+    let c = Client::builder()
+        .mode(ConnectMode::Legacy(V::V2025_11_25))
+        .shutdown_timeouts(quick())
+        .spawn(cmd)
+        .await
+        .unwrap();
+    let pid = c.pid().unwrap().to_string();
+    drop(c);
+    let alive = || {
+        std::process::Command::new("kill")
+            .args(["-0", &pid])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap()
+            .success()
+    };
+    let started = Instant::now();
+    while alive() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the child outlived its client"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

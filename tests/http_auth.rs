@@ -201,12 +201,28 @@ async fn assert_refusals(
     );
     assert_eq!(r.json()["error"], "invalid_token");
 
-    let r = call(addr, method, path, &with(("authorization", "Bearer nope")), body).await;
+    let r = call(
+        addr,
+        method,
+        path,
+        &with(("authorization", "Bearer nope")),
+        body,
+    )
+    .await;
     assert_eq!(r.status, 401, "{what}: invalid token");
     let www = r.header("www-authenticate");
-    assert!(www.starts_with("Bearer error=\"invalid_token\""), "{what}: {www}");
-    assert!(www.contains(&format!("resource_metadata=\"{url}\"")), "{www}");
-    assert!(www.contains(r#"error_description="The token is \"unknown\"""#), "{www}");
+    assert!(
+        www.starts_with("Bearer error=\"invalid_token\""),
+        "{what}: {www}"
+    );
+    assert!(
+        www.contains(&format!("resource_metadata=\"{url}\"")),
+        "{www}"
+    );
+    assert!(
+        www.contains(r#"error_description="The token is \"unknown\"""#),
+        "{www}"
+    );
 
     let r = call(
         addr,
@@ -218,21 +234,44 @@ async fn assert_refusals(
     .await;
     assert_eq!(r.status, 403, "{what}: insufficient scope");
     let www = r.header("www-authenticate");
-    assert!(www.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp:write\""), "{www}");
-    assert!(www.contains(&format!("resource_metadata=\"{url}\"")), "{www}");
+    assert!(
+        www.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp:write\""),
+        "{www}"
+    );
+    assert!(
+        www.contains(&format!("resource_metadata=\"{url}\"")),
+        "{www}"
+    );
     assert_eq!(r.json()["error"], "insufficient_scope");
 
-    let r = call(addr, method, path, &with(("authorization", "Bearer down")), body).await;
+    let r = call(
+        addr,
+        method,
+        path,
+        &with(("authorization", "Bearer down")),
+        body,
+    )
+    .await;
     assert_eq!(r.status, 500, "{what}: validator unavailable");
 
-    let r = call(addr, method, path, &with(("authorization", "Basic YTpi")), body).await;
+    let r = call(
+        addr,
+        method,
+        path,
+        &with(("authorization", "Basic YTpi")),
+        body,
+    )
+    .await;
     assert_eq!(r.status, 401, "{what}: not a bearer token");
     assert!(!r.header("www-authenticate").contains("error="));
 
     let sep = if path.contains('?') { '&' } else { '?' };
     let q = format!("{path}{sep}access_token=alice-token");
     let r = call(addr, method, &q, headers, body).await;
-    assert_eq!(r.status, 401, "{what}: a token in the query string is not one");
+    assert_eq!(
+        r.status, 401,
+        "{what}: a token in the query string is not one"
+    );
 }
 
 const ALICE: (&str, &str) = ("authorization", "Bearer alice-token");
@@ -257,7 +296,14 @@ async fn metadata_document_at_both_well_known_paths() {
         "/.well-known/oauth-protected-resource/mcp",
     ] {
         // No token needed, and any Origin may read it.
-        let r = call(s.addr, "GET", path, &[("origin", "https://elsewhere.example")], None).await;
+        let r = call(
+            s.addr,
+            "GET",
+            path,
+            &[("origin", "https://elsewhere.example")],
+            None,
+        )
+        .await;
         assert_eq!(r.status, 200, "{path}");
         assert_eq!(r.header("content-type"), "application/json");
         assert_eq!(r.header("access-control-allow-origin"), "*");
@@ -332,10 +378,18 @@ async fn streamable_http_legacy_era_post_get_delete() {
 
     // DELETE.
     assert_refusals(a, "DELETE", "/mcp", &h, None).await;
-    assert_eq!(call(a, "DELETE", "/mcp", &with(BOB), None).await.status, 404);
-    assert_eq!(call(a, "DELETE", "/mcp", &with(ALICE), None).await.status, 200);
     assert_eq!(
-        call(a, "POST", "/mcp", &with(ALICE), Some(&whoami(4))).await.status,
+        call(a, "DELETE", "/mcp", &with(BOB), None).await.status,
+        404
+    );
+    assert_eq!(
+        call(a, "DELETE", "/mcp", &with(ALICE), None).await.status,
+        200
+    );
+    assert_eq!(
+        call(a, "POST", "/mcp", &with(ALICE), Some(&whoami(4)))
+            .await
+            .status,
         404
     );
 
@@ -371,7 +425,10 @@ async fn streamable_http_modern_era_post() {
     );
     // GET and DELETE are refused for lack of a token before the era says 405.
     assert_refusals(a, "GET", "/mcp", &h[..1], None).await;
-    assert_eq!(call(a, "GET", "/mcp", &[h[0], ALICE], None).await.status, 405);
+    assert_eq!(
+        call(a, "GET", "/mcp", &[h[0], ALICE], None).await.status,
+        405
+    );
 }
 
 /// Reads SSE data events until `n` arrived.
@@ -417,12 +474,17 @@ async fn http_sse_2024_11_05_stream_and_post() {
     let mut init = init();
     init["params"]["protocolVersion"] = json!("2024-11-05");
     assert_refusals(a, "POST", &endpoint, &[], Some(&init)).await;
-    assert_eq!(call(a, "POST", &endpoint, &[BOB], Some(&init)).await.status, 404);
+    assert_eq!(
+        call(a, "POST", &endpoint, &[BOB], Some(&init)).await.status,
+        404
+    );
     let r = call(a, "POST", &endpoint, &[ALICE], Some(&init)).await;
     assert_eq!(r.status, 202);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(
-        call(a, "POST", &endpoint, &[ALICE], Some(&initialized)).await.status,
+        call(a, "POST", &endpoint, &[ALICE], Some(&initialized))
+            .await
+            .status,
         202
     );
     let r = call(a, "POST", &endpoint, &[ALICE], Some(&whoami(2))).await;

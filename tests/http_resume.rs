@@ -210,9 +210,11 @@ async fn session(addr: SocketAddr, version: &str) -> String {
         addr,
         "POST",
         &[],
-        Some(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        Some(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}})),
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        ),
     )
     .await;
     assert_eq!(r.status(), 200);
@@ -281,17 +283,27 @@ async fn dropped_post_stream_resumes_with_every_event_exactly_once() {
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     let rest = read_to_end(r.into_body(), String::new()).await;
     assert!(is_response(rest.last().unwrap(), 2), "{rest:?}");
-    assert_eq!(rest.last().unwrap().json()["result"]["content"][0]["text"], "ticked");
+    assert_eq!(
+        rest.last().unwrap().json()["result"]["content"][0]["text"],
+        "ticked"
+    );
 
     let mut all = first.clone();
     all.extend(rest.iter().cloned());
-    assert_eq!(progress_values(&all), expected_ticks(), "each event exactly once");
+    assert_eq!(
+        progress_values(&all),
+        expected_ticks(),
+        "each event exactly once"
+    );
     let ids: std::collections::HashSet<_> = all.iter().map(|e| e.id.clone().unwrap()).collect();
     assert_eq!(ids.len(), all.len(), "unique ids");
     assert_eq!(all.iter().filter(|e| is_response(e, 2)).count(), 1);
     // Every id names the same stream.
     let stream = |id: &str| id.rsplit_once('-').unwrap().0.to_owned();
-    assert!(all.iter().all(|e| stream(e.id.as_ref().unwrap()) == stream(&last)));
+    assert!(
+        all.iter()
+            .all(|e| stream(e.id.as_ref().unwrap()) == stream(&last))
+    );
 
     // Resuming again after the response: nothing more, the stream ends.
     let final_id = rest.last().unwrap().id.clone().unwrap();
@@ -395,7 +407,11 @@ async fn standalone_get_stream_resumes() {
         .chain(rest.iter())
         .map(|e| e.json()["params"]["data"].as_i64().unwrap())
         .collect();
-    assert_eq!(data, (1..=8).collect::<Vec<_>>(), "each message exactly once");
+    assert_eq!(
+        data,
+        (1..=8).collect::<Vec<_>>(),
+        "each message exactly once"
+    );
     // Nothing else comes.
     let more = tokio::time::timeout(Duration::from_millis(200), body.frame()).await;
     assert!(more.is_err(), "no further events");

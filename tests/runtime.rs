@@ -528,3 +528,31 @@ async fn serves_any_byte_stream_such_as_tcp() {
     let r: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(text(&r), "42");
 }
+
+#[tokio::test]
+async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes_no_era() {
+    let server = Server::builder("runtime", "1")
+        .tool(Tool::new("slow"), |ctx: Context, _: Value| async move {
+            ctx.cancellation().cancelled().await;
+            Ok(CallToolResult::success(vec![ContentBlock::text("late")]))
+        })
+        .build();
+    let mut m = Wire::new(server.serve_in_memory());
+    m.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":modern(json!({"name":"slow"}))}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // A bare cancellation (no `_meta`) is honoured on a modern stream.
+    m.notify("notifications/cancelled", json!({"requestId": 1})).await;
+    let r = m.request(json!(2), "server/discover", modern(json!({}))).await;
+    assert!(r["result"].is_object(), "{r}");
+
+    // A legacy-only server: the discover probe fails (-32022) and fixes no era, so the
+    // client can fall back to initialize on the same stream.
+    let legacy_only = Server::builder("runtime", "1")
+        .supported_versions(mcp::version::SupportedVersions::only(&[ProtocolVersion::V2025_11_25]))
+        .build();
+    let mut w = Wire::new(legacy_only.serve_in_memory());
+    let r = w.request(json!(1), "server/discover", modern(json!({}))).await;
+    assert_eq!(code(&r), -32022);
+    assert_eq!(w.initialize("2025-11-25").await["protocolVersion"], "2025-11-25");
+}

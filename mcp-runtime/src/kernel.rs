@@ -394,27 +394,41 @@ impl<E: Endpoint + 'static> Kernel<E> {
             Message::Notification(n) => (None, n.method, n.params),
         };
 
-        // The first request fixes the era of the stream.
-        let era = {
-            let mut era = conn.era.lock().expect("era lock");
+        // The first request fixes the era of the stream. A modern opening that fails its
+        // checks (say -32022 for a version we do not serve) fixes nothing, so the client can
+        // retry with another version or fall back to `initialize` on the same stream.
+        let (locked, opening) = {
+            let era = conn.era.lock().expect("era lock");
             match (*era, &id) {
-                (Some(e), _) => e,
+                (Some(e), _) => (Some(e), None),
                 (None, Some(_)) => {
                     let e = if method != "initialize" && meta::carries_modern_envelope(params) {
                         Era::Modern
                     } else {
                         Era::Legacy
                     };
-                    *era = Some(e);
-                    e
+                    (None, Some(e))
                 }
-                (None, None) => Era::Legacy,
+                (None, None) => (None, None),
             }
+        };
+        let era = locked.or(opening).unwrap_or(Era::Legacy);
+        let lock_era = |e: Era| {
+            conn.era.lock().expect("era lock").get_or_insert(e);
         };
 
         // Era checks and the modern envelope, before the chain.
         let supported = self.identity.supported;
         let (version, request_meta) = match era {
+            Era::Modern if id.is_none() => {
+                // 2026 notifications carry no required envelope.
+                let m = RequestMeta::from_params(params).ok().flatten();
+                let v = m
+                    .as_ref()
+                    .and_then(|m| m.version)
+                    .unwrap_or(ProtocolVersion::LATEST);
+                (Some(v), m)
+            }
             Era::Modern => {
                 if method == "initialize" {
                     if let Some(id) = &id {
@@ -427,16 +441,20 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     return;
                 }
                 match self.check_modern(params) {
-                    Ok((v, m)) => (Some(v), Some(m)),
+                    Ok((v, m)) => {
+                        lock_era(Era::Modern);
+                        (Some(v), Some(m))
+                    }
                     Err(err) => {
-                        if id.is_some() {
-                            conn.respond_error(&sink, id.as_ref(), &err).await;
-                        }
+                        conn.respond_error(&sink, id.as_ref(), &err).await;
                         return;
                     }
                 }
             }
             Era::Legacy => {
+                if opening.is_some() {
+                    lock_era(Era::Legacy);
+                }
                 if id.is_some() && method != "initialize" && meta::carries_modern_envelope(params) {
                     let err = ErrorObject::invalid_request(
                         "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",

@@ -30,7 +30,7 @@ pub struct ServerNotification {
 /// ```
 /// use mcp_runtime::client::ClientHandler;
 /// use mcp_core::jsonrpc::ErrorObject;
-/// use mcp_core::types::{CreateMessageParams, CreateMessageResult, ContentBlock};
+/// use mcp_core::types::{CreateMessageParams, CreateMessageResult, TextContent};
 ///
 /// struct Echo;
 /// impl ClientHandler for Echo {
@@ -38,7 +38,7 @@ pub struct ServerNotification {
 ///         &self,
 ///         _params: CreateMessageParams,
 ///     ) -> Result<CreateMessageResult, ErrorObject> {
-///         Ok(CreateMessageResult::new("echo-model", ContentBlock::text("hi")))
+///         Ok(CreateMessageResult::new("echo-model", TextContent::new("hi")))
 ///     }
 /// }
 /// ```

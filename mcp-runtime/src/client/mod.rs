@@ -71,7 +71,6 @@ pub enum ConnectMode {
     Auto,
 }
 
-
 /// Per-request options.
 #[derive(Default)]
 pub struct RequestOptions {
@@ -285,7 +284,8 @@ impl ClientBuilder {
         match res {
             Ok(()) => Ok(client),
             Err(e) => {
-                let _ = client.close().await;
+                // A spawned server is shut down (at once if it already died).
+                let _ = client.shutdown().await;
                 Err(e)
             }
         }
@@ -303,6 +303,22 @@ struct Inner {
     request_timeout: Duration,
     session: Mutex<Option<ServerSession>>,
     process: Option<process::Process>,
+}
+
+impl Drop for Inner {
+    /// The last handle of a spawned server's client is gone: its stdin closes (the writer
+    /// ends with the last sender) and, off this thread, the usual shutdown sequence makes
+    /// sure the process does not outlive us.
+    fn drop(&mut self) {
+        if let Some(p) = self.process.take()
+            && p.status().is_none()
+            && let Ok(rt) = tokio::runtime::Handle::try_current()
+        {
+            rt.spawn(async move {
+                let _ = p.shutdown().await;
+            });
+        }
+    }
 }
 
 /// A connection to one MCP server. Cloning gives another handle on the same connection;
@@ -914,6 +930,67 @@ impl Client {
             ..Default::default()
         })?;
         self.request("prompts/get", Some(p), RequestOptions::default())
+            .await
+    }
+
+    /// Every prompt, following `nextCursor`.
+    pub async fn list_all_prompts(&self) -> Result<Vec<mcp_core::types::Prompt>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_prompts(cursor).await?;
+            all.extend(page.prompts);
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// Every resource, following `nextCursor`.
+    pub async fn list_all_resources(&self) -> Result<Vec<mcp_core::types::Resource>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_resources(cursor).await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// `resources/subscribe` (legacy; updates arrive as `notifications/resources/updated`
+    /// on [`Client::notifications`]).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        let p = self.shaped(mcp_core::types::SubscribeParams {
+            uri: uri.to_owned(),
+            meta: None,
+        })?;
+        self.request_raw("resources/subscribe", Some(p), RequestOptions::default())
+            .await
+            .map(drop)
+    }
+
+    /// `resources/unsubscribe` (legacy).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        let p = self.shaped(mcp_core::types::UnsubscribeParams {
+            uri: uri.to_owned(),
+            meta: None,
+        })?;
+        self.request_raw("resources/unsubscribe", Some(p), RequestOptions::default())
+            .await
+            .map(drop)
+    }
+
+    /// `completion/complete`.
+    pub async fn complete(
+        &self,
+        params: mcp_core::types::CompleteParams,
+    ) -> Result<mcp_core::types::CompleteResult, ClientError> {
+        let p = self.shaped(params)?;
+        self.request("completion/complete", Some(p), RequestOptions::default())
             .await
     }
 

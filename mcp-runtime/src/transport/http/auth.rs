@@ -236,10 +236,7 @@ impl AuthOptions {
         let r = self.resource.split(['?', '#']).next().unwrap_or("");
         let (scheme, rest) = r.split_once("://").unwrap_or(("https", r));
         let authority = rest.split('/').next().unwrap_or(rest);
-        format!(
-            "{scheme}://{authority}{WELL_KNOWN}{}",
-            self.resource_path()
-        )
+        format!("{scheme}://{authority}{WELL_KNOWN}{}", self.resource_path())
     }
 
     /// The protected resource metadata document (RFC 9728).
@@ -396,8 +393,10 @@ pub(super) fn metadata_response(auth: &AuthOptions, method: &Method) -> Response
     } else {
         let mut r = Response::new(Body::empty());
         *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-        r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+        r.headers_mut().insert(
+            header::ALLOW,
+            HeaderValue::from_static("GET, HEAD, OPTIONS"),
+        );
         r
     };
     let h = r.headers_mut();

@@ -8,8 +8,8 @@ use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use mcp_core::jsonrpc::ErrorObject;
 
-use super::sse::{SseBody, event};
 use super::auth::Principal;
+use super::sse::{SseBody, event};
 use super::streamable::{Msg, apply_unanswered, decode_all, incoming, start_legacy_request};
 use super::{HttpState, empty, error_response, read_body, sse_response};
 use crate::middleware::Endpoint;
