@@ -532,8 +532,8 @@ async fn serves_any_byte_stream_such_as_tcp() {
 #[tokio::test]
 async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes_no_era() {
     let server = Server::builder("runtime", "1")
-        .tool(Tool::new("slow"), |ctx: Context, _: Value| async move {
-            ctx.cancellation().cancelled().await;
+        .tool(Tool::new("slow"), |_ctx: Context, _: Value| async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
             Ok(CallToolResult::success(vec![ContentBlock::text("late")]))
         })
         .build();
@@ -545,6 +545,8 @@ async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes
     m.notify("notifications/cancelled", json!({"requestId": 1})).await;
     let r = m.request(json!(2), "server/discover", modern(json!({}))).await;
     assert!(r["result"].is_object(), "{r}");
+    // Had the cancellation been dropped, "late" would arrive within 300 ms.
+    m.expect_silence(500).await;
 
     // A legacy-only server: the discover probe fails (-32022) and fixes no era, so the
     // client can fall back to initialize on the same stream.

@@ -140,6 +140,12 @@ impl Lane {
         }
     }
 
+    /// Closes the attached connection (once it has written what it was given); the lane
+    /// goes on, and the client resumes with `GET` + `Last-Event-ID`.
+    pub(crate) fn disconnect(&self) {
+        self.lock().live = None;
+    }
+
     /// Completes the lane without a last message (its request was cancelled).
     pub(crate) fn finish(&self) {
         let mut g = self.lock();

@@ -55,6 +55,7 @@ use self::session::HttpSession;
 
 pub use self::auth::{AuthError, AuthOptions, Principal, TokenValidator};
 pub use self::event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
+pub use self::resume::SseStreamControl;
 
 /// How `Host` and `Origin` are checked (DNS-rebinding protection).
 #[derive(Debug, Clone, Default)]

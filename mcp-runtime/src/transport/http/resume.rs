@@ -92,8 +92,16 @@ impl<E: Endpoint + 'static> HttpState<E> {
 
         let s = session.clone();
         tokio::spawn(async move {
+            // An empty message is a handler's `SseStreamControl::close_connection`.
+            let deliver = async |m: Vec<u8>| {
+                if m.is_empty() {
+                    lane.disconnect();
+                } else {
+                    lane.push(m, false).await;
+                }
+            };
             for m in queued {
-                lane.push(m, false).await;
+                deliver(m).await;
             }
             match last {
                 Some(f) => lane.push(f, true).await,
@@ -101,7 +109,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
                     tokio::select! {
                         biased;
                         m = rx.recv() => match m {
-                            Some(m) => lane.push(m, false).await,
+                            Some(m) => deliver(m).await,
                             None => {
                                 match fin.await {
                                     Ok((f, _)) => lane.push(f, true).await,
@@ -112,7 +120,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
                         },
                         f = &mut fin => {
                             while let Ok(m) = rx.try_recv() {
-                                lane.push(m, false).await;
+                                deliver(m).await;
                             }
                             match f {
                                 Ok((f, _)) => lane.push(f, true).await,
@@ -193,6 +201,30 @@ impl<E: Endpoint + 'static> HttpState<E> {
         };
         session.touch();
         Some(resp)
+    }
+}
+
+/// Lets a handler close the connection of its request's SSE stream while it goes on
+/// working (2025-11-25 polling, SEP-1699): the client reconnects after the `retry:` of the
+/// priming event with `GET` + `Last-Event-ID`, and gets what it missed, the response last.
+/// In the context of requests of 2025-11-25 sessions with resumability on:
+/// `ctx.extensions().get::<SseStreamControl>()`.
+#[derive(Clone)]
+pub struct SseStreamControl {
+    pub(super) out: mpsc::Sender<Vec<u8>>,
+}
+
+impl SseStreamControl {
+    /// Closes the connection now (the answer turns into an SSE stream if it was not one:
+    /// the priming event, then the end of the connection).
+    pub async fn close_connection(&self) {
+        let _ = self.out.send(Vec::new()).await;
+    }
+}
+
+impl std::fmt::Debug for SseStreamControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SseStreamControl").finish_non_exhaustive()
     }
 }
 

@@ -657,7 +657,13 @@ pub(super) fn start_legacy_request<E: Endpoint + 'static>(
     permit: Option<OwnedSemaphorePermit>,
 ) -> oneshot::Receiver<Final> {
     let cancel = session.closed.child_token();
-    let ctx = legacy_context(
+    let control = match &out {
+        Some(o) if state.resumable(session) && state.prime_for(session).is_some() => {
+            Some(super::resume::SseStreamControl { out: o.clone() })
+        }
+        _ => None,
+    };
+    let mut ctx = legacy_context(
         session,
         http,
         method,
@@ -666,6 +672,9 @@ pub(super) fn start_legacy_request<E: Endpoint + 'static>(
         out,
         cancel.clone(),
     );
+    if let Some(c) = control {
+        ctx.extensions_mut().insert(c);
+    }
     let is_init = method == "initialize";
     if !is_init {
         session
