@@ -9,7 +9,7 @@ use std::time::Duration;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpHandle, HttpOptions};
+use mcp::runtime::transport::http::{CancellationToken, HttpHandle, HttpOptions, SseStreamControl};
 use serde_json::{Value, json};
 
 #[derive(serde::Deserialize)]
@@ -49,6 +49,24 @@ fn server() -> Server<impl mcp::runtime::Chain> {
                     ctx.progress(f64::from(i), Some(10.0), None).await.ok();
                 }
                 Ok(CallToolResult::success(vec![ContentBlock::text("ticked")]))
+            },
+        )
+        .tool(
+            Tool::new("test_reconnection")
+                .with_input_schema(json!({"type": "object", "properties": {}})),
+            |ctx: Context, _: NoArgs| async move {
+                let Some(control) = ctx.extensions().get::<SseStreamControl>().cloned() else {
+                    return Ok(CallToolResult::success(vec![ContentBlock::text(
+                        "no control",
+                    )]));
+                };
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                control.close_connection().await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                ctx.progress(1.0, None, None).await.ok();
+                Ok(CallToolResult::success(vec![ContentBlock::text(
+                    "reconnected",
+                )]))
             },
         )
         .middleware(Emitter)
@@ -504,4 +522,49 @@ async fn without_an_event_store_streams_carry_no_ids() {
     rh.push(("last-event-id", "x-1"));
     assert_eq!(open(s.addr, "GET", &rh, None).await.status(), 200);
     assert_eq!(s.handle.stats().events_buffered, 0);
+}
+
+#[tokio::test]
+async fn a_handler_closes_its_stream_and_the_client_resumes() {
+    let s = start(HttpOptions::default()).await;
+    let sid = session(s.addr, "2025-11-25").await;
+    let h = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "test_reconnection", "arguments": {}, "_meta": {"progressToken": 1}}});
+    let r = open(s.addr, "POST", &h, Some(call.clone())).await;
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let ev = read_to_end(r.into_body(), String::new()).await;
+    assert_eq!(ev.len(), 1, "the priming event, then the close: {ev:?}");
+    assert_eq!(ev[0].data, "");
+    assert_eq!(ev[0].retry.as_deref(), Some("1000"));
+    let last = ev[0].id.clone().unwrap();
+    let mut rh = h.to_vec();
+    rh.push(("last-event-id", &last));
+    let r = open(s.addr, "GET", &rh, None).await;
+    let rest = read_to_end(r.into_body(), String::new()).await;
+    assert_eq!(rest.len(), 2, "{rest:?}");
+    assert_eq!(rest[0].json()["method"], "notifications/progress");
+    assert!(is_response(&rest[1], 7));
+    assert_eq!(
+        rest[1].json()["result"]["content"][0]["text"],
+        "reconnected"
+    );
+
+    // Only 2025-11-25 sessions (which prime their streams) get the control.
+    let old = session(s.addr, "2025-06-18").await;
+    let r = open(
+        s.addr,
+        "POST",
+        &[
+            ("mcp-session-id", old.as_str()),
+            ("mcp-protocol-version", "2025-06-18"),
+        ],
+        Some(call),
+    )
+    .await;
+    let body = text(r).await;
+    assert!(body.contains("no control"), "{body}");
 }

@@ -401,14 +401,77 @@ struct Errors;
 async fn mcp_errors_from_tools_stay_protocol_or_internal_errors() {
     let mut wire = connect(Errors.into_server()).await;
     let r = wire
-        .request(json!(1), "tools/call", json!({"name": "fragile", "arguments": {"internal": true}}))
+        .request(
+            json!(1),
+            "tools/call",
+            json!({"name": "fragile", "arguments": {"internal": true}}),
+        )
         .await;
-    assert_eq!(r["error"], json!({"code": -32603, "message": "Internal error"}), "{r}");
+    assert_eq!(
+        r["error"],
+        json!({"code": -32603, "message": "Internal error"}),
+        "{r}"
+    );
     let r = wire
-        .request(json!(2), "tools/call", json!({"name": "fragile", "arguments": {"internal": false}}))
+        .request(
+            json!(2),
+            "tools/call",
+            json!({"name": "fragile", "arguments": {"internal": false}}),
+        )
         .await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
     let r = call(&mut wire, 3, "picky", json!({})).await;
     assert_eq!(r["isError"], true);
     assert_eq!(r["content"][0]["text"], "no such shelf");
+}
+
+/// Looks up stock in one region.
+#[mcp::tool]
+async fn regional(
+    /// The region to look in.
+    #[arg(header = "Region")]
+    region: String,
+    #[arg(header = "Max-Count", default = 5)] limit: u32,
+    #[arg(header = "Dry_Run")] dry_run: Option<bool>,
+    note: Option<String>,
+) -> String {
+    format!("{region} {limit} {dry_run:?} {note:?}")
+}
+
+#[test]
+fn header_annotations() {
+    let tool = &<regional as mcp::ToolDef<Shop>>::info().tool;
+    for rev in ["2025-11-25", "2026-07-28"] {
+        let v = to_value_for(tool, rev.parse().unwrap());
+        assert_eq!(
+            v["inputSchema"],
+            json!({
+                "type": "object",
+                "properties": {
+                    "region": {"type": "string", "description": "The region to look in.",
+                               "x-mcp-header": "Region"},
+                    "limit": {"type": "integer", "format": "uint32", "minimum": 0, "default": 5,
+                              "x-mcp-header": "Max-Count"},
+                    "dry_run": {"type": ["boolean", "null"], "x-mcp-header": "Dry_Run"},
+                    "note": {"type": ["string", "null"]}
+                },
+                "required": ["region"]
+            }),
+            "{rev}: {v}"
+        );
+        if let Some(spec) = macros_schema::spec() {
+            spec.check(rev.parse().unwrap(), "Tool", &v);
+        }
+    }
+    let params = mcp::headers::header_params(&tool.input_schema).expect("valid annotations");
+    let mut names: Vec<&str> = params.iter().map(|p| p.header.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "Mcp-Param-Dry_Run",
+            "Mcp-Param-Max-Count",
+            "Mcp-Param-Region"
+        ]
+    );
 }

@@ -542,8 +542,11 @@ async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes
         .await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     // A bare cancellation (no `_meta`) is honoured on a modern stream.
-    m.notify("notifications/cancelled", json!({"requestId": 1})).await;
-    let r = m.request(json!(2), "server/discover", modern(json!({}))).await;
+    m.notify("notifications/cancelled", json!({"requestId": 1}))
+        .await;
+    let r = m
+        .request(json!(2), "server/discover", modern(json!({})))
+        .await;
     assert!(r["result"].is_object(), "{r}");
     // Had the cancellation been dropped, "late" would arrive within 300 ms.
     m.expect_silence(500).await;
@@ -551,10 +554,17 @@ async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes
     // A legacy-only server: the discover probe fails (-32022) and fixes no era, so the
     // client can fall back to initialize on the same stream.
     let legacy_only = Server::builder("runtime", "1")
-        .supported_versions(mcp::version::SupportedVersions::only(&[ProtocolVersion::V2025_11_25]))
+        .supported_versions(mcp::version::SupportedVersions::only(&[
+            ProtocolVersion::V2025_11_25,
+        ]))
         .build();
     let mut w = Wire::new(legacy_only.serve_in_memory());
-    let r = w.request(json!(1), "server/discover", modern(json!({}))).await;
+    let r = w
+        .request(json!(1), "server/discover", modern(json!({})))
+        .await;
     assert_eq!(code(&r), -32022);
-    assert_eq!(w.initialize("2025-11-25").await["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        w.initialize("2025-11-25").await["protocolVersion"],
+        "2025-11-25"
+    );
 }

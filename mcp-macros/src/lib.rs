@@ -1,5 +1,5 @@
-//! Attribute macros of the `mcp` framework: `#[mcp::tool]`, `#[mcp::middleware]`,
-//! `#[mcp::server]`.
+//! Attribute macros of the `mcp` framework: `#[mcp::tool]`, `#[mcp::prompt]`,
+//! `#[mcp::resource]`, `#[mcp::middleware]`, `#[mcp::server]`.
 //!
 //! Each macro parses its input into a normalised model, checks it (collecting every error,
 //! each spanned at the user's code), and generates a small amount of code that implements
@@ -13,6 +13,8 @@
 use proc_macro::TokenStream;
 
 mod middleware;
+mod prompt;
+mod resource;
 mod server;
 mod tool;
 mod util;
@@ -21,6 +23,20 @@ mod util;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::tool_attr(args.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into an MCP prompt: its `String` / `Option<String>` parameters are
+/// the prompt's arguments. See the `mcp` crate's documentation.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    prompt::prompt_attr(args.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into an MCP resource (`#[resource("books://catalog")]`) or resource
+/// template (`#[resource("books://{id}")]`, variables bound to parameters by name).
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    resource::resource_attr(args.into(), item.into()).into()
 }
 
 /// Turns `async fn name(ctx: Context, next: Next<'_>) -> HandlerResult` into a zero-sized

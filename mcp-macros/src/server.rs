@@ -10,8 +10,17 @@ use crate::tool::{self, Kind};
 use crate::util::{
     Errors, RESERVED, doc_text, is_attr, lit_str, reserved_message, skip_value, unknown_key,
 };
+use crate::{prompt, resource};
 
-const SERVER_KEYS: &[&str] = &["name", "version", "instructions", "tools", "middleware"];
+const SERVER_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "instructions",
+    "tools",
+    "prompts",
+    "resources",
+    "middleware",
+];
 
 #[derive(Default)]
 struct ServerModel {
@@ -20,6 +29,10 @@ struct ServerModel {
     instructions: Option<String>,
     /// Free tools (`tools(a, b)`).
     tools: Vec<syn::Path>,
+    /// Free prompts (`prompts(a, b)`).
+    prompts: Vec<syn::Path>,
+    /// Free resources and templates (`resources(a, b)`).
+    resources: Vec<syn::Path>,
     /// The listed middleware, outermost first.
     middleware: Vec<syn::Path>,
     attr_span: Option<Span>,
@@ -37,7 +50,7 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> ServerModel {
             "name" => m.name = Some(lit_str(&meta)?),
             "version" => m.version = Some(lit_str(&meta)?),
             "instructions" => m.instructions = Some(lit_str(&meta)?.value()),
-            "tools" | "middleware" => {
+            "tools" | "prompts" | "resources" | "middleware" => {
                 let mut list = Vec::new();
                 meta.parse_nested_meta(|inner| {
                     if !inner.input.is_empty() && !inner.input.peek(syn::Token![,]) {
@@ -47,10 +60,11 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> ServerModel {
                     list.push(inner.path.clone());
                     Ok(())
                 })?;
-                if key == "tools" {
-                    m.tools.extend(list);
-                } else {
-                    m.middleware.extend(list);
+                match key.as_str() {
+                    "tools" => m.tools.extend(list),
+                    "prompts" => m.prompts.extend(list),
+                    "resources" => m.resources.extend(list),
+                    _ => m.middleware.extend(list),
                 }
             }
             k if RESERVED.contains(&k) || k == "on_initialize" => {
@@ -83,13 +97,6 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> ServerModel {
                     );
                 }
             }
-            "prompts" | "resources" => {
-                errors.spanned(
-                    &meta.path,
-                    format!("`{key}(...)` is not supported by `#[mcp::server]` yet"),
-                );
-                skip_value(&meta)?;
-            }
             _ => {
                 errors.spanned(
                     &meta.path,
@@ -108,13 +115,19 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> ServerModel {
     {
         errors.spanned(n, "the server name cannot be empty");
     }
-    let mut seen: Vec<String> = Vec::new();
-    for path in &m.tools {
-        let s = path.to_token_stream().to_string();
-        if seen.contains(&s) {
-            errors.spanned(path, format!("the tool `{s}` is listed twice"));
+    for (what, list) in [
+        ("tool", &m.tools),
+        ("prompt", &m.prompts),
+        ("resource", &m.resources),
+    ] {
+        let mut seen: Vec<String> = Vec::new();
+        for path in list {
+            let s = path.to_token_stream().to_string();
+            if seen.contains(&s) {
+                errors.spanned(path, format!("the {what} `{s}` is listed twice"));
+            }
+            seen.push(s);
         }
-        seen.push(s);
     }
     let mut seen: Vec<String> = Vec::new();
     for path in &m.middleware {
@@ -152,25 +165,25 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
                 model.instructions = doc_text(&s.attrs);
             }
             let ty = s.ident.to_token_stream();
-            if model.tools.is_empty() && errors.is_empty() {
+            if model.offers_nothing() && errors.is_empty() {
                 errors.at(
                     s.ident.span(),
                     "this server offers nothing: list its tools with \
-                     `#[mcp::server(tools(...))]`, or put `#[tool]` methods in a \
-                     `#[mcp::server] impl` block",
+                     `#[mcp::server(tools(...))]` (or `prompts(...)`, `resources(...)`), or put \
+                     `#[tool]` methods in a `#[mcp::server] impl` block",
                 );
             }
             if !errors.is_empty() {
                 let errs = errors.to_compile_errors();
                 return quote!(#errs #s);
             }
-            let body = expand(&model, &ty, Vec::new(), TokenStream::new());
+            let body = expand(&model, &ty, Methods::default(), TokenStream::new());
             quote!(#s #body)
         }
         syn::Item::Enum(s) => {
             check_generics(&s.generics, &mut errors);
             let ty = s.ident.to_token_stream();
-            if model.tools.is_empty() && errors.is_empty() {
+            if model.offers_nothing() && errors.is_empty() {
                 errors.at(
                     s.ident.span(),
                     "this server offers nothing: list its tools with `#[mcp::server(tools(...))]`",
@@ -180,7 +193,7 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
                 let errs = errors.to_compile_errors();
                 return quote!(#errs #s);
             }
-            let body = expand(&model, &ty, Vec::new(), TokenStream::new());
+            let body = expand(&model, &ty, Methods::default(), TokenStream::new());
             quote!(#s #body)
         }
         syn::Item::Impl(mut imp) => {
@@ -192,11 +205,103 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
             if model.instructions.is_none() {
                 model.instructions = doc_text(&imp.attrs);
             }
-            let mut method_tools = Vec::new();
+            let mut methods = Methods::default();
             let mut defs = TokenStream::new();
             let mut names: Vec<(String, Span)> = Vec::new();
+            let mut prompt_names: Vec<(String, Span)> = Vec::new();
+            let mut resource_names: Vec<(String, Span)> = Vec::new();
+            let mut resource_uris: Vec<(String, Span)> = Vec::new();
             for item in imp.items.iter_mut() {
                 let syn::ImplItem::Fn(f) = item else { continue };
+                let kinds: Vec<&str> = ["tool", "prompt", "resource"]
+                    .into_iter()
+                    .filter(|k| f.attrs.iter().any(|a| is_attr(a, k)))
+                    .collect();
+                if kinds.len() > 1 {
+                    errors.spanned(
+                        &f.sig.ident,
+                        "a method can be only one of `#[tool]`, `#[prompt]` and `#[resource]`",
+                    );
+                    continue;
+                }
+                if kinds == ["prompt"] || kinds == ["resource"] {
+                    let k = kinds[0];
+                    let pos = f.attrs.iter().position(|a| is_attr(a, k)).unwrap_or(0);
+                    let attr = f.attrs.remove(pos);
+                    let before = errors.len();
+                    if k == "prompt" {
+                        let m = prompt::parse(
+                            tool::attr_args(&attr),
+                            &f.attrs,
+                            &mut f.sig,
+                            Kind::Method,
+                            &mut errors,
+                        );
+                        if let Some(m) = m
+                            && errors.len() == before
+                        {
+                            duplicate(
+                                &mut prompt_names,
+                                &m.name,
+                                m.name_span,
+                                "prompts",
+                                &mut errors,
+                            );
+                            let hidden = format_ident!("__McpPrompt_{}", f.sig.ident);
+                            let hidden_ty = hidden.to_token_stream();
+                            let body = prompt::expand(&m, &hidden_ty, Some(&ty));
+                            defs.extend(quote! {
+                                #[allow(non_camel_case_types)]
+                                struct #hidden;
+                                #body
+                            });
+                            methods.prompts.push(hidden_ty);
+                        }
+                    } else {
+                        let m = resource::parse(
+                            tool::attr_args(&attr),
+                            &f.attrs,
+                            &mut f.sig,
+                            Kind::Method,
+                            &mut errors,
+                        );
+                        if let Some(m) = m
+                            && errors.len() == before
+                        {
+                            duplicate(
+                                &mut resource_names,
+                                &m.name,
+                                m.name_span,
+                                "resources",
+                                &mut errors,
+                            );
+                            if let Some((_, first)) =
+                                resource_uris.iter().find(|(u, _)| *u == m.uri)
+                            {
+                                let mut e = syn::Error::new(
+                                    m.uri_span,
+                                    format!(
+                                        "two resources of this server have the URI `{}`",
+                                        m.uri
+                                    ),
+                                );
+                                e.combine(syn::Error::new(*first, "the first one is here"));
+                                errors.push(e);
+                            }
+                            resource_uris.push((m.uri.clone(), m.uri_span));
+                            let hidden = format_ident!("__McpResource_{}", f.sig.ident);
+                            let hidden_ty = hidden.to_token_stream();
+                            let body = resource::expand(&m, &hidden_ty, Some(&ty));
+                            defs.extend(quote! {
+                                #[allow(non_camel_case_types)]
+                                struct #hidden;
+                                #body
+                            });
+                            methods.resources.push(hidden_ty);
+                        }
+                    }
+                    continue;
+                }
                 let Some(pos) = f.attrs.iter().position(|a| is_attr(a, "tool")) else {
                     continue;
                 };
@@ -232,10 +337,15 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
                         struct #hidden;
                         #body
                     });
-                    method_tools.push(hidden_ty);
+                    methods.tools.push(hidden_ty);
                 }
             }
-            if method_tools.is_empty() && model.tools.is_empty() && errors.is_empty() {
+            if methods.tools.is_empty()
+                && methods.prompts.is_empty()
+                && methods.resources.is_empty()
+                && model.offers_nothing()
+                && errors.is_empty()
+            {
                 errors.spanned(
                     &imp.self_ty,
                     "this server offers nothing: mark methods with `#[tool]` (they take `&self`), \
@@ -246,7 +356,7 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
                 let errs = errors.to_compile_errors();
                 return quote!(#errs #imp);
             }
-            let body = expand(&model, &ty, method_tools, defs);
+            let body = expand(&model, &ty, methods, defs);
             quote!(#imp #body)
         }
         other => {
@@ -262,6 +372,39 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+impl ServerModel {
+    fn offers_nothing(&self) -> bool {
+        self.tools.is_empty() && self.prompts.is_empty() && self.resources.is_empty()
+    }
+}
+
+/// The hidden types generated for `#[tool]`/`#[prompt]`/`#[resource]` methods.
+#[derive(Default)]
+struct Methods {
+    tools: Vec<TokenStream>,
+    prompts: Vec<TokenStream>,
+    resources: Vec<TokenStream>,
+}
+
+/// Reports `name` when it is already in `seen` (spanned at both), then records it.
+fn duplicate(
+    seen: &mut Vec<(String, Span)>,
+    name: &str,
+    span: Span,
+    what: &str,
+    errors: &mut Errors,
+) {
+    if let Some((_, first)) = seen.iter().find(|(n, _)| n == name) {
+        let mut e = syn::Error::new(
+            span,
+            format!("two {what} of this server are named `{name}`"),
+        );
+        e.combine(syn::Error::new(*first, "the first one is here"));
+        errors.push(e);
+    }
+    seen.push((name.to_owned(), span));
+}
+
 fn check_generics(g: &syn::Generics, errors: &mut Errors) {
     if !g.params.is_empty() || g.where_clause.is_some() {
         errors.spanned(g, "a `#[mcp::server]` type cannot be generic: its tool table is generated for one concrete type");
@@ -271,11 +414,25 @@ fn check_generics(g: &syn::Generics, errors: &mut Errors) {
 fn expand(
     model: &ServerModel,
     ty: &TokenStream,
-    method_tools: Vec<TokenStream>,
+    methods: Methods,
     defs: TokenStream,
 ) -> TokenStream {
     let p = quote!(::mcp::__private);
-    let mut tools: Vec<(TokenStream, Span)> = method_tools
+    let with_spans = |own: Vec<TokenStream>, listed: &[syn::Path]| {
+        let mut v: Vec<(TokenStream, Span)> = own
+            .into_iter()
+            .map(|t| {
+                let s = t.span();
+                (t, s)
+            })
+            .collect();
+        v.extend(listed.iter().map(|p| (p.to_token_stream(), p.span())));
+        v
+    };
+    let prompts_impl = expand_prompts(ty, &with_spans(methods.prompts, &model.prompts));
+    let resources_impl = expand_resources(ty, &with_spans(methods.resources, &model.resources));
+    let mut tools: Vec<(TokenStream, Span)> = methods
+        .tools
         .into_iter()
         .map(|t| {
             let s = t.span();
@@ -318,12 +475,10 @@ fn expand(
         .instructions
         .as_ref()
         .map(|i| quote!(.instructions(#i)));
-    quote! {
-        const _: () = {
-            #defs
-            const __MCP_NAMES: &[&str] = &[#(#defs_of::NAME),*];
-            #(#unique)*
-            impl #p::ServerHandler for #ty {
+    let tools_impl = if tools.is_empty() {
+        quote!()
+    } else {
+        quote! {
                 fn tools(&self) -> &[#p::Tool] {
                     static TOOLS: #p::OnceLock<::std::vec::Vec<#p::Tool>> = #p::OnceLock::new();
                     TOOLS.get_or_init(|| ::std::vec![#(#defs_of::info().tool.clone()),*])
@@ -349,6 +504,18 @@ fn expand(
                         }
                     })
                 }
+        }
+    };
+    quote! {
+        const _: () = {
+            #defs
+            #[allow(dead_code)]
+            const __MCP_NAMES: &[&str] = &[#(#defs_of::NAME),*];
+            #(#unique)*
+            impl #p::ServerHandler for #ty {
+                #prompts_impl
+                #resources_impl
+                #tools_impl
             }
             impl #ty {
                 /// This server, built: serve it over stdio, a byte stream or an in-memory pipe.
@@ -373,5 +540,134 @@ fn expand(
                 }
             }
         };
+    }
+}
+
+/// `prompts()` / `get_prompt()` over the prompt types (nothing when there are none).
+fn expand_prompts(ty: &TokenStream, prompts: &[(TokenStream, Span)]) -> TokenStream {
+    if prompts.is_empty() {
+        return TokenStream::new();
+    }
+    let p = quote!(::mcp::__private);
+    let defs_of: Vec<TokenStream> = prompts
+        .iter()
+        .map(|(t, span)| quote_spanned!(*span=> <#t as #p::PromptDef<#ty>>))
+        .collect();
+    let idx: Vec<usize> = (0..prompts.len()).collect();
+    let unique = prompts.iter().enumerate().map(|(i, (_, span))| {
+        quote_spanned! {*span=>
+            const _: () = ::core::assert!(
+                !#p::name_taken(__NAMES, #i),
+                "two prompts of this server have the same name; rename one with #[prompt(name = \"...\")]"
+            );
+        }
+    });
+    quote! {
+        fn prompts(&self) -> &[#p::Prompt] {
+            const __NAMES: &[&str] = &[#(#defs_of::NAME),*];
+            #(#unique)*
+            static PROMPTS: #p::OnceLock<::std::vec::Vec<#p::Prompt>> = #p::OnceLock::new();
+            PROMPTS.get_or_init(|| ::std::vec![#(#defs_of::prompt().clone()),*])
+        }
+        fn get_prompt(
+            &self,
+            name: &str,
+            ctx: #p::Context,
+            arguments: #p::HashMap<::std::string::String, ::std::string::String>,
+        ) -> ::core::option::Option<
+            impl ::core::future::Future<
+                Output = ::core::result::Result<#p::GetPromptResult, #p::McpError>,
+            > + ::core::marker::Send + '_,
+        > {
+            let __idx: usize = match name {
+                #(#defs_of::NAME => #idx,)*
+                _ => return ::core::option::Option::None,
+            };
+            ::core::option::Option::Some(async move {
+                match __idx {
+                    #(#idx => #defs_of::get(self, ctx, arguments).await,)*
+                    _ => ::core::unreachable!(),
+                }
+            })
+        }
+    }
+}
+
+/// `resources()` / `resource_templates()` / `read_resource()` over the resource types:
+/// concrete URIs match exactly first, then templates in order.
+fn expand_resources(ty: &TokenStream, resources: &[(TokenStream, Span)]) -> TokenStream {
+    if resources.is_empty() {
+        return TokenStream::new();
+    }
+    let p = quote!(::mcp::__private);
+    let defs_of: Vec<TokenStream> = resources
+        .iter()
+        .map(|(t, span)| quote_spanned!(*span=> <#t as #p::ResourceDef<#ty>>))
+        .collect();
+    let idx: Vec<usize> = (0..resources.len()).collect();
+    let unique = resources.iter().enumerate().map(|(i, (_, span))| {
+        quote_spanned! {*span=>
+            const _: () = ::core::assert!(
+                !#p::name_taken(__NAMES, #i),
+                "two resources of this server have the same name; rename one with #[resource(\"...\", name = \"...\")]"
+            );
+            const _: () = ::core::assert!(
+                !#p::name_taken(__URIS, #i),
+                "two resources of this server have the same URI or URI template"
+            );
+        }
+    });
+    quote! {
+        fn resources(&self) -> &[#p::Resource] {
+            const __NAMES: &[&str] = &[#(#defs_of::NAME),*];
+            const __URIS: &[&str] = &[#(#defs_of::URI),*];
+            #(#unique)*
+            static LIST: #p::OnceLock<::std::vec::Vec<#p::Resource>> = #p::OnceLock::new();
+            LIST.get_or_init(|| {
+                let mut __v = ::std::vec::Vec::new();
+                #(if let ::core::option::Option::Some(r) = #defs_of::resource() { __v.push(r.clone()); })*
+                __v
+            })
+        }
+        fn resource_templates(&self) -> &[#p::ResourceTemplate] {
+            static LIST: #p::OnceLock<::std::vec::Vec<#p::ResourceTemplate>> = #p::OnceLock::new();
+            LIST.get_or_init(|| {
+                let mut __v = ::std::vec::Vec::new();
+                #(if let ::core::option::Option::Some(r) = #defs_of::template() { __v.push(r.clone()); })*
+                __v
+            })
+        }
+        fn read_resource(
+            &self,
+            uri: &str,
+            ctx: #p::Context,
+        ) -> ::core::option::Option<
+            impl ::core::future::Future<
+                Output = ::core::result::Result<#p::ReadResourceResult, #p::McpError>,
+            > + ::core::marker::Send + '_,
+        > {
+            let mut __found: ::core::option::Option<(usize, ::std::vec::Vec<::std::string::String>)> =
+                ::core::option::Option::None;
+            #(
+                if __found.is_none() && !#defs_of::TEMPLATE && uri == #defs_of::URI {
+                    __found = ::core::option::Option::Some((#idx, ::std::vec::Vec::new()));
+                }
+            )*
+            #(
+                if __found.is_none() && #defs_of::TEMPLATE {
+                    if let ::core::option::Option::Some(v) = #p::match_template(#defs_of::URI, uri) {
+                        __found = ::core::option::Option::Some((#idx, v));
+                    }
+                }
+            )*
+            let (__idx, __vars) = __found?;
+            let __uri = ::std::string::ToString::to_string(uri);
+            ::core::option::Option::Some(async move {
+                match __idx {
+                    #(#idx => #defs_of::read(self, ctx, __uri, __vars).await,)*
+                    _ => ::core::unreachable!(),
+                }
+            })
+        }
     }
 }

@@ -18,7 +18,7 @@ const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
 ];
-const ARG_KEYS: &[&str] = &["rename", "default", "description"];
+const ARG_KEYS: &[&str] = &["rename", "default", "description", "header"];
 
 /// The normalised form of one `#[tool]` function or method.
 pub struct ToolModel {
@@ -45,6 +45,8 @@ pub struct Arg {
     pub rename: Option<syn::LitStr>,
     pub default: Option<syn::Expr>,
     pub description: Option<String>,
+    /// `#[arg(header = "Name")]`: the 2026 `x-mcp-header` annotation.
+    pub header: Option<syn::LitStr>,
 }
 
 /// Whether the function is a free function or a method taking `&self`.
@@ -214,6 +216,7 @@ pub fn parse(
                     rename: None,
                     default: None,
                     description: doc_text(&arg_attrs),
+                    header: None,
                 };
                 for a in arg_attrs.iter().filter(|a| a.path().is_ident("arg")) {
                     let res = a.parse_nested_meta(|meta| {
@@ -233,11 +236,9 @@ pub fn parse(
                             "default" => arg.default = Some(meta.value()?.parse()?),
                             "description" => arg.description = Some(lit_str(&meta)?.value()),
                             "header" => {
-                                errors.spanned(
-                                    &meta.path,
-                                    "`header` (`x-mcp-header`) is not supported by `#[arg]` yet",
-                                );
-                                skip_value(&meta)?;
+                                let s = lit_str(&meta)?;
+                                check_header(&s, &arg.ty, errors);
+                                arg.header = Some(s);
                             }
                             _ => {
                                 errors.spanned(&meta.path, unknown_key(&key, ARG_KEYS, "`#[arg]`"));
@@ -274,6 +275,31 @@ pub fn parse(
                 errors.at(span, format!("two arguments of this tool are named `{n}`"));
             }
             names.push((n, span));
+        }
+    }
+    // `x-mcp-header` names are unique ignoring ASCII case.
+    let mut headers: Vec<&syn::LitStr> = Vec::new();
+    for p in &params {
+        if let Param::Arg(Arg {
+            header: Some(h), ..
+        }) = p
+        {
+            if let Some(first) = headers
+                .iter()
+                .find(|f| f.value().eq_ignore_ascii_case(&h.value()))
+            {
+                let mut e = syn::Error::new(
+                    h.span(),
+                    format!(
+                        "two parameters of this tool are mirrored to the header `Mcp-Param-{}`: \
+                         `x-mcp-header` names must be unique ignoring case",
+                        h.value()
+                    ),
+                );
+                e.combine(syn::Error::new(first.span(), "the first one is here"));
+                errors.push(e);
+            }
+            headers.push(h);
         }
     }
 
@@ -333,6 +359,92 @@ fn unraw(i: &syn::Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
+/// RFC 9110 `token`: one or more of letters, digits and ``!#$%&'*+-.^_`|~``.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'!' | b'#'
+                        | b'$'
+                        | b'%'
+                        | b'&'
+                        | b'\''
+                        | b'*'
+                        | b'+'
+                        | b'-'
+                        | b'.'
+                        | b'^'
+                        | b'_'
+                        | b'`'
+                        | b'|'
+                        | b'~'
+                )
+        })
+}
+
+/// The JSON type a parameter type maps to, decided from its syntax: `Some("string")`,
+/// `Some("integer")`, `Some("boolean")`, or `None` for anything else.
+fn header_json_type(ty: &Type) -> Option<&'static str> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let seg = p.path.segments.last()?;
+    let name = seg.ident.to_string();
+    match name.as_str() {
+        "String" | "str" | "Cow" => Some("string"),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => Some("integer"),
+        "bool" => Some("boolean"),
+        "Option" => match &seg.arguments {
+            syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+                syn::GenericArgument::Type(inner) => header_json_type(inner),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The spec's rules for one `x-mcp-header` value (uniqueness is checked per tool).
+fn check_header(name: &syn::LitStr, ty: &Type, errors: &mut Errors) {
+    let v = name.value();
+    if v.is_empty() {
+        errors.spanned(
+            name,
+            "the `header` name cannot be empty: it names the HTTP header `Mcp-Param-{name}`",
+        );
+    } else if !is_token(&v) {
+        let bad: String = v
+            .chars()
+            .filter(|c| !c.is_ascii() || !is_token(&c.to_string()))
+            .map(|c| format!("{c:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        errors.spanned(
+            name,
+            format!(
+                "`{v}` is not a valid header name (an RFC 9110 token): it may hold only letters, \
+                 digits and !#$%&'*+-.^_`|~, not {bad}"
+            ),
+        );
+    }
+    if header_json_type(ty).is_none() {
+        errors.spanned(
+            ty,
+            format!(
+                "only string, integer and boolean parameters can be mirrored to a header \
+                 (`x-mcp-header`); `{}` is not one of them: use `String`, an integer type, \
+                 `bool`, or an `Option` of one",
+                ty.to_token_stream().to_string().replace(' ', "")
+            ),
+        );
+    }
+}
+
 fn is_valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
         && name
@@ -342,7 +454,7 @@ fn is_valid_tool_name(name: &str) -> bool {
 
 /// `Some(by_ref)` when `ty` is the injected context (`Context`, `&Context`, any path ending
 /// in `Context`).
-fn context_type(ty: &Type, errors: &mut Errors) -> Option<bool> {
+pub fn context_type(ty: &Type, errors: &mut Errors) -> Option<bool> {
     fn is_ctx(ty: &Type) -> bool {
         matches!(ty, Type::Path(p) if p.qself.is_none()
             && p.path.segments.last().is_some_and(|s| s.ident == "Context" && s.arguments.is_none()))
@@ -395,6 +507,9 @@ pub fn expand(
                 }
                 if let Some(r) = &a.rename {
                     attrs.push(quote!(#[serde(rename = #r)]));
+                }
+                if let Some(h) = &a.header {
+                    attrs.push(quote!(#[schemars(extend("x-mcp-header" = #h))]));
                 }
                 if let Some(d) = &a.default {
                     let f = format_ident!("__mcp_default_{}", i);

@@ -152,3 +152,79 @@ pub fn replace_self(tokens: TokenStream, ty: &TokenStream) -> TokenStream {
         })
         .collect()
 }
+
+/// The checks every `#[tool]`/`#[prompt]`/`#[resource]` function shares: `async`, not
+/// generic, not `const`/`unsafe`/variadic.
+pub fn check_fn_shape(sig: &syn::Signature, what: &str, errors: &mut Errors) {
+    if sig.asyncness.is_none() {
+        errors.spanned(
+            sig.fn_token,
+            format!("a `{what}` function must be `async`: write `async fn`"),
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.spanned(
+            &sig.generics,
+            format!("a `{what}` function cannot be generic: use concrete types"),
+        );
+    }
+    if let Some(c) = &sig.constness {
+        errors.spanned(c, format!("a `{what}` function cannot be `const`"));
+    }
+    if let Some(u) = &sig.unsafety {
+        errors.spanned(u, format!("a `{what}` function cannot be `unsafe`"));
+    }
+    if let Some(v) = &sig.variadic {
+        errors.spanned(v, format!("a `{what}` function cannot be variadic"));
+    }
+}
+
+/// Checks the receiver of a `#[prompt]`/`#[resource]` (`&self` inside `#[mcp::server] impl`,
+/// none for free functions).
+pub fn check_receiver(r: &syn::Receiver, method: bool, what: &str, errors: &mut Errors) {
+    if !method {
+        errors.spanned(
+            r,
+            format!(
+                "a `{what}` method must be inside a `#[mcp::server] impl` block; add \
+                 `#[mcp::server]` to the impl"
+            ),
+        );
+    } else if r.reference.is_none() || r.mutability.is_some() || r.colon_token.is_some() {
+        errors.spanned(
+            r,
+            format!(
+                "a `{what}` method takes `&self`: handlers of one server may run concurrently; \
+                 use interior mutability (a `Mutex`) for state"
+            ),
+        );
+    }
+}
+
+/// The identifier without a leading `r#`.
+pub fn unraw(i: &syn::Ident) -> String {
+    let s = i.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+/// `Some(inner)` when `ty` is `Option<inner>`.
+pub fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    let seg = p.path.segments.last()?;
+    if seg.ident != "Option" {
+        return None;
+    }
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `ty` is (a path ending in) `String`.
+pub fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_none()))
+}

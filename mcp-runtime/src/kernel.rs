@@ -573,7 +573,10 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 None => fut.await,
             }
         };
+        // The handler first: one that watches its token gets to see the cancellation and
+        // finish (the result is still dropped by the caller) instead of being torn down.
         tokio::select! {
+            biased;
             out = timed => Some(out),
             _ = cancel.cancelled() => None,
         }

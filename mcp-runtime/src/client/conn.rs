@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use mcp_core::jsonrpc::{self, DecodeOptions, ErrorObject, Frame, Message, RequestId};
+use mcp_core::jsonrpc::{self, DecodeOptions, Frame, Message, RequestId};
 use mcp_core::types::ProgressParams;
 use mcp_core::version::ProtocolVersion;
 use serde_json::value::RawValue;
@@ -20,12 +20,22 @@ use crate::transport::framing::{FrameReader, Framing, ReadEvent, write_frame};
 /// The largest frame the client reads (a larger one is skipped).
 pub(crate) const MAX_FRAME: usize = 64 << 20;
 
-pub(crate) type Outcome = Result<Box<RawValue>, ErrorObject>;
+pub(crate) type Outcome = Result<Box<RawValue>, ClientError>;
 
 /// What the writer task is asked to do.
 pub(crate) enum Outgoing {
     /// Write one message (a JSON text without newline).
     Frame(Vec<u8>),
+    /// A pending request was dropped (or timed out): `frame` is its
+    /// `notifications/cancelled`. Streams write it; modern HTTP closes the request's
+    /// response stream instead.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Cancel {
+        /// The request given up on.
+        id: RequestId,
+        /// Its `notifications/cancelled`.
+        frame: Vec<u8>,
+    },
     /// Shut the writing side down (EOF for the peer) and stop.
     Close,
 }
@@ -62,7 +72,31 @@ impl Shared {
             .unwrap_or(ClientError::Closed(None))
     }
 
-    fn close(&self, why: ClientError) {
+    /// Fails the pending request `id` with `why` (when it is still pending).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn fail(&self, id: &RequestId, why: ClientError) {
+        let waiter = self
+            .state
+            .lock()
+            .expect("client state lock")
+            .pending
+            .remove(id);
+        if let Some(tx) = waiter {
+            let _ = tx.send(Err(why));
+        }
+    }
+
+    /// Whether the request `id` still waits for its answer.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn is_pending(&self, id: &RequestId) -> bool {
+        self.state
+            .lock()
+            .expect("client state lock")
+            .pending
+            .contains_key(id)
+    }
+
+    pub(crate) fn close(&self, why: ClientError) {
         let pending = {
             let mut st = self.state.lock().expect("client state lock");
             if st.closed.is_none() {
@@ -76,6 +110,17 @@ impl Shared {
     }
 }
 
+/// The shared state of a new connection.
+pub(crate) fn new_shared(handler: Arc<dyn DynHandler>) -> Arc<Shared> {
+    let (notifications, _) = broadcast::channel(256);
+    Arc::new(Shared {
+        state: Mutex::new(State::default()),
+        handler,
+        notifications,
+        version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
+    })
+}
+
 /// Starts the reader and writer tasks over `reader`/`writer`.
 pub(crate) fn start<R, W>(
     reader: R,
@@ -87,13 +132,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (notifications, _) = broadcast::channel(256);
-    let shared = Arc::new(Shared {
-        state: Mutex::new(State::default()),
-        handler,
-        notifications,
-        version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
-    });
+    let shared = new_shared(handler);
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(write_loop(writer, rx, shared.clone()));
     tokio::spawn(read_loop(reader, shared.clone(), tx.downgrade(), eof_hook));
@@ -117,7 +156,9 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         // Batch whatever is queued into one write.
         while let Some(msg) = next.take() {
             match msg {
-                Outgoing::Frame(f) => write_frame(&mut buf, Framing::Newline, &f),
+                Outgoing::Frame(f) | Outgoing::Cancel { frame: f, .. } => {
+                    write_frame(&mut buf, Framing::Newline, &f)
+                }
                 Outgoing::Close => {
                     close = true;
                     break;
@@ -171,7 +212,10 @@ async fn read_loop<R: AsyncRead + Unpin>(
     shared.close(why);
 }
 
-fn route(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>, bytes: &[u8]) {
+/// Routes one received frame (a message or a batch): responses to their waiters, progress
+/// to its subscriber, notifications to the handler, server requests to the handler (the
+/// answer goes out through `out`).
+pub(crate) fn route(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>, bytes: &[u8]) {
     let opts = DecodeOptions {
         allow_batch: true,
         ..DecodeOptions::default()
@@ -205,7 +249,11 @@ fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>
                 .remove(&id);
             match waiter {
                 Some(tx) => {
-                    let _ = tx.send(r.outcome.map(|raw| raw.to_owned()));
+                    let _ = tx.send(
+                        r.outcome
+                            .map(|raw| raw.to_owned())
+                            .map_err(ClientError::Rpc),
+                    );
                 }
                 None => tracing::debug!(%id, "response to an unknown request ignored"),
             }

@@ -41,6 +41,16 @@ pub enum ClientError {
     ToolFailed(String),
     /// The arguments or params could not be serialized.
     Encode(String),
+    /// The HTTP server answered with an error status and no JSON-RPC answer to the request
+    /// (the JSON-RPC error of the body, when it held an id-less one).
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// The JSON-RPC error object of the body, if any.
+        error: Option<ErrorObject>,
+        /// The start of the body.
+        detail: String,
+    },
 }
 
 impl ClientError {
@@ -54,7 +64,18 @@ impl ClientError {
 
     /// The JSON-RPC error code, when the server answered with an error.
     pub fn code(&self) -> Option<i32> {
-        self.as_rpc().map(|e| e.code)
+        match self {
+            ClientError::Http { error: Some(e), .. } => Some(e.code),
+            _ => self.as_rpc().map(|e| e.code),
+        }
+    }
+
+    /// The HTTP status, when an HTTP server refused the request.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            ClientError::Http { status, .. } => Some(*status),
+            _ => None,
+        }
     }
 }
 
@@ -82,6 +103,15 @@ impl fmt::Display for ClientError {
             ClientError::Unsupported(what) => write!(f, "not supported: {what}"),
             ClientError::ToolFailed(text) => write!(f, "the tool failed: {text}"),
             ClientError::Encode(e) => write!(f, "could not encode the request: {e}"),
+            ClientError::Http {
+                status,
+                error: Some(e),
+                ..
+            } => write!(f, "HTTP {status}: {e}"),
+            ClientError::Http { status, detail, .. } if detail.is_empty() => {
+                write!(f, "HTTP {status}")
+            }
+            ClientError::Http { status, detail, .. } => write!(f, "HTTP {status}: {detail}"),
         }
     }
 }

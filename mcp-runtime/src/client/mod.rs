@@ -26,7 +26,11 @@
 mod conn;
 mod error;
 mod handler;
+#[cfg(feature = "http")]
+mod http;
 mod process;
+#[cfg(feature = "http")]
+mod sse;
 
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -56,6 +60,9 @@ use conn::{EofHook, Outgoing, Shared};
 pub use error::ClientError;
 pub use handler::{ClientHandler, ServerNotification};
 pub use process::{ShutdownTimeouts, StderrMode};
+
+#[cfg(feature = "http")]
+pub use http::{BoxFuture, StaticToken, TokenProvider, hyper_util};
 
 /// How a connection picks its protocol revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -134,6 +141,8 @@ pub struct ClientBuilder {
     probe_timeout: Duration,
     stderr: StderrMode,
     shutdown: ShutdownTimeouts,
+    #[cfg(feature = "http")]
+    http: http::HttpSettings,
 }
 
 impl Default for ClientBuilder {
@@ -147,6 +156,8 @@ impl Default for ClientBuilder {
             probe_timeout: Duration::from_secs(5),
             stderr: StderrMode::Inherit,
             shutdown: ShutdownTimeouts::default(),
+            #[cfg(feature = "http")]
+            http: http::HttpSettings::default(),
         }
     }
 }
@@ -201,6 +212,119 @@ impl ClientBuilder {
         self
     }
 
+    /// An extra header on every HTTP request (HTTP transports only). An invalid name or
+    /// value is ignored with a warning.
+    #[cfg(feature = "http")]
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        match (
+            ::hyper::header::HeaderName::from_bytes(name.as_bytes()),
+            ::hyper::header::HeaderValue::from_str(value),
+        ) {
+            (Ok(n), Ok(v)) => self.http.headers.push((n, v)),
+            _ => tracing::warn!(name, "invalid HTTP header ignored"),
+        }
+        self
+    }
+
+    /// A fixed bearer token on every HTTP request.
+    #[cfg(feature = "http")]
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.token_provider(StaticToken(token.into()))
+    }
+
+    /// Where the bearer token of every HTTP request comes from (asked before each
+    /// request; told about each `401`).
+    #[cfg(feature = "http")]
+    pub fn token_provider(mut self, provider: impl TokenProvider) -> Self {
+        self.http.token = Some(Arc::new(provider));
+        self
+    }
+
+    /// How long opening a TCP connection, and waiting for the `endpoint` event of a
+    /// 2024-11-05 SSE stream, may take (default 10 s).
+    #[cfg(feature = "http")]
+    pub fn connect_timeout(mut self, t: Duration) -> Self {
+        self.http.connect_timeout = t;
+        self
+    }
+
+    /// The connector of the HTTP client (default: plain TCP, `http://` only). Any
+    /// `hyper-util` connector works, e.g. an HTTPS one wrapping an `HttpConnector`; the
+    /// connect timeout is then the connector's business.
+    #[cfg(feature = "http")]
+    pub fn http_connector<C>(mut self, connector: C) -> Self
+    where
+        C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+    {
+        self.http.sender = Some(http::sender_for(connector));
+        self
+    }
+
+    /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`). The mode picks
+    /// the era: [`ConnectMode::Legacy`] (sessions, the GET stream),
+    /// [`ConnectMode::Modern`] (stateless 2026-07-28), or [`ConnectMode::Auto`]: a
+    /// modern probe, then the legacy `initialize`, then (on 400/404/405 without a modern
+    /// error body) the 2024-11-05 HTTP+SSE transport on the same URL (protocol.md §4.3).
+    /// The era found is remembered per URL for later auto connections.
+    #[cfg(feature = "http")]
+    pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
+        let (shared, out, conn) = http::start(
+            url,
+            self.http.clone(),
+            self.handler.clone(),
+            self.request_timeout,
+        )?;
+        let mode = self.mode;
+        let probe = self.probe_timeout;
+        let client = self.into_client(shared, out, None, Some(conn.clone()));
+        let res = match mode {
+            ConnectMode::Auto => client.auto_http(url, probe).await,
+            other => client.negotiate(other, probe).await,
+        };
+        match res {
+            Ok(()) => Ok(client),
+            Err(e) => {
+                conn.shutdown().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Connects over the 2024-11-05 HTTP+SSE transport: `GET url` opens the stream, its
+    /// `endpoint` event names where to POST. The handshake offers the revision of
+    /// [`ConnectMode::Legacy`], else the newest legacy one (a modern mode is refused).
+    #[cfg(feature = "http")]
+    pub async fn connect_sse(self, url: &str) -> Result<Client, ClientError> {
+        let version = match self.mode {
+            ConnectMode::Legacy(v) => v,
+            ConnectMode::Auto => ProtocolVersion::LATEST_HANDSHAKE,
+            ConnectMode::Modern(v) => {
+                return Err(ClientError::Unsupported(format!(
+                    "{v} does not run over the 2024-11-05 HTTP+SSE transport"
+                )));
+            }
+        };
+        let (shared, out, conn) = http::start(
+            url,
+            self.http.clone(),
+            self.handler.clone(),
+            self.request_timeout,
+        )?;
+        let client = self.into_client(shared, out, None, Some(conn.clone()));
+        let res = async {
+            conn.open_sse().await?;
+            client.initialize(version).await
+        }
+        .await;
+        match res {
+            Ok(()) => Ok(client),
+            Err(e) => {
+                conn.shutdown().await;
+                Err(e)
+            }
+        }
+    }
+
     /// Connects over a byte stream (newline-delimited JSON both ways).
     pub async fn connect<S>(self, stream: S) -> Result<Client, ClientError>
     where
@@ -248,6 +372,29 @@ impl ClientBuilder {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (shared, out) = conn::start(reader, writer, self.handler.clone(), eof_hook);
+        let mode = self.mode;
+        let probe = self.probe_timeout;
+        #[cfg(feature = "http")]
+        let client = self.into_client(shared, out, process, None);
+        #[cfg(not(feature = "http"))]
+        let client = self.into_client(shared, out, process);
+        match client.negotiate(mode, probe).await {
+            Ok(()) => Ok(client),
+            Err(e) => {
+                // A spawned server is shut down (at once if it already died).
+                let _ = client.shutdown().await;
+                Err(e)
+            }
+        }
+    }
+
+    fn into_client(
+        self,
+        shared: Arc<Shared>,
+        out: mpsc::UnboundedSender<Outgoing>,
+        process: Option<process::Process>,
+        #[cfg(feature = "http")] http: Option<Arc<http::HttpConn>>,
+    ) -> Client {
         let caps_map = match serde_json::to_value(&self.capabilities) {
             Ok(Value::Object(m)) => m,
             _ => Map::new(),
@@ -256,7 +403,7 @@ impl ClientBuilder {
             Ok(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        let client = Client {
+        Client {
             inner: Arc::new(Inner {
                 shared,
                 out,
@@ -268,9 +415,17 @@ impl ClientBuilder {
                 request_timeout: self.request_timeout,
                 session: Mutex::new(None),
                 process,
+                #[cfg(feature = "http")]
+                http,
             }),
-        };
-        let res = match self.mode {
+        }
+    }
+}
+
+impl Client {
+    async fn negotiate(&self, mode: ConnectMode, probe: Duration) -> Result<(), ClientError> {
+        let client = self;
+        match mode {
             ConnectMode::Legacy(v) => client.initialize(v).await,
             ConnectMode::Modern(v) => client.discover(v, None).await.and_then(|r| match r {
                 Discovery::Modern => Ok(()),
@@ -279,15 +434,7 @@ impl ClientBuilder {
                     supported,
                 }),
             }),
-            ConnectMode::Auto => client.auto(self.probe_timeout).await,
-        };
-        match res {
-            Ok(()) => Ok(client),
-            Err(e) => {
-                // A spawned server is shut down (at once if it already died).
-                let _ = client.shutdown().await;
-                Err(e)
-            }
+            ConnectMode::Auto => client.auto(probe).await,
         }
     }
 }
@@ -303,6 +450,8 @@ struct Inner {
     request_timeout: Duration,
     session: Mutex<Option<ServerSession>>,
     process: Option<process::Process>,
+    #[cfg(feature = "http")]
+    http: Option<Arc<http::HttpConn>>,
 }
 
 impl Drop for Inner {
@@ -374,7 +523,10 @@ impl Drop for PendingGuard<'_> {
             let text = Value::Object(params).to_string();
             let mut buf = Vec::new();
             jsonrpc::write_notification(&mut buf, "notifications/cancelled", Some(&text));
-            let _ = self.inner.out.send(Outgoing::Frame(buf));
+            let _ = self.inner.out.send(Outgoing::Cancel {
+                id: self.id.clone(),
+                frame: buf,
+            });
         }
     }
 }
@@ -391,6 +543,19 @@ impl Client {
         S: AsyncRead + AsyncWrite + Send + 'static,
     {
         ClientBuilder::default().connect(stream).await
+    }
+
+    /// Connects to a Streamable HTTP endpoint with the defaults ([`ConnectMode::Auto`]:
+    /// 2026, else legacy Streamable HTTP, else 2024-11-05 HTTP+SSE).
+    #[cfg(feature = "http")]
+    pub async fn connect_http(url: &str) -> Result<Client, ClientError> {
+        ClientBuilder::default().connect_http(url).await
+    }
+
+    /// Connects over the 2024-11-05 HTTP+SSE transport with the defaults.
+    #[cfg(feature = "http")]
+    pub async fn connect_sse(url: &str) -> Result<Client, ClientError> {
+        ClientBuilder::default().connect_sse(url).await
     }
 
     /// Spawns a server process with the defaults ([`ConnectMode::Auto`], stderr inherited).
@@ -468,6 +633,12 @@ impl Client {
     /// Closes the writing side (the server sees EOF). Pending requests fail when the server
     /// closes its side. For a spawned server prefer [`Client::shutdown`].
     pub async fn close(&self) -> Result<(), ClientError> {
+        #[cfg(feature = "http")]
+        if let Some(h) = &self.inner.http {
+            // Aborts what is in flight, DELETEs a legacy session.
+            h.shutdown().await;
+            return Ok(());
+        }
         let _ = self.inner.out.send(Outgoing::Close);
         Ok(())
     }
@@ -635,7 +806,7 @@ impl Client {
         drop(guard);
         let raw = match outcome {
             Ok(Ok(raw)) => raw,
-            Ok(Err(e)) => return Err(ClientError::Rpc(e)),
+            Ok(Err(e)) => return Err(e),
             Err(_) => return Err(inner.shared.closed_error()),
         };
         let codec = WireCodec::new(version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE));
@@ -771,6 +942,124 @@ impl Client {
         self.initialize(ProtocolVersion::LATEST_HANDSHAKE).await
     }
 
+    /// Auto mode over HTTP (protocol.md §4.3), remembering the era per URL.
+    #[cfg(feature = "http")]
+    async fn auto_http(&self, url: &str, probe: Duration) -> Result<(), ClientError> {
+        let cached = http_eras().lock().expect("era cache").get(url).copied();
+        if let Some(era) = cached {
+            let r = match era {
+                HttpEra::Modern(v) => self.discover(v, Some(probe)).await.and_then(|d| match d {
+                    Discovery::Modern => Ok(()),
+                    Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
+                        requested: v.as_str().to_owned(),
+                        supported,
+                    }),
+                }),
+                HttpEra::Legacy => self.initialize(ProtocolVersion::LATEST_HANDSHAKE).await,
+                HttpEra::Sse => {
+                    self.http_conn()?.open_sse().await?;
+                    self.initialize(ProtocolVersion::LATEST_HANDSHAKE).await
+                }
+            };
+            match r {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    http_eras().lock().expect("era cache").remove(url);
+                    if era == HttpEra::Sse || matches!(e, ClientError::Io(_)) {
+                        return Err(e);
+                    }
+                    tracing::debug!(error = %e, "the remembered era failed: probing again");
+                }
+            }
+        }
+        let era = self.probe_http(probe).await?;
+        http_eras()
+            .lock()
+            .expect("era cache")
+            .insert(url.to_owned(), era);
+        Ok(())
+    }
+
+    #[cfg(feature = "http")]
+    fn http_conn(&self) -> Result<&Arc<http::HttpConn>, ClientError> {
+        self.inner
+            .http
+            .as_ref()
+            .ok_or_else(|| ClientError::Unsupported("not an HTTP connection".into()))
+    }
+
+    #[cfg(feature = "http")]
+    async fn probe_http(&self, probe: Duration) -> Result<HttpEra, ClientError> {
+        let preferred = ProtocolVersion::LATEST;
+        match self.discover(preferred, Some(probe)).await {
+            Ok(Discovery::Modern) => return Ok(HttpEra::Modern(preferred)),
+            Ok(Discovery::Retry(supported)) => {
+                let pick = supported
+                    .iter()
+                    .filter_map(|s| ProtocolVersion::parse(s))
+                    .filter(|v| v.era() == Era::Modern && *v != preferred)
+                    .max();
+                if let Some(v) = pick {
+                    return match self.discover(v, Some(probe)).await? {
+                        Discovery::Modern => Ok(HttpEra::Modern(v)),
+                        Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
+                            requested: v.as_str().to_owned(),
+                            supported,
+                        }),
+                    };
+                }
+                tracing::debug!(?supported, "no common modern revision: trying initialize");
+            }
+            Err(e @ ClientError::Io(_)) => return Err(e),
+            Err(e) if e.code().is_some_and(modern_error_code) => return Err(e),
+            Err(e) => tracing::debug!(error = %e, "modern probe failed: trying initialize"),
+        }
+        match self.initialize(ProtocolVersion::LATEST_HANDSHAKE).await {
+            Ok(()) => Ok(HttpEra::Legacy),
+            Err(ClientError::Http { status, error, .. })
+                if matches!(status, 400 | 404 | 405)
+                    && !error.as_ref().is_some_and(|e| modern_error_code(e.code)) =>
+            {
+                tracing::debug!(
+                    status,
+                    "initialize refused: trying the 2024-11-05 HTTP+SSE transport"
+                );
+                self.http_conn()?.open_sse().await?;
+                self.initialize(ProtocolVersion::LATEST_HANDSHAKE).await?;
+                Ok(HttpEra::Sse)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The transport the connection runs on.
+    pub fn transport(&self) -> Transport {
+        #[cfg(feature = "http")]
+        if let Some(h) = &self.inner.http {
+            return match h.kind() {
+                http::Kind::Streamable => Transport::StreamableHttp,
+                http::Kind::Sse { .. } => Transport::HttpSse,
+            };
+        }
+        Transport::Stream
+    }
+
+    /// The `Mcp-Session-Id` of a legacy Streamable HTTP session.
+    #[cfg(feature = "http")]
+    pub fn http_session_id(&self) -> Option<String> {
+        self.inner.http.as_ref().and_then(|h| h.session_id_pub())
+    }
+
+    /// How many times the legacy HTTP session was re-initialized after the server forgot
+    /// it (`404`).
+    #[cfg(feature = "http")]
+    pub fn http_reinitializations(&self) -> u64 {
+        self.inner
+            .http
+            .as_ref()
+            .map_or(0, |h| h.reinitialized.load(Ordering::Relaxed))
+    }
+
     // -----------------------------------------------------------------------------------
     // Typed calls
     // -----------------------------------------------------------------------------------
@@ -793,11 +1082,38 @@ impl Client {
             .map(drop)
     }
 
-    /// One page of `tools/list`.
+    /// One page of `tools/list`. Over HTTP the tools' input schemas are remembered for the
+    /// 2026 `Mcp-Param-*` headers, and on 2026 a tool whose `x-mcp-header` annotations
+    /// are invalid is dropped (with a warning), as the transport requires.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
         let p = self.shaped(ListToolsParams { cursor, meta: None })?;
-        self.request("tools/list", Some(p), RequestOptions::default())
-            .await
+        #[allow(unused_mut)]
+        let mut r: ListToolsResult = self
+            .request("tools/list", Some(p), RequestOptions::default())
+            .await?;
+        #[cfg(feature = "http")]
+        if let Some(h) = &self.inner.http {
+            let modern = self
+                .current_version()
+                .is_some_and(|v| v.era() == Era::Modern);
+            if modern {
+                r.tools.retain(|t| {
+                    match mcp_core::headers::validate_header_annotations(&t.input_schema) {
+                        Ok(()) => true,
+                        Err(problems) => {
+                            tracing::warn!(tool = %t.name, ?problems,
+                                "tool dropped: invalid x-mcp-header annotations");
+                            false
+                        }
+                    }
+                });
+            }
+            let mut schemas = h.tool_schemas.lock().expect("schemas lock");
+            for t in &r.tools {
+                schemas.insert(t.name.clone(), t.input_schema.clone());
+            }
+        }
+        Ok(r)
     }
 
     /// Every tool, following `nextCursor` to the last page (a repeated cursor is an error).
@@ -1011,6 +1327,44 @@ impl Client {
             .await
             .map(drop)
     }
+}
+
+/// The transport of a [`Client`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// A byte stream (stdio of a child process, the in-memory pipe, a socket).
+    Stream,
+    /// Streamable HTTP (either era).
+    StreamableHttp,
+    /// The 2024-11-05 HTTP+SSE transport.
+    HttpSse,
+}
+
+/// The JSON-RPC codes only a 2026 server answers with (a recognized modern error).
+#[cfg(feature = "http")]
+fn modern_error_code(code: i32) -> bool {
+    matches!(
+        code,
+        mcp_core::jsonrpc::HEADER_MISMATCH
+            | mcp_core::jsonrpc::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | UNSUPPORTED_PROTOCOL_VERSION
+    )
+}
+
+/// What auto mode found behind an HTTP URL.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HttpEra {
+    Modern(ProtocolVersion),
+    Legacy,
+    Sse,
+}
+
+#[cfg(feature = "http")]
+fn http_eras() -> &'static Mutex<std::collections::HashMap<String, HttpEra>> {
+    static ERAS: std::sync::OnceLock<Mutex<std::collections::HashMap<String, HttpEra>>> =
+        std::sync::OnceLock::new();
+    ERAS.get_or_init(Default::default)
 }
 
 fn meta_mut(params: &mut Option<Map<String, Value>>) -> &mut Map<String, Value> {

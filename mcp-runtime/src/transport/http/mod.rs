@@ -17,7 +17,21 @@
 //! rebinding, 403), a body limit (413), caps on sessions and in-flight requests (503), an
 //! idle timeout for sessions, SSE keep-alive comments every 15 s.
 //!
-//! Handlers see the HTTP request as a typed extension: `ctx.extensions().get::<HttpRequest>()`.
+//! Resumability (legacy Streamable HTTP, on by default): every event of an SSE stream
+//! carries an id naming its stream and is kept in an [`EventStore`] (the default
+//! [`InMemoryEventStore`] is bounded per session); a client that lost a connection sends
+//! `GET` + `Last-Event-ID` and gets exactly what it missed, then the live events (the
+//! response last, for a POST's stream). Streams of 2025-11-25 sessions start with a
+//! priming event (id, empty data, `retry:`), and the server may close their connection
+//! early ([`HttpOptions::sse_close_after`], [`SseStreamControl`]). 2026-07-28 requests
+//! ignore `Last-Event-ID`.
+//!
+//! Authorization ([`HttpOptions::auth`], see [`auth`]): bearer tokens checked by a
+//! [`TokenValidator`] on every MCP path, 401/403 challenges pointing at the RFC 9728
+//! metadata document, which is served at the well-known paths.
+//!
+//! Handlers see the HTTP request as a typed extension: `ctx.extensions().get::<HttpRequest>()`,
+//! and the authenticated caller: `ctx.extensions().get::<Principal>()`.
 
 // An early `Response` is the error path of many helpers here; it is built once per
 // request, so its size does not matter.

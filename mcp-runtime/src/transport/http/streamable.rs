@@ -133,7 +133,16 @@ impl<E: Endpoint + 'static> HttpState<E> {
         let (tx, rx) = oneshot::channel();
         let this = self.clone();
         tokio::spawn(async move {
-            let out = this.kernel.run(ctx, &cancel).await;
+            // The handler is polled first: one that watches `ctx.cancellation()` sees the
+            // cancellation and finishes (its outcome is not sent); one that does not is
+            // dropped.
+            let never = CancellationToken::new();
+            let run = this.kernel.run(ctx, &never);
+            let out = tokio::select! {
+                biased;
+                out = run => out,
+                _ = cancel.cancelled() => None,
+            };
             after(out.as_ref());
             drop(permit);
             if let (Some(out), false) = (out, cancel.is_cancelled()) {

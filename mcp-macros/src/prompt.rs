@@ -1,0 +1,374 @@
+//! `#[prompt]`: parse → [`PromptModel`] → checks → a `PromptDef` implementation.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, Pat, Type};
+
+use crate::tool::{Kind, context_type};
+use crate::util::{
+    Errors, check_fn_shape, check_receiver, doc_text, is_attr, is_string, lit_str, option_inner,
+    skip_value, unknown_key, unraw,
+};
+
+const PROMPT_KEYS: &[&str] = &["name", "title", "description"];
+const ARG_KEYS: &[&str] = &["rename", "description"];
+
+/// The normalised form of one `#[prompt]` function or method.
+pub struct PromptModel {
+    pub fn_ident: syn::Ident,
+    pub name: String,
+    pub name_span: Span,
+    pub title: Option<syn::LitStr>,
+    pub description: Option<String>,
+    pub params: Vec<PParam>,
+    pub ret: TokenStream,
+    pub ret_span: Span,
+}
+
+pub enum PParam {
+    Context {
+        by_ref: bool,
+    },
+    Arg {
+        name: String,
+        required: bool,
+        description: Option<String>,
+    },
+}
+
+/// Parses and checks a prompt; strips parameter attributes from `sig` in every case.
+pub fn parse(
+    args: TokenStream,
+    attrs: &[syn::Attribute],
+    sig: &mut syn::Signature,
+    kind: Kind,
+    errors: &mut Errors,
+) -> Option<PromptModel> {
+    let before = errors.len();
+    let mut name: Option<syn::LitStr> = None;
+    let mut title = None;
+    let mut description: Option<syn::LitStr> = None;
+    let parser = syn::meta::parser(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        match key.as_str() {
+            "name" => name = Some(lit_str(&meta)?),
+            "title" => title = Some(lit_str(&meta)?),
+            "description" => description = Some(lit_str(&meta)?),
+            _ => {
+                errors.spanned(&meta.path, unknown_key(&key, PROMPT_KEYS, "`#[prompt]`"));
+                skip_value(&meta)?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        errors.push(e);
+    }
+    check_fn_shape(sig, "#[prompt]", errors);
+
+    let mut params = Vec::new();
+    let mut seen_self = false;
+    let mut seen_ctx = false;
+    let mut names: Vec<String> = Vec::new();
+    for input in sig.inputs.iter_mut() {
+        match input {
+            FnArg::Receiver(r) => {
+                r.attrs.clear();
+                seen_self = true;
+                check_receiver(r, kind == Kind::Method, "#[prompt]", errors);
+            }
+            FnArg::Typed(pt) => {
+                let (arg_attrs, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut pt.attrs)
+                    .into_iter()
+                    .partition(|a| a.path().is_ident("arg") || a.path().is_ident("doc"));
+                pt.attrs = rest;
+                if let Some(by_ref) = context_type(&pt.ty, errors) {
+                    if seen_ctx {
+                        errors.spanned(&pt.ty, "a prompt takes at most one context parameter");
+                    }
+                    seen_ctx = true;
+                    params.push(PParam::Context { by_ref });
+                    continue;
+                }
+                let ident = match &*pt.pat {
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                        pi.ident.clone()
+                    }
+                    other => {
+                        errors.spanned(
+                            other,
+                            "a prompt parameter needs a plain name: it is the argument's name",
+                        );
+                        continue;
+                    }
+                };
+                let required = if is_string(&pt.ty) {
+                    true
+                } else if option_inner(&pt.ty).is_some_and(is_string) {
+                    false
+                } else {
+                    errors.spanned(
+                        &pt.ty,
+                        format!(
+                            "prompt arguments are strings: declare `{ident}` as `String` \
+                             (required) or `Option<String>` (optional), and parse it in the \
+                             function; `{}` is not supported",
+                            pt.ty.to_token_stream().to_string().replace(' ', "")
+                        ),
+                    );
+                    continue;
+                };
+                let mut arg_name = unraw(&ident);
+                let mut desc = doc_text(&arg_attrs);
+                for a in arg_attrs.iter().filter(|a| a.path().is_ident("arg")) {
+                    let res = a.parse_nested_meta(|meta| {
+                        let key = meta
+                            .path
+                            .get_ident()
+                            .map(ToString::to_string)
+                            .unwrap_or_default();
+                        match key.as_str() {
+                            "rename" => arg_name = lit_str(&meta)?.value(),
+                            "description" => desc = Some(lit_str(&meta)?.value()),
+                            _ => {
+                                errors.spanned(
+                                    &meta.path,
+                                    unknown_key(&key, ARG_KEYS, "prompt `#[arg]`"),
+                                );
+                                skip_value(&meta)?;
+                            }
+                        }
+                        Ok(())
+                    });
+                    if let Err(e) = res {
+                        errors.push(e);
+                    }
+                }
+                if names.contains(&arg_name) {
+                    errors.spanned(
+                        &ident,
+                        format!("two arguments of this prompt are named `{arg_name}`"),
+                    );
+                }
+                names.push(arg_name.clone());
+                params.push(PParam::Arg {
+                    name: arg_name,
+                    required,
+                    description: desc,
+                });
+            }
+        }
+    }
+    if kind == Kind::Method && !seen_self {
+        errors.spanned(
+            &sig.ident,
+            "a `#[prompt]` method inside `#[mcp::server] impl` takes `&self`; move functions \
+             without `self` out of the impl and list them in `prompts(...)`",
+        );
+    }
+    let (name, name_span) = match &name {
+        Some(n) => (n.value(), n.span()),
+        None => (unraw(&sig.ident), sig.ident.span()),
+    };
+    if name.is_empty() {
+        errors.at(name_span, "a prompt name cannot be empty");
+    }
+    let (ret, ret_span) = match &sig.output {
+        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
+        syn::ReturnType::Type(_, ty) => {
+            if matches!(&**ty, Type::ImplTrait(_)) {
+                errors.spanned(ty, "a prompt cannot return `impl Trait`: name the type");
+            }
+            (ty.to_token_stream(), ty.span())
+        }
+    };
+    if errors.len() > before {
+        return None;
+    }
+    Some(PromptModel {
+        fn_ident: sig.ident.clone(),
+        name,
+        name_span,
+        title,
+        description: description.map(|d| d.value()).or_else(|| doc_text(attrs)),
+        params,
+        ret,
+        ret_span,
+    })
+}
+
+/// The `PromptDef` implementation for `model`, on `def_ty` (`server` for methods).
+pub fn expand(
+    model: &PromptModel,
+    def_ty: &TokenStream,
+    server: Option<&TokenStream>,
+) -> TokenStream {
+    let p = quote!(::mcp::__private);
+    let mut entries = Vec::new();
+    let mut takes = Vec::new();
+    let mut call_args = Vec::new();
+    for (i, param) in model.params.iter().enumerate() {
+        match param {
+            PParam::Context { by_ref: true } => call_args.push(quote!(&__ctx)),
+            PParam::Context { by_ref: false } => call_args.push(quote!(__ctx)),
+            PParam::Arg {
+                name,
+                required,
+                description,
+            } => {
+                let v = quote::format_ident!("__arg{}", i);
+                let desc = match description {
+                    Some(d) => quote!(::core::option::Option::Some(#d.into())),
+                    None => quote!(::core::option::Option::None),
+                };
+                entries.push(quote! {
+                    #p::PromptArgument {
+                        name: #name.into(),
+                        description: #desc,
+                        required: ::core::option::Option::Some(#required),
+                        ..::core::default::Default::default()
+                    }
+                });
+                if *required {
+                    takes.push(quote!(let #v = #p::required_arg(&mut __args, #name)?;));
+                } else {
+                    takes.push(quote!(let #v = #p::optional_arg(&mut __args, #name);));
+                }
+                call_args.push(quote!(#v));
+            }
+        }
+    }
+    let name = &model.name;
+    let mut config = Vec::new();
+    if let Some(t) = &model.title {
+        config.push(quote!(__p.title = ::core::option::Option::Some(#t.into());));
+    }
+    if let Some(d) = &model.description {
+        config.push(quote!(__p.description = ::core::option::Option::Some(#d.into());));
+    }
+    if !entries.is_empty() {
+        config.push(
+            quote!(__p.arguments = ::core::option::Option::Some(::std::vec![#(#entries),*]);),
+        );
+    }
+    let ret = match server {
+        Some(s) => crate::util::replace_self(model.ret.clone(), s),
+        None => model.ret.clone(),
+    };
+    let fn_ident = &model.fn_ident;
+    let (impl_head, callee, server_ty, server_use) = match server {
+        None => (
+            quote!(impl<__S: ?::core::marker::Sized> #p::PromptDef<__S> for #def_ty),
+            quote!(#fn_ident),
+            quote!(__S),
+            quote!(let _ = __server;),
+        ),
+        Some(s) => (
+            quote!(impl #p::PromptDef<#s> for #def_ty),
+            quote!(__server.#fn_ident),
+            s.clone(),
+            quote!(),
+        ),
+    };
+    let finish =
+        quote_spanned!(model.ret_span=> <#ret as #p::IntoPromptResult>::into_prompt_result(__out));
+    quote! {
+        const _: () = {
+            #impl_head {
+                const NAME: &'static str = #name;
+                fn prompt() -> &'static #p::Prompt {
+                    static PROMPT: #p::OnceLock<#p::Prompt> = #p::OnceLock::new();
+                    PROMPT.get_or_init(|| {
+                        let mut __p = #p::Prompt::new(#name);
+                        #(#config)*
+                        __p
+                    })
+                }
+                #[allow(unused_mut)]
+                fn get<'__a>(
+                    __server: &'__a #server_ty,
+                    __ctx: #p::Context,
+                    mut __args: #p::HashMap<::std::string::String, ::std::string::String>,
+                ) -> impl ::core::future::Future<
+                    Output = ::core::result::Result<#p::GetPromptResult, #p::McpError>,
+                > + ::core::marker::Send + '__a {
+                    #server_use
+                    async move {
+                        let _ = &__ctx;
+                        #(#takes)*
+                        let __out = #callee(#(#call_args),*).await;
+                        #finish
+                    }
+                }
+            }
+        };
+    }
+}
+
+/// A stand-in `PromptDef` for a prompt with errors.
+pub fn placeholder(def_ty: &TokenStream, name: &str) -> TokenStream {
+    let p = quote!(::mcp::__private);
+    quote! {
+        impl<__S: ?::core::marker::Sized> #p::PromptDef<__S> for #def_ty {
+            const NAME: &'static str = #name;
+            fn prompt() -> &'static #p::Prompt {
+                ::core::unimplemented!()
+            }
+            fn get<'__a>(
+                _: &'__a __S,
+                _: #p::Context,
+                _: #p::HashMap<::std::string::String, ::std::string::String>,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#p::GetPromptResult, #p::McpError>,
+            > + ::core::marker::Send + '__a {
+                ::core::future::ready(::core::result::Result::Err(#p::McpError::internal("invalid prompt")))
+            }
+        }
+    }
+}
+
+/// `#[mcp::prompt]` on a free function.
+pub fn prompt_attr(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut f: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = syn::Error::new(
+                Span::call_site(),
+                "`#[mcp::prompt]` goes on an `async fn` (or on `&self` methods inside `#[mcp::server] impl`)",
+            )
+            .to_compile_error();
+            return quote!(#e #item);
+        }
+    };
+    let mut errors = Errors::default();
+    f.attrs.retain(|a| !is_attr(a, "prompt"));
+    let model = parse(args, &f.attrs, &mut f.sig, Kind::Free, &mut errors);
+    let ident = &f.sig.ident;
+    let vis = &f.vis;
+    let def_ty = quote!(#ident);
+    let strukt = quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {}
+    };
+    match model {
+        Some(m) if errors.is_empty() => {
+            let body = expand(&m, &def_ty, None);
+            quote!(#f #strukt #body)
+        }
+        _ if matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
+            let errs = errors.to_compile_errors();
+            quote!(#errs #f)
+        }
+        _ => {
+            let errs = errors.to_compile_errors();
+            let ph = placeholder(&def_ty, &ident.to_string());
+            quote!(#errs #f #strukt #ph)
+        }
+    }
+}
