@@ -11,6 +11,7 @@
 #
 # Env: CONFORMANCE_PORT (default 3931), CONFORMANCE_DIR (default target/conformance).
 set -euo pipefail
+BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
 
 STABLE=0.1.16
@@ -44,7 +45,7 @@ echo "== cargo build --example conformance_server"
 timeout 900 cargo build --example conformance_server
 
 LOG="$DIR/server.log"
-target/debug/examples/conformance_server --port "$PORT" >"$LOG" 2>&1 &
+$BIN/conformance_server --port "$PORT" >"$LOG" 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do

@@ -6,6 +6,7 @@
 # Env: PYTHON (interpreter, default python3.11 if present else python3),
 #      INTEROP_VENV (default target/interop-venv), INTEROP_VERBOSE=1 prints every wire log.
 set -euo pipefail
+BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
 
 MCP_VERSION=2.3.0        # PyPI `mcp`; pulls mcp-types==2.3.0
@@ -26,5 +27,5 @@ fi
 echo "== cargo build --example bookshop"
 timeout 900 cargo build --example bookshop
 
-echo "== python client <-> target/debug/examples/bookshop --stdio"
-timeout 180 "$VENV/bin/python" interop/python/test_bookshop.py target/debug/examples/bookshop
+echo "== python client <-> $BIN/bookshop --stdio"
+timeout 180 "$VENV/bin/python" interop/python/test_bookshop.py $BIN/bookshop

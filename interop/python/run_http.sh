@@ -8,6 +8,7 @@
 #      INTEROP_VENV (default target/interop-venv, shared with run.sh),
 #      INTEROP_PORT (default: a free port), INTEROP_VERBOSE=1 prints every wire log.
 set -euo pipefail
+BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
 
 MCP_VERSION=2.3.0        # PyPI `mcp`; pulls mcp-types==2.3.0 (keep in step with run.sh)
@@ -31,7 +32,7 @@ timeout 900 cargo build --example conformance_server
 PORT="${INTEROP_PORT:-$(timeout 10 "$VENV/bin/python" -c \
     'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')}"
 LOG="$VENV/conformance_server.log"
-target/debug/examples/conformance_server --port "$PORT" >"$LOG" 2>&1 &
+$BIN/conformance_server --port "$PORT" >"$LOG" 2>&1 &
 SERVER=$!
 stop_server() {
     kill -TERM "$SERVER" 2>/dev/null || return 0

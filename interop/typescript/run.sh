@@ -10,6 +10,7 @@
 # Env: INTEROP_TS_DIR (default target/interop-ts), INTEROP_PORT (default: a free port),
 #      INTEROP_VERBOSE=1 prints every wire log.
 set -euo pipefail
+BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
 
 SDK_VERSION=1.32.2       # npm @modelcontextprotocol/sdk (v1 line; LATEST_PROTOCOL_VERSION 2025-11-25)
@@ -32,7 +33,7 @@ timeout 900 cargo build --example conformance_server
 PORT="${INTEROP_PORT:-$(timeout 10 node -e \
     "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}"
 LOG="$INTEROP_TS_DIR/server.log"
-target/debug/examples/conformance_server --port "$PORT" >"$LOG" 2>&1 &
+$BIN/conformance_server --port "$PORT" >"$LOG" 2>&1 &
 SERVER=$!
 stop_server() {
     kill -TERM "$SERVER" 2>/dev/null || return 0
