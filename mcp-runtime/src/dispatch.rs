@@ -59,6 +59,9 @@ pub(crate) type Session = Arc<Mutex<SessionState>>;
 pub struct Dispatcher<H> {
     pub(crate) handler: Arc<H>,
     pub(crate) identity: Arc<ServerIdentity>,
+    /// `serverInfo` shaped and encoded once per revision (it is stamped on every modern
+    /// result, so it is not rebuilt per request).
+    pub(crate) server_info: Arc<[std::sync::OnceLock<serde_json::Value>; 5]>,
 }
 
 impl<H> Clone for Dispatcher<H> {
@@ -66,6 +69,7 @@ impl<H> Clone for Dispatcher<H> {
         Self {
             handler: self.handler.clone(),
             identity: self.identity.clone(),
+            server_info: self.server_info.clone(),
         }
     }
 }
@@ -164,12 +168,9 @@ impl<H: ServerHandler> Dispatcher<H> {
         if rev.era() == Era::Modern {
             let meta = value.meta_mut().get_or_insert_with(Meta::new);
             if !meta.contains_key(SERVER_INFO) {
-                let mut info = self.identity.info.clone();
-                info.adapt(rev);
-                meta.insert(
-                    SERVER_INFO.to_owned(),
-                    serde_json::to_value(info).map_err(McpError::from)?,
-                );
+                let info = self.server_info[rev as usize]
+                    .get_or_init(|| mcp_core::types::to_value_for(&self.identity.info, rev));
+                meta.insert(SERVER_INFO.to_owned(), info.clone());
             }
         }
         Reply::json(&value)

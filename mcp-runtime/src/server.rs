@@ -300,6 +300,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         let dispatcher = Dispatcher {
             handler: Arc::new(self.handler),
             identity: identity.clone(),
+            server_info: Default::default(),
         };
         let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
