@@ -1,12 +1,9 @@
-//! The fixture the official MCP conformance suite (npm `@modelcontextprotocol/conformance`)
-//! runs its server scenarios against: Streamable HTTP on `127.0.0.1:<port>/mcp`, both eras.
-//!
-//! `cargo run --example conformance_server -- --port 3001`
+//! Fixtures of the core scenarios (initialize, tools, errors, headers, progress, logging).
 
 use std::time::Duration;
 
+use mcp::ServerBuilder;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
 use mcp_core::types::{
     GetPromptResult, LoggingLevel, Prompt, PromptMessage, ReadResourceResult, Resource,
     ResourceContents,
@@ -35,8 +32,10 @@ fn text(s: &str) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s)])
 }
 
-fn server() -> Server {
-    Server::builder("mcp-rust-conformance", "0.1.0")
+/// The core scenarios' fixtures: simple text, errors, capabilities, headers, progress,
+/// logging, a prompt and a static resource.
+pub fn install(builder: ServerBuilder) -> ServerBuilder {
+    builder
         .tool(
             Tool::new("test_simple_text")
                 .with_description("Returns a simple text response")
@@ -166,29 +165,4 @@ fn server() -> Server {
                 },
             );
         })
-        .build()
-}
-
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let mut port: u16 = 3001;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--port" => {
-                port = args
-                    .next()
-                    .and_then(|p| p.parse().ok())
-                    .expect("--port needs a number");
-            }
-            other => panic!("unknown argument {other}"),
-        }
-    }
-    let stop = CancellationToken::new();
-    mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    eprintln!("conformance server on http://127.0.0.1:{port}/mcp");
-    server()
-        .serve_http_on(listener, HttpOptions::default(), stop)
-        .await
 }

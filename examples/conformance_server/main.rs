@@ -1,0 +1,42 @@
+//! The fixture the official MCP conformance suite (npm `@modelcontextprotocol/conformance`)
+//! runs its server scenarios against: Streamable HTTP on `127.0.0.1:<port>/mcp`, both eras.
+//!
+//! `cargo run --example conformance_server -- --port 3001`
+//!
+//! `base.rs` holds the tools, prompts and resources of the core scenarios; each further
+//! module of this folder adds the fixtures of one feature area to the builder.
+
+mod base;
+
+use mcp::prelude::*;
+use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+
+fn server() -> Server {
+    let builder = Server::builder("mcp-rust-conformance", "0.1.0");
+    let builder = base::install(builder);
+    builder.build()
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let mut port: u16 = 3001;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--port" => {
+                port = args
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .expect("--port needs a number");
+            }
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let stop = CancellationToken::new();
+    mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    eprintln!("conformance server on http://127.0.0.1:{port}/mcp");
+    server()
+        .serve_http_on(listener, HttpOptions::default(), stop)
+        .await
+}
