@@ -11,13 +11,17 @@
 
 pub use mcp_core as core;
 pub use mcp_core::{codec, headers, jsonrpc, meta, types, version};
-pub use mcp_macros::{middleware, prompt, resource, server, tool};
+pub use mcp_macros::{completion, middleware, prompt, resource, server, tool};
 pub use mcp_runtime as runtime;
+pub use mcp_runtime::CancellationToken;
 pub use mcp_runtime::client::Client;
 pub use mcp_runtime::{
     BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,
     MessageFilter, Middleware, Next, Peer, PeerError, Reply, Server, ServerBuilder, ServerHandler,
     ServerOptions, middleware, tool,
+};
+pub use mcp_runtime::{
+    CompletionDef, IntoCompletion, Progress, Provides, ResolvedArguments, State,
 };
 pub use mcp_runtime::{IntoPromptResult, IntoReadResult, PromptDef, ResourceDef};
 pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
@@ -26,14 +30,19 @@ pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
 pub mod __private {
     //! What the macros' generated code names; not a public API.
     pub use mcp_core::types::{
-        CallToolResult, GetPromptResult, Icon, Prompt, PromptArgument, ReadResourceResult,
-        Resource, ResourceTemplate, Tool, ToolAnnotations,
+        CallToolResult, CompleteParams, Completion, GetPromptResult, Icon, Meta, Prompt,
+        PromptArgument, ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
     };
+    pub use mcp_runtime::completion::{
+        CompletionDef, IntoCompletion, RefKind, ResolvedArguments, has_template,
+        prompt_has_argument, split_params, target,
+    };
+    pub use mcp_runtime::injected::{Progress, Provides, State};
     pub use mcp_runtime::middleware::{Endpoint, Next};
     pub use mcp_runtime::prompt_def::{IntoPromptResult, PromptDef, optional_arg, required_arg};
     pub use mcp_runtime::resource_def::{IntoReadResult, ResourceDef, match_template, parse_var};
     pub use mcp_runtime::tool::decode_arguments;
-    pub use mcp_runtime::tool_def::{ToolDef, ToolInfo, assert_tool_arg, name_taken};
+    pub use mcp_runtime::tool_def::{ToolDef, ToolInfo, assert_tool_arg, meta_value, name_taken};
     pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Server, ServerHandler};
     pub use schemars;
     pub use serde;
@@ -41,6 +50,7 @@ pub mod __private {
     pub use serde_json::value::RawValue;
     pub use std::collections::HashMap;
     pub use std::sync::OnceLock;
+    pub use tokio::io::{AsyncRead, AsyncWrite, split};
 }
 
 /// The names most users need, in one `use`.
@@ -50,8 +60,10 @@ pub mod prelude {
         CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, Tool,
     };
     pub use mcp_core::version::{Era, ProtocolVersion};
-    pub use mcp_macros::{middleware, prompt, resource, server, tool};
+    pub use mcp_macros::{completion, middleware, prompt, resource, server, tool};
+    pub use mcp_runtime::CancellationToken;
     pub use mcp_runtime::middleware::Endpoint;
     pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Next, Server};
     pub use mcp_runtime::{IntoToolResult, Json, ToolError};
+    pub use mcp_runtime::{Progress, ResolvedArguments, State};
 }

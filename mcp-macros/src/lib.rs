@@ -1,5 +1,5 @@
 //! Attribute macros of the `mcp` framework: `#[mcp::tool]`, `#[mcp::prompt]`,
-//! `#[mcp::resource]`, `#[mcp::middleware]`, `#[mcp::server]`.
+//! `#[mcp::resource]`, `#[mcp::completion]`, `#[mcp::middleware]`, `#[mcp::server]`.
 //!
 //! Each macro parses its input into a normalised model, checks it (collecting every error,
 //! each spanned at the user's code), and generates a small amount of code that implements
@@ -12,6 +12,7 @@
 
 use proc_macro::TokenStream;
 
+mod completion;
 mod middleware;
 mod prompt;
 mod resource;
@@ -37,6 +38,15 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     resource::resource_attr(args.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into the completer of a prompt argument
+/// (`#[completion(prompt = "greet", argument = "name")]`) or a resource-template variable
+/// (`#[completion(resource = "books://{id}", argument = "id")]`): it takes the partial value
+/// as a `String` and returns the matching values. See the `mcp` crate's documentation.
+#[proc_macro_attribute]
+pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
+    completion::completion_attr(args.into(), item.into()).into()
 }
 
 /// Turns `async fn name(ctx: Context, next: Next<'_>) -> HandlerResult` into a zero-sized

@@ -244,6 +244,10 @@ pub fn expand(
         }
     }
     let name = &model.name;
+    let arg_names = model.params.iter().filter_map(|p| match p {
+        PParam::Arg { name, .. } => Some(name),
+        PParam::Context { .. } => None,
+    });
     let mut config = Vec::new();
     if let Some(t) = &model.title {
         config.push(quote!(__p.title = ::core::option::Option::Some(#t.into());));
@@ -281,6 +285,7 @@ pub fn expand(
         const _: () = {
             #impl_head {
                 const NAME: &'static str = #name;
+                const ARGUMENTS: &'static [&'static str] = &[#(#arg_names),*];
                 fn prompt() -> &'static #p::Prompt {
                     static PROMPT: #p::OnceLock<#p::Prompt> = #p::OnceLock::new();
                     PROMPT.get_or_init(|| {
@@ -316,6 +321,7 @@ pub fn placeholder(def_ty: &TokenStream, name: &str) -> TokenStream {
     quote! {
         impl<__S: ?::core::marker::Sized> #p::PromptDef<__S> for #def_ty {
             const NAME: &'static str = #name;
+            const ARGUMENTS: &'static [&'static str] = &[];
             fn prompt() -> &'static #p::Prompt {
                 ::core::unimplemented!()
             }

@@ -10,7 +10,7 @@ use crate::tool::{self, Kind};
 use crate::util::{
     Errors, RESERVED, doc_text, is_attr, lit_str, reserved_message, skip_value, unknown_key,
 };
-use crate::{prompt, resource};
+use crate::{completion, prompt, resource};
 
 const SERVER_KEYS: &[&str] = &[
     "name",
@@ -19,6 +19,7 @@ const SERVER_KEYS: &[&str] = &[
     "tools",
     "prompts",
     "resources",
+    "completions",
     "middleware",
 ];
 
@@ -33,6 +34,8 @@ struct ServerModel {
     prompts: Vec<syn::Path>,
     /// Free resources and templates (`resources(a, b)`).
     resources: Vec<syn::Path>,
+    /// Free completions (`completions(a, b)`).
+    completions: Vec<syn::Path>,
     /// The listed middleware, outermost first.
     middleware: Vec<syn::Path>,
     attr_span: Option<Span>,
@@ -50,7 +53,7 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> ServerModel {
             "name" => m.name = Some(lit_str(&meta)?),
             "version" => m.version = Some(lit_str(&meta)?),
             "instructions" => m.instructions = Some(lit_str(&meta)?.value()),
-            "tools" | "prompts" | "resources" | "middleware" => {
+            "tools" | "prompts" | "resources" | "completions" | "middleware" => {
                 let mut list = Vec::new();
                 meta.parse_nested_meta(|inner| {
                     if !inner.input.is_empty() && !inner.input.peek(syn::Token![,]) {
@@ -64,6 +67,7 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> ServerModel {
                     "tools" => m.tools.extend(list),
                     "prompts" => m.prompts.extend(list),
                     "resources" => m.resources.extend(list),
+                    "completions" => m.completions.extend(list),
                     _ => m.middleware.extend(list),
                 }
             }
@@ -119,6 +123,7 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> ServerModel {
         ("tool", &m.tools),
         ("prompt", &m.prompts),
         ("resource", &m.resources),
+        ("completion", &m.completions),
     ] {
         let mut seen: Vec<String> = Vec::new();
         for path in list {
@@ -213,15 +218,45 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
             let mut resource_uris: Vec<(String, Span)> = Vec::new();
             for item in imp.items.iter_mut() {
                 let syn::ImplItem::Fn(f) = item else { continue };
-                let kinds: Vec<&str> = ["tool", "prompt", "resource"]
+                let kinds: Vec<&str> = ["tool", "prompt", "resource", "completion"]
                     .into_iter()
                     .filter(|k| f.attrs.iter().any(|a| is_attr(a, k)))
                     .collect();
                 if kinds.len() > 1 {
                     errors.spanned(
                         &f.sig.ident,
-                        "a method can be only one of `#[tool]`, `#[prompt]` and `#[resource]`",
+                        "a method can be only one of `#[tool]`, `#[prompt]`, `#[resource]` and \
+                         `#[completion]`",
                     );
+                    continue;
+                }
+                if kinds == ["completion"] {
+                    let pos = f
+                        .attrs
+                        .iter()
+                        .position(|a| is_attr(a, "completion"))
+                        .unwrap_or(0);
+                    let attr = f.attrs.remove(pos);
+                    let before = errors.len();
+                    let m = completion::parse(
+                        tool::attr_args(&attr),
+                        &mut f.sig,
+                        Kind::Method,
+                        &mut errors,
+                    );
+                    if let Some(m) = m
+                        && errors.len() == before
+                    {
+                        let hidden = format_ident!("__McpCompletion_{}", f.sig.ident);
+                        let hidden_ty = hidden.to_token_stream();
+                        let body = completion::expand(&m, &hidden_ty, Some(&ty));
+                        defs.extend(quote! {
+                            #[allow(non_camel_case_types)]
+                            struct #hidden;
+                            #body
+                        });
+                        methods.completions.push(hidden_ty);
+                    }
                     continue;
                 }
                 if kinds == ["prompt"] || kinds == ["resource"] {
@@ -384,6 +419,7 @@ struct Methods {
     tools: Vec<TokenStream>,
     prompts: Vec<TokenStream>,
     resources: Vec<TokenStream>,
+    completions: Vec<TokenStream>,
 }
 
 /// Reports `name` when it is already in `seen` (spanned at both), then records it.
@@ -429,8 +465,12 @@ fn expand(
         v.extend(listed.iter().map(|p| (p.to_token_stream(), p.span())));
         v
     };
-    let prompts_impl = expand_prompts(ty, &with_spans(methods.prompts, &model.prompts));
-    let resources_impl = expand_resources(ty, &with_spans(methods.resources, &model.resources));
+    let prompts = with_spans(methods.prompts, &model.prompts);
+    let resources = with_spans(methods.resources, &model.resources);
+    let completions = with_spans(methods.completions, &model.completions);
+    let prompts_impl = expand_prompts(ty, &prompts);
+    let resources_impl = expand_resources(ty, &resources);
+    let completions_impl = expand_completions(ty, &completions, &prompts, &resources);
     let mut tools: Vec<(TokenStream, Span)> = methods
         .tools
         .into_iter()
@@ -516,6 +556,7 @@ fn expand(
                 #prompts_impl
                 #resources_impl
                 #tools_impl
+                #completions_impl
             }
             impl #ty {
                 /// This server, built: serve it over stdio, a byte stream or an in-memory pipe.
@@ -537,6 +578,17 @@ fn expand(
                     #(#mw_bounds)*
                 {
                     self.into_server().serve_stdio().await
+                }
+                /// Serves this server over one byte stream (a TCP or Unix socket, one end of
+                /// `tokio::io::duplex`, ...) until it closes.
+                #[allow(dead_code)]
+                pub async fn serve<__T>(self, transport: __T) -> ::std::io::Result<()>
+                where
+                    __T: #p::AsyncRead + #p::AsyncWrite + ::core::marker::Send + ::core::marker::Unpin + 'static,
+                    #(#mw_bounds)*
+                {
+                    let (__r, __w) = #p::split(transport);
+                    self.into_server().serve(__r, __w).await
                 }
             }
         };
@@ -670,4 +722,96 @@ fn expand_resources(ty: &TokenStream, resources: &[(TokenStream, Span)]) -> Toke
             })
         }
     }
+}
+
+/// `has_completions()` / `complete()` over the completion types, and the compile-time check
+/// that each one's prompt (with that argument) or template is on this server.
+fn expand_completions(
+    ty: &TokenStream,
+    completions: &[(TokenStream, Span)],
+    prompts: &[(TokenStream, Span)],
+    resources: &[(TokenStream, Span)],
+) -> TokenStream {
+    if completions.is_empty() {
+        return TokenStream::new();
+    }
+    let p = quote!(::mcp::__private);
+    let defs_of: Vec<TokenStream> = completions
+        .iter()
+        .map(|(t, span)| respan(quote!(<#t as #p::CompletionDef<#ty>>), *span))
+        .collect();
+    let prompt_defs: Vec<TokenStream> = prompts
+        .iter()
+        .map(|(t, span)| respan(quote!(<#t as #p::PromptDef<#ty>>), *span))
+        .collect();
+    let resource_defs: Vec<TokenStream> = resources
+        .iter()
+        .map(|(t, span)| respan(quote!(<#t as #p::ResourceDef<#ty>>), *span))
+        .collect();
+    let idx: Vec<usize> = (0..completions.len()).collect();
+    let checks = defs_of.iter().zip(completions).map(|(d, (_, span))| {
+        quote_spanned! {*span=>
+            const _: () = ::core::assert!(
+                match #d::KIND {
+                    #p::RefKind::Prompt => #p::prompt_has_argument(__PROMPT_NAMES, __PROMPT_ARGS, #d::REF, #d::ARGUMENT),
+                    #p::RefKind::Resource => #p::has_template(__TEMPLATES, #d::REF),
+                },
+                "this completion is for a prompt argument or a resource template this server does not have: check its `prompt`/`resource` and `argument` against the server's prompts and resources"
+            );
+        }
+    });
+    quote! {
+        fn has_completions(&self) -> bool {
+            const __PROMPT_NAMES: &[&str] = &[#(#prompt_defs::NAME),*];
+            const __PROMPT_ARGS: &[&[&str]] = &[#(#prompt_defs::ARGUMENTS),*];
+            const __TEMPLATES: &[(&str, bool)] = &[#((#resource_defs::URI, #resource_defs::TEMPLATE)),*];
+            #(#checks)*
+            true
+        }
+        fn complete(
+            &self,
+            ctx: #p::Context,
+            params: #p::CompleteParams,
+        ) -> ::core::option::Option<
+            impl ::core::future::Future<
+                Output = ::core::result::Result<#p::Completion, #p::McpError>,
+            > + ::core::marker::Send + '_,
+        > {
+            let (__kind, __ref, __arg) = #p::target(&params);
+            let __idx: usize = #(
+                if __kind == #defs_of::KIND && __ref == #defs_of::REF && __arg == #defs_of::ARGUMENT {
+                    #idx
+                } else
+            )* {
+                return ::core::option::Option::None;
+            };
+            let (__value, __resolved) = #p::split_params(params);
+            ::core::option::Option::Some(async move {
+                match __idx {
+                    #(#idx => #defs_of::complete(self, ctx, __value, __resolved).await,)*
+                    _ => ::core::unreachable!(),
+                }
+            })
+        }
+    }
+}
+
+/// `tokens` with every span set to `span`, so that a type which is not what its list says
+/// is reported once, at the path the user wrote, however often the generated code names it.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                ng.set_span(span);
+                TokenTree::Group(ng)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
 }

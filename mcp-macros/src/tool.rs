@@ -2,6 +2,8 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::meta::ParseNestedMeta;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{FnArg, Pat, Type};
 
@@ -17,6 +19,8 @@ const TOOL_KEYS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "icons",
+    "meta",
 ];
 const ARG_KEYS: &[&str] = &["rename", "default", "description", "header"];
 
@@ -28,6 +32,8 @@ pub struct ToolModel {
     pub title: Option<syn::LitStr>,
     pub description: Option<String>,
     pub hints: [Option<bool>; 4],
+    pub icons: Option<Icons>,
+    pub meta: Vec<(syn::LitStr, syn::Expr)>,
     pub params: Vec<Param>,
     pub ret: TokenStream,
     pub ret_span: Span,
@@ -35,8 +41,37 @@ pub struct ToolModel {
 
 #[allow(clippy::large_enum_variant)]
 pub enum Param {
-    Context { by_ref: bool },
+    Injected(Injected),
     Arg(Arg),
+}
+
+/// A parameter recognised by its type and supplied by the runtime, not the client.
+pub enum Injected {
+    /// `Context` / `&Context`.
+    Context { by_ref: bool },
+    /// `State<T>`: `T` borrowed from the server (`Provides<T>`).
+    State(Type),
+    /// `CancellationToken` / `&CancellationToken`: the request's cancellation.
+    Cancel { by_ref: bool },
+    /// `Progress` / `&Progress`: the request's progress reporter.
+    Progress { by_ref: bool },
+}
+
+impl Injected {
+    fn label(&self) -> &'static str {
+        match self {
+            Injected::Context { .. } => "context (`Context`)",
+            Injected::State(_) => "state (`State<T>`)",
+            Injected::Cancel { .. } => "cancellation token (`CancellationToken`)",
+            Injected::Progress { .. } => "progress reporter (`Progress`)",
+        }
+    }
+}
+
+/// `icons(...)`: literal sources, or an expression giving the `Vec<Icon>`.
+pub enum Icons {
+    Sources(Vec<syn::LitStr>),
+    Expr(syn::Expr),
 }
 
 pub struct Arg {
@@ -78,6 +113,8 @@ pub fn parse(
     let mut title = None;
     let mut description: Option<syn::LitStr> = None;
     let mut hints = [None; 4];
+    let mut icons = None;
+    let mut meta_entries = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta
             .path
@@ -92,7 +129,9 @@ pub fn parse(
             "destructive" => hints[1] = Some(flag(&meta)?),
             "idempotent" => hints[2] = Some(flag(&meta)?),
             "open_world" => hints[3] = Some(flag(&meta)?),
-            "icons" | "meta" | "output_schema" | "task" => {
+            "icons" => icons = Some(parse_icons(&meta, errors)?),
+            "meta" => meta_entries = parse_meta(&meta, errors)?,
+            "output_schema" | "task" => {
                 errors.spanned(
                     &meta.path,
                     format!("`{key}` is not supported by `#[tool]` yet"),
@@ -135,7 +174,7 @@ pub fn parse(
     }
 
     let mut params = Vec::new();
-    let mut seen_ctx: Option<Span> = None;
+    let mut seen_injected: Vec<(std::mem::Discriminant<Injected>, Span)> = Vec::new();
     let mut seen_self = false;
     for input in sig.inputs.iter_mut() {
         match input {
@@ -163,25 +202,26 @@ pub fn parse(
                     .into_iter()
                     .partition(|a| a.path().is_ident("arg") || a.path().is_ident("doc"));
                 pt.attrs = rest;
-                if let Some(by_ref) = context_type(&pt.ty, errors) {
-                    if let Some(first) = seen_ctx {
+                if let Some(inj) = injected_type(&pt.ty, errors) {
+                    let kind = std::mem::discriminant(&inj);
+                    if let Some((_, first)) = seen_injected.iter().find(|(k, _)| *k == kind) {
                         let mut e = syn::Error::new_spanned(
                             &pt.ty,
-                            "a tool takes at most one context parameter",
+                            format!("a tool takes at most one {} parameter", inj.label()),
                         );
-                        e.combine(syn::Error::new(
-                            first,
-                            "the first context parameter is here",
-                        ));
+                        e.combine(syn::Error::new(*first, "the first one is here"));
                         errors.push(e);
                     }
-                    seen_ctx = Some(pt.ty.span());
+                    seen_injected.push((kind, pt.ty.span()));
                     for a in &arg_attrs {
                         if a.path().is_ident("arg") {
-                            errors.spanned(a, "`#[arg]` does not apply to the injected context");
+                            errors.spanned(
+                                a,
+                                format!("`#[arg]` does not apply to the injected {}", inj.label()),
+                            );
                         }
                     }
-                    params.push(Param::Context { by_ref });
+                    params.push(Param::Injected(inj));
                     continue;
                 }
                 let ident = match &*pt.pat {
@@ -343,10 +383,145 @@ pub fn parse(
         title,
         description: description.map(|d| d.value()).or_else(|| doc_text(attrs)),
         hints,
+        icons,
+        meta: meta_entries,
         params,
         ret,
         ret_span,
     })
+}
+
+/// `icons("https://...", "data:...")` or `icons = expr` (an `impl IntoIterator<Item = Icon>`).
+fn parse_icons(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Icons> {
+    if meta.input.peek(syn::Token![=]) {
+        return Ok(Icons::Expr(meta.value()?.parse()?));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let list = Punctuated::<syn::LitStr, syn::Token![,]>::parse_terminated(&content)?;
+    if list.is_empty() {
+        errors.spanned(&meta.path, "`icons(...)` lists at least one icon URI");
+    }
+    for src in &list {
+        if let Err(why) = check_icon_src(&src.value()) {
+            errors.spanned(src, why);
+        }
+    }
+    Ok(Icons::Sources(list.into_iter().collect()))
+}
+
+/// An icon source is an `https:`/`http:` URL with a host, or a `data:` URI.
+fn check_icon_src(src: &str) -> Result<(), String> {
+    if let Some(rest) = src
+        .strip_prefix("https://")
+        .or_else(|| src.strip_prefix("http://"))
+    {
+        if rest.split(['/', '?', '#']).next().is_none_or(str::is_empty) {
+            return Err(format!("the icon URL `{src}` has no host"));
+        }
+        return Ok(());
+    }
+    if let Some(rest) = src.strip_prefix("data:") {
+        if !rest.contains(',') {
+            return Err(format!(
+                "the icon `data:` URI `{src}` has no data: write `data:<mime>;base64,<data>`"
+            ));
+        }
+        return Ok(());
+    }
+    Err(format!(
+        "an icon source is an `https:` URL or a `data:` URI, not `{src}` \
+         (clients fetch it themselves, so a relative path cannot work)"
+    ))
+}
+
+/// `meta("com.example/key" = value, ...)`: `_meta` entries, values any `Serialize` expression.
+fn parse_meta(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> syn::Result<Vec<(syn::LitStr, syn::Expr)>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let mut out: Vec<(syn::LitStr, syn::Expr)> = Vec::new();
+    while !content.is_empty() {
+        let key: syn::LitStr = content.parse()?;
+        content.parse::<syn::Token![=]>()?;
+        let value: syn::Expr = content.parse()?;
+        if let Err(why) = check_meta_key(&key.value()) {
+            errors.spanned(&key, why);
+        }
+        if let Some((first, _)) = out.iter().find(|(k, _)| k.value() == key.value()) {
+            let mut e = syn::Error::new(
+                key.span(),
+                format!("the `_meta` key `{}` is given twice", key.value()),
+            );
+            e.combine(syn::Error::new(first.span(), "the first one is here"));
+            errors.push(e);
+        }
+        out.push((key, value));
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<syn::Token![,]>()?;
+    }
+    Ok(out)
+}
+
+/// The spec's `_meta` key rules: an optional prefix of dot-separated labels ending in `/`,
+/// then a name; prefixes whose labels hold `modelcontextprotocol` or `mcp` are reserved,
+/// and so are the W3C trace-context keys.
+fn check_meta_key(key: &str) -> Result<(), String> {
+    let (prefix, name) = match key.rfind('/') {
+        Some(i) => (Some(&key[..i]), &key[i + 1..]),
+        None => (None, key),
+    };
+    let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    let name_ok = name.is_empty()
+        || (alnum(name.chars().next())
+            && alnum(name.chars().last())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')));
+    if !name_ok {
+        return Err(format!(
+            "`{key}` is not a valid `_meta` key: the name after the prefix begins and ends \
+             with a letter or digit and holds only letters, digits, `-`, `_` and `.`"
+        ));
+    }
+    if let Some(prefix) = prefix {
+        for label in prefix.split('.') {
+            let ok = label
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+                && alnum(label.chars().last())
+                && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+            if !ok {
+                return Err(format!(
+                    "`{key}` is not a valid `_meta` key: each label of the prefix `{prefix}/` \
+                     starts with a letter, ends with a letter or digit, and holds only \
+                     letters, digits and `-`"
+                ));
+            }
+        }
+        if prefix
+            .split('.')
+            .any(|l| l == "modelcontextprotocol" || l == "mcp")
+        {
+            return Err(format!(
+                "the `_meta` prefix `{prefix}/` is reserved for the protocol: use a \
+                 reverse-DNS prefix of your own, like `com.example/`"
+            ));
+        }
+    } else if matches!(key, "traceparent" | "tracestate" | "baggage") {
+        return Err(format!(
+            "the `_meta` key `{key}` is reserved for W3C trace context: use a prefixed key \
+             like `com.example/{key}`"
+        ));
+    } else if key.is_empty() {
+        return Err("a `_meta` key cannot be empty".into());
+    }
+    Ok(())
 }
 
 fn errors_len(errors: &Errors) -> usize {
@@ -474,6 +649,55 @@ pub fn context_type(ty: &Type, errors: &mut Errors) -> Option<bool> {
     }
 }
 
+/// The injected parameter `ty` is, if any: the context, `State<T>`, `CancellationToken`,
+/// `Progress` (by the last segment of the path; a reference for all but `State`).
+pub fn injected_type(ty: &Type, errors: &mut Errors) -> Option<Injected> {
+    if let Some(by_ref) = context_type(ty, errors) {
+        return Some(Injected::Context { by_ref });
+    }
+    let (inner, by_ref) = match ty {
+        Type::Reference(r) => (&*r.elem, true),
+        t => (t, false),
+    };
+    let Type::Path(p) = inner else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let seg = p.path.segments.last()?;
+    let plain = seg.arguments.is_none();
+    let inj = match seg.ident.to_string().as_str() {
+        "CancellationToken" if plain => Injected::Cancel { by_ref },
+        "Progress" if plain => Injected::Progress { by_ref },
+        "State" => {
+            let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
+                errors.spanned(ty, "write the state's type: `State<MyServer>`");
+                return Some(Injected::State(syn::parse_quote!(())));
+            };
+            let types: Vec<&Type> = a
+                .args
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect();
+            if types.len() != 1 {
+                errors.spanned(ty, "write the state's type: `State<MyServer>`");
+                return Some(Injected::State(syn::parse_quote!(())));
+            }
+            if by_ref {
+                errors.spanned(
+                    ty,
+                    "take `State<T>` by value: it is already a borrow of the server's state",
+                );
+            }
+            Injected::State(types[0].clone())
+        }
+        _ => return None,
+    };
+    Some(inj)
+}
+
 /// The `ToolDef` implementation for `model`, on `def_ty`.
 ///
 /// `server` is the concrete server type for methods (`None` for free functions, which
@@ -493,10 +717,38 @@ pub fn expand(
         Some(s) => crate::util::replace_self(t, s),
         None => t,
     };
+    let mut injections = Vec::new();
+    let mut state_bounds = Vec::new();
     for (i, param) in model.params.iter().enumerate() {
         match param {
-            Param::Context { by_ref: true } => call_args.push(quote!(&__ctx)),
-            Param::Context { by_ref: false } => call_args.push(quote!(__ctx)),
+            Param::Injected(inj) => {
+                let v = format_ident!("__inj{}", i);
+                let (value, by_ref) = match inj {
+                    Injected::Context { by_ref } => {
+                        call_args.push(if *by_ref {
+                            quote!(&__ctx)
+                        } else {
+                            quote!(__ctx)
+                        });
+                        continue;
+                    }
+                    Injected::State(t) => {
+                        let t = self_fix(t.to_token_stream());
+                        state_bounds.push(quote!(#p::Provides<#t>));
+                        (quote!(#p::State::<#t>::of(__server)), false)
+                    }
+                    Injected::Cancel { by_ref } => (
+                        quote!(::core::clone::Clone::clone(__ctx.cancellation())),
+                        *by_ref,
+                    ),
+                    Injected::Progress { by_ref } => (
+                        quote!(#p::Progress::new(::core::clone::Clone::clone(&__ctx))),
+                        *by_ref,
+                    ),
+                };
+                injections.push(quote!(let #v = #value;));
+                call_args.push(if by_ref { quote!(&#v) } else { quote!(#v) });
+            }
             Param::Arg(a) => {
                 let ident = &a.ident;
                 let ty = self_fix(a.ty.to_token_stream());
@@ -555,10 +807,36 @@ pub fn expand(
             });
         });
     }
+    match &model.icons {
+        Some(Icons::Sources(list)) => config.push(quote! {
+            __t.icons = ::core::option::Option::Some(::std::vec![#(#p::Icon {
+                src: #list.into(),
+                ..::core::default::Default::default()
+            }),*]);
+        }),
+        Some(Icons::Expr(e)) => config.push(quote_spanned! {e.span()=>
+            __t.icons = ::core::option::Option::Some(
+                ::core::iter::IntoIterator::into_iter(#e).collect::<::std::vec::Vec<#p::Icon>>(),
+            );
+        }),
+        None => {}
+    }
+    if !model.meta.is_empty() {
+        let keys = model.meta.iter().map(|(k, _)| k);
+        let values = model
+            .meta
+            .iter()
+            .map(|(_, v)| quote_spanned!(v.span()=> #p::meta_value(&(#v))));
+        config.push(quote! {
+            let mut __m = #p::Meta::new();
+            #(__m.insert(::std::string::String::from(#keys), #values);)*
+            __t.meta = ::core::option::Option::Some(__m);
+        });
+    }
     let fn_ident = &model.fn_ident;
     let (impl_head, callee, server_ty, server_use) = match server {
         None => (
-            quote!(impl<__S: ?::core::marker::Sized> #p::ToolDef<__S> for #def_ty),
+            quote!(impl<__S: ?::core::marker::Sized #(+ #state_bounds)*> #p::ToolDef<__S> for #def_ty),
             quote!(#fn_ident),
             quote!(__S),
             quote!(let _ = __server;),
@@ -608,6 +886,7 @@ pub fn expand(
                     #server_use
                     async move {
                         #decode
+                        #(#injections)*
                         let __out = #callee(#(#call_args),*).await;
                         #finish
                     }

@@ -8,10 +8,10 @@ use mcp_core::codec::{Direction, WireCodec};
 use mcp_core::jsonrpc::{ErrorObject, RESOURCE_NOT_FOUND, RequestId};
 use mcp_core::meta::SERVER_INFO;
 use mcp_core::types::{
-    Adapt, CallToolResult, DiscoverResult, EmptyResult, GetPromptResult, Implementation,
-    InitializeParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, LoggingLevel, Meta, ReadResourceResult,
-    ServerCapabilities,
+    Adapt, CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult,
+    Implementation, InitializeParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Meta,
+    ReadResourceResult, ServerCapabilities,
 };
 use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
 use serde::Deserialize;
@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use crate::context::{ClientView, Context};
 use crate::error::{HandlerResult, McpError, Reply};
 use crate::handler::ServerHandler;
+use crate::list_cache::{ListCache, ListKind};
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 
@@ -62,6 +63,8 @@ pub struct Dispatcher<H> {
     /// `serverInfo` shaped and encoded once per revision (it is stamped on every modern
     /// result, so it is not rebuilt per request).
     pub(crate) server_info: Arc<[std::sync::OnceLock<serde_json::Value>; 5]>,
+    /// List results encoded once per revision and page (see `list_cache.rs`).
+    pub(crate) lists: Arc<ListCache>,
 }
 
 impl<H> Clone for Dispatcher<H> {
@@ -70,6 +73,7 @@ impl<H> Clone for Dispatcher<H> {
             handler: self.handler.clone(),
             identity: self.identity.clone(),
             server_info: self.server_info.clone(),
+            lists: self.lists.clone(),
         }
     }
 }
@@ -99,12 +103,6 @@ struct UriParam {
 }
 
 #[derive(Deserialize)]
-struct CursorParam {
-    #[serde(default)]
-    cursor: Option<String>,
-}
-
-#[derive(Deserialize)]
 struct LevelParam {
     level: LoggingLevel,
 }
@@ -126,6 +124,7 @@ macro_rules! result_meta {
 
 result_meta!(
     CallToolResult,
+    CompleteResult,
     ListToolsResult,
     ListPromptsResult,
     GetPromptResult,
@@ -154,11 +153,14 @@ impl<H: ServerHandler> Dispatcher<H> {
             caps.resources
                 .get_or_insert_with(ResourcesCapability::default);
         }
+        if h.has_completions() {
+            caps.completions.get_or_insert_with(Meta::new);
+        }
         caps
     }
 
     /// Adapts a typed result for the revision, stamps `serverInfo` on modern ones, encodes.
-    fn shape<T: Adapt + serde::Serialize + ResultMeta>(
+    pub(crate) fn shape<T: Adapt + serde::Serialize + ResultMeta>(
         &self,
         mut value: T,
         version: Option<ProtocolVersion>,
@@ -174,30 +176,6 @@ impl<H: ServerHandler> Dispatcher<H> {
             }
         }
         Reply::json(&value)
-    }
-
-    fn page<T: Clone>(
-        &self,
-        all: &[T],
-        params: Option<&RawValue>,
-    ) -> Result<(Vec<T>, Option<String>), McpError> {
-        let cursor = match params {
-            Some(p) => {
-                serde_json::from_str::<CursorParam>(p.get())
-                    .map_err(|_| McpError::invalid_params("invalid params"))?
-                    .cursor
-            }
-            None => None,
-        };
-        let start = match cursor {
-            None => 0,
-            Some(c) => crate::pagination::decode_cursor(&c, all.len())
-                .ok_or_else(|| McpError::invalid_params("invalid cursor"))?,
-        };
-        let size = self.identity.page_size.max(1);
-        let end = (start + size).min(all.len());
-        let next = (end < all.len()).then(|| crate::pagination::encode_cursor(end));
-        Ok((all[start..end].to_vec(), next))
     }
 
     async fn dispatch(&self, ctx: Context) -> HandlerResult {
@@ -258,17 +236,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 *ctx.peer.conn.log_level.lock().expect("level lock") = Some(p.level);
                 self.shape(EmptyResult::default(), version)
             }
-            "tools/list" => {
-                let (tools, next_cursor) = self.page(self.handler.tools(), params)?;
-                self.shape(
-                    ListToolsResult {
-                        tools,
-                        next_cursor,
-                        ..Default::default()
-                    },
-                    version,
-                )
-            }
+            "tools/list" => self.list(ListKind::Tools, params, version),
             "tools/call" => {
                 let call: NameArgs<'_> = serde_json::from_str(params.map_or("{}", RawValue::get))
                     .map_err(|_| McpError::invalid_params("Invalid params"))?;
@@ -280,17 +248,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 let result = CatchUnwind::new(fut).await?;
                 self.shape(result, version)
             }
-            "prompts/list" => {
-                let (prompts, next_cursor) = self.page(self.handler.prompts(), params)?;
-                self.shape(
-                    ListPromptsResult {
-                        prompts,
-                        next_cursor,
-                        ..Default::default()
-                    },
-                    version,
-                )
-            }
+            "prompts/list" => self.list(ListKind::Prompts, params, version),
             "prompts/get" => {
                 let call: PromptCall = parse(params)?;
                 let args = call.arguments.unwrap_or_default();
@@ -303,29 +261,8 @@ impl<H: ServerHandler> Dispatcher<H> {
                 let result = CatchUnwind::new(fut).await?;
                 self.shape(result, version)
             }
-            "resources/list" => {
-                let (resources, next_cursor) = self.page(self.handler.resources(), params)?;
-                self.shape(
-                    ListResourcesResult {
-                        resources,
-                        next_cursor,
-                        ..Default::default()
-                    },
-                    version,
-                )
-            }
-            "resources/templates/list" => {
-                let (resource_templates, next_cursor) =
-                    self.page(self.handler.resource_templates(), params)?;
-                self.shape(
-                    ListResourceTemplatesResult {
-                        resource_templates,
-                        next_cursor,
-                        ..Default::default()
-                    },
-                    version,
-                )
-            }
+            "resources/list" => self.list(ListKind::Resources, params, version),
+            "resources/templates/list" => self.list(ListKind::Templates, params, version),
             "resources/read" => {
                 let p: UriParam = parse(params)?;
                 let not_found = || resource_not_found(&p.uri, era);
@@ -338,6 +275,11 @@ impl<H: ServerHandler> Dispatcher<H> {
                     return Err(not_found());
                 }
                 self.shape(result, version)
+            }
+            "completion/complete" => {
+                let result =
+                    crate::completion::complete(&*self.handler, ctx.clone(), parse(params)?);
+                self.shape(result.await?, version)
             }
             other => Err(ErrorObject::method_not_found(other).into()),
         }
@@ -353,6 +295,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             "resources/list" | "resources/templates/list" | "resources/read" => {
                 !h.resources().is_empty() || !h.resource_templates().is_empty()
             }
+            "completion/complete" => h.has_completions(),
             _ => false,
         }
     }

@@ -9,10 +9,12 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_core::types::{
-    CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CallToolResult, CompleteParams, Completion, CompletionReference, GetPromptResult, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use serde_json::value::RawValue;
 
+use crate::completion::{IntoCompletion, RefKind, ResolvedArguments};
 use crate::context::Context;
 use crate::error::McpError;
 use crate::middleware::BoxFuture;
@@ -67,12 +69,34 @@ pub trait ServerHandler: Send + Sync + 'static {
         let _ = (uri, ctx);
         None::<std::future::Ready<Result<ReadResourceResult, McpError>>>
     }
+    /// Whether any completer is registered (the `completions` capability).
+    fn has_completions(&self) -> bool {
+        false
+    }
+    /// Completes an argument of a prompt or template the dispatcher has checked exists;
+    /// `None` when no completer is registered for it (the client gets no values).
+    fn complete(
+        &self,
+        ctx: Context,
+        params: CompleteParams,
+    ) -> Option<impl Future<Output = Result<Completion, McpError>> + Send + '_> {
+        let _ = (ctx, params);
+        None::<std::future::Ready<Result<Completion, McpError>>>
+    }
+    /// A number that changes whenever a list (tools, prompts, resources) changes: the
+    /// dispatcher keeps each encoded list page until it does.
+    fn list_generation(&self) -> u64 {
+        0
+    }
 }
 
 type ToolFn = dyn Fn(Context, Option<Box<RawValue>>) -> BoxFuture<'static, Result<CallToolResult, McpError>>
     + Send
     + Sync;
 type PromptFn = dyn Fn(Context, HashMap<String, String>) -> BoxFuture<'static, Result<GetPromptResult, McpError>>
+    + Send
+    + Sync;
+type CompleteFn = dyn Fn(Context, String, ResolvedArguments) -> BoxFuture<'static, Result<Completion, McpError>>
     + Send
     + Sync;
 type ResourceFn = dyn Fn(Context, String) -> BoxFuture<'static, Result<ReadResourceResult, McpError>>
@@ -90,6 +114,9 @@ pub struct Registry {
     templates: Vec<ResourceTemplate>,
     resource_fns: HashMap<String, Arc<ResourceFn>>,
     template_fn: Option<Arc<ResourceFn>>,
+    completion_fns: HashMap<(RefKind, String, String), Arc<CompleteFn>>,
+    /// Bumped by every change, so cached list encodings are dropped.
+    generation: u64,
 }
 
 impl Registry {
@@ -100,6 +127,7 @@ impl Registry {
         F: Fn(Context, Option<Box<RawValue>>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
+        self.generation += 1;
         let name = tool.name.clone();
         self.tools.retain(|t| t.name != name);
         self.tools.push(tool);
@@ -115,6 +143,7 @@ impl Registry {
         F: Fn(Context, HashMap<String, String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<GetPromptResult, McpError>> + Send + 'static,
     {
+        self.generation += 1;
         let name = prompt.name.clone();
         self.prompts.retain(|p| p.name != name);
         self.prompts.push(prompt);
@@ -130,6 +159,7 @@ impl Registry {
         F: Fn(Context, String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
     {
+        self.generation += 1;
         let uri = resource.uri.clone();
         self.resources.retain(|r| r.uri != uri);
         self.resources.push(resource);
@@ -144,12 +174,33 @@ impl Registry {
         F: Fn(Context, String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
     {
+        self.generation += 1;
         self.templates.push(template);
         self.template_fn = Some(Arc::new(move |ctx, uri| Box::pin(reader(ctx, uri))));
     }
 
+    /// Registers the completer of `argument` of a prompt (`CompletionReference::prompt`) or
+    /// a resource template (`CompletionReference::resource`); it gets the partial value and
+    /// the arguments already resolved, and returns every match (the first 100 are sent).
+    pub fn add_completion<F, Fut>(&mut self, reference: CompletionReference, argument: &str, f: F)
+    where
+        F: Fn(Context, String, ResolvedArguments) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoCompletion,
+    {
+        let key = crate::completion::key(&reference, argument);
+        self.completion_fns.insert(
+            key,
+            Arc::new(move |ctx, value, resolved| {
+                let fut = f(ctx, value, resolved);
+                Box::pin(async move { fut.await.into_completion() })
+            }),
+        );
+    }
+
     /// Removes a tool; whether it existed.
     pub fn remove_tool(&mut self, name: &str) -> bool {
+        self.generation += 1;
         self.tools.retain(|t| t.name != name);
         self.tool_fns.remove(name).is_some()
     }
@@ -193,5 +244,23 @@ impl ServerHandler for Registry {
             .get(uri)
             .or(self.template_fn.as_ref())
             .map(|f| f(ctx, uri.to_owned()))
+    }
+    fn has_completions(&self) -> bool {
+        !self.completion_fns.is_empty()
+    }
+    fn complete(
+        &self,
+        ctx: Context,
+        params: CompleteParams,
+    ) -> Option<impl Future<Output = Result<Completion, McpError>> + Send + '_> {
+        let f = self.completion_fns.get(&crate::completion::key(
+            &params.reference,
+            &params.argument.name,
+        ))?;
+        let (value, resolved) = crate::completion::split_params(params);
+        Some(f(ctx, value, resolved))
+    }
+    fn list_generation(&self) -> u64 {
+        self.generation
     }
 }

@@ -19,6 +19,8 @@ use crate::error::McpError;
 pub trait PromptDef<S: ?Sized>: 'static {
     /// The prompt's name (`prompts/get` `name`).
     const NAME: &'static str;
+    /// The names of its arguments (checked at compile time against `#[mcp::completion]`s).
+    const ARGUMENTS: &'static [&'static str];
     /// The `prompts/list` entry, built once.
     fn prompt() -> &'static Prompt;
     /// Renders the prompt: takes its arguments out of `arguments`, calls the function.

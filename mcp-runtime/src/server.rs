@@ -301,6 +301,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             handler: Arc::new(self.handler),
             identity: identity.clone(),
             server_info: Default::default(),
+            lists: Default::default(),
         };
         let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);

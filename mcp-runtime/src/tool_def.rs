@@ -195,6 +195,120 @@ fn inline(v: &mut Value, defs: &Meta, stack: &mut Vec<String>, kept: &mut bool) 
     }
 }
 
+/// Rewrites a tool's schemas into the draft-07 form clients of revisions before
+/// 2025-11-25 expect (the dispatcher does it once per cached `tools/list` page).
+pub fn to_draft07(tool: &mut Tool) {
+    draft07_form(&mut tool.input_schema);
+    if let Some(out) = &mut tool.output_schema {
+        draft07_form(out);
+    }
+}
+
+/// Rewrites a JSON Schema 2020-12 into draft-07: `$defs` become `definitions` (and
+/// `$ref`s follow), `prefixItems` becomes the array form of `items` (the old `items` its
+/// `additionalItems`), `dependentRequired`/`dependentSchemas` become `dependencies`, and
+/// keywords draft-07 does not know (`$dynamicRef`, `unevaluatedProperties`, ...) are
+/// dropped; a `$schema` naming 2020-12 goes. A schema that names another draft is left
+/// as it is.
+pub fn draft07_form(schema: &mut Meta) {
+    if let Some(Value::String(s)) = schema.get("$schema") {
+        if !s.contains("2020-12") {
+            return;
+        }
+        schema.remove("$schema");
+    }
+    draft07_object(schema);
+}
+
+const DROPPED_IN_DRAFT07: &[&str] = &[
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$anchor",
+    "$vocabulary",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "minContains",
+    "maxContains",
+    "contentSchema",
+];
+
+fn draft07_value(v: &mut Value) {
+    if let Value::Object(m) = v {
+        draft07_object(m);
+    }
+}
+
+fn draft07_object(m: &mut Meta) {
+    for k in DROPPED_IN_DRAFT07 {
+        m.remove(*k);
+    }
+    if let Some(Value::String(r)) = m.get_mut("$ref")
+        && let Some(rest) = r.strip_prefix("#/$defs/")
+    {
+        *r = format!("#/definitions/{rest}");
+    }
+    if let Some(defs) = m.remove("$defs") {
+        m.insert("definitions".into(), defs);
+    }
+    if let Some(prefix) = m.remove("prefixItems") {
+        if let Some(rest) = m.remove("items") {
+            m.insert("additionalItems".into(), rest);
+        }
+        m.insert("items".into(), prefix);
+    }
+    let required = m.remove("dependentRequired");
+    let schemas = m.remove("dependentSchemas");
+    if required.is_some() || schemas.is_some() {
+        let mut deps = match m.remove("dependencies") {
+            Some(Value::Object(d)) => d,
+            _ => Meta::new(),
+        };
+        for extra in [required, schemas].into_iter().flatten() {
+            if let Value::Object(e) = extra {
+                deps.extend(e);
+            }
+        }
+        m.insert("dependencies".into(), Value::Object(deps));
+    }
+    for (k, v) in m.iter_mut() {
+        match k.as_str() {
+            "additionalProperties"
+            | "additionalItems"
+            | "contains"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else" => draft07_value(v),
+            "items" => match v {
+                Value::Array(a) => a.iter_mut().for_each(draft07_value),
+                other => draft07_value(other),
+            },
+            "allOf" | "anyOf" | "oneOf" => {
+                if let Value::Array(a) = v {
+                    a.iter_mut().for_each(draft07_value);
+                }
+            }
+            "properties" | "patternProperties" | "definitions" | "dependencies" => {
+                if let Value::Object(o) = v {
+                    // `dependencies` also holds property lists (arrays): left as they are.
+                    o.values_mut().for_each(draft07_value);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A `_meta` value given in `#[tool(meta(...))]`, as JSON.
+#[doc(hidden)]
+pub fn meta_value<T: serde::Serialize + ?Sized>(value: &T) -> Value {
+    match serde_json::to_value(value) {
+        Ok(v) => v,
+        Err(e) => panic!("a `#[tool(meta(...))]` value cannot be turned into JSON: {e}"),
+    }
+}
+
 /// Whether `name` is a valid tool name: 1–128 of `A-Z a-z 0-9 _ - .`.
 pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
@@ -233,7 +347,7 @@ pub const fn name_taken(names: &[&str], i: usize) -> bool {
     false
 }
 
-const fn const_eq(a: &str, b: &str) -> bool {
+pub(crate) const fn const_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -283,6 +397,44 @@ mod tests {
             r["properties"]["t"]["properties"]["kids"]["items"]["$ref"],
             "#/$defs/T"
         );
+    }
+
+    #[test]
+    fn draft07() {
+        let mut m = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"$ref": "#/$defs/T"}], "items": false},
+                "prefixItems": {"type": "string", "unevaluatedProperties": false}
+            },
+            "dependentRequired": {"a": ["b"]},
+            "unevaluatedProperties": false,
+            "$defs": {"T": {"type": "object", "properties": {"kids": {"items": {"$ref": "#/$defs/T"}}}}}
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        draft07_form(&mut m);
+        assert_eq!(
+            Value::Object(m),
+            json!({
+                "type": "object",
+                "properties": {
+                    "pair": {"type": "array", "items": [{"type": "integer"}, {"$ref": "#/definitions/T"}], "additionalItems": false},
+                    "prefixItems": {"type": "string"}
+                },
+                "dependencies": {"a": ["b"]},
+                "definitions": {"T": {"type": "object", "properties": {"kids": {"items": {"$ref": "#/definitions/T"}}}}}
+            })
+        );
+        let mut other = json!({"$schema": "http://json-schema.org/draft-04/schema#", "$defs": {}})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let before = other.clone();
+        draft07_form(&mut other);
+        assert_eq!(other, before);
     }
 
     #[test]
