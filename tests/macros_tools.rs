@@ -39,7 +39,9 @@ struct Book {
     read_only,
     destructive = false,
     idempotent,
-    open_world = false
+    open_world = false,
+    icons("https://example.com/books.png", "data:image/svg+xml;base64,PHN2Zy8+"),
+    meta("com.example/tier" = "gold", "com.example/weight" = 3)
 )]
 async fn search_books(
     /// Words to look for in titles and authors.
@@ -71,9 +73,18 @@ async fn add(a: i64, b: i64) -> i64 {
 }
 
 /// The current stock of a title.
-#[mcp::tool]
+#[mcp::tool(icons = stock_icons())]
 async fn stock(title: String, _ctx: Context) -> Json<Stock> {
     Json(Stock { title, copies: 3 })
+}
+
+fn stock_icons() -> Vec<mcp::types::Icon> {
+    vec![mcp::types::Icon {
+        src: "https://example.com/stock.svg".into(),
+        mime_type: Some("image/svg+xml".into()),
+        sizes: Some(vec!["any".into()]),
+        ..Default::default()
+    }]
 }
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -116,8 +127,8 @@ fn entry(rev: &str) -> Value {
     to_value_for(&tool, rev.parse().unwrap())
 }
 
-fn expected_entry() -> Value {
-    json!({
+fn expected_entry(rev: &str) -> Value {
+    let mut v = json!({
         "name": "search.books-v2",
         "title": "Search books",
         "description": "Search the catalogue by title or author.\n\nMatches whole words.",
@@ -171,15 +182,23 @@ fn expected_entry() -> Value {
                 }
             },
             "required": ["result"]
-        }
-    })
+        },
+        "_meta": {"com.example/tier": "gold", "com.example/weight": 3}
+    });
+    if rev >= "2025-11-25" {
+        v["icons"] = json!([
+            {"src": "https://example.com/books.png"},
+            {"src": "data:image/svg+xml;base64,PHN2Zy8+"}
+        ]);
+    }
+    v
 }
 
 fn check_entry(rev: &str) {
     let got = entry(rev);
     assert_eq!(
         got,
-        expected_entry(),
+        expected_entry(rev),
         "{rev}: {}",
         serde_json::to_string_pretty(&got).unwrap()
     );
@@ -228,6 +247,10 @@ fn object_outputs_are_not_wrapped_and_plain_tools_have_no_output_schema() {
     assert_eq!(
         Value::Object(stock.input_schema.clone()),
         json!({"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]})
+    );
+    assert_eq!(
+        to_value_for(stock, "2025-11-25".parse().unwrap())["icons"],
+        json!([{"src": "https://example.com/stock.svg", "mimeType": "image/svg+xml", "sizes": ["any"]}])
     );
     let add = &<add as mcp::ToolDef<Shop>>::info().tool;
     assert!(add.output_schema.is_none());
@@ -473,5 +496,119 @@ fn header_annotations() {
             "Mcp-Param-Max-Count",
             "Mcp-Param-Region"
         ]
+    );
+}
+
+/// A node of a tree (recursive: its schema keeps a definition).
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Node {
+    name: String,
+    children: Vec<Node>,
+}
+
+/// Files a tree at a position.
+#[mcp::tool]
+async fn file_tree(tree: Node, at: (u32, u32)) -> String {
+    format!("{} ({} children) at {at:?}", tree.name, tree.children.len())
+}
+
+#[mcp::server(name = "trees", tools(file_tree))]
+struct Trees;
+
+async fn listed(rev: &str) -> Value {
+    let mut wire = Wire::new(Trees.into_server().serve_in_memory());
+    let r = if rev == "2026-07-28" {
+        wire.request(json!(1), "tools/list", modern(json!({})))
+            .await
+    } else {
+        wire.initialize(rev).await;
+        wire.request(json!(1), "tools/list", json!({})).await
+    };
+    if let Some(spec) = macros_schema::spec() {
+        spec.check(rev.parse().unwrap(), "ListToolsResult", &r["result"]);
+    }
+    r["result"]["tools"][0].clone()
+}
+
+/// The exact `file_tree` entry for `rev`: JSON Schema 2020-12 from 2025-11-25 on, the
+/// draft-07 form before (`definitions`, the array form of `items`).
+fn expected_tree_entry(rev: &str) -> Value {
+    let (defs, pointer) = if rev >= "2025-11-25" {
+        ("$defs", "#/$defs/Node")
+    } else {
+        ("definitions", "#/definitions/Node")
+    };
+    let description = "A node of a tree (recursive: its schema keeps a definition).";
+    let node = |items: Value| {
+        json!({
+            "description": description,
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": items}},
+            "required": ["name", "children"]
+        })
+    };
+    let reference = json!({"$ref": pointer});
+    let u32_schema = json!({"type": "integer", "format": "uint32", "minimum": 0});
+    let mut at = json!({"type": "array", "minItems": 2, "maxItems": 2});
+    let pair = json!([u32_schema, u32_schema]);
+    if rev >= "2025-11-25" {
+        at["prefixItems"] = pair;
+    } else {
+        at["items"] = pair;
+    }
+    let mut schema = json!({
+        "type": "object",
+        "properties": {"tree": node(node(reference.clone())), "at": at},
+        "required": ["tree", "at"]
+    });
+    schema[defs] = json!({"Node": node(reference)});
+    json!({"name": "file_tree", "description": "Files a tree at a position.", "inputSchema": schema})
+}
+
+#[tokio::test]
+async fn schema_forms_per_revision() {
+    for (rev, draft) in [
+        ("2025-06-18", jsonschema::Draft::Draft7),
+        ("2026-07-28", jsonschema::Draft::Draft202012),
+    ] {
+        let t = listed(rev).await;
+        assert_eq!(
+            t,
+            expected_tree_entry(rev),
+            "{rev}: {}",
+            serde_json::to_string_pretty(&t).unwrap()
+        );
+        // Read as that revision's draft, the schema means what the Rust type means.
+        let v = jsonschema::options()
+            .with_draft(draft)
+            .build(&t["inputSchema"])
+            .unwrap();
+        let leaf = json!({"name": "b", "children": []});
+        assert!(v.is_valid(&json!({"tree": {"name": "a", "children": [leaf]}, "at": [1, 2]})));
+        assert!(!v.is_valid(&json!({"tree": leaf, "at": [1, "x"]})), "{rev}");
+        let deep =
+            json!({"name": "a", "children": [{"name": "b", "children": [{"children": []}]}]});
+        assert!(!v.is_valid(&json!({"tree": deep, "at": [1, 2]})), "{rev}");
+    }
+}
+
+#[tokio::test]
+async fn list_pages_are_encoded_once_and_stay_equal() {
+    // The cached page for a revision is the same bytes on every request, and each revision
+    // keeps its own form.
+    let server = Trees.into_server();
+    let mut old = Wire::new(server.serve_in_memory());
+    old.initialize("2025-06-18").await;
+    let mut new = Wire::new(server.serve_in_memory());
+    new.initialize("2025-11-25").await;
+    let a = old.request(json!(1), "tools/list", json!({})).await;
+    let b = new.request(json!(1), "tools/list", json!({})).await;
+    let c = old.request(json!(2), "tools/list", json!({})).await;
+    assert_eq!(a["result"], c["result"]);
+    assert_ne!(a["result"], b["result"]);
+    assert!(
+        b["result"]["tools"][0]["inputSchema"]
+            .get("$defs")
+            .is_some()
     );
 }

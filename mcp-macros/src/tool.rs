@@ -203,6 +203,10 @@ pub fn parse(
                     .partition(|a| a.path().is_ident("arg") || a.path().is_ident("doc"));
                 pt.attrs = rest;
                 if let Some(inj) = injected_type(&pt.ty, errors) {
+                    if matches!(inj, Injected::State(_)) {
+                        // `async fn` parameters need the borrow's lifetime spelled out.
+                        elide_state_lifetime(&mut pt.ty);
+                    }
                     let kind = std::mem::discriminant(&inj);
                     if let Some((_, first)) = seen_injected.iter().find(|(k, _)| *k == kind) {
                         let mut e = syn::Error::new_spanned(
@@ -698,6 +702,20 @@ pub fn injected_type(ty: &Type, errors: &mut Errors) -> Option<Injected> {
     Some(inj)
 }
 
+/// Writes `State<T>` as `State<'_, T>` (an `async fn` parameter may not leave it implicit).
+fn elide_state_lifetime(ty: &mut Type) {
+    if let Type::Path(p) = ty
+        && let Some(seg) = p.path.segments.last_mut()
+        && let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments
+        && !a
+            .args
+            .iter()
+            .any(|g| matches!(g, syn::GenericArgument::Lifetime(_)))
+    {
+        a.args.insert(0, syn::parse_quote!('_));
+    }
+}
+
 /// The `ToolDef` implementation for `model`, on `def_ty`.
 ///
 /// `server` is the concrete server type for methods (`None` for free functions, which
@@ -734,6 +752,10 @@ pub fn expand(
                     }
                     Injected::State(t) => {
                         let t = self_fix(t.to_token_stream());
+                        if state_bounds.is_empty() {
+                            // The future holds a borrow of the server.
+                            state_bounds.push(quote!(::core::marker::Sync));
+                        }
                         state_bounds.push(quote!(#p::Provides<#t>));
                         (quote!(#p::State::<#t>::of(__server)), false)
                     }
