@@ -612,3 +612,79 @@ async fn list_pages_are_encoded_once_and_stay_equal() {
             .is_some()
     );
 }
+
+/// A handler whose tool list switches between two versions; `list_generation` says which
+/// one is current unless `honest` is off (then the change goes unannounced).
+struct Switching {
+    lists: [Vec<mcp::types::Tool>; 2],
+    current: std::sync::atomic::AtomicUsize,
+    honest: bool,
+}
+
+impl mcp::ServerHandler for Switching {
+    fn tools(&self) -> &[mcp::types::Tool] {
+        &self.lists[self.current.load(std::sync::atomic::Ordering::SeqCst)]
+    }
+    fn list_generation(&self) -> u64 {
+        if self.honest {
+            self.current.load(std::sync::atomic::Ordering::SeqCst) as u64
+        } else {
+            0
+        }
+    }
+}
+
+async fn switching(honest: bool) -> Vec<Vec<String>> {
+    let handler = std::sync::Arc::new(Switching {
+        lists: [
+            vec![mcp::types::Tool::new("a"), mcp::types::Tool::new("b")],
+            vec![mcp::types::Tool::new("c")],
+        ],
+        current: Default::default(),
+        honest,
+    });
+    struct Shared(std::sync::Arc<Switching>);
+    impl mcp::ServerHandler for Shared {
+        fn tools(&self) -> &[mcp::types::Tool] {
+            self.0.tools()
+        }
+        fn list_generation(&self) -> u64 {
+            self.0.list_generation()
+        }
+    }
+    let server = mcp::Server::builder("switching", "1.0.0")
+        .handler(Shared(handler.clone()))
+        .page_size(1)
+        .build();
+    let mut wire = Wire::new(server.serve_in_memory());
+    wire.initialize("2025-11-25").await;
+    let names = |r: &Value| -> Vec<String> {
+        r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut seen = Vec::new();
+    let first = wire.request(json!(1), "tools/list", json!({})).await;
+    seen.push(names(&first));
+    let cursor = first["result"]["nextCursor"].clone();
+    assert!(cursor.is_string(), "{first}");
+    let second = wire
+        .request(json!(2), "tools/list", json!({"cursor": cursor}))
+        .await;
+    seen.push(names(&second));
+    handler.current.store(1, std::sync::atomic::Ordering::SeqCst);
+    let third = wire.request(json!(3), "tools/list", json!({})).await;
+    seen.push(names(&third));
+    seen
+}
+
+#[tokio::test]
+async fn list_cache_follows_the_generation() {
+    // Pages come from the current list once its generation changes ...
+    assert_eq!(switching(true).await, [vec!["a"], vec!["b"], vec!["c"]]);
+    // ... and from the encoded cache while it does not (the proof that they are cached).
+    assert_eq!(switching(false).await, [vec!["a"], vec!["b"], vec!["a"]]);
+}

@@ -480,6 +480,23 @@ fn expand(
         })
         .collect();
     tools.extend(model.tools.iter().map(|p| (p.to_token_stream(), p.span())));
+    // Each listed item must be what its list says: one bound per item, spanned at its path,
+    // on both impls. A wrong item is then one error there (the same error on both impls is
+    // reported once), and the generated bodies see the bound as given.
+    let p_ = quote!(::mcp::__private);
+    let mut bounds: Vec<TokenStream> = Vec::new();
+    for (t, span) in &tools {
+        bounds.push(respan(quote!(for<'__mcp> #t: #p_::ToolDef<#ty>,), *span));
+    }
+    for (t, span) in &prompts {
+        bounds.push(respan(quote!(for<'__mcp> #t: #p_::PromptDef<#ty>,), *span));
+    }
+    for (t, span) in &resources {
+        bounds.push(respan(quote!(for<'__mcp> #t: #p_::ResourceDef<#ty>,), *span));
+    }
+    for (t, span) in &completions {
+        bounds.push(respan(quote!(for<'__mcp> #t: #p_::CompletionDef<#ty>,), *span));
+    }
     let defs_of: Vec<TokenStream> = tools
         .iter()
         .map(|(t, span)| quote_spanned!(*span=> <#t as #p::ToolDef<#ty>>))
@@ -533,9 +550,10 @@ fn expand(
                         Output = ::core::result::Result<#p::CallToolResult, #p::McpError>,
                     > + ::core::marker::Send + '_,
                 > {
-                    let __idx: usize = match name {
-                        #(#defs_of::NAME => #idx,)*
-                        _ => return ::core::option::Option::None,
+                    // An `if` chain, not a `match`: the names are associated consts of
+                    // bounded types, which cannot be patterns.
+                    let __idx: usize = #(if name == #defs_of::NAME { #idx } else)* {
+                        return ::core::option::Option::None;
                     };
                     ::core::option::Option::Some(async move {
                         match __idx {
@@ -552,13 +570,13 @@ fn expand(
             #[allow(dead_code)]
             const __MCP_NAMES: &[&str] = &[#(#defs_of::NAME),*];
             #(#unique)*
-            impl #p::ServerHandler for #ty {
+            impl #p::ServerHandler for #ty where #(#bounds)* {
                 #prompts_impl
                 #resources_impl
                 #tools_impl
                 #completions_impl
             }
-            impl #ty {
+            impl #ty where #(#bounds)* {
                 /// This server, built: serve it over stdio, a byte stream or an in-memory pipe.
                 #[allow(dead_code)]
                 pub fn into_server(self) -> #p::Server<(#(#mw,)*), Self>
@@ -603,7 +621,7 @@ fn expand_prompts(ty: &TokenStream, prompts: &[(TokenStream, Span)]) -> TokenStr
     let p = quote!(::mcp::__private);
     let defs_of: Vec<TokenStream> = prompts
         .iter()
-        .map(|(t, span)| quote_spanned!(*span=> <#t as #p::PromptDef<#ty>>))
+        .map(|(t, span)| respan(quote!(<#t as #p::PromptDef<#ty>>), *span))
         .collect();
     let idx: Vec<usize> = (0..prompts.len()).collect();
     let unique = prompts.iter().enumerate().map(|(i, (_, span))| {
@@ -631,9 +649,8 @@ fn expand_prompts(ty: &TokenStream, prompts: &[(TokenStream, Span)]) -> TokenStr
                 Output = ::core::result::Result<#p::GetPromptResult, #p::McpError>,
             > + ::core::marker::Send + '_,
         > {
-            let __idx: usize = match name {
-                #(#defs_of::NAME => #idx,)*
-                _ => return ::core::option::Option::None,
+            let __idx: usize = #(if name == #defs_of::NAME { #idx } else)* {
+                return ::core::option::Option::None;
             };
             ::core::option::Option::Some(async move {
                 match __idx {
@@ -654,7 +671,7 @@ fn expand_resources(ty: &TokenStream, resources: &[(TokenStream, Span)]) -> Toke
     let p = quote!(::mcp::__private);
     let defs_of: Vec<TokenStream> = resources
         .iter()
-        .map(|(t, span)| quote_spanned!(*span=> <#t as #p::ResourceDef<#ty>>))
+        .map(|(t, span)| respan(quote!(<#t as #p::ResourceDef<#ty>>), *span))
         .collect();
     let idx: Vec<usize> = (0..resources.len()).collect();
     let unique = resources.iter().enumerate().map(|(i, (_, span))| {
