@@ -675,7 +675,9 @@ async fn switching(honest: bool) -> Vec<Vec<String>> {
         .request(json!(2), "tools/list", json!({"cursor": cursor}))
         .await;
     seen.push(names(&second));
-    handler.current.store(1, std::sync::atomic::Ordering::SeqCst);
+    handler
+        .current
+        .store(1, std::sync::atomic::Ordering::SeqCst);
     let third = wire.request(json!(3), "tools/list", json!({})).await;
     seen.push(names(&third));
     seen

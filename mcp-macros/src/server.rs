@@ -492,10 +492,16 @@ fn expand(
         bounds.push(respan(quote!(for<'__mcp> #t: #p_::PromptDef<#ty>,), *span));
     }
     for (t, span) in &resources {
-        bounds.push(respan(quote!(for<'__mcp> #t: #p_::ResourceDef<#ty>,), *span));
+        bounds.push(respan(
+            quote!(for<'__mcp> #t: #p_::ResourceDef<#ty>,),
+            *span,
+        ));
     }
     for (t, span) in &completions {
-        bounds.push(respan(quote!(for<'__mcp> #t: #p_::CompletionDef<#ty>,), *span));
+        bounds.push(respan(
+            quote!(for<'__mcp> #t: #p_::CompletionDef<#ty>,),
+            *span,
+        ));
     }
     let defs_of: Vec<TokenStream> = tools
         .iter()
