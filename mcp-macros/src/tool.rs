@@ -50,7 +50,7 @@ pub enum Injected {
     /// `Context` / `&Context`.
     Context { by_ref: bool },
     /// `State<T>`: `T` borrowed from the server (`Provides<T>`).
-    State(Type),
+    State(Box<Type>),
     /// `CancellationToken` / `&CancellationToken`: the request's cancellation.
     Cancel { by_ref: bool },
     /// `Progress` / `&Progress`: the request's progress reporter.
@@ -675,7 +675,7 @@ pub fn injected_type(ty: &Type, errors: &mut Errors) -> Option<Injected> {
         "State" => {
             let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
                 errors.spanned(ty, "write the state's type: `State<MyServer>`");
-                return Some(Injected::State(syn::parse_quote!(())));
+                return Some(Injected::State(Box::new(syn::parse_quote!(()))));
             };
             let types: Vec<&Type> = a
                 .args
@@ -687,7 +687,7 @@ pub fn injected_type(ty: &Type, errors: &mut Errors) -> Option<Injected> {
                 .collect();
             if types.len() != 1 {
                 errors.spanned(ty, "write the state's type: `State<MyServer>`");
-                return Some(Injected::State(syn::parse_quote!(())));
+                return Some(Injected::State(Box::new(syn::parse_quote!(()))));
             }
             if by_ref {
                 errors.spanned(
@@ -695,7 +695,7 @@ pub fn injected_type(ty: &Type, errors: &mut Errors) -> Option<Injected> {
                     "take `State<T>` by value: it is already a borrow of the server's state",
                 );
             }
-            Injected::State(types[0].clone())
+            Injected::State(Box::new(types[0].clone()))
         }
         _ => return None,
     };

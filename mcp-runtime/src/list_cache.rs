@@ -31,11 +31,13 @@ pub(crate) enum ListKind {
     Templates,
 }
 
-/// Encoded pages by (list, revision, first index), each with the generation it was built
-/// at.
+/// Which page: the list, the revision (as an index), the first item's index.
+pub(crate) type PageKey = (ListKind, usize, usize);
+
+/// Encoded pages, each with the generation it was built at.
 #[derive(Default)]
 pub(crate) struct ListCache {
-    pages: Mutex<HashMap<(ListKind, usize, usize), (u64, Box<RawValue>)>>,
+    pages: Mutex<HashMap<PageKey, (u64, Box<RawValue>)>>,
 }
 
 impl ListCache {
@@ -43,7 +45,7 @@ impl ListCache {
     /// by `encode` and kept.
     pub(crate) fn get_or_encode(
         &self,
-        key: (ListKind, usize, usize),
+        key: PageKey,
         generation: u64,
         encode: impl FnOnce() -> Result<Box<RawValue>, McpError>,
     ) -> Result<Box<RawValue>, McpError> {
@@ -188,11 +190,11 @@ mod tests {
     fn kept_per_generation() {
         let cache = ListCache::default();
         let key = (ListKind::Tools, 3, 0);
-        let mut built = 0;
-        let mut get = |generation: u64, text: &str| {
+        let built = std::cell::Cell::new(0);
+        let get = |generation: u64, text: &str| {
             cache
                 .get_or_encode(key, generation, || {
-                    built += 1;
+                    built.set(built.get() + 1);
                     raw(text)
                 })
                 .unwrap()
@@ -203,8 +205,7 @@ mod tests {
         assert_eq!(get(0, "[2]"), "[1]");
         assert_eq!(get(1, "[3]"), "[3]");
         assert_eq!(get(1, "[4]"), "[3]");
-        drop(get);
-        assert_eq!(built, 2);
+        assert_eq!(built.get(), 2);
         let other = (ListKind::Tools, 2, 0);
         let got = cache.get_or_encode(other, 1, || raw("[5]")).unwrap();
         assert_eq!(got.get(), "[5]");
