@@ -39,6 +39,8 @@
 
 pub mod auth;
 pub mod event_store;
+#[cfg(feature = "jwt")]
+pub mod jwt;
 mod lane;
 mod legacy_sse;
 mod resume;
