@@ -98,6 +98,9 @@ pub(super) async fn post<E: Endpoint + 'static>(
                 return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
             }
             Ok(Msg::Request { id, method, params }) => {
+                if let Some(r) = state.step_up(&parts, [(method.as_str(), params.as_deref())]) {
+                    return r;
+                }
                 let Ok(permit) = state.permits.clone().try_acquire_owned() else {
                     return error_response(
                         StatusCode::SERVICE_UNAVAILABLE,

@@ -342,6 +342,16 @@ impl<E: Endpoint + 'static> HttpState<E> {
         Some(s)
     }
 
+    /// The step-up refusal (`403 insufficient_scope`) for requests (method, params)
+    /// that need scopes the caller's token lacks.
+    pub(crate) fn step_up<'a>(
+        &self,
+        parts: &axum::http::request::Parts,
+        requests: impl IntoIterator<Item = (&'a str, Option<&'a serde_json::value::RawValue>)>,
+    ) -> Option<Response> {
+        self.opts.auth.as_ref()?.step_up(parts, requests)
+    }
+
     /// Host/Origin validation; `Some(403)` when refused.
     fn check_origin(&self, headers: &HeaderMap) -> Option<Response> {
         let (hosts, origins): (Vec<String>, Vec<String>) = match &self.opts.dns_rebinding {

@@ -474,6 +474,9 @@ async fn modern_post<E: Endpoint + 'static>(
                 Ok(x) => x,
                 Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
             };
+            if let Some(r) = state.step_up(parts, [(method.as_str(), params)]) {
+                return r;
+            }
             let permit = match state.permit() {
                 Ok(p) => p,
                 Err(r) => return r,
@@ -794,6 +797,10 @@ async fn legacy_post<E: Endpoint + 'static>(
         }
         r
     };
+    let each = requests.iter().map(|(_, m, p)| (m.as_str(), p.as_deref()));
+    if let Some(r) = state.step_up(parts, each) {
+        return done(r);
+    }
     if requests.is_empty() && errors.is_empty() {
         return done(empty(StatusCode::ACCEPTED));
     }
