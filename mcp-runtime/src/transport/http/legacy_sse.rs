@@ -3,16 +3,20 @@
 //! arrives on the stream as a `message` event. The session ends when its stream drops.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use mcp_core::jsonrpc::ErrorObject;
 
 use super::auth::Principal;
+use super::session::HttpSession;
 use super::sse::{SseBody, event};
 use super::streamable::{Msg, apply_unanswered, decode_all, incoming, start_legacy_request};
 use super::{HttpState, empty, error_response, read_body, sse_response};
 use crate::middleware::Endpoint;
+use tokio_util::sync::CancellationToken;
 
 pub(super) async fn stream<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
@@ -42,7 +46,7 @@ pub(super) async fn stream<E: Endpoint + 'static>(
     let st = state.clone();
     let id = session.id.clone();
     let mut body = SseBody::new(att.rx, None, state.opts.keep_alive)
-        .end_on(session.closed.clone())
+        .end_on(drained(state, &session))
         // Everything tied to the session ends with its stream.
         .on_drop(move || {
             st.remove_session(&id);
@@ -53,6 +57,34 @@ pub(super) async fn stream<E: Endpoint + 'static>(
         body.push_raw(b);
     }
     sse_response(body)
+}
+
+/// The end of a session's stream: the session's, or a drain once every request it
+/// carries is answered.
+fn drained<E: Endpoint + 'static>(
+    state: &HttpState<E>,
+    session: &Arc<HttpSession>,
+) -> CancellationToken {
+    let end = session.closed.child_token();
+    let (drain, e, s) = (state.draining.clone(), end.clone(), Arc::downgrade(session));
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = drain.cancelled() => {}
+            _ = e.cancelled() => return,
+        }
+        // Answers in flight, or still queued for the stream's pump.
+        let busy = |s: &HttpSession| {
+            s.answering.load(Ordering::SeqCst) > 0
+                || s.conn.out.capacity() < s.conn.out.max_capacity()
+        };
+        while s.upgrade().is_some_and(|s| busy(&s)) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // The pump may hold the last message between its queue and the stream.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        e.cancel();
+    });
+    end
 }
 
 pub(super) async fn post<E: Endpoint + 'static>(
@@ -118,12 +150,14 @@ pub(super) async fn post<E: Endpoint + 'static>(
                     None,
                     Some(permit),
                 );
-                let conn = session.conn.clone();
+                let s = session.clone();
+                s.answering.fetch_add(1, Ordering::SeqCst);
                 tokio::spawn(async move {
                     if let Ok((frame, _)) = fin.await {
                         // Already filtered: straight to the stream.
-                        let _ = conn.out.send(frame).await;
+                        let _ = s.conn.out.send(frame).await;
                     }
+                    s.answering.fetch_sub(1, Ordering::SeqCst);
                 });
             }
             Ok(other) => apply_unanswered(state, &session, &http, other),

@@ -482,7 +482,8 @@ async fn modern_post<E: Endpoint + 'static>(
                 Err(r) => return r,
             };
             let (tx, rx) = mpsc::channel(64);
-            let cancel = CancellationToken::new();
+            // Cancelled by the client closing the stream, or by the end of a shutdown.
+            let cancel = state.shutdown.child_token();
             let ctx = modern_context(
                 state,
                 parts,
@@ -968,7 +969,7 @@ async fn legacy_get<E: Endpoint + 'static>(
             let s = session.clone();
             let generation = att.generation;
             let mut body = SseBody::new(att.rx, None, state.opts.keep_alive)
-                .end_on(session.closed.clone())
+                .end_on(state.until_drain(&session.closed))
                 .on_drop(move || s.detach(generation));
             body.raw = true;
             if att.pending.is_empty() {
