@@ -345,9 +345,17 @@ async fn modern_status_table() {
         )
         .await;
         assert_eq!(r.status, 405, "{m}");
+        assert_eq!(r.header("allow"), Some("POST"), "{m}");
     }
-    // PUT: 405.
-    assert_eq!(call(a, "PUT", "/mcp", &[], None).await.status, 405);
+    // PUT: 405, and this server serves the legacy era too.
+    let r = call(a, "PUT", "/mcp", &[], None).await;
+    assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("GET, POST, DELETE"));
+    // The 2024-11-05 paths: one method each.
+    let r = call(a, "POST", "/sse", &[], Some("{}".into())).await;
+    assert_eq!((r.status, r.header("allow")), (405, Some("GET")));
+    let r = call(a, "GET", "/messages?sessionId=x", &[], None).await;
+    assert_eq!((r.status, r.header("allow")), (405, Some("POST")));
 
     // The handler sees the HTTP headers.
     let mut hh = h("tools/call");
@@ -1020,4 +1028,43 @@ async fn router_mounts_in_an_axum_app() {
     tokio::spawn(async move { axum::serve(listener, app).await });
     let _sid = legacy_session(addr, "2025-06-18").await;
     assert_eq!(handle.stats().sessions, 1);
+}
+
+#[tokio::test]
+async fn nested_under_a_prefix_the_2024_endpoint_event_names_the_mounted_path() {
+    use mcp::runtime::transport::http::axum;
+    let flags = Arc::new(Flags::default());
+    let (router, _handle) = server(flags).http_router(HttpOptions::default());
+    let app = axum::Router::new().nest("/api/v1", router);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let a = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let r = open(
+        a,
+        "GET",
+        "/api/v1/sse",
+        &[("accept", "text/event-stream")],
+        None,
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let ev = read_events(&mut body, &mut buf, 1).await;
+    assert_eq!(ev[0].0.as_deref(), Some("endpoint"));
+    let endpoint = ev[0].1.clone();
+    assert!(
+        endpoint.starts_with("/api/v1/messages?sessionId="),
+        "{endpoint}"
+    );
+    // The URI it names works: the answer arrives on the stream.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let r = call(a, "POST", &endpoint, &[], Some(init.to_string())).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let ev = read_events(&mut body, &mut buf, 2).await;
+    let answer: Value = serde_json::from_str(&ev[1].1).unwrap();
+    assert_eq!(answer["result"]["protocolVersion"], "2024-11-05");
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use mcp_core::jsonrpc::ErrorObject;
 
@@ -23,7 +23,7 @@ pub(super) async fn stream<E: Endpoint + 'static>(
     req: axum::extract::Request,
 ) -> Response {
     if req.method() != Method::GET {
-        return empty(StatusCode::METHOD_NOT_ALLOWED);
+        return not_allowed("GET");
     }
     let Some(session) = state.create_session(true) else {
         return error_response(
@@ -42,7 +42,7 @@ pub(super) async fn stream<E: Endpoint + 'static>(
         .as_ref()
         .map(|(_, p)| p.clone())
         .unwrap_or_default();
-    let endpoint = format!("{post_path}?sessionId={}", session.id);
+    let endpoint = format!("{}{post_path}?sessionId={}", mount_prefix(&req), session.id);
     let st = state.clone();
     let id = session.id.clone();
     let mut body = SseBody::new(att.rx, None, state.opts.keep_alive)
@@ -57,6 +57,28 @@ pub(super) async fn stream<E: Endpoint + 'static>(
         body.push_raw(b);
     }
     sse_response(body)
+}
+
+/// Where the router is mounted (`/api` for `Router::nest("/api", …)`; empty at the
+/// root), so that the `endpoint` event names a URI that reaches the POST path.
+fn mount_prefix(req: &axum::extract::Request) -> String {
+    let path = req.uri().path();
+    req.extensions()
+        .get::<axum::extract::OriginalUri>()
+        .and_then(|o| o.0.path().strip_suffix(path))
+        .map(|p| p.trim_end_matches('/').to_owned())
+        .unwrap_or_default()
+}
+
+fn not_allowed(allow: &'static str) -> Response {
+    let mut r = error_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        None,
+        &ErrorObject::new(-32000, "Method Not Allowed"),
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
 }
 
 /// The end of a session's stream: the session's, or a drain once every request it
@@ -92,7 +114,7 @@ pub(super) async fn post<E: Endpoint + 'static>(
     req: axum::extract::Request,
 ) -> Response {
     if req.method() != Method::POST {
-        return empty(StatusCode::METHOD_NOT_ALLOWED);
+        return not_allowed("POST");
     }
     let (parts, body) = req.into_parts();
     let sid = parts.uri.query().and_then(|q| {

@@ -319,7 +319,14 @@ pub(super) async fn handle<E: Endpoint + 'static>(
                 legacy_delete(state, &parts)
             };
         }
-        _ => return method_not_allowed(),
+        _ => {
+            let mut r = method_not_allowed();
+            if supported.serves_legacy() && !state.opts.stateless_legacy {
+                r.headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            }
+            return r;
+        }
     }
     if let Some(ct) = header_str(&parts.headers, header::CONTENT_TYPE.as_str())
         && !ct.to_ascii_lowercase().starts_with("application/json")
