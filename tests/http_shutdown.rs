@@ -159,7 +159,7 @@ impl Events {
     }
 
     /// Reads to the end: it must be a clean end of the body, not a reset.
-    async fn to_end(&mut self) {
+    async fn read_to_end(&mut self) {
         loop {
             let f = tokio::time::timeout(Duration::from_secs(5), self.body.frame())
                 .await
@@ -253,7 +253,7 @@ async fn stop_drains_answers_in_flight_and_ends_standalone_streams() {
 
     s.stop.cancel();
     // The standalone stream ends cleanly at once.
-    get.to_end().await;
+    get.read_to_end().await;
     // No new connection is taken.
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(
@@ -267,11 +267,11 @@ async fn stop_drains_answers_in_flight_and_ends_standalone_streams() {
     let ev = legacy.until(2).await;
     assert_eq!(ev[1]["id"], 1);
     assert_eq!(result_text(&ev[1]), "done");
-    legacy.to_end().await;
+    legacy.read_to_end().await;
     let ev = modern.until(2).await;
     assert_eq!(ev[1]["id"], 2);
     assert_eq!(result_text(&ev[1]), "done");
-    modern.to_end().await;
+    modern.read_to_end().await;
 
     let r = tokio::time::timeout(Duration::from_secs(5), s.served)
         .await
@@ -330,7 +330,7 @@ async fn a_2024_11_05_stream_carries_its_answers_then_ends() {
     let ev = sse.until(3).await;
     assert_eq!(ev[2]["id"], 1);
     assert_eq!(result_text(&ev[2]), "done");
-    sse.to_end().await;
+    sse.read_to_end().await;
     tokio::time::timeout(Duration::from_secs(5), s.served)
         .await
         .expect("serve returns once drained")
