@@ -33,6 +33,9 @@ impl Middleware for Seen {
     }
 }
 
+/// Calls of the `admin` tool that reached it.
+static ADMIN_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 fn server(seen: Seen) -> Server<impl mcp::runtime::Chain> {
     Server::builder("auth-test", "1.0.0")
         .tool(
@@ -44,6 +47,15 @@ fn server(seen: Seen) -> Server<impl mcp::runtime::Chain> {
                     p.subject,
                     p.scopes.join(" ")
                 ))]))
+            },
+        )
+        .tool(
+            Tool::new("admin").with_input_schema(json!({"type": "object", "properties": {}})),
+            |_: Context, _: NoArgs| async move {
+                ADMIN_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(CallToolResult::success(vec![ContentBlock::text(
+                    "admin ok",
+                )]))
             },
         )
         .middleware(seen)
@@ -70,6 +82,7 @@ fn auth(addr: SocketAddr) -> AuthOptions {
         match token.as_str() {
             "alice-token" => Ok(Principal::new("alice").with_scopes(rw)),
             "bob-token" => Ok(Principal::new("bob").with_scopes(rw)),
+            "admin-token" => Ok(Principal::new("dave").with_scopes(["mcp:write", "mcp:admin"])),
             "readonly-token" => Ok(Principal::new("carol").with_scopes(["mcp:read"])),
             "down" => Err(AuthError::Unavailable("introspection endpoint down".into())),
             _ => Err(AuthError::InvalidToken("The token is \"unknown\"".into())),
@@ -79,6 +92,7 @@ fn auth(addr: SocketAddr) -> AuthOptions {
         .authorization_server("https://auth.example.com")
         .scopes_supported(["mcp:read", "mcp:write"])
         .require_scopes(["mcp:write"])
+        .require_tool_scopes("admin", ["mcp:admin"])
 }
 
 async fn start() -> Running {
@@ -498,4 +512,113 @@ async fn http_sse_2024_11_05_stream_and_post() {
         out["result"]["content"][0]["text"],
         "alice [mcp:read mcp:write]"
     );
+}
+
+fn refs<'a>(v: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    v.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+fn admin(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": "admin", "arguments": {}}})
+}
+
+/// The step-up refusal: 403, every scope the call needs, the metadata URL.
+fn assert_step_up(r: &Resp, addr: SocketAddr) {
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert_eq!(
+        r.header("www-authenticate"),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"mcp:write mcp:admin\", \
+             resource_metadata=\"{}\", error_description=\"tools/call needs scope: mcp:admin\"",
+            metadata_url(addr)
+        )
+    );
+    assert_eq!(r.json()["error"], "insufficient_scope");
+}
+
+#[tokio::test]
+async fn a_tool_that_needs_more_scopes_is_a_403_step_up_on_every_path() {
+    use std::sync::atomic::Ordering;
+    let s = start().await;
+    let a = s.addr;
+    let before = ADMIN_CALLS.load(Ordering::SeqCst);
+
+    // Legacy Streamable HTTP: alice's token lacks mcp:admin.
+    let session = |token: (&'static str, &'static str)| async move {
+        let r = call(a, "POST", "/mcp", &[token], Some(&init())).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.header("mcp-session-id").to_owned()
+    };
+    let sid = session(ALICE).await;
+    let h = |sid: &str, who| {
+        vec![
+            ("mcp-session-id", sid.to_owned()),
+            ("mcp-protocol-version", "2025-11-25".to_owned()),
+            who,
+        ]
+    };
+    let alice = h(&sid, ("authorization", "Bearer alice-token".to_owned()));
+    let r = call(a, "POST", "/mcp", &refs(&alice), Some(&admin(2))).await;
+    assert_step_up(&r, a);
+    // Her other calls go on in the same session.
+    let r = call(a, "POST", "/mcp", &refs(&alice), Some(&whoami(3))).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A token with the scope: served.
+    let admin_tok: (&'static str, &'static str) = ("authorization", "Bearer admin-token");
+    let sid2 = session(admin_tok).await;
+    let dave = h(&sid2, ("authorization", "Bearer admin-token".to_owned()));
+    let r = call(a, "POST", "/mcp", &refs(&dave), Some(&admin(2))).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "admin ok");
+
+    // 2026-07-28.
+    let mut body = admin(1);
+    body["params"]["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}
+    });
+    let mh = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "admin"),
+    ];
+    let r = call(
+        a,
+        "POST",
+        "/mcp",
+        &[mh[0], mh[1], mh[2], ALICE],
+        Some(&body),
+    )
+    .await;
+    assert_step_up(&r, a);
+    let r = call(
+        a,
+        "POST",
+        "/mcp",
+        &[mh[0], mh[1], mh[2], admin_tok],
+        Some(&body),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    // 2024-11-05 HTTP+SSE: the POST itself is refused.
+    let r = open(a, "GET", "/sse", &[ALICE], None).await;
+    let mut sse = r.into_body();
+    let mut buf = String::new();
+    let endpoint = read_events(&mut sse, &mut buf, 1).await[0].clone();
+    let mut init24 = init();
+    init24["params"]["protocolVersion"] = json!("2024-11-05");
+    assert_eq!(
+        call(a, "POST", &endpoint, &[ALICE], Some(&init24))
+            .await
+            .status,
+        202
+    );
+    let r = call(a, "POST", &endpoint, &[ALICE], Some(&admin(5))).await;
+    assert_step_up(&r, a);
+
+    // Only the two calls with the scope reached the tool.
+    assert_eq!(ADMIN_CALLS.load(Ordering::SeqCst) - before, 2);
 }

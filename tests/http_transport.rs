@@ -345,9 +345,17 @@ async fn modern_status_table() {
         )
         .await;
         assert_eq!(r.status, 405, "{m}");
+        assert_eq!(r.header("allow"), Some("POST"), "{m}");
     }
-    // PUT: 405.
-    assert_eq!(call(a, "PUT", "/mcp", &[], None).await.status, 405);
+    // PUT: 405, and this server serves the legacy era too.
+    let r = call(a, "PUT", "/mcp", &[], None).await;
+    assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("GET, POST, DELETE"));
+    // The 2024-11-05 paths: one method each.
+    let r = call(a, "POST", "/sse", &[], Some("{}".into())).await;
+    assert_eq!((r.status, r.header("allow")), (405, Some("GET")));
+    let r = call(a, "GET", "/messages?sessionId=x", &[], None).await;
+    assert_eq!((r.status, r.header("allow")), (405, Some("POST")));
 
     // The handler sees the HTTP headers.
     let mut hh = h("tools/call");
@@ -1020,4 +1028,107 @@ async fn router_mounts_in_an_axum_app() {
     tokio::spawn(async move { axum::serve(listener, app).await });
     let _sid = legacy_session(addr, "2025-06-18").await;
     assert_eq!(handle.stats().sessions, 1);
+}
+
+#[tokio::test]
+async fn nested_under_a_prefix_the_2024_endpoint_event_names_the_mounted_path() {
+    use mcp::runtime::transport::http::axum;
+    let flags = Arc::new(Flags::default());
+    let (router, _handle) = server(flags).http_router(HttpOptions::default());
+    let app = axum::Router::new().nest("/api/v1", router);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let a = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let r = open(
+        a,
+        "GET",
+        "/api/v1/sse",
+        &[("accept", "text/event-stream")],
+        None,
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let ev = read_events(&mut body, &mut buf, 1).await;
+    assert_eq!(ev[0].0.as_deref(), Some("endpoint"));
+    let endpoint = ev[0].1.clone();
+    assert!(
+        endpoint.starts_with("/api/v1/messages?sessionId="),
+        "{endpoint}"
+    );
+    // The URI it names works: the answer arrives on the stream.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let r = call(a, "POST", &endpoint, &[], Some(init.to_string())).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let ev = read_events(&mut body, &mut buf, 2).await;
+    let answer: Value = serde_json::from_str(&ev[1].1).unwrap();
+    assert_eq!(answer["result"]["protocolVersion"], "2024-11-05");
+}
+
+/// 2025-11-25 Streamable HTTP: a message that fails before it reaches a handler (not JSON,
+/// not JSON-RPC) is a `400` with the JSON-RPC error as its body (the request's id kept
+/// when it had one); an error the handler answers (unknown method or tool) is a `200`
+/// JSON-RPC answer. The same holds on the 2024-11-05 POST path.
+#[tokio::test]
+async fn legacy_errors_before_the_handler_are_400_with_the_jsonrpc_error() {
+    let s = start(HttpOptions::default()).await;
+    let a = s.addr;
+    let sid = legacy_session(a, "2025-11-25").await;
+    let h = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let cases: [(&str, u16, i64, Value); 6] = [
+        ("{not json", 400, -32700, Value::Null),
+        (r#"{"jsonrpc":"2.0"}"#, 400, -32600, Value::Null),
+        (
+            r#"{"jsonrpc":"1.0","id":2,"method":"ping"}"#,
+            400,
+            -32600,
+            json!(2),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":5}"#,
+            400,
+            -32600,
+            json!(3),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"method":"nope"}"#,
+            200,
+            -32601,
+            json!(4),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope"}}"#,
+            200,
+            -32602,
+            json!(5),
+        ),
+    ];
+    for (body, status, code, id) in &cases {
+        let r = call(a, "POST", "/mcp", &h, Some((*body).into())).await;
+        assert_eq!(r.status, *status, "{body}: {}", r.body);
+        assert_eq!(r.header("content-type"), Some("application/json"), "{body}");
+        let v = r.json();
+        assert_eq!(v["error"]["code"], *code, "{body}: {v}");
+        assert_eq!(v["id"], *id, "{body}: {v}");
+    }
+    // The session survived every bad message.
+    let r = post(a, &h, json!({"jsonrpc": "2.0", "id": 9, "method": "ping"})).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"], json!({}));
+
+    // 2024-11-05: the POST path refuses what it cannot decode; the stream is untouched.
+    let r = open(a, "GET", "/sse", &[("accept", "text/event-stream")], None).await;
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let endpoint = read_events(&mut body, &mut buf, 1).await[0].1.clone();
+    let r = call(a, "POST", &endpoint, &[], Some("{not json".into())).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], -32700);
 }

@@ -8,6 +8,7 @@
 
 mod base;
 mod completion;
+mod sse_polling;
 
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
@@ -16,6 +17,7 @@ fn server() -> Server {
     let builder = Server::builder("mcp-rust-conformance", "0.1.0");
     let builder = base::install(builder);
     let builder = completion::install(builder);
+    let builder = sse_polling::install(builder);
     builder.build()
 }
 

@@ -12,12 +12,21 @@
 //! - missing scopes: `403` + `Bearer error="insufficient_scope", scope="…",
 //!   resource_metadata="<url>"`.
 //!
+//! Step-up: beyond the scopes every request needs ([`AuthOptions::require_scopes`]), a
+//! tool ([`AuthOptions::require_tool_scopes`]) or a method
+//! ([`AuthOptions::require_method_scopes`]) may demand more. A request whose token lacks
+//! them is refused before it reaches the chain with `403 insufficient_scope` and, in
+//! `scope`, every scope the request needs, so the client can ask the authorization server
+//! for a token that has them and retry. (For a 2024-11-05 SSE session the refusal is the
+//! status of the POST.)
+//!
 //! The protected resource metadata document (RFC 9728) is served, without a token, at
 //! `/.well-known/oauth-protected-resource` and `/.well-known/oauth-protected-resource<path>`.
 //! The principal reaches middleware and handlers as a typed extension:
 //! `ctx.extensions().get::<Principal>()`. A legacy session belongs to the subject that
 //! opened it: another subject's requests naming it get `404`.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -26,6 +35,7 @@ use axum::body::Body;
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::HttpRequest;
@@ -172,6 +182,10 @@ pub struct AuthOptions {
     pub scopes_supported: Vec<String>,
     /// Scopes every request needs; a token without them gets `403 insufficient_scope`.
     pub required_scopes: Vec<String>,
+    /// Further scopes a `tools/call` of a tool (by name) needs (step-up).
+    pub tool_scopes: HashMap<String, Vec<String>>,
+    /// Further scopes a request of a method (`resources/read`, ...) needs (step-up).
+    pub method_scopes: HashMap<String, Vec<String>>,
     /// Further members of the metadata document (`resource_name`,
     /// `resource_documentation`, ...).
     pub metadata_extra: serde_json::Map<String, Value>,
@@ -184,6 +198,8 @@ impl std::fmt::Debug for AuthOptions {
             .field("authorization_servers", &self.authorization_servers)
             .field("scopes_supported", &self.scopes_supported)
             .field("required_scopes", &self.required_scopes)
+            .field("tool_scopes", &self.tool_scopes)
+            .field("method_scopes", &self.method_scopes)
             .finish_non_exhaustive()
     }
 }
@@ -197,6 +213,8 @@ impl AuthOptions {
             authorization_servers: Vec::new(),
             scopes_supported: Vec::new(),
             required_scopes: Vec::new(),
+            tool_scopes: HashMap::new(),
+            method_scopes: HashMap::new(),
             metadata_extra: serde_json::Map::new(),
         }
     }
@@ -217,6 +235,79 @@ impl AuthOptions {
     pub fn require_scopes<S: Into<String>>(mut self, s: impl IntoIterator<Item = S>) -> Self {
         self.required_scopes = s.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// Scopes a `tools/call` of `tool` needs beyond [`AuthOptions::require_scopes`]: a
+    /// token without them gets `403 insufficient_scope` naming them (step-up).
+    pub fn require_tool_scopes<S: Into<String>>(
+        mut self,
+        tool: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let e = self.tool_scopes.entry(tool.into()).or_default();
+        e.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Scopes every request of `method` needs beyond [`AuthOptions::require_scopes`].
+    pub fn require_method_scopes<S: Into<String>>(
+        mut self,
+        method: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let e = self.method_scopes.entry(method.into()).or_default();
+        e.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Every scope a request of `method` (with `params`) needs: the ones every request
+    /// needs, the method's and, for `tools/call`, the tool's.
+    pub fn scopes_needed(&self, method: &str, params: Option<&RawValue>) -> Vec<&str> {
+        let mut out: Vec<&str> = self.required_scopes.iter().map(String::as_str).collect();
+        let tool = (method == "tools/call")
+            .then(|| called_tool(params))
+            .flatten()
+            .and_then(|t| self.tool_scopes.get(&t));
+        for s in self
+            .method_scopes
+            .get(method)
+            .into_iter()
+            .chain(tool)
+            .flatten()
+        {
+            if !out.contains(&s.as_str()) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// The `403 insufficient_scope` for the first of `requests` (method, params) whose
+    /// scopes the request's principal lacks; `None` when it has them all.
+    pub(super) fn step_up<'a>(
+        &self,
+        parts: &Parts,
+        requests: impl IntoIterator<Item = (&'a str, Option<&'a RawValue>)>,
+    ) -> Option<Response> {
+        if self.tool_scopes.is_empty() && self.method_scopes.is_empty() {
+            return None;
+        }
+        let principal = parts.extensions.get::<Principal>()?;
+        for (method, params) in requests {
+            let needed = self.scopes_needed(method, params);
+            let missing: Vec<&str> = needed
+                .iter()
+                .copied()
+                .filter(|s| !principal.has_scope(s))
+                .collect();
+            if !missing.is_empty() {
+                return Some(self.refusal(&AuthError::InsufficientScope {
+                    scope: needed.join(" "),
+                    description: format!("{method} needs scope: {}", missing.join(" ")),
+                }));
+            }
+        }
+        None
     }
 
     /// `resource` without its scheme and authority: the path of the metadata's suffix.
@@ -335,6 +426,18 @@ impl AuthOptions {
     }
 }
 
+/// The `name` of `tools/call` params.
+fn called_tool(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        name: Option<Value>,
+    }
+    match serde_json::from_str::<P>(params?.get()).ok()?.name? {
+        Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
 /// `/.well-known/oauth-protected-resource`.
 pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
@@ -441,5 +544,25 @@ mod tests {
             ]
         );
         assert_eq!(quote("a\"b\\c\n"), "a\\\"b\\\\c");
+    }
+
+    #[test]
+    fn scopes_needed_joins_every_scope_once() {
+        let o = opts("https://h.example/mcp")
+            .require_scopes(["mcp"])
+            .require_method_scopes("tools/call", ["tools", "mcp"])
+            .require_tool_scopes("deploy", ["deploy"]);
+        let p = serde_json::value::RawValue::from_string(r#"{"name":"deploy"}"#.into()).unwrap();
+        assert_eq!(
+            o.scopes_needed("tools/call", Some(&p)),
+            ["mcp", "tools", "deploy"]
+        );
+        let other = serde_json::value::RawValue::from_string(r#"{"name":"x"}"#.into()).unwrap();
+        assert_eq!(
+            o.scopes_needed("tools/call", Some(&other)),
+            ["mcp", "tools"]
+        );
+        // The tool map is for tools/call only.
+        assert_eq!(o.scopes_needed("prompts/get", Some(&p)), ["mcp"]);
     }
 }

@@ -3,23 +3,27 @@
 //! arrives on the stream as a `message` event. The session ends when its stream drops.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use mcp_core::jsonrpc::ErrorObject;
 
 use super::auth::Principal;
+use super::session::HttpSession;
 use super::sse::{SseBody, event};
 use super::streamable::{Msg, apply_unanswered, decode_all, incoming, start_legacy_request};
 use super::{HttpState, empty, error_response, read_body, sse_response};
 use crate::middleware::Endpoint;
+use tokio_util::sync::CancellationToken;
 
 pub(super) async fn stream<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     req: axum::extract::Request,
 ) -> Response {
     if req.method() != Method::GET {
-        return empty(StatusCode::METHOD_NOT_ALLOWED);
+        return not_allowed("GET");
     }
     let Some(session) = state.create_session(true) else {
         return error_response(
@@ -38,11 +42,11 @@ pub(super) async fn stream<E: Endpoint + 'static>(
         .as_ref()
         .map(|(_, p)| p.clone())
         .unwrap_or_default();
-    let endpoint = format!("{post_path}?sessionId={}", session.id);
+    let endpoint = format!("{}{post_path}?sessionId={}", mount_prefix(&req), session.id);
     let st = state.clone();
     let id = session.id.clone();
     let mut body = SseBody::new(att.rx, None, state.opts.keep_alive)
-        .end_on(session.closed.clone())
+        .end_on(drained(state, &session))
         // Everything tied to the session ends with its stream.
         .on_drop(move || {
             st.remove_session(&id);
@@ -55,12 +59,62 @@ pub(super) async fn stream<E: Endpoint + 'static>(
     sse_response(body)
 }
 
+/// Where the router is mounted (`/api` for `Router::nest("/api", …)`; empty at the
+/// root), so that the `endpoint` event names a URI that reaches the POST path.
+fn mount_prefix(req: &axum::extract::Request) -> String {
+    let path = req.uri().path();
+    req.extensions()
+        .get::<axum::extract::OriginalUri>()
+        .and_then(|o| o.0.path().strip_suffix(path))
+        .map(|p| p.trim_end_matches('/').to_owned())
+        .unwrap_or_default()
+}
+
+fn not_allowed(allow: &'static str) -> Response {
+    let mut r = error_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        None,
+        &ErrorObject::new(-32000, "Method Not Allowed"),
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+/// The end of a session's stream: the session's, or a drain once every request it
+/// carries is answered.
+fn drained<E: Endpoint + 'static>(
+    state: &HttpState<E>,
+    session: &Arc<HttpSession>,
+) -> CancellationToken {
+    let end = session.closed.child_token();
+    let (drain, e, s) = (state.draining.clone(), end.clone(), Arc::downgrade(session));
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = drain.cancelled() => {}
+            _ = e.cancelled() => return,
+        }
+        // Answers in flight, or still queued for the stream's pump.
+        let busy = |s: &HttpSession| {
+            s.answering.load(Ordering::SeqCst) > 0
+                || s.conn.out.capacity() < s.conn.out.max_capacity()
+        };
+        while s.upgrade().is_some_and(|s| busy(&s)) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // The pump may hold the last message between its queue and the stream.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        e.cancel();
+    });
+    end
+}
+
 pub(super) async fn post<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     req: axum::extract::Request,
 ) -> Response {
     if req.method() != Method::POST {
-        return empty(StatusCode::METHOD_NOT_ALLOWED);
+        return not_allowed("POST");
     }
     let (parts, body) = req.into_parts();
     let sid = parts.uri.query().and_then(|q| {
@@ -98,6 +152,9 @@ pub(super) async fn post<E: Endpoint + 'static>(
                 return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
             }
             Ok(Msg::Request { id, method, params }) => {
+                if let Some(r) = state.step_up(&parts, [(method.as_str(), params.as_deref())]) {
+                    return r;
+                }
                 let Ok(permit) = state.permits.clone().try_acquire_owned() else {
                     return error_response(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -115,12 +172,14 @@ pub(super) async fn post<E: Endpoint + 'static>(
                     None,
                     Some(permit),
                 );
-                let conn = session.conn.clone();
+                let s = session.clone();
+                s.answering.fetch_add(1, Ordering::SeqCst);
                 tokio::spawn(async move {
                     if let Ok((frame, _)) = fin.await {
                         // Already filtered: straight to the stream.
-                        let _ = conn.out.send(frame).await;
+                        let _ = s.conn.out.send(frame).await;
                     }
+                    s.answering.fetch_sub(1, Ordering::SeqCst);
                 });
             }
             Ok(other) => apply_unanswered(state, &session, &http, other),

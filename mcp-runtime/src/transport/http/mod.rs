@@ -39,6 +39,8 @@
 
 pub mod auth;
 pub mod event_store;
+#[cfg(feature = "jwt")]
+pub mod jwt;
 mod lane;
 mod legacy_sse;
 mod resume;
@@ -201,6 +203,7 @@ pub struct HttpStats {
 #[derive(Clone)]
 pub struct HttpHandle {
     stats: Arc<dyn Fn() -> HttpStats + Send + Sync>,
+    draining: CancellationToken,
     shutdown: CancellationToken,
 }
 
@@ -210,8 +213,18 @@ impl HttpHandle {
         (self.stats)()
     }
 
-    /// Ends every standalone stream and session (graceful shutdown does this first).
+    /// Starts draining: new requests get `503` (`Connection: close`), the standalone
+    /// streams (the legacy GET stream; a 2024-11-05 SSE stream once the requests it
+    /// carries are answered) end cleanly, and requests in flight go on to their answer.
+    /// Graceful shutdown does this first.
+    pub fn drain(&self) {
+        self.draining.cancel();
+    }
+
+    /// Ends every stream and session at once, cancelling what is in flight (graceful
+    /// shutdown does this when the drain is over or its grace period is).
     pub fn shutdown(&self) {
+        self.draining.cancel();
         self.shutdown.cancel();
     }
 }
@@ -231,6 +244,8 @@ pub(crate) struct HttpState<E> {
     pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     pub(crate) permits: Arc<Semaphore>,
     pub(crate) shutdown: CancellationToken,
+    /// Fires when draining starts (before `shutdown`).
+    pub(crate) draining: CancellationToken,
     reaper: std::sync::Once,
 }
 
@@ -242,6 +257,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
             opts,
             sessions: Mutex::new(HashMap::new()),
             shutdown: CancellationToken::new(),
+            draining: CancellationToken::new(),
             reaper: std::sync::Once::new(),
         })
     }
@@ -340,6 +356,30 @@ impl<E: Endpoint + 'static> HttpState<E> {
         Some(s)
     }
 
+    /// A token that fires with `parent` or when draining starts: the end of a standalone
+    /// stream.
+    pub(crate) fn until_drain(&self, parent: &CancellationToken) -> CancellationToken {
+        let end = parent.child_token();
+        let (drain, e) = (self.draining.clone(), end.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = drain.cancelled() => e.cancel(),
+                _ = e.cancelled() => {}
+            }
+        });
+        end
+    }
+
+    /// The step-up refusal (`403 insufficient_scope`) for requests (method, params)
+    /// that need scopes the caller's token lacks.
+    pub(crate) fn step_up<'a>(
+        &self,
+        parts: &axum::http::request::Parts,
+        requests: impl IntoIterator<Item = (&'a str, Option<&'a serde_json::value::RawValue>)>,
+    ) -> Option<Response> {
+        self.opts.auth.as_ref()?.step_up(parts, requests)
+    }
+
     /// Host/Origin validation; `Some(403)` when refused.
     fn check_origin(&self, headers: &HeaderMap) -> Option<Response> {
         let (hosts, origins): (Vec<String>, Vec<String>) = match &self.opts.dns_rebinding {
@@ -381,6 +421,16 @@ impl<E: Endpoint + 'static> HttpState<E> {
             return auth::metadata_response(auth, req.method());
         }
         if let Some(r) = self.check_origin(req.headers()) {
+            return r;
+        }
+        if self.draining.is_cancelled() {
+            let mut r = error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                &ErrorObject::new(-32000, "Server shutting down"),
+            );
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
             return r;
         }
         let req = match &self.opts.auth {
@@ -522,6 +572,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         let weak = Arc::downgrade(&state);
         let handle = HttpHandle {
             stats: Arc::new(move || weak.upgrade().map(|s| s.stats()).unwrap_or_default()),
+            draining: state.draining.clone(),
             shutdown: state.shutdown.clone(),
         };
         (router, handle)
@@ -538,7 +589,9 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     }
 
     /// Serves on a bound listener with `opts` until `stop` fires, then shuts down
-    /// gracefully: standalone streams end, open requests get `shutdown_grace` to finish.
+    /// gracefully: no new connections or requests, standalone streams end, requests in
+    /// flight get `shutdown_grace` to send their answers (on their SSE streams too), then
+    /// everything still open is closed.
     pub async fn serve_http_on(
         &self,
         listener: tokio::net::TcpListener,
@@ -562,20 +615,21 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         let stopped = stop.clone();
         let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
             stopped.cancelled().await;
-            streams.shutdown();
+            streams.drain();
         });
         let serve = std::pin::pin!(serve.into_future());
         let mut serve = serve;
-        tokio::select! {
-            r = &mut serve => return r,
-            _ = stop.cancelled() => {}
-        }
-        match tokio::time::timeout(grace, serve).await {
-            Ok(r) => r,
-            Err(_) => {
-                tracing::warn!("shutdown grace period over; closing connections");
-                Ok(())
-            }
-        }
+        let r = tokio::select! {
+            r = &mut serve => r,
+            _ = stop.cancelled() => match tokio::time::timeout(grace, serve).await {
+                Ok(r) => r,
+                Err(_) => {
+                    tracing::warn!("shutdown grace period over; closing connections");
+                    Ok(())
+                }
+            },
+        };
+        handle.shutdown();
+        r
     }
 }

@@ -35,6 +35,8 @@ pub(crate) struct HttpSession {
     pub(crate) lanes: Mutex<HashMap<String, Arc<Lane>>>,
     /// Who opened the session (auth): later requests must come from the same subject.
     pub(crate) owner: Mutex<Option<String>>,
+    /// 2024-11-05: requests whose answer is not on the stream yet (a drain waits for them).
+    pub(crate) answering: std::sync::atomic::AtomicUsize,
 }
 
 impl HttpSession {
@@ -69,6 +71,7 @@ impl HttpSession {
             outlet,
             lanes: Mutex::new(HashMap::new()),
             owner: Mutex::new(None),
+            answering: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 

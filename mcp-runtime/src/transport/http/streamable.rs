@@ -319,7 +319,14 @@ pub(super) async fn handle<E: Endpoint + 'static>(
                 legacy_delete(state, &parts)
             };
         }
-        _ => return method_not_allowed(),
+        _ => {
+            let mut r = method_not_allowed();
+            if supported.serves_legacy() && !state.opts.stateless_legacy {
+                r.headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            }
+            return r;
+        }
     }
     if let Some(ct) = header_str(&parts.headers, header::CONTENT_TYPE.as_str())
         && !ct.to_ascii_lowercase().starts_with("application/json")
@@ -474,12 +481,16 @@ async fn modern_post<E: Endpoint + 'static>(
                 Ok(x) => x,
                 Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
             };
+            if let Some(r) = state.step_up(parts, [(method.as_str(), params)]) {
+                return r;
+            }
             let permit = match state.permit() {
                 Ok(p) => p,
                 Err(r) => return r,
             };
             let (tx, rx) = mpsc::channel(64);
-            let cancel = CancellationToken::new();
+            // Cancelled by the client closing the stream, or by the end of a shutdown.
+            let cancel = state.shutdown.child_token();
             let ctx = modern_context(
                 state,
                 parts,
@@ -794,6 +805,10 @@ async fn legacy_post<E: Endpoint + 'static>(
         }
         r
     };
+    let each = requests.iter().map(|(_, m, p)| (m.as_str(), p.as_deref()));
+    if let Some(r) = state.step_up(parts, each) {
+        return done(r);
+    }
     if requests.is_empty() && errors.is_empty() {
         return done(empty(StatusCode::ACCEPTED));
     }
@@ -961,7 +976,7 @@ async fn legacy_get<E: Endpoint + 'static>(
             let s = session.clone();
             let generation = att.generation;
             let mut body = SseBody::new(att.rx, None, state.opts.keep_alive)
-                .end_on(session.closed.clone())
+                .end_on(state.until_drain(&session.closed))
                 .on_drop(move || s.detach(generation));
             body.raw = true;
             if att.pending.is_empty() {
