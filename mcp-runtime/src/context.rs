@@ -162,6 +162,12 @@ impl Context {
         self.cancel.is_cancelled()
     }
 
+    /// The handle on the server (dynamic registration, change notifications); set for
+    /// tool, prompt and resource handlers.
+    pub fn server(&self) -> Option<&crate::handle::ServerHandle> {
+        self.extensions.get::<crate::handle::ServerHandle>()
+    }
+
     /// The handle on the client.
     pub fn peer(&self) -> &Peer {
         &self.peer

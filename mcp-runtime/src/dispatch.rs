@@ -11,7 +11,7 @@ use mcp_core::types::{
     Adapt, CallToolResult, DiscoverResult, EmptyResult, GetPromptResult, Implementation,
     InitializeParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, LoggingLevel, Meta, ReadResourceResult,
-    ServerCapabilities,
+    ServerCapabilities, SubscriptionsListenResult,
 };
 use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
 use serde::Deserialize;
@@ -19,6 +19,8 @@ use serde_json::value::RawValue;
 
 use crate::context::{ClientView, Context};
 use crate::error::{HandlerResult, McpError, Reply};
+use crate::caching::{CachePolicy, Cacheable};
+use crate::handle::{HandlerCell, ServerHandle};
 use crate::handler::ServerHandler;
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
@@ -57,7 +59,12 @@ pub(crate) type Session = Arc<Mutex<SessionState>>;
 
 /// The dispatcher around a handler table.
 pub struct Dispatcher<H> {
-    pub(crate) handler: Arc<H>,
+    /// The handler table, swappable at run time (each request uses one snapshot).
+    pub(crate) handler: Arc<HandlerCell<H>>,
+    /// Dynamic registration and change notifications (`subscriptions.rs`, `handle.rs`).
+    pub(crate) handle: ServerHandle,
+    /// The 2026 caching hints (`caching.rs`).
+    pub(crate) cache: Arc<CachePolicy>,
     pub(crate) identity: Arc<ServerIdentity>,
     /// `serverInfo` shaped and encoded once per revision (it is stamped on every modern
     /// result, so it is not rebuilt per request).
@@ -68,6 +75,8 @@ impl<H> Clone for Dispatcher<H> {
     fn clone(&self) -> Self {
         Self {
             handler: self.handler.clone(),
+            handle: self.handle.clone(),
+            cache: self.cache.clone(),
             identity: self.identity.clone(),
             server_info: self.server_info.clone(),
         }
@@ -134,14 +143,15 @@ result_meta!(
     ReadResourceResult,
     DiscoverResult,
     EmptyResult,
-    InitializeResult
+    InitializeResult,
+    SubscriptionsListenResult
 );
 
 impl<H: ServerHandler> Dispatcher<H> {
     /// The capabilities derived from what is registered.
     pub fn capabilities(&self) -> ServerCapabilities {
         use mcp_core::types::{PromptsCapability, ResourcesCapability, ToolsCapability};
-        let h = &*self.handler;
+        let h = self.handler.load();
         let mut caps = self.identity.extra_capabilities.clone();
         caps.logging.get_or_insert_with(Meta::new);
         if !h.tools().is_empty() {
@@ -154,7 +164,29 @@ impl<H: ServerHandler> Dispatcher<H> {
             caps.resources
                 .get_or_insert_with(ResourcesCapability::default);
         }
+        if self.handle.subscriptions_enabled() {
+            crate::subscriptions::advertise(&mut caps);
+        }
         caps
+    }
+
+    /// [`shape`](Self::shape) for a cacheable result: fills the configured hints first.
+    fn shape_cached<T: Adapt + serde::Serialize + ResultMeta + Cacheable>(
+        &self,
+        mut value: T,
+        version: Option<ProtocolVersion>,
+        method: &str,
+        uri: Option<&str>,
+    ) -> HandlerResult {
+        self.cache.apply(&mut value, method, uri);
+        self.shape(value, version)
+    }
+
+    /// A copy of `ctx` for a handler, carrying the [`ServerHandle`].
+    fn handler_ctx(&self, ctx: &Context) -> Context {
+        let mut ctx = ctx.clone();
+        ctx.extensions.insert(self.handle.clone());
+        ctx
     }
 
     /// Adapts a typed result for the revision, stamps `serverInfo` on modern ones, encodes.
@@ -236,9 +268,28 @@ impl<H: ServerHandler> Dispatcher<H> {
         }
         let params = ctx.params.clone();
         let params = params.as_deref();
+        let handler = self.handler.load();
         match method {
             "initialize" => self.initialize(&ctx, session.as_ref()),
             "ping" => self.shape(EmptyResult::default(), version),
+            "subscriptions/listen" => {
+                let tasks = self
+                    .capabilities()
+                    .has_extension(crate::subscriptions::TASKS_EXTENSION);
+                let result =
+                    crate::subscriptions::listen(&ctx, &self.handle.notifier, tasks).await?;
+                self.shape(result, version)
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let p: UriParam = parse(params)?;
+                let subs = crate::subscriptions::legacy(&ctx.peer.conn);
+                if method == "resources/subscribe" {
+                    subs.subscribe(p.uri);
+                } else {
+                    subs.unsubscribe(&p.uri);
+                }
+                self.shape(EmptyResult::default(), version)
+            }
             "server/discover" => {
                 let result = DiscoverResult {
                     supported_versions: self
@@ -251,7 +302,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                     instructions: self.identity.instructions.clone(),
                     ..Default::default()
                 };
-                self.shape(result, version)
+                self.shape_cached(result, version, method, None)
             }
             "logging/setLevel" => {
                 let p: LevelParam = parse(params)?;
@@ -259,14 +310,16 @@ impl<H: ServerHandler> Dispatcher<H> {
                 self.shape(EmptyResult::default(), version)
             }
             "tools/list" => {
-                let (tools, next_cursor) = self.page(self.handler.tools(), params)?;
-                self.shape(
+                let (tools, next_cursor) = self.page(handler.tools(), params)?;
+                self.shape_cached(
                     ListToolsResult {
                         tools,
                         next_cursor,
                         ..Default::default()
                     },
                     version,
+                    method,
+                    None,
                 )
             }
             "tools/call" => {
@@ -274,27 +327,29 @@ impl<H: ServerHandler> Dispatcher<H> {
                     .map_err(|_| McpError::invalid_params("Invalid params"))?;
                 let args = call.arguments.map(|a| a.to_owned());
                 let name = call.name.into_owned();
-                let Some(fut) = self.handler.call_tool(&name, ctx.clone(), args) else {
+                let Some(fut) = handler.call_tool(&name, self.handler_ctx(&ctx), args) else {
                     return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
                 };
                 let result = CatchUnwind::new(fut).await?;
                 self.shape(result, version)
             }
             "prompts/list" => {
-                let (prompts, next_cursor) = self.page(self.handler.prompts(), params)?;
-                self.shape(
+                let (prompts, next_cursor) = self.page(handler.prompts(), params)?;
+                self.shape_cached(
                     ListPromptsResult {
                         prompts,
                         next_cursor,
                         ..Default::default()
                     },
                     version,
+                    method,
+                    None,
                 )
             }
             "prompts/get" => {
                 let call: PromptCall = parse(params)?;
                 let args = call.arguments.unwrap_or_default();
-                let Some(fut) = self.handler.get_prompt(&call.name, ctx.clone(), args) else {
+                let Some(fut) = handler.get_prompt(&call.name, self.handler_ctx(&ctx), args) else {
                     return Err(McpError::invalid_params(format!(
                         "Unknown prompt: {}",
                         call.name
@@ -304,32 +359,36 @@ impl<H: ServerHandler> Dispatcher<H> {
                 self.shape(result, version)
             }
             "resources/list" => {
-                let (resources, next_cursor) = self.page(self.handler.resources(), params)?;
-                self.shape(
+                let (resources, next_cursor) = self.page(handler.resources(), params)?;
+                self.shape_cached(
                     ListResourcesResult {
                         resources,
                         next_cursor,
                         ..Default::default()
                     },
                     version,
+                    method,
+                    None,
                 )
             }
             "resources/templates/list" => {
                 let (resource_templates, next_cursor) =
-                    self.page(self.handler.resource_templates(), params)?;
-                self.shape(
+                    self.page(handler.resource_templates(), params)?;
+                self.shape_cached(
                     ListResourceTemplatesResult {
                         resource_templates,
                         next_cursor,
                         ..Default::default()
                     },
                     version,
+                    method,
+                    None,
                 )
             }
             "resources/read" => {
                 let p: UriParam = parse(params)?;
                 let not_found = || resource_not_found(&p.uri, era);
-                let Some(fut) = self.handler.read_resource(&p.uri, ctx.clone()) else {
+                let Some(fut) = handler.read_resource(&p.uri, self.handler_ctx(&ctx)) else {
                     return Err(not_found());
                 };
                 let result = CatchUnwind::new(fut).await?;
@@ -337,7 +396,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                     // Never answer a missing resource with empty contents.
                     return Err(not_found());
                 }
-                self.shape(result, version)
+                self.shape_cached(result, version, method, Some(&p.uri))
             }
             other => Err(ErrorObject::method_not_found(other).into()),
         }
@@ -345,9 +404,14 @@ impl<H: ServerHandler> Dispatcher<H> {
 
     /// Whether the server offers `method` at all (gated by what is registered).
     fn offers(&self, method: &str) -> bool {
-        let h = &*self.handler;
+        let h = self.handler.load();
         match method {
             "initialize" | "ping" | "server/discover" | "logging/setLevel" => true,
+            "subscriptions/listen" => self.handle.subscriptions_enabled(),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.handle.subscriptions_enabled()
+                    && (!h.resources().is_empty() || !h.resource_templates().is_empty())
+            }
             "tools/list" | "tools/call" => !h.tools().is_empty(),
             "prompts/list" | "prompts/get" => !h.prompts().is_empty(),
             "resources/list" | "resources/templates/list" | "resources/read" => {
@@ -379,9 +443,15 @@ impl<H: ServerHandler> Dispatcher<H> {
                 }),
             ));
         }
+        let capabilities = self.capabilities();
+        crate::subscriptions::attach_legacy(
+            &ctx.peer.conn,
+            &self.handle.notifier,
+            crate::subscriptions::ListKinds::from(&capabilities),
+        );
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
-            capabilities: self.capabilities(),
+            capabilities,
             server_info: self.identity.info.clone(),
             instructions: self.identity.instructions.clone(),
             meta: None,

@@ -67,6 +67,11 @@ pub trait ServerHandler: Send + Sync + 'static {
         let _ = (uri, ctx);
         None::<std::future::Ready<Result<ReadResourceResult, McpError>>>
     }
+    /// A counter that changes whenever the offer (tools, prompts, resources) changes, so
+    /// encoded lists can be cached per generation. Static tables keep the default `0`.
+    fn generation(&self) -> u64 {
+        0
+    }
 }
 
 type ToolFn = dyn Fn(Context, Option<Box<RawValue>>) -> BoxFuture<'static, Result<CallToolResult, McpError>>
@@ -90,6 +95,7 @@ pub struct Registry {
     templates: Vec<ResourceTemplate>,
     resource_fns: HashMap<String, Arc<ResourceFn>>,
     template_fn: Option<Arc<ResourceFn>>,
+    generation: u64,
 }
 
 impl Registry {
@@ -100,6 +106,7 @@ impl Registry {
         F: Fn(Context, Option<Box<RawValue>>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
+        self.generation += 1;
         let name = tool.name.clone();
         self.tools.retain(|t| t.name != name);
         self.tools.push(tool);
@@ -115,6 +122,7 @@ impl Registry {
         F: Fn(Context, HashMap<String, String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<GetPromptResult, McpError>> + Send + 'static,
     {
+        self.generation += 1;
         let name = prompt.name.clone();
         self.prompts.retain(|p| p.name != name);
         self.prompts.push(prompt);
@@ -130,6 +138,7 @@ impl Registry {
         F: Fn(Context, String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
     {
+        self.generation += 1;
         let uri = resource.uri.clone();
         self.resources.retain(|r| r.uri != uri);
         self.resources.push(resource);
@@ -144,18 +153,42 @@ impl Registry {
         F: Fn(Context, String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
     {
+        self.generation += 1;
         self.templates.push(template);
         self.template_fn = Some(Arc::new(move |ctx, uri| Box::pin(reader(ctx, uri))));
     }
 
     /// Removes a tool; whether it existed.
     pub fn remove_tool(&mut self, name: &str) -> bool {
+        self.generation += 1;
         self.tools.retain(|t| t.name != name);
         self.tool_fns.remove(name).is_some()
+    }
+
+    /// Removes a prompt; whether it existed.
+    pub fn remove_prompt(&mut self, name: &str) -> bool {
+        self.generation += 1;
+        self.prompts.retain(|p| p.name != name);
+        self.prompt_fns.remove(name).is_some()
+    }
+
+    /// Removes a concrete resource; whether it existed.
+    pub fn remove_resource(&mut self, uri: &str) -> bool {
+        self.generation += 1;
+        self.resources.retain(|r| r.uri != uri);
+        self.resource_fns.remove(uri).is_some()
+    }
+
+    /// Bumped by every mutation: a cache of encoded lists is valid for one generation.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 }
 
 impl ServerHandler for Registry {
+    fn generation(&self) -> u64 {
+        self.generation
+    }
     fn tools(&self) -> &[Tool] {
         &self.tools
     }

@@ -287,7 +287,9 @@ impl<E: Endpoint + 'static> Kernel<E> {
             };
             self.handle_frame(&conn, &tracker, bytes, permit).await;
         }
-        // Shutdown: stop reading, let in-flight requests finish within the grace period.
+        // Shutdown: stop reading, let in-flight requests finish within the grace period
+        // (listen streams end now, with their closing result).
+        conn.shared.closing.cancel();
         tracker.close();
         if tokio::time::timeout(self.options.shutdown_grace, tracker.wait())
             .await
