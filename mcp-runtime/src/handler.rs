@@ -160,23 +160,26 @@ impl Registry {
 
     /// Removes a tool; whether it existed.
     pub fn remove_tool(&mut self, name: &str) -> bool {
-        self.generation += 1;
         self.tools.retain(|t| t.name != name);
-        self.tool_fns.remove(name).is_some()
+        let found = self.tool_fns.remove(name).is_some();
+        self.generation += u64::from(found);
+        found
     }
 
     /// Removes a prompt; whether it existed.
     pub fn remove_prompt(&mut self, name: &str) -> bool {
-        self.generation += 1;
         self.prompts.retain(|p| p.name != name);
-        self.prompt_fns.remove(name).is_some()
+        let found = self.prompt_fns.remove(name).is_some();
+        self.generation += u64::from(found);
+        found
     }
 
     /// Removes a concrete resource; whether it existed.
     pub fn remove_resource(&mut self, uri: &str) -> bool {
-        self.generation += 1;
         self.resources.retain(|r| r.uri != uri);
-        self.resource_fns.remove(uri).is_some()
+        let found = self.resource_fns.remove(uri).is_some();
+        self.generation += u64::from(found);
+        found
     }
 
     /// Bumped by every mutation: a cache of encoded lists is valid for one generation.
