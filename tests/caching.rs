@@ -37,7 +37,10 @@ fn builder() -> mcp::ServerBuilder {
 }
 
 fn hints(r: &Value) -> (Value, Value) {
-    (r["result"]["ttlMs"].clone(), r["result"]["cacheScope"].clone())
+    (
+        r["result"]["ttlMs"].clone(),
+        r["result"]["cacheScope"].clone(),
+    )
 }
 
 async fn read(w: &mut Wire, id: u64, uri: &str) -> Value {

@@ -37,7 +37,10 @@ fn server(subscriptions: bool) -> Server {
             // A handler that registers another tool through its context.
             Tool::new("grow").with_input_schema(schema()),
             |ctx: Context, _: NoArgs| async move {
-                let h = ctx.server().expect("handlers see the server handle").clone();
+                let h = ctx
+                    .server()
+                    .expect("handlers see the server handle")
+                    .clone();
                 h.add_tool(
                     Tool::new("grown").with_input_schema(schema()),
                     |_ctx, _: NoArgs| async { Ok(text("grown")) },
@@ -81,17 +84,22 @@ async fn added_and_removed_tools_are_served_and_announced_on_a_legacy_session() 
     let list = w.request(json!(1), "tools/list", json!({})).await;
     assert_eq!(tool_names(&list), ["base", "grow", "late"]);
     let r = w
-        .request(json!(2), "tools/call", json!({"name": "late", "arguments": {}}))
+        .request(
+            json!(2),
+            "tools/call",
+            json!({"name": "late", "arguments": {}}),
+        )
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "late");
 
     assert!(h.remove_tool("late").unwrap());
-    assert_eq!(
-        w.recv().await["method"],
-        "notifications/tools/list_changed"
-    );
+    assert_eq!(w.recv().await["method"], "notifications/tools/list_changed");
     let r = w
-        .request(json!(3), "tools/call", json!({"name": "late", "arguments": {}}))
+        .request(
+            json!(3),
+            "tools/call",
+            json!({"name": "late", "arguments": {}}),
+        )
         .await;
     assert_eq!(code(&r), -32602);
     // Removing what is not there changes nothing and announces nothing.
@@ -284,7 +292,10 @@ async fn list_changed_reaches_the_http_get_stream_of_a_legacy_session() {
     .await;
     let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
     r.into_body().collect().await.unwrap();
-    let hs = [("mcp-session-id", sid.as_str()), ("mcp-protocol-version", v)];
+    let hs = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", v),
+    ];
     let r = request(
         addr,
         "POST",

@@ -167,9 +167,7 @@ async fn cancellation_ends_the_stream_without_a_result() {
     add_tool(&h, "after-cancel");
     w.expect_silence(150).await;
     // The connection still serves requests.
-    let r = w
-        .request(json!(4), "tools/list", modern(json!({})))
-        .await;
+    let r = w.request(json!(4), "tools/list", modern(json!({}))).await;
     assert!(r["result"]["tools"].as_array().unwrap().len() >= 2);
 }
 
@@ -238,7 +236,10 @@ async fn extension_fields_without_their_extension_are_not_acknowledged() {
     ))
     .await;
     let ack = w.recv().await;
-    assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true}));
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
     h.publish(mcp::runtime::ServerEvent::task("t1", Default::default()));
     w.expect_silence(100).await;
 }
@@ -278,7 +279,10 @@ async fn switched_off_there_is_no_listen_and_no_list_changed_capability() {
 // Streamable HTTP
 // ---------------------------------------------------------------------------------------
 
-async fn start_http(s: &Server, keep_alive: Option<Duration>) -> (std::net::SocketAddr, CancellationToken) {
+async fn start_http(
+    s: &Server,
+    keep_alive: Option<Duration>,
+) -> (std::net::SocketAddr, CancellationToken) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
@@ -406,4 +410,23 @@ async fn http_listen_filters_and_bad_params() {
     assert_eq!(code(&v), -32602);
     listens_become(&h, 0).await;
     stop.cancel();
+}
+
+#[tokio::test]
+async fn http_shutdown_ends_listen_streams_with_their_closing_result() {
+    let s = server(true);
+    let h = s.handle();
+    let (addr, stop) = start_http(&s, None).await;
+    let resp = post_listen(addr, listen(json!(21), json!({"toolsListChanged": true}))).await;
+    let mut body = resp.into_body();
+    let mut buf = String::new();
+    next_event(&mut body, &mut buf).await;
+    let started = std::time::Instant::now();
+    stop.cancel();
+    let (fin, _) = next_event(&mut body, &mut buf).await;
+    assert_eq!(fin["id"], 21);
+    assert_eq!(fin["result"]["resultType"], "complete");
+    assert_eq!(fin["result"]["_meta"][SUB_ID], json!(21));
+    assert!(started.elapsed() < Duration::from_secs(2));
+    listens_become(&h, 0).await;
 }

@@ -63,7 +63,11 @@ async fn updates_reach_only_sessions_subscribed_to_that_uri_until_they_unsubscri
     a.expect_silence(150).await;
     // Unsubscribing from something never subscribed is not an error.
     let r = a
-        .request(json!(3), "resources/unsubscribe", json!({"uri": "a://never"}))
+        .request(
+            json!(3),
+            "resources/unsubscribe",
+            json!({"uri": "a://never"}),
+        )
         .await;
     assert_eq!(r["result"], json!({}));
 }

@@ -83,7 +83,11 @@ pub fn install(builder: ServerBuilder) -> ServerBuilder {
                 .with_input_schema(json!({"type": "object", "properties": {}})),
             |ctx: Context, _: NoArgs| async move {
                 let added = toggle_prompt(&handle(&ctx)?)?;
-                Ok(text(if added { "prompt added" } else { "prompt removed" }))
+                Ok(text(if added {
+                    "prompt added"
+                } else {
+                    "prompt removed"
+                }))
             },
         )
         .tool(

@@ -137,18 +137,28 @@ mod tests {
     fn precedence_is_result_then_uri_then_method_then_default() {
         let mut p = CachePolicy::default();
         p.set_default(CacheHint::private(1));
-        p.set_method("resources/read", CacheHint::public(2)).unwrap();
+        p.set_method("resources/read", CacheHint::public(2))
+            .unwrap();
         p.set_resource("a://x", CacheHint::public(3));
         assert_eq!(p.hint("tools/list", None), Some(CacheHint::private(1)));
-        assert_eq!(p.hint("resources/read", Some("a://y")), Some(CacheHint::public(2)));
-        assert_eq!(p.hint("resources/read", Some("a://x")), Some(CacheHint::public(3)));
+        assert_eq!(
+            p.hint("resources/read", Some("a://y")),
+            Some(CacheHint::public(2))
+        );
+        assert_eq!(
+            p.hint("resources/read", Some("a://x")),
+            Some(CacheHint::public(3))
+        );
 
         let mut r = ReadResourceResult {
             ttl_ms: Some(9),
             ..Default::default()
         };
         p.apply(&mut r, "resources/read", Some("a://x"));
-        assert_eq!((r.ttl_ms, r.cache_scope), (Some(9), Some(CacheScope::Public)));
+        assert_eq!(
+            (r.ttl_ms, r.cache_scope),
+            (Some(9), Some(CacheScope::Public))
+        );
     }
 
     #[test]

@@ -17,9 +17,9 @@ use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::caching::{CachePolicy, Cacheable};
 use crate::context::{ClientView, Context};
 use crate::error::{HandlerResult, McpError, Reply};
-use crate::caching::{CachePolicy, Cacheable};
 use crate::handle::{HandlerCell, ServerHandle};
 use crate::handler::ServerHandler;
 use crate::middleware::Endpoint;

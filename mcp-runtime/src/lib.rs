@@ -36,12 +36,12 @@ pub mod tool_result;
 pub mod tracing_layer;
 pub mod transport;
 
+pub use caching::{CacheHint, CachePolicy};
 pub use context::{ClientView, Context, ProgressError};
 pub use dispatch::{Dispatcher, ServerIdentity};
 pub use error::{HandlerResult, McpError, Reply};
 pub use extensions::Extensions;
 pub use filter::{FilterAction, MessageFilter};
-pub use caching::{CacheHint, CachePolicy};
 pub use handle::{Changes, HandleError, ServerHandle};
 pub use handler::{Registry, ServerHandler};
 pub use kernel::ServerOptions;

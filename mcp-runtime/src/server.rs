@@ -326,8 +326,9 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// The caching hint of one method's results (`tools/list`, `resources/read`, ...).
     pub fn cache_hint_for(mut self, method: &str, hint: crate::caching::CacheHint) -> Self {
         if let Err(m) = self.cache.set_method(method, hint) {
-            self.errors
-                .push(format!("`{m}` has no cacheable result: no caching hint applies"));
+            self.errors.push(format!(
+                "`{m}` has no cacheable result: no caching hint applies"
+            ));
         }
         self
     }

@@ -86,7 +86,10 @@ impl ServerEvent {
     }
 
     /// The params of the notification, with `meta` (if any) as `_meta`.
-    fn params(&self, meta: Option<serde_json::Value>) -> serde_json::Map<String, serde_json::Value> {
+    fn params(
+        &self,
+        meta: Option<serde_json::Value>,
+    ) -> serde_json::Map<String, serde_json::Value> {
         let mut p = match self {
             ServerEvent::ResourceUpdated { uri } => {
                 let mut m = serde_json::Map::new();
@@ -269,10 +272,7 @@ pub(crate) fn honoured(wanted: &SubscriptionFilter, tasks: bool) -> Subscription
             .resource_subscriptions
             .clone()
             .filter(|v| !v.is_empty()),
-        task_ids: wanted
-            .task_ids
-            .clone()
-            .filter(|v| tasks && !v.is_empty()),
+        task_ids: wanted.task_ids.clone().filter(|v| tasks && !v.is_empty()),
         other: Default::default(),
     }
 }
@@ -280,7 +280,8 @@ pub(crate) fn honoured(wanted: &SubscriptionFilter, tasks: bool) -> Subscription
 /// Whether a stream with filter `f` carries `event`.
 fn wants(f: &SubscriptionFilter, event: &ServerEvent) -> bool {
     let on = |b: Option<bool>| b.unwrap_or(false);
-    let has = |v: &Option<Vec<String>>, x: &str| v.as_ref().is_some_and(|v| v.iter().any(|u| u == x));
+    let has =
+        |v: &Option<Vec<String>>, x: &str| v.as_ref().is_some_and(|v| v.iter().any(|u| u == x));
     match event {
         ServerEvent::ToolsListChanged => on(f.tools_list_changed),
         ServerEvent::PromptsListChanged => on(f.prompts_list_changed),
@@ -314,7 +315,10 @@ fn id_value(id: &RequestId) -> serde_json::Value {
     serde_json::to_value(id).expect("a request id serializes")
 }
 
-fn notification_frame(method: &str, params: &serde_json::Map<String, serde_json::Value>) -> Vec<u8> {
+fn notification_frame(
+    method: &str,
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<u8> {
     let params = serde_json::to_string(params).expect("a JSON map serializes");
     let mut frame = Vec::new();
     jsonrpc::write_notification(&mut frame, method, Some(&params));
@@ -332,14 +336,18 @@ pub(crate) async fn listen(
     tasks: bool,
 ) -> Result<SubscriptionsListenResult, McpError> {
     let Some(bus) = &notifier.bus else {
-        return Err(mcp_core::jsonrpc::ErrorObject::method_not_found("subscriptions/listen").into());
+        return Err(
+            mcp_core::jsonrpc::ErrorObject::method_not_found("subscriptions/listen").into(),
+        );
     };
     let id = ctx
         .request_id()
         .cloned()
         .ok_or_else(|| McpError::invalid_params("subscriptions/listen must be a request"))?;
     let params: SubscriptionsListenParams = ctx.decode_params().map_err(|_| {
-        McpError::invalid_params("Invalid params: `notifications` (a SubscriptionFilter) is required")
+        McpError::invalid_params(
+            "Invalid params: `notifications` (a SubscriptionFilter) is required",
+        )
     })?;
     let filter = honoured(&params.notifications, tasks);
 
@@ -593,8 +601,18 @@ mod tests {
         };
         assert!(wants(&f, &ServerEvent::ResourcesListChanged));
         assert!(!wants(&f, &ServerEvent::ToolsListChanged));
-        assert!(wants(&f, &ServerEvent::ResourceUpdated { uri: "a://1".into() }));
-        assert!(!wants(&f, &ServerEvent::ResourceUpdated { uri: "a://2".into() }));
+        assert!(wants(
+            &f,
+            &ServerEvent::ResourceUpdated {
+                uri: "a://1".into()
+            }
+        ));
+        assert!(!wants(
+            &f,
+            &ServerEvent::ResourceUpdated {
+                uri: "a://2".into()
+            }
+        ));
         assert!(wants(&f, &ServerEvent::task("t", Default::default())));
         assert!(!wants(&f, &ServerEvent::task("u", Default::default())));
         assert_eq!(resync(&f).len(), 2);
