@@ -430,3 +430,123 @@ async fn http_shutdown_ends_listen_streams_with_their_closing_result() {
     assert!(started.elapsed() < Duration::from_secs(2));
     listens_become(&h, 0).await;
 }
+
+/// Logs and reports progress on every request it sees, listen included.
+struct Chatty;
+
+impl mcp::runtime::Middleware for Chatty {
+    async fn handle<E: mcp::runtime::Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: mcp::runtime::Next<'_, E>,
+    ) -> mcp::runtime::HandlerResult {
+        let sent = ctx
+            .log(
+                mcp_core::types::LoggingLevel::Error,
+                None,
+                json!("from middleware"),
+            )
+            .await
+            .unwrap();
+        assert!(!sent || ctx.method() != "subscriptions/listen");
+        let _ = ctx.progress(1.0, None, None).await;
+        next.run(ctx).await
+    }
+}
+
+#[tokio::test]
+async fn no_log_or_progress_message_ever_goes_on_a_listen_stream() {
+    let s = Server::builder("chatty", "1.0.0")
+        .subscriptions(true)
+        .layers((Chatty,))
+        .tool(
+            Tool::new("hello").with_input_schema(schema()),
+            |_ctx, _: NoArgs| async { Ok(CallToolResult::success(vec![])) },
+        )
+        .build();
+    let h = s.handle();
+    let mut w = Wire::new(s.serve_in_memory());
+    let mut params = modern(json!({"notifications": {"toolsListChanged": true}}));
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    params["_meta"]["progressToken"] = json!("p");
+    w.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": params}))
+        .await;
+    let first = w.recv().await;
+    assert_eq!(first["method"], "notifications/subscriptions/acknowledged");
+    add_tool(&h, "x");
+    assert_eq!(w.recv().await["method"], "notifications/tools/list_changed");
+    w.expect_silence(100).await;
+
+    // The same middleware on an ordinary request does log (so the guard is what held).
+    let mut params = modern(json!({}));
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    w.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": params}))
+        .await;
+    assert_eq!(w.recv().await["method"], "notifications/message");
+}
+
+#[tokio::test]
+async fn a_lagging_stream_resynchronises_with_one_notification_per_watched_kind() {
+    // One event of buffer; on this single-threaded runtime the listener cannot run between
+    // the three publishes, so two are dropped and the stream is marked lagged.
+    let bus = std::sync::Arc::new(mcp::runtime::InMemoryBus::new(1));
+    let s = Server::builder("lag", "1.0.0")
+        .subscription_bus(bus.clone())
+        .build();
+    let h = s.handle();
+    let mut w = Wire::new(s.serve_in_memory());
+    w.send(&listen(
+        json!(1),
+        json!({"toolsListChanged": true, "promptsListChanged": true}),
+    ))
+    .await;
+    w.recv().await;
+    use mcp::runtime::ServerEvent as E;
+    h.publish(E::ToolsListChanged);
+    h.publish(E::PromptsListChanged);
+    h.publish(E::ToolsListChanged);
+    let mut got = vec![
+        w.recv().await["method"].as_str().unwrap().to_owned(),
+        w.recv().await["method"].as_str().unwrap().to_owned(),
+    ];
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "notifications/prompts/list_changed",
+            "notifications/tools/list_changed"
+        ]
+    );
+    w.expect_silence(100).await;
+}
+
+#[tokio::test]
+async fn closed_connections_leave_no_bus_subscriber_behind() {
+    use mcp::runtime::SubscriptionBus;
+    let bus = std::sync::Arc::new(mcp::runtime::InMemoryBus::default());
+    let s = Server::builder("subs", "1.0.0")
+        .subscription_bus(bus.clone())
+        .tool(
+            Tool::new("hello").with_input_schema(schema()),
+            |_ctx, _: NoArgs| async { Ok(CallToolResult::success(vec![])) },
+        )
+        .build();
+    let mut legacy = Wire::new(s.serve_in_memory());
+    legacy.initialize("2025-06-18").await;
+    let mut modern_conn = Wire::new(s.serve_in_memory());
+    modern_conn
+        .send(&listen(json!(1), json!({"toolsListChanged": true})))
+        .await;
+    modern_conn.recv().await;
+    assert_eq!(bus.subscribers(), 2);
+    legacy.close().await;
+    modern_conn.close().await;
+    modern_conn.recv().await; // the closing result
+    for _ in 0..200 {
+        if bus.subscribers() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{} bus subscribers left", bus.subscribers());
+}

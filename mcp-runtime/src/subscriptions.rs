@@ -177,6 +177,19 @@ pub trait SubscriptionBus: Send + Sync + 'static {
     fn subscribers(&self) -> usize;
 }
 
+/// A shared bus (say, to watch its subscriber count while the server holds it).
+impl<B: SubscriptionBus + ?Sized> SubscriptionBus for Arc<B> {
+    fn publish(&self, event: ServerEvent) {
+        (**self).publish(event)
+    }
+    fn subscribe(&self) -> BusReceiver {
+        (**self).subscribe()
+    }
+    fn subscribers(&self) -> usize {
+        (**self).subscribers()
+    }
+}
+
 /// The in-process bus: a list of bounded per-subscriber buffers.
 #[derive(Debug)]
 pub struct InMemoryBus {
