@@ -550,3 +550,77 @@ async fn closed_connections_leave_no_bus_subscriber_behind() {
     }
     panic!("{} bus subscribers left", bus.subscribers());
 }
+
+#[tokio::test]
+async fn listens_beyond_the_cap_are_refused_and_the_slot_frees_on_close() {
+    let s = Server::builder("capped", "1.0.0")
+        .subscriptions(true)
+        .max_listens(1)
+        .build();
+    let h = s.handle();
+    let mut w = Wire::new(s.serve_in_memory());
+    w.send(&listen(json!(1), json!({"toolsListChanged": true})))
+        .await;
+    w.recv().await;
+    let r = w
+        .request(
+            json!(2),
+            "subscriptions/listen",
+            modern(json!({"notifications": {"toolsListChanged": true}})),
+        )
+        .await;
+    assert_eq!(code(&r), -32000);
+    assert_eq!(h.open_listens(), 1);
+    w.notify("notifications/cancelled", modern(json!({"requestId": 1})))
+        .await;
+    listens_become(&h, 0).await;
+    w.send(&listen(json!(3), json!({"toolsListChanged": true})))
+        .await;
+    assert_eq!(
+        w.recv().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+}
+
+#[tokio::test]
+async fn an_http_listen_holds_no_in_flight_slot() {
+    let s = server(true);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let opts = HttpOptions {
+        max_in_flight: 1,
+        ..HttpOptions::default()
+    };
+    let (s2, st) = (s.clone(), stop.clone());
+    tokio::spawn(async move { s2.serve_http_on(listener, opts, st).await });
+
+    let resp = post_listen(addr, listen(json!(1), json!({"toolsListChanged": true}))).await;
+    let mut body = resp.into_body();
+    let mut buf = String::new();
+    next_event(&mut body, &mut buf).await;
+    // With the only slot free, an ordinary request still gets through.
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let req = hyper::Request::builder()
+        .method("POST")
+        .uri("/mcp")
+        .header("host", format!("127.0.0.1:{}", addr.port()))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(Full::new(Bytes::from(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": modern(json!({}))})
+                .to_string(),
+        )))
+        .unwrap();
+    let r = sender.send_request(req).await.unwrap();
+    assert_eq!(r.status(), 200);
+    drop(body);
+    stop.cancel();
+}

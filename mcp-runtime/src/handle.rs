@@ -47,6 +47,7 @@ impl<H> HandlerCell<H> {
 pub(crate) fn cell_and_handle<H: ServerHandler>(
     handler: H,
     bus: Option<Arc<dyn crate::subscriptions::SubscriptionBus>>,
+    max_listens: usize,
 ) -> (Arc<HandlerCell<H>>, ServerHandle) {
     let cell = Arc::new(HandlerCell::new(handler));
     let any: Arc<dyn std::any::Any + Send + Sync> = cell.clone();
@@ -55,7 +56,7 @@ pub(crate) fn cell_and_handle<H: ServerHandler>(
         .ok()
         .map(|c| c as Arc<dyn RegistryEditor>);
     let handle = ServerHandle {
-        notifier: Arc::new(Notifier::new(bus)),
+        notifier: Arc::new(Notifier::new(bus, max_listens)),
         editor,
     };
     (cell, handle)

@@ -73,6 +73,7 @@ pub struct ServerBuilder<C = (), H = Registry> {
     errors: Vec<String>,
     /// Change notifications: `None` = off (see `subscriptions.rs`).
     bus: Option<Arc<dyn crate::subscriptions::SubscriptionBus>>,
+    max_listens: usize,
     cache: crate::caching::CachePolicy,
 }
 
@@ -119,6 +120,7 @@ impl Server<(), Registry> {
             tracing: true,
             errors: Vec::new(),
             bus: None,
+            max_listens: crate::subscriptions::DEFAULT_MAX_LISTENS,
             cache: Default::default(),
         }
     }
@@ -227,6 +229,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             tracing: self.tracing,
             errors: self.errors,
             bus: self.bus,
+            max_listens: self.max_listens,
             cache: self.cache,
         }
     }
@@ -243,6 +246,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             tracing: self.tracing,
             errors: self.errors,
             bus: self.bus,
+            max_listens: self.max_listens,
             cache: self.cache,
         }
     }
@@ -316,6 +320,13 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
+    /// The most `subscriptions/listen` streams open at once (default 1024); one more is
+    /// refused with `-32000`. On HTTP a listen holds no in-flight slot, so this is its bound.
+    pub fn max_listens(mut self, n: usize) -> Self {
+        self.max_listens = n;
+        self
+    }
+
     /// The default caching hint of every cacheable 2026 result (otherwise `ttlMs: 0`,
     /// `cacheScope: "private"`).
     pub fn cache_hint(mut self, hint: crate::caching::CacheHint) -> Self {
@@ -353,7 +364,8 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         }
         let identity = Arc::new(self.identity);
         let header_schemas = Arc::new(crate::kernel::header_schemas(self.handler.tools()));
-        let (handler, handle) = crate::handle::cell_and_handle(self.handler, self.bus);
+        let (handler, handle) =
+            crate::handle::cell_and_handle(self.handler, self.bus, self.max_listens);
         let dispatcher = Dispatcher {
             handler,
             handle: handle.clone(),

@@ -32,6 +32,9 @@ pub const SUBSCRIPTION_ID_KEY: &str = SubscriptionsListenResult::SUBSCRIPTION_ID
 /// declares it.
 pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
+/// How many listen streams a server keeps open at once unless told otherwise.
+pub const DEFAULT_MAX_LISTENS: usize = 1024;
+
 /// How many events one subscriber may have queued before it is marked lagged.
 pub const DEFAULT_BUFFER: usize = 64;
 
@@ -239,15 +242,18 @@ pub(crate) struct Notifier {
     pub(crate) bus: Option<Arc<dyn SubscriptionBus>>,
     /// Open listen streams.
     pub(crate) listens: AtomicUsize,
+    /// The most listen streams open at once.
+    pub(crate) max_listens: usize,
     /// Fires to end every listen stream gracefully (server shutdown).
     pub(crate) end: CancellationToken,
 }
 
 impl Notifier {
-    pub(crate) fn new(bus: Option<Arc<dyn SubscriptionBus>>) -> Self {
+    pub(crate) fn new(bus: Option<Arc<dyn SubscriptionBus>>, max_listens: usize) -> Self {
         Self {
             bus,
             listens: AtomicUsize::new(0),
+            max_listens,
             end: CancellationToken::new(),
         }
     }
@@ -364,10 +370,18 @@ pub(crate) async fn listen(
     })?;
     let filter = honoured(&params.notifications, tasks);
 
+    // Count first, so a refused stream never subscribes.
+    if notifier.listens.fetch_add(1, Ordering::AcqRel) >= notifier.max_listens {
+        notifier.listens.fetch_sub(1, Ordering::AcqRel);
+        return Err(mcp_core::jsonrpc::ErrorObject::new(
+            -32000,
+            "Server busy: too many open subscriptions/listen streams",
+        )
+        .into());
+    }
+    let _guard = ListenGuard(&notifier.listens);
     // Subscribe before acknowledging, so nothing published after the ack is missed.
     let mut rx = bus.subscribe();
-    notifier.listens.fetch_add(1, Ordering::AcqRel);
-    let _guard = ListenGuard(&notifier.listens);
 
     let ack = SubscriptionsAcknowledgedParams::new(&id, filter.clone());
     let ack = serde_json::value::to_raw_value(&ack).expect("ack serializes");

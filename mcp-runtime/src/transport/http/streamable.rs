@@ -474,9 +474,15 @@ async fn modern_post<E: Endpoint + 'static>(
                 Ok(x) => x,
                 Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
             };
-            let permit = match state.permit() {
-                Ok(p) => p,
-                Err(r) => return r,
+            // A listen stream is long-lived, not work in flight: it holds no slot (the
+            // builder's `max_listens` bounds it).
+            let permit = if method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN {
+                None
+            } else {
+                match state.permit() {
+                    Ok(p) => Some(p),
+                    Err(r) => return r,
+                }
             };
             let (tx, rx) = mpsc::channel(64);
             let cancel = CancellationToken::new();
@@ -491,7 +497,7 @@ async fn modern_post<E: Endpoint + 'static>(
                 tx,
                 cancel.clone(),
             );
-            let fin = state.spawn_request(ctx, cancel.clone(), id, Some(permit), |_| {});
+            let fin = state.spawn_request(ctx, cancel.clone(), id, permit, |_| {});
             state
                 .respond(rx, fin, modern_status, Vec::new(), Some(cancel))
                 .await
