@@ -325,3 +325,61 @@ async fn list_changed_reaches_the_http_get_stream_of_a_legacy_session() {
     assert!(found.is_ok(), "no list_changed on the GET stream: {seen}");
     stop.cancel();
 }
+
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct RegionArgs {
+    region: String,
+}
+
+#[tokio::test]
+async fn a_tool_added_at_run_time_gets_its_2026_header_checks() {
+    let s = server(false);
+    let h = s.handle();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let (s2, st) = (s.clone(), stop.clone());
+    tokio::spawn(async move { s2.serve_http_on(listener, HttpOptions::default(), st).await });
+    h.add_tool(
+        Tool::new("regional").with_input_schema(json!({
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+            "required": ["region"]
+        })),
+        |_ctx, _: RegionArgs| async { Ok(text("ok")) },
+    )
+    .unwrap();
+
+    let call = |region_header: Option<&'static str>| {
+        let mut hs = vec![
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "regional"),
+        ];
+        if let Some(v) = region_header {
+            hs.push(("mcp-param-region", v));
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": support::modern(json!({"name": "regional", "arguments": {"region": "eu"}}))});
+        async move {
+            let r = request(addr, "POST", &hs, Some(body)).await;
+            let status = r.status().as_u16();
+            let bytes = r.into_body().collect().await.unwrap().to_bytes();
+            (status, serde_json::from_slice::<Value>(&bytes).unwrap())
+        }
+    };
+    let (status, v) = call(Some("us")).await;
+    assert_eq!((status, code(&v)), (400, -32020), "{v}");
+    let (status, v) = call(None).await;
+    assert_eq!((status, code(&v)), (400, -32020), "{v}");
+    let (status, v) = call(Some("eu")).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["result"]["content"][0]["text"], "ok");
+
+    // Removed: its schema goes with it (the call is now an unknown tool, not a header error).
+    h.remove_tool("regional").unwrap();
+    let (_, v) = call(Some("us")).await;
+    assert_eq!(code(&v), -32602, "{v}");
+    stop.cancel();
+}

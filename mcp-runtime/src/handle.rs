@@ -7,6 +7,7 @@
 //! are shared `Arc`s, so the copy is the listings only), then publishes the list-changed
 //! events for the lists that actually differ.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
@@ -21,16 +22,51 @@ use crate::error::McpError;
 use crate::handler::{Registry, ServerHandler};
 use crate::subscriptions::{Notifier, ServerEvent};
 
+type Schema = serde_json::Map<String, serde_json::Value>;
+
+/// The `inputSchema` of each tool that mirrors arguments into `Mcp-Param-*` headers (the
+/// 2026 HTTP header checks run before the chain), kept in step with the table.
+#[derive(Default)]
+pub(crate) struct HeaderSchemas(RwLock<Arc<HashMap<String, Arc<Schema>>>>);
+
+impl HeaderSchemas {
+    fn of(tools: &[Tool]) -> Self {
+        let s = Self::default();
+        s.refresh(tools);
+        s
+    }
+
+    fn refresh(&self, tools: &[Tool]) {
+        let map = crate::kernel::header_schemas(tools)
+            .into_iter()
+            .map(|(k, v)| (k, Arc::new(v)))
+            .collect();
+        *self.0.write().expect("header schemas lock") = Arc::new(map);
+    }
+
+    /// The annotated schema of tool `name`, if it has one.
+    pub(crate) fn get(&self, name: &str) -> Option<Arc<Schema>> {
+        self.0
+            .read()
+            .expect("header schemas lock")
+            .get(name)
+            .cloned()
+    }
+}
+
 /// The swappable handler table of a server.
 pub(crate) struct HandlerCell<H> {
     current: RwLock<Arc<H>>,
     /// Serialises edits (copy, edit, swap).
     edit: Mutex<()>,
+    /// The header-mirroring schemas of the current tools.
+    pub(crate) headers: Arc<HeaderSchemas>,
 }
 
-impl<H> HandlerCell<H> {
+impl<H: ServerHandler> HandlerCell<H> {
     pub(crate) fn new(handler: H) -> Self {
         Self {
+            headers: Arc::new(HeaderSchemas::of(handler.tools())),
             current: RwLock::new(Arc::new(handler)),
             edit: Mutex::new(()),
         }
@@ -97,6 +133,9 @@ impl RegistryEditor for HandlerCell<Registry> {
             resources: before.resources() != next.resources()
                 || before.resource_templates() != next.resource_templates(),
         };
+        if changes.tools {
+            self.headers.refresh(next.tools());
+        }
         *self.current.write().expect("handler lock") = Arc::new(next);
         changes
     }

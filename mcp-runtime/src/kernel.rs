@@ -67,7 +67,8 @@ pub(crate) struct Kernel<E> {
     pub(crate) filters: Filters,
     /// The `inputSchema` of each tool whose schema carries `x-mcp-header` annotations, for
     /// the 2026 HTTP header checks (`Mcp-Param-*`).
-    pub(crate) header_schemas: Arc<HashMap<String, serde_json::Map<String, serde_json::Value>>>,
+    /// (Kept in step with dynamic registration.)
+    pub(crate) header_schemas: Arc<crate::handle::HeaderSchemas>,
 }
 
 impl<E> Clone for Kernel<E> {

@@ -363,9 +363,9 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             return Err(BuildError(vec!["no protocol revision is supported".into()]));
         }
         let identity = Arc::new(self.identity);
-        let header_schemas = Arc::new(crate::kernel::header_schemas(self.handler.tools()));
         let (handler, handle) =
             crate::handle::cell_and_handle(self.handler, self.bus, self.max_listens);
+        let header_schemas = handler.headers.clone();
         let dispatcher = Dispatcher {
             handler,
             handle: handle.clone(),

@@ -465,9 +465,13 @@ async fn modern_post<E: Endpoint + 'static>(
             } else {
                 None
             };
-            if let Err(e) =
-                headers::validate_request_headers(&hs, &method, params, pv.as_deref(), schema)
-            {
+            if let Err(e) = headers::validate_request_headers(
+                &hs,
+                &method,
+                params,
+                pv.as_deref(),
+                schema.as_deref(),
+            ) {
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
             }
             let (version, meta) = match state.kernel.check_modern(params) {
