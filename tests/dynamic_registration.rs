@@ -233,8 +233,8 @@ fn every_registry_mutation_bumps_the_generation() {
     // Removing what is not there is no change.
     assert!(!r.remove_resource("none"));
     assert_eq!(r.generation(), 4);
-    assert_eq!(ServerHandler::generation(&r), 4);
-    assert_eq!(ServerHandler::generation(&Fixed), 0);
+    assert_eq!(ServerHandler::list_generation(&r), 4);
+    assert_eq!(ServerHandler::list_generation(&Fixed), 0);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -67,9 +67,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         let _ = (uri, ctx);
         None::<std::future::Ready<Result<ReadResourceResult, McpError>>>
     }
-    /// A counter that changes whenever the offer (tools, prompts, resources) changes, so
+    /// A number that changes whenever a list (tools, prompts, resources) changes, so
     /// encoded lists can be cached per generation. Static tables keep the default `0`.
-    fn generation(&self) -> u64 {
+    fn list_generation(&self) -> u64 {
         0
     }
 }
@@ -189,7 +189,7 @@ impl Registry {
 }
 
 impl ServerHandler for Registry {
-    fn generation(&self) -> u64 {
+    fn list_generation(&self) -> u64 {
         self.generation
     }
     fn tools(&self) -> &[Tool] {
