@@ -383,3 +383,46 @@ async fn a_tool_added_at_run_time_gets_its_2026_header_checks() {
     assert_eq!(code(&v), -32602, "{v}");
     stop.cancel();
 }
+
+/// Lets `initialize` reach the dispatcher, then refuses it.
+struct RefuseInitialize;
+
+impl mcp::runtime::Middleware for RefuseInitialize {
+    async fn handle<E: mcp::runtime::Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: mcp::runtime::Next<'_, E>,
+    ) -> mcp::runtime::HandlerResult {
+        let refuse = ctx.method() == "initialize";
+        let out = next.run(ctx).await;
+        if refuse {
+            return Err(McpError::invalid_params("refused"));
+        }
+        out
+    }
+}
+
+#[tokio::test]
+async fn a_session_whose_handshake_failed_gets_no_list_changed() {
+    let s = Server::builder("refusing", "1.0.0")
+        .subscriptions(true)
+        .layers((RefuseInitialize,))
+        .tool(
+            Tool::new("base").with_input_schema(schema()),
+            |_ctx, _: NoArgs| async { Ok(text("base")) },
+        )
+        .build();
+    let h = s.handle();
+    let mut w = Wire::new(s.serve_in_memory());
+    let r = w
+        .request(
+            json!(0),
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}),
+        )
+        .await;
+    assert_eq!(code(&r), -32602);
+    add(&h, "late");
+    w.expect_silence(150).await;
+}

@@ -448,6 +448,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             &ctx.peer.conn,
             &self.handle.notifier,
             crate::subscriptions::ListKinds::from(&capabilities),
+            session.cloned(),
         );
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),

@@ -527,8 +527,14 @@ pub(crate) fn legacy(conn: &ConnShared) -> &Arc<LegacySubscriptions> {
 
 /// Starts forwarding bus events to the legacy session of `conn` (once per session; later
 /// calls only update the list kinds): list-changed notifications for `kinds`, resource
-/// updates for subscribed URIs. The forwarder ends when the session stops reading.
-pub(crate) fn attach_legacy(conn: &Arc<ConnShared>, notifier: &Notifier, kinds: ListKinds) {
+/// updates for subscribed URIs, once `session` is initialized (a handshake that fails
+/// gets nothing). The forwarder ends when the session stops reading.
+pub(crate) fn attach_legacy(
+    conn: &Arc<ConnShared>,
+    notifier: &Notifier,
+    kinds: ListKinds,
+    session: Option<crate::dispatch::Session>,
+) {
     let Some(bus) = &notifier.bus else { return };
     let subs = legacy(conn).clone();
     *subs.kinds.lock().expect("kinds lock") = kinds;
@@ -545,6 +551,12 @@ pub(crate) fn attach_legacy(conn: &Arc<ConnShared>, notifier: &Notifier, kinds: 
                 _ = closing.cancelled() => break,
                 e = rx.recv() => match e { Some(e) => e, None => break },
             };
+            let ready = session
+                .as_ref()
+                .is_none_or(|s| s.lock().expect("session lock").initialized);
+            if !ready {
+                continue;
+            }
             let mut batch = Vec::new();
             if rx.take_lagged() {
                 batch = subs.resync();
