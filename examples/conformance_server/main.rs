@@ -9,6 +9,7 @@
 mod base;
 mod completion;
 mod sse_polling;
+mod subscriptions;
 
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
@@ -18,6 +19,7 @@ fn server() -> Server {
     let builder = base::install(builder);
     let builder = completion::install(builder);
     let builder = sse_polling::install(builder);
+    let builder = subscriptions::install(builder);
     builder.build()
 }
 

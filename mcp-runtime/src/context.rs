@@ -162,6 +162,12 @@ impl Context {
         self.cancel.is_cancelled()
     }
 
+    /// The handle on the server (dynamic registration, change notifications); set for
+    /// tool, prompt and resource handlers.
+    pub fn server(&self) -> Option<&crate::handle::ServerHandle> {
+        self.extensions.get::<crate::handle::ServerHandle>()
+    }
+
     /// The handle on the client.
     pub fn peer(&self) -> &Peer {
         &self.peer
@@ -183,6 +189,9 @@ impl Context {
         let Some(token) = self.progress_token() else {
             return Ok(());
         };
+        if self.on_listen_stream() {
+            return Ok(());
+        }
         {
             let mut last = self.shared.last_progress.lock().expect("progress lock");
             if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
@@ -234,7 +243,7 @@ impl Context {
         data: serde_json::Value,
     ) -> Result<bool, PeerError> {
         match self.log_level() {
-            Some(min) if level >= min => {}
+            Some(min) if level >= min && !self.on_listen_stream() => {}
             _ => return Ok(false),
         }
         let mut params = serde_json::Map::new();
@@ -248,6 +257,11 @@ impl Context {
             .notify_raw("notifications/message", Some(&raw))
             .await
             .map(|_| true)
+    }
+
+    /// A listen stream carries only its own notifications: never progress or log messages.
+    fn on_listen_stream(&self) -> bool {
+        &*self.method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN
     }
 
     /// Pings the client (legacy connections only).

@@ -11,14 +11,16 @@ use mcp_core::types::{
     Adapt, CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult,
     Implementation, InitializeParams, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Meta,
-    ReadResourceResult, ServerCapabilities,
+    ReadResourceResult, ServerCapabilities, SubscriptionsListenResult,
 };
 use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::caching::{CachePolicy, Cacheable};
 use crate::context::{ClientView, Context};
 use crate::error::{HandlerResult, McpError, Reply};
+use crate::handle::{HandlerCell, ServerHandle};
 use crate::handler::ServerHandler;
 use crate::list_cache::{ListCache, ListKind};
 use crate::middleware::Endpoint;
@@ -58,7 +60,12 @@ pub(crate) type Session = Arc<Mutex<SessionState>>;
 
 /// The dispatcher around a handler table.
 pub struct Dispatcher<H> {
-    pub(crate) handler: Arc<H>,
+    /// The handler table, swappable at run time (each request uses one snapshot).
+    pub(crate) handler: Arc<HandlerCell<H>>,
+    /// Dynamic registration and change notifications (`subscriptions.rs`, `handle.rs`).
+    pub(crate) handle: ServerHandle,
+    /// The 2026 caching hints (`caching.rs`).
+    pub(crate) cache: Arc<CachePolicy>,
     pub(crate) identity: Arc<ServerIdentity>,
     /// `serverInfo` shaped and encoded once per revision (it is stamped on every modern
     /// result, so it is not rebuilt per request).
@@ -71,6 +78,8 @@ impl<H> Clone for Dispatcher<H> {
     fn clone(&self) -> Self {
         Self {
             handler: self.handler.clone(),
+            handle: self.handle.clone(),
+            cache: self.cache.clone(),
             identity: self.identity.clone(),
             server_info: self.server_info.clone(),
             lists: self.lists.clone(),
@@ -133,14 +142,15 @@ result_meta!(
     ReadResourceResult,
     DiscoverResult,
     EmptyResult,
-    InitializeResult
+    InitializeResult,
+    SubscriptionsListenResult
 );
 
 impl<H: ServerHandler> Dispatcher<H> {
     /// The capabilities derived from what is registered.
     pub fn capabilities(&self) -> ServerCapabilities {
         use mcp_core::types::{PromptsCapability, ResourcesCapability, ToolsCapability};
-        let h = &*self.handler;
+        let h = self.handler.load();
         let mut caps = self.identity.extra_capabilities.clone();
         caps.logging.get_or_insert_with(Meta::new);
         if !h.tools().is_empty() {
@@ -156,7 +166,29 @@ impl<H: ServerHandler> Dispatcher<H> {
         if h.has_completions() {
             caps.completions.get_or_insert_with(Meta::new);
         }
+        if self.handle.subscriptions_enabled() {
+            crate::subscriptions::advertise(&mut caps);
+        }
         caps
+    }
+
+    /// [`shape`](Self::shape) for a cacheable result: fills the configured hints first.
+    pub(crate) fn shape_cached<T: Adapt + serde::Serialize + ResultMeta + Cacheable>(
+        &self,
+        mut value: T,
+        version: Option<ProtocolVersion>,
+        method: &str,
+        uri: Option<&str>,
+    ) -> HandlerResult {
+        self.cache.apply(&mut value, method, uri);
+        self.shape(value, version)
+    }
+
+    /// A copy of `ctx` for a handler, carrying the [`ServerHandle`].
+    fn handler_ctx(&self, ctx: &Context) -> Context {
+        let mut ctx = ctx.clone();
+        ctx.extensions.insert(self.handle.clone());
+        ctx
     }
 
     /// Adapts a typed result for the revision, stamps `serverInfo` on modern ones, encodes.
@@ -214,9 +246,28 @@ impl<H: ServerHandler> Dispatcher<H> {
         }
         let params = ctx.params.clone();
         let params = params.as_deref();
+        let handler = self.handler.load();
         match method {
             "initialize" => self.initialize(&ctx, session.as_ref()),
             "ping" => self.shape(EmptyResult::default(), version),
+            "subscriptions/listen" => {
+                let tasks = self
+                    .capabilities()
+                    .has_extension(crate::subscriptions::TASKS_EXTENSION);
+                let result =
+                    crate::subscriptions::listen(&ctx, &self.handle.notifier, tasks).await?;
+                self.shape(result, version)
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let p: UriParam = parse(params)?;
+                let subs = crate::subscriptions::legacy(&ctx.peer.conn);
+                if method == "resources/subscribe" {
+                    subs.subscribe(p.uri);
+                } else {
+                    subs.unsubscribe(&p.uri);
+                }
+                self.shape(EmptyResult::default(), version)
+            }
             "server/discover" => {
                 let result = DiscoverResult {
                     supported_versions: self
@@ -229,30 +280,30 @@ impl<H: ServerHandler> Dispatcher<H> {
                     instructions: self.identity.instructions.clone(),
                     ..Default::default()
                 };
-                self.shape(result, version)
+                self.shape_cached(result, version, method, None)
             }
             "logging/setLevel" => {
                 let p: LevelParam = parse(params)?;
                 *ctx.peer.conn.log_level.lock().expect("level lock") = Some(p.level);
                 self.shape(EmptyResult::default(), version)
             }
-            "tools/list" => self.list(ListKind::Tools, params, version),
+            "tools/list" => self.list(&*handler, ListKind::Tools, params, version),
             "tools/call" => {
                 let call: NameArgs<'_> = serde_json::from_str(params.map_or("{}", RawValue::get))
                     .map_err(|_| McpError::invalid_params("Invalid params"))?;
                 let args = call.arguments.map(|a| a.to_owned());
                 let name = call.name.into_owned();
-                let Some(fut) = self.handler.call_tool(&name, ctx.clone(), args) else {
+                let Some(fut) = handler.call_tool(&name, self.handler_ctx(&ctx), args) else {
                     return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
                 };
                 let result = CatchUnwind::new(fut).await?;
                 self.shape(result, version)
             }
-            "prompts/list" => self.list(ListKind::Prompts, params, version),
+            "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
             "prompts/get" => {
                 let call: PromptCall = parse(params)?;
                 let args = call.arguments.unwrap_or_default();
-                let Some(fut) = self.handler.get_prompt(&call.name, ctx.clone(), args) else {
+                let Some(fut) = handler.get_prompt(&call.name, self.handler_ctx(&ctx), args) else {
                     return Err(McpError::invalid_params(format!(
                         "Unknown prompt: {}",
                         call.name
@@ -261,12 +312,12 @@ impl<H: ServerHandler> Dispatcher<H> {
                 let result = CatchUnwind::new(fut).await?;
                 self.shape(result, version)
             }
-            "resources/list" => self.list(ListKind::Resources, params, version),
-            "resources/templates/list" => self.list(ListKind::Templates, params, version),
+            "resources/list" => self.list(&*handler, ListKind::Resources, params, version),
+            "resources/templates/list" => self.list(&*handler, ListKind::Templates, params, version),
             "resources/read" => {
                 let p: UriParam = parse(params)?;
                 let not_found = || resource_not_found(&p.uri, era);
-                let Some(fut) = self.handler.read_resource(&p.uri, ctx.clone()) else {
+                let Some(fut) = handler.read_resource(&p.uri, self.handler_ctx(&ctx)) else {
                     return Err(not_found());
                 };
                 let result = CatchUnwind::new(fut).await?;
@@ -274,11 +325,11 @@ impl<H: ServerHandler> Dispatcher<H> {
                     // Never answer a missing resource with empty contents.
                     return Err(not_found());
                 }
-                self.shape(result, version)
+                self.shape_cached(result, version, method, Some(&p.uri))
             }
             "completion/complete" => {
                 let result =
-                    crate::completion::complete(&*self.handler, ctx.clone(), parse(params)?);
+                    crate::completion::complete(&*handler, self.handler_ctx(&ctx), parse(params)?);
                 self.shape(result.await?, version)
             }
             other => Err(ErrorObject::method_not_found(other).into()),
@@ -287,9 +338,14 @@ impl<H: ServerHandler> Dispatcher<H> {
 
     /// Whether the server offers `method` at all (gated by what is registered).
     fn offers(&self, method: &str) -> bool {
-        let h = &*self.handler;
+        let h = self.handler.load();
         match method {
             "initialize" | "ping" | "server/discover" | "logging/setLevel" => true,
+            "subscriptions/listen" => self.handle.subscriptions_enabled(),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.handle.subscriptions_enabled()
+                    && (!h.resources().is_empty() || !h.resource_templates().is_empty())
+            }
             "tools/list" | "tools/call" => !h.tools().is_empty(),
             "prompts/list" | "prompts/get" => !h.prompts().is_empty(),
             "resources/list" | "resources/templates/list" | "resources/read" => {
@@ -322,9 +378,16 @@ impl<H: ServerHandler> Dispatcher<H> {
                 }),
             ));
         }
+        let capabilities = self.capabilities();
+        crate::subscriptions::attach_legacy(
+            &ctx.peer.conn,
+            &self.handle.notifier,
+            crate::subscriptions::ListKinds::from(&capabilities),
+            session.cloned(),
+        );
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
-            capabilities: self.capabilities(),
+            capabilities,
             server_info: self.identity.info.clone(),
             instructions: self.identity.instructions.clone(),
             meta: None,

@@ -83,8 +83,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         let _ = (ctx, params);
         None::<std::future::Ready<Result<Completion, McpError>>>
     }
-    /// A number that changes whenever a list (tools, prompts, resources) changes: the
-    /// dispatcher keeps each encoded list page until it does.
+    /// A number that changes whenever a list (tools, prompts, resources) changes, so
+    /// encoded lists can be cached per generation (the dispatcher keeps each encoded list
+    /// page until it does). Static tables keep the default `0`.
     fn list_generation(&self) -> u64 {
         0
     }
@@ -200,13 +201,38 @@ impl Registry {
 
     /// Removes a tool; whether it existed.
     pub fn remove_tool(&mut self, name: &str) -> bool {
-        self.generation += 1;
         self.tools.retain(|t| t.name != name);
-        self.tool_fns.remove(name).is_some()
+        let found = self.tool_fns.remove(name).is_some();
+        self.generation += u64::from(found);
+        found
+    }
+
+    /// Removes a prompt; whether it existed.
+    pub fn remove_prompt(&mut self, name: &str) -> bool {
+        self.prompts.retain(|p| p.name != name);
+        let found = self.prompt_fns.remove(name).is_some();
+        self.generation += u64::from(found);
+        found
+    }
+
+    /// Removes a concrete resource; whether it existed.
+    pub fn remove_resource(&mut self, uri: &str) -> bool {
+        self.resources.retain(|r| r.uri != uri);
+        let found = self.resource_fns.remove(uri).is_some();
+        self.generation += u64::from(found);
+        found
+    }
+
+    /// Bumped by every mutation: a cache of encoded lists is valid for one generation.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 }
 
 impl ServerHandler for Registry {
+    fn list_generation(&self) -> u64 {
+        self.generation
+    }
     fn tools(&self) -> &[Tool] {
         &self.tools
     }
@@ -259,8 +285,5 @@ impl ServerHandler for Registry {
         ))?;
         let (value, resolved) = crate::completion::split_params(params);
         Some(f(ctx, value, resolved))
-    }
-    fn list_generation(&self) -> u64 {
-        self.generation
     }
 }

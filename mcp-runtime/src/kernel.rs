@@ -67,7 +67,8 @@ pub(crate) struct Kernel<E> {
     pub(crate) filters: Filters,
     /// The `inputSchema` of each tool whose schema carries `x-mcp-header` annotations, for
     /// the 2026 HTTP header checks (`Mcp-Param-*`).
-    pub(crate) header_schemas: Arc<HashMap<String, serde_json::Map<String, serde_json::Value>>>,
+    /// (Kept in step with dynamic registration.)
+    pub(crate) header_schemas: Arc<crate::handle::HeaderSchemas>,
 }
 
 impl<E> Clone for Kernel<E> {
@@ -287,7 +288,9 @@ impl<E: Endpoint + 'static> Kernel<E> {
             };
             self.handle_frame(&conn, &tracker, bytes, permit).await;
         }
-        // Shutdown: stop reading, let in-flight requests finish within the grace period.
+        // Shutdown: stop reading, let in-flight requests finish within the grace period
+        // (listen streams end now, with their closing result).
+        conn.shared.closing.cancel();
         tracker.close();
         if tokio::time::timeout(self.options.shutdown_grace, tracker.wait())
             .await

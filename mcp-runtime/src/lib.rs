@@ -10,6 +10,7 @@
 
 pub use mcp_core as core;
 
+pub mod caching;
 pub mod client;
 mod client_requests;
 pub mod completion;
@@ -18,6 +19,7 @@ mod dispatch;
 pub mod error;
 pub mod extensions;
 pub mod filter;
+pub mod handle;
 pub mod handler;
 pub mod hooks;
 pub mod injected;
@@ -30,6 +32,7 @@ pub mod peer;
 pub mod prompt_def;
 pub mod resource_def;
 pub mod server;
+pub mod subscriptions;
 pub mod tool;
 pub mod tool_def;
 pub mod tool_result;
@@ -37,11 +40,13 @@ pub mod tracing_layer;
 pub mod transport;
 
 pub use completion::{CompletionDef, IntoCompletion, ResolvedArguments};
+pub use caching::{CacheHint, CachePolicy};
 pub use context::{ClientView, Context, ProgressError};
 pub use dispatch::{Dispatcher, ServerIdentity};
 pub use error::{HandlerResult, McpError, Reply};
 pub use extensions::Extensions;
 pub use filter::{FilterAction, MessageFilter};
+pub use handle::{Changes, HandleError, ServerHandle};
 pub use handler::{Registry, ServerHandler};
 pub use injected::{CancellationToken, Progress, Provides, State};
 pub use kernel::ServerOptions;
@@ -50,5 +55,6 @@ pub use peer::{Peer, PeerError};
 pub use prompt_def::{IntoPromptResult, PromptDef};
 pub use resource_def::{IntoReadResult, ResourceDef};
 pub use server::{BuildError, Server, ServerBuilder};
+pub use subscriptions::{InMemoryBus, ServerEvent, SubscriptionBus};
 pub use tool_def::ToolDef;
 pub use tool_result::{IntoToolResult, Json, ToolError};

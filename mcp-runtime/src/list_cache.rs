@@ -100,11 +100,11 @@ impl<H: ServerHandler> Dispatcher<H> {
     /// Answers a list request from the cache, encoding the page on a miss.
     pub(crate) fn list(
         &self,
+        h: &H,
         kind: ListKind,
         params: Option<&RawValue>,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
-        let h = &*self.handler;
         let len = match kind {
             ListKind::Tools => h.tools().len(),
             ListKind::Prompts => h.prompts().len(),
@@ -115,18 +115,18 @@ impl<H: ServerHandler> Dispatcher<H> {
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         let key = (kind, rev as usize, start);
         let raw = self.lists.get_or_encode(key, h.list_generation(), || {
-            self.encode_page(kind, start, rev)
+            self.encode_page(h, kind, start, rev)
         })?;
         Ok(Reply::Result(raw))
     }
 
     fn encode_page(
         &self,
+        h: &H,
         kind: ListKind,
         start: usize,
         rev: ProtocolVersion,
     ) -> Result<Box<RawValue>, McpError> {
-        let h = &*self.handler;
         let size = self.identity.page_size.max(1);
         let reply = match kind {
             ListKind::Tools => {
@@ -141,7 +141,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape(result, Some(rev))?
+                self.shape_cached(result, Some(rev), "tools/list", None)?
             }
             ListKind::Prompts => {
                 let (prompts, next_cursor) = page(h.prompts(), start, size);
@@ -150,7 +150,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape(result, Some(rev))?
+                self.shape_cached(result, Some(rev), "prompts/list", None)?
             }
             ListKind::Resources => {
                 let (resources, next_cursor) = page(h.resources(), start, size);
@@ -159,7 +159,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape(result, Some(rev))?
+                self.shape_cached(result, Some(rev), "resources/list", None)?
             }
             ListKind::Templates => {
                 let (resource_templates, next_cursor) = page(h.resource_templates(), start, size);
@@ -168,7 +168,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape(result, Some(rev))?
+                self.shape_cached(result, Some(rev), "resources/templates/list", None)?
             }
         };
         match reply {

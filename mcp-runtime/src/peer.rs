@@ -72,6 +72,12 @@ pub(crate) struct ConnShared {
     /// Legacy session log level (`logging/setLevel`); `None` = nothing sent.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     pub(crate) filters: crate::filter::Filters,
+    /// Fires when the connection stops reading (EOF, stop, the session ending): long-lived
+    /// work (listen streams, change-notification forwarders) ends on it.
+    pub(crate) closing: tokio_util::sync::CancellationToken,
+    /// The legacy session's resource subscriptions (`resources/subscribe`).
+    pub(crate) subscriptions:
+        std::sync::OnceLock<std::sync::Arc<crate::subscriptions::LegacySubscriptions>>,
 }
 
 impl ConnShared {
@@ -87,6 +93,8 @@ impl ConnShared {
             request_timeout,
             log_level: Mutex::new(None),
             filters,
+            closing: Default::default(),
+            subscriptions: Default::default(),
         }
     }
 
@@ -120,6 +128,7 @@ impl ConnShared {
 
     /// Fails every waiting request (the connection is closing).
     pub(crate) fn fail_all(&self) {
+        self.closing.cancel();
         self.pending.lock().expect("pending lock").clear();
     }
 

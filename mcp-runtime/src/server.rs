@@ -71,6 +71,10 @@ pub struct ServerBuilder<C = (), H = Registry> {
     filters: Vec<Arc<dyn MessageFilter>>,
     tracing: bool,
     errors: Vec<String>,
+    /// Change notifications: `None` = off (see `subscriptions.rs`).
+    bus: Option<Arc<dyn crate::subscriptions::SubscriptionBus>>,
+    max_listens: usize,
+    cache: crate::caching::CachePolicy,
 }
 
 /// Why a server could not be built.
@@ -115,6 +119,9 @@ impl Server<(), Registry> {
             filters: Vec::new(),
             tracing: true,
             errors: Vec::new(),
+            bus: None,
+            max_listens: crate::subscriptions::DEFAULT_MAX_LISTENS,
+            cache: Default::default(),
         }
     }
 }
@@ -221,6 +228,9 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             filters: self.filters,
             tracing: self.tracing,
             errors: self.errors,
+            bus: self.bus,
+            max_listens: self.max_listens,
+            cache: self.cache,
         }
     }
 
@@ -235,6 +245,9 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             filters: self.filters,
             tracing: self.tracing,
             errors: self.errors,
+            bus: self.bus,
+            max_listens: self.max_listens,
+            cache: self.cache,
         }
     }
 
@@ -287,6 +300,60 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
+    /// Turns change notifications on or off (default off): `subscriptions/listen` (2026),
+    /// `resources/subscribe` and `*/list_changed` on legacy sessions, and the `listChanged`
+    /// / `subscribe` capabilities that promise them. On, events fan out through an
+    /// [`InMemoryBus`](crate::InMemoryBus) unless [`subscription_bus`](Self::subscription_bus)
+    /// names another.
+    pub fn subscriptions(mut self, on: bool) -> Self {
+        self.bus = match (on, self.bus.take()) {
+            (false, _) => None,
+            (true, Some(bus)) => Some(bus),
+            (true, None) => Some(Arc::new(crate::subscriptions::InMemoryBus::default())),
+        };
+        self
+    }
+
+    /// Turns change notifications on, fanned out through `bus`.
+    pub fn subscription_bus(mut self, bus: impl crate::subscriptions::SubscriptionBus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
+    /// The most `subscriptions/listen` streams open at once (default 1024); one more is
+    /// refused with `-32000`. On HTTP a listen holds no in-flight slot, so this is its bound.
+    pub fn max_listens(mut self, n: usize) -> Self {
+        self.max_listens = n;
+        self
+    }
+
+    /// The default caching hint of every cacheable 2026 result (otherwise `ttlMs: 0`,
+    /// `cacheScope: "private"`).
+    pub fn cache_hint(mut self, hint: crate::caching::CacheHint) -> Self {
+        self.cache.set_default(hint);
+        self
+    }
+
+    /// The caching hint of one method's results (`tools/list`, `resources/read`, ...).
+    pub fn cache_hint_for(mut self, method: &str, hint: crate::caching::CacheHint) -> Self {
+        if let Err(m) = self.cache.set_method(method, hint) {
+            self.errors.push(format!(
+                "`{m}` has no cacheable result: no caching hint applies"
+            ));
+        }
+        self
+    }
+
+    /// The caching hint of reads of resource `uri` (wins over the method's and the default).
+    pub fn resource_cache_hint(
+        mut self,
+        uri: impl Into<String>,
+        hint: crate::caching::CacheHint,
+    ) -> Self {
+        self.cache.set_resource(uri, hint);
+        self
+    }
+
     /// Builds the server, or says what is wrong.
     pub fn try_build(self) -> Result<Server<C, H>, BuildError> {
         if !self.errors.is_empty() {
@@ -296,9 +363,13 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             return Err(BuildError(vec!["no protocol revision is supported".into()]));
         }
         let identity = Arc::new(self.identity);
-        let header_schemas = Arc::new(crate::kernel::header_schemas(self.handler.tools()));
+        let (handler, handle) =
+            crate::handle::cell_and_handle(self.handler, self.bus, self.max_listens);
+        let header_schemas = handler.headers.clone();
         let dispatcher = Dispatcher {
-            handler: Arc::new(self.handler),
+            handler,
+            handle: handle.clone(),
+            cache: Arc::new(self.cache),
             identity: identity.clone(),
             server_info: Default::default(),
             lists: Default::default(),
@@ -306,6 +377,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
         Ok(Server {
+            handle,
             kernel: Kernel {
                 endpoint: Arc::new(endpoint),
                 identity,
@@ -328,17 +400,24 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
 /// A built server: serve it over stdio, any byte stream, or an in-memory pair.
 pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
     pub(crate) kernel: Kernel<Composed<C, H>>,
+    pub(crate) handle: crate::handle::ServerHandle,
 }
 
 impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {
     fn clone(&self) -> Self {
         Self {
             kernel: self.kernel.clone(),
+            handle: self.handle.clone(),
         }
     }
 }
 
 impl<C: Chain, H: ServerHandler> Server<C, H> {
+    /// The handle for dynamic registration and change notifications while serving.
+    pub fn handle(&self) -> crate::handle::ServerHandle {
+        self.handle.clone()
+    }
+
     /// Serves one connection over a reader and a writer until EOF.
     pub async fn serve<R, W>(&self, reader: R, writer: W) -> std::io::Result<()>
     where

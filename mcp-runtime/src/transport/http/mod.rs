@@ -613,9 +613,12 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         tracing::info!(%local, "serving MCP over HTTP");
         let streams = handle.clone();
         let stopped = stop.clone();
+        let listens = self.handle();
         let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
             stopped.cancelled().await;
             streams.drain();
+            // Listen streams end with their closing result instead of holding the grace.
+            listens.end_listens();
         });
         let serve = std::pin::pin!(serve.into_future());
         let mut serve = serve;

@@ -472,9 +472,13 @@ async fn modern_post<E: Endpoint + 'static>(
             } else {
                 None
             };
-            if let Err(e) =
-                headers::validate_request_headers(&hs, &method, params, pv.as_deref(), schema)
-            {
+            if let Err(e) = headers::validate_request_headers(
+                &hs,
+                &method,
+                params,
+                pv.as_deref(),
+                schema.as_deref(),
+            ) {
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
             }
             let (version, meta) = match state.kernel.check_modern(params) {
@@ -484,9 +488,15 @@ async fn modern_post<E: Endpoint + 'static>(
             if let Some(r) = state.step_up(parts, [(method.as_str(), params)]) {
                 return r;
             }
-            let permit = match state.permit() {
-                Ok(p) => p,
-                Err(r) => return r,
+            // A listen stream is long-lived, not work in flight: it holds no slot (the
+            // builder's `max_listens` bounds it).
+            let permit = if method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN {
+                None
+            } else {
+                match state.permit() {
+                    Ok(p) => Some(p),
+                    Err(r) => return r,
+                }
             };
             let (tx, rx) = mpsc::channel(64);
             // Cancelled by the client closing the stream, or by the end of a shutdown.
@@ -502,7 +512,7 @@ async fn modern_post<E: Endpoint + 'static>(
                 tx,
                 cancel.clone(),
             );
-            let fin = state.spawn_request(ctx, cancel.clone(), id, Some(permit), |_| {});
+            let fin = state.spawn_request(ctx, cancel.clone(), id, permit, |_| {});
             state
                 .respond(rx, fin, modern_status, Vec::new(), Some(cancel))
                 .await
