@@ -8,6 +8,7 @@
 
 mod base;
 mod content;
+mod skills;
 
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
@@ -16,6 +17,7 @@ fn server() -> Server {
     let builder = Server::builder("mcp-rust-conformance", "0.1.0");
     let builder = base::install(builder);
     let builder = content::install(builder);
+    let builder = skills::install(builder);
     builder.build()
 }
 

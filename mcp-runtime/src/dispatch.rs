@@ -62,6 +62,8 @@ pub struct Dispatcher<H> {
     /// `serverInfo` shaped and encoded once per revision (it is stamped on every modern
     /// result, so it is not rebuilt per request).
     pub(crate) server_info: Arc<[std::sync::OnceLock<serde_json::Value>; 5]>,
+    /// The skills extension, when configured.
+    pub(crate) skills: Option<Arc<crate::skills::SkillSet>>,
 }
 
 impl<H> Clone for Dispatcher<H> {
@@ -70,6 +72,7 @@ impl<H> Clone for Dispatcher<H> {
             handler: self.handler.clone(),
             identity: self.identity.clone(),
             server_info: self.server_info.clone(),
+            skills: self.skills.clone(),
         }
     }
 }
@@ -134,7 +137,10 @@ result_meta!(
     ReadResourceResult,
     DiscoverResult,
     EmptyResult,
-    InitializeResult
+    InitializeResult,
+    mcp_core::types::ListSkillsResult,
+    mcp_core::types::GetSkillResult,
+    mcp_core::types::ReadResourceDirectoryResult
 );
 
 impl<H: ServerHandler> Dispatcher<H> {
@@ -150,15 +156,22 @@ impl<H: ServerHandler> Dispatcher<H> {
         if !h.prompts().is_empty() {
             caps.prompts.get_or_insert_with(PromptsCapability::default);
         }
-        if !h.resources().is_empty() || !h.resource_templates().is_empty() {
+        if !h.resources().is_empty() || !h.resource_templates().is_empty() || self.skills.is_some()
+        {
             caps.resources
                 .get_or_insert_with(ResourcesCapability::default);
+        }
+        if let Some(s) = &self.skills {
+            let settings = serde_json::to_value(s.settings()).expect("settings");
+            caps.extensions
+                .get_or_insert_with(Default::default)
+                .insert(mcp_core::types::SKILLS_EXTENSION.into(), settings);
         }
         caps
     }
 
     /// Adapts a typed result for the revision, stamps `serverInfo` on modern ones, encodes.
-    fn shape<T: Adapt + serde::Serialize + ResultMeta>(
+    pub(crate) fn shape<T: Adapt + serde::Serialize + ResultMeta>(
         &self,
         mut value: T,
         version: Option<ProtocolVersion>,
@@ -176,7 +189,7 @@ impl<H: ServerHandler> Dispatcher<H> {
         Reply::json(&value)
     }
 
-    fn page<T: Clone>(
+    pub(crate) fn page<T: Clone>(
         &self,
         all: &[T],
         params: Option<&RawValue>,
@@ -214,7 +227,8 @@ impl<H: ServerHandler> Dispatcher<H> {
         let codec = WireCodec::new(version.unwrap_or(match era {
             Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
             Era::Modern => ProtocolVersion::LATEST,
-        }));
+        }))
+        .with_skills(self.skills.is_some());
 
         // Notifications: applied by the kernel (cancellation) or nothing to do.
         if ctx.is_notification() {
@@ -304,7 +318,9 @@ impl<H: ServerHandler> Dispatcher<H> {
                 self.shape(result, version)
             }
             "resources/list" => {
-                let (resources, next_cursor) = self.page(self.handler.resources(), params)?;
+                let all =
+                    crate::skills::serve::listing(self.handler.resources(), self.skills.as_deref());
+                let (resources, next_cursor) = self.page(&all, params)?;
                 self.shape(
                     ListResourcesResult {
                         resources,
@@ -329,6 +345,13 @@ impl<H: ServerHandler> Dispatcher<H> {
             "resources/read" => {
                 let p: UriParam = parse(params)?;
                 let not_found = || resource_not_found(&p.uri, era);
+                if let Some(read) = self
+                    .skills
+                    .as_deref()
+                    .and_then(|s| crate::skills::serve::read(s, &p.uri, era))
+                {
+                    return self.shape(read?, version);
+                }
                 let Some(fut) = self.handler.read_resource(&p.uri, ctx.clone()) else {
                     return Err(not_found());
                 };
@@ -339,6 +362,10 @@ impl<H: ServerHandler> Dispatcher<H> {
                 }
                 self.shape(result, version)
             }
+            "skills/list" | "skills/get" | "resources/directory/read" => match &self.skills {
+                Some(s) => crate::skills::serve::handle(self, s, method, params, version),
+                None => Err(ErrorObject::method_not_found(method).into()),
+            },
             other => Err(ErrorObject::method_not_found(other).into()),
         }
     }
@@ -351,8 +378,15 @@ impl<H: ServerHandler> Dispatcher<H> {
             "tools/list" | "tools/call" => !h.tools().is_empty(),
             "prompts/list" | "prompts/get" => !h.prompts().is_empty(),
             "resources/list" | "resources/templates/list" | "resources/read" => {
-                !h.resources().is_empty() || !h.resource_templates().is_empty()
+                !h.resources().is_empty()
+                    || !h.resource_templates().is_empty()
+                    || self.skills.is_some()
             }
+            "skills/list" | "skills/get" => self.skills.is_some(),
+            "resources/directory/read" => self
+                .skills
+                .as_ref()
+                .is_some_and(|s| s.serves_directory_read()),
             _ => false,
         }
     }

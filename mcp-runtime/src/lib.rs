@@ -27,6 +27,7 @@ pub mod peer;
 pub mod prompt_def;
 pub mod resource_def;
 pub mod server;
+pub mod skills;
 pub mod tool;
 pub mod tool_def;
 pub mod tool_result;

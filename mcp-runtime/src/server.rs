@@ -71,6 +71,7 @@ pub struct ServerBuilder<C = (), H = Registry> {
     filters: Vec<Arc<dyn MessageFilter>>,
     tracing: bool,
     errors: Vec<String>,
+    skills: Option<Arc<crate::skills::SkillSet>>,
 }
 
 /// Why a server could not be built.
@@ -115,6 +116,7 @@ impl Server<(), Registry> {
             filters: Vec::new(),
             tracing: true,
             errors: Vec::new(),
+            skills: None,
         }
     }
 }
@@ -221,6 +223,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             filters: self.filters,
             tracing: self.tracing,
             errors: self.errors,
+            skills: self.skills,
         }
     }
 
@@ -235,6 +238,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             filters: self.filters,
             tracing: self.tracing,
             errors: self.errors,
+            skills: self.skills,
         }
     }
 
@@ -254,6 +258,15 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// Turns the default tracing layer off.
     pub fn without_tracing(mut self) -> Self {
         self.tracing = false;
+        self
+    }
+
+    /// Serves a tree of Agent Skills through the skills extension
+    /// (`io.modelcontextprotocol/skills`): `skills/list`, `skills/get`,
+    /// `resources/directory/read` and the `skill://` files through `resources/read`. The
+    /// extension is advertised (2026-07-28) only when this is called.
+    pub fn skills(mut self, skills: crate::skills::SkillSet) -> Self {
+        self.skills = Some(Arc::new(skills));
         self
     }
 
@@ -301,6 +314,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             handler: Arc::new(self.handler),
             identity: identity.clone(),
             server_info: Default::default(),
+            skills: self.skills,
         };
         let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
