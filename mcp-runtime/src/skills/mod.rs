@@ -288,6 +288,9 @@ impl SkillSet {
                 }
             })
             .collect::<Result<_, _>>()?;
+        // Only the files of some skill are served.
+        let prefixes: Vec<String> = skill_dirs.iter().map(|d| format!("{d}/")).collect();
+        files.retain(|path, _| prefixes.iter().any(|p| path.starts_with(p)));
         let mut skills = Vec::with_capacity(skill_dirs.len());
         for dir in &skill_dirs {
             skills.push(skill_entry(&mut files, dir)?);
