@@ -20,6 +20,7 @@ pub mod filter;
 pub mod handler;
 pub mod hooks;
 mod kernel;
+pub mod log_bridge;
 pub mod middleware;
 pub mod pagination;
 mod panic;

@@ -24,11 +24,16 @@ pub struct MaybeTraced(bool);
 
 impl Middleware for MaybeTraced {
     async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
-        if self.0 {
-            TracingLayer.handle(ctx, next).await
-        } else {
-            next.run(ctx).await
-        }
+        // The log bridge sees which request a handler's `tracing` events belong to.
+        let bridge = ctx.clone();
+        let run = async move {
+            if self.0 {
+                TracingLayer.handle(ctx, next).await
+            } else {
+                next.run(ctx).await
+            }
+        };
+        crate::log_bridge::scoped(&bridge, run).await
     }
 }
 
