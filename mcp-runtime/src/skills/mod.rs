@@ -130,7 +130,6 @@ impl std::error::Error for SkillsError {
 }
 
 /// One served file.
-#[derive(Debug)]
 struct File {
     bytes: Cow<'static, [u8]>,
     /// Its `Resource` metadata (for `SKILL.md`: the skill's name and description).
@@ -138,7 +137,6 @@ struct File {
 }
 
 /// A loaded tree of skills: the catalog, the files and their digests.
-#[derive(Debug)]
 pub struct SkillSet {
     /// By URI path (the URI without `skill://`), sorted, so a directory's children are one
     /// contiguous range.
@@ -149,6 +147,19 @@ pub struct SkillSet {
     /// The `SKILL.md` resources, for `resources/list`.
     listed: Vec<Resource>,
     directory_read: bool,
+}
+
+impl fmt::Debug for SkillSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SkillSet")
+            .field(
+                "skills",
+                &self.skills.iter().map(|s| &s.uri).collect::<Vec<_>>(),
+            )
+            .field("files", &self.files.len())
+            .field("directory_read", &self.directory_read)
+            .finish()
+    }
 }
 
 impl SkillSet {
