@@ -227,3 +227,62 @@ async fn the_bridge_never_feeds_itself() {
     assert_eq!(logs(&notes), [("error".to_owned(), json!("error line"))]);
     assert_eq!(SEEN.load(Ordering::SeqCst), 1);
 }
+
+/// POSTs `body` to `/mcp` with the 2026 headers of a `tools/call` of `name`; the SSE events.
+async fn post_modern(addr: std::net::SocketAddr, name: &str, body: Value) -> Vec<Value> {
+    use http_body_util::{BodyExt, Full};
+    use hyper::body::Bytes;
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let req = hyper::Request::builder()
+        .method("POST")
+        .uri("/mcp")
+        .header("host", format!("127.0.0.1:{}", addr.port()))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .collect()
+}
+
+#[tokio::test]
+async fn over_streamable_http_logs_go_on_the_request_stream() {
+    install();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = mcp::runtime::transport::http::CancellationToken::new();
+    let server = builder().build();
+    let st = stop.clone();
+    tokio::spawn(async move { server.serve_http_on(listener, Default::default(), st).await });
+    let mut meta = envelope();
+    meta["io.modelcontextprotocol/logLevel"] = json!("warning");
+    let events = post_modern(addr, "chatty", call(1, "chatty", Some(meta))).await;
+    stop.cancel();
+    let methods: Vec<&str> = events
+        .iter()
+        .map(|e| e["method"].as_str().unwrap_or("(response)"))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/message",
+            "notifications/message",
+            "(response)"
+        ],
+        "{events:?}"
+    );
+    assert_eq!(events[2]["result"]["content"][0]["text"], "done");
+}
