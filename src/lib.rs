@@ -26,6 +26,12 @@ pub use mcp_runtime::{
 pub use mcp_runtime::{IntoPromptResult, IntoReadResult, PromptDef, ResourceDef};
 pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
 
+/// `tracing` events inside a handler sent to that request's client as log messages (see
+/// [`mcp_runtime::log_bridge`]).
+pub mod logging {
+    pub use mcp_runtime::log_bridge::{ClientLogLayer, in_request};
+}
+
 #[doc(hidden)]
 pub mod __private {
     //! What the macros' generated code names; not a public API.

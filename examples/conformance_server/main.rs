@@ -10,6 +10,8 @@ mod base;
 mod completion;
 mod sse_polling;
 mod subscriptions;
+mod content;
+mod skills;
 
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
@@ -20,6 +22,8 @@ fn server() -> Server {
     let builder = completion::install(builder);
     let builder = sse_polling::install(builder);
     let builder = subscriptions::install(builder);
+    let builder = content::install(builder);
+    let builder = skills::install(builder);
     builder.build()
 }
 

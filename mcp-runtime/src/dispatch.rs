@@ -72,6 +72,8 @@ pub struct Dispatcher<H> {
     pub(crate) server_info: Arc<[std::sync::OnceLock<serde_json::Value>; 5]>,
     /// List results encoded once per revision and page (see `list_cache.rs`).
     pub(crate) lists: Arc<ListCache>,
+    /// The skills extension, when configured.
+    pub(crate) skills: Option<Arc<crate::skills::SkillSet>>,
 }
 
 impl<H> Clone for Dispatcher<H> {
@@ -83,6 +85,7 @@ impl<H> Clone for Dispatcher<H> {
             identity: self.identity.clone(),
             server_info: self.server_info.clone(),
             lists: self.lists.clone(),
+            skills: self.skills.clone(),
         }
     }
 }
@@ -143,7 +146,10 @@ result_meta!(
     DiscoverResult,
     EmptyResult,
     InitializeResult,
-    SubscriptionsListenResult
+    SubscriptionsListenResult,
+    mcp_core::types::ListSkillsResult,
+    mcp_core::types::GetSkillResult,
+    mcp_core::types::ReadResourceDirectoryResult
 );
 
 impl<H: ServerHandler> Dispatcher<H> {
@@ -159,7 +165,8 @@ impl<H: ServerHandler> Dispatcher<H> {
         if !h.prompts().is_empty() {
             caps.prompts.get_or_insert_with(PromptsCapability::default);
         }
-        if !h.resources().is_empty() || !h.resource_templates().is_empty() {
+        if !h.resources().is_empty() || !h.resource_templates().is_empty() || self.skills.is_some()
+        {
             caps.resources
                 .get_or_insert_with(ResourcesCapability::default);
         }
@@ -168,6 +175,12 @@ impl<H: ServerHandler> Dispatcher<H> {
         }
         if self.handle.subscriptions_enabled() {
             crate::subscriptions::advertise(&mut caps);
+        }
+        if let Some(s) = &self.skills {
+            let settings = serde_json::to_value(s.settings()).expect("settings");
+            caps.extensions
+                .get_or_insert_with(Default::default)
+                .insert(mcp_core::types::SKILLS_EXTENSION.into(), settings);
         }
         caps
     }
@@ -210,6 +223,16 @@ impl<H: ServerHandler> Dispatcher<H> {
         Reply::json(&value)
     }
 
+    /// One page of `all` as `params` asks for it (its `cursor`), and the next cursor.
+    pub(crate) fn page<T: Clone>(
+        &self,
+        all: &[T],
+        params: Option<&RawValue>,
+    ) -> Result<(Vec<T>, Option<String>), McpError> {
+        let start = crate::list_cache::page_start(all.len(), params)?;
+        Ok(crate::list_cache::page(all, start, self.identity.page_size.max(1)))
+    }
+
     async fn dispatch(&self, ctx: Context) -> HandlerResult {
         let method: &str = &ctx.method;
         let era = ctx.era;
@@ -224,7 +247,8 @@ impl<H: ServerHandler> Dispatcher<H> {
         let codec = WireCodec::new(version.unwrap_or(match era {
             Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
             Era::Modern => ProtocolVersion::LATEST,
-        }));
+        }))
+        .with_skills(self.skills.is_some());
 
         // Notifications: applied by the kernel (cancellation) or nothing to do.
         if ctx.is_notification() {
@@ -317,6 +341,13 @@ impl<H: ServerHandler> Dispatcher<H> {
             "resources/read" => {
                 let p: UriParam = parse(params)?;
                 let not_found = || resource_not_found(&p.uri, era);
+                if let Some(read) = self
+                    .skills
+                    .as_deref()
+                    .and_then(|s| crate::skills::serve::read(s, &p.uri, era))
+                {
+                    return self.shape(read?, version);
+                }
                 let Some(fut) = handler.read_resource(&p.uri, self.handler_ctx(&ctx)) else {
                     return Err(not_found());
                 };
@@ -332,6 +363,10 @@ impl<H: ServerHandler> Dispatcher<H> {
                     crate::completion::complete(&*handler, self.handler_ctx(&ctx), parse(params)?);
                 self.shape(result.await?, version)
             }
+            "skills/list" | "skills/get" | "resources/directory/read" => match &self.skills {
+                Some(s) => crate::skills::serve::handle(self, s, method, params, version),
+                None => Err(ErrorObject::method_not_found(method).into()),
+            },
             other => Err(ErrorObject::method_not_found(other).into()),
         }
     }
@@ -349,9 +384,16 @@ impl<H: ServerHandler> Dispatcher<H> {
             "tools/list" | "tools/call" => !h.tools().is_empty(),
             "prompts/list" | "prompts/get" => !h.prompts().is_empty(),
             "resources/list" | "resources/templates/list" | "resources/read" => {
-                !h.resources().is_empty() || !h.resource_templates().is_empty()
+                !h.resources().is_empty()
+                    || !h.resource_templates().is_empty()
+                    || self.skills.is_some()
             }
             "completion/complete" => h.has_completions(),
+            "skills/list" | "skills/get" => self.skills.is_some(),
+            "resources/directory/read" => self
+                .skills
+                .as_ref()
+                .is_some_and(|s| s.serves_directory_read()),
             _ => false,
         }
     }

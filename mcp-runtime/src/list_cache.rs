@@ -73,7 +73,7 @@ struct CursorParam {
 }
 
 /// The first index of the page `params` asks for (its `cursor`), in a list of `len`.
-fn page_start(len: usize, params: Option<&RawValue>) -> Result<usize, McpError> {
+pub(crate) fn page_start(len: usize, params: Option<&RawValue>) -> Result<usize, McpError> {
     let cursor = match params {
         Some(p) => {
             serde_json::from_str::<CursorParam>(p.get())
@@ -90,7 +90,7 @@ fn page_start(len: usize, params: Option<&RawValue>) -> Result<usize, McpError> 
 }
 
 /// `all[start..]`, at most `size` of it, and the cursor of the next page.
-fn page<T: Clone>(all: &[T], start: usize, size: usize) -> (Vec<T>, Option<String>) {
+pub(crate) fn page<T: Clone>(all: &[T], start: usize, size: usize) -> (Vec<T>, Option<String>) {
     let end = (start + size).min(all.len());
     let next = (end < all.len()).then(|| crate::pagination::encode_cursor(end));
     (all[start..end].to_vec(), next)
@@ -108,7 +108,9 @@ impl<H: ServerHandler> Dispatcher<H> {
         let len = match kind {
             ListKind::Tools => h.tools().len(),
             ListKind::Prompts => h.prompts().len(),
-            ListKind::Resources => h.resources().len(),
+            ListKind::Resources => {
+                crate::skills::serve::listing(h.resources(), self.skills.as_deref()).len()
+            }
             ListKind::Templates => h.resource_templates().len(),
         };
         let start = page_start(len, params)?;
@@ -153,7 +155,8 @@ impl<H: ServerHandler> Dispatcher<H> {
                 self.shape_cached(result, Some(rev), "prompts/list", None)?
             }
             ListKind::Resources => {
-                let (resources, next_cursor) = page(h.resources(), start, size);
+                let all = crate::skills::serve::listing(h.resources(), self.skills.as_deref());
+                let (resources, next_cursor) = page(&all, start, size);
                 let result = ListResourcesResult {
                     resources,
                     next_cursor,

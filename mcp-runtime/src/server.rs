@@ -24,11 +24,16 @@ pub struct MaybeTraced(bool);
 
 impl Middleware for MaybeTraced {
     async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
-        if self.0 {
-            TracingLayer.handle(ctx, next).await
-        } else {
-            next.run(ctx).await
-        }
+        // The log bridge sees which request a handler's `tracing` events belong to.
+        let bridge = ctx.clone();
+        let run = async move {
+            if self.0 {
+                TracingLayer.handle(ctx, next).await
+            } else {
+                next.run(ctx).await
+            }
+        };
+        crate::log_bridge::scoped(&bridge, run).await
     }
 }
 
@@ -75,6 +80,7 @@ pub struct ServerBuilder<C = (), H = Registry> {
     bus: Option<Arc<dyn crate::subscriptions::SubscriptionBus>>,
     max_listens: usize,
     cache: crate::caching::CachePolicy,
+    skills: Option<Arc<crate::skills::SkillSet>>,
 }
 
 /// Why a server could not be built.
@@ -122,6 +128,7 @@ impl Server<(), Registry> {
             bus: None,
             max_listens: crate::subscriptions::DEFAULT_MAX_LISTENS,
             cache: Default::default(),
+            skills: None,
         }
     }
 }
@@ -231,6 +238,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             bus: self.bus,
             max_listens: self.max_listens,
             cache: self.cache,
+            skills: self.skills,
         }
     }
 
@@ -248,6 +256,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             bus: self.bus,
             max_listens: self.max_listens,
             cache: self.cache,
+            skills: self.skills,
         }
     }
 
@@ -267,6 +276,15 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// Turns the default tracing layer off.
     pub fn without_tracing(mut self) -> Self {
         self.tracing = false;
+        self
+    }
+
+    /// Serves a tree of Agent Skills through the skills extension
+    /// (`io.modelcontextprotocol/skills`): `skills/list`, `skills/get`,
+    /// `resources/directory/read` and the `skill://` files through `resources/read`. The
+    /// extension is advertised (2026-07-28) only when this is called.
+    pub fn skills(mut self, skills: crate::skills::SkillSet) -> Self {
+        self.skills = Some(Arc::new(skills));
         self
     }
 
@@ -373,6 +391,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             identity: identity.clone(),
             server_info: Default::default(),
             lists: Default::default(),
+            skills: self.skills,
         };
         let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
