@@ -50,6 +50,19 @@ pub(crate) struct SessionState {
     /// What the dispatcher saw in the `initialize` params of request `id` (after any
     /// middleware rewrite); the kernel commits it once the chain succeeds.
     pub(crate) pending_init: Option<(RequestId, Arc<ClientView>)>,
+    /// The scope of the tasks this connection creates (`tasks/list` is per session).
+    task_scope: Option<String>,
+}
+
+impl SessionState {
+    /// A random name for this connection's tasks, made on first use.
+    pub(crate) fn task_scope(&mut self) -> &str {
+        self.task_scope.get_or_insert_with(|| {
+            let mut b = [0u8; 16];
+            getrandom::fill(&mut b).expect("the OS random source failed");
+            b.iter().map(|x| format!("{x:02x}")).collect()
+        })
+    }
 }
 
 /// Shared by the dispatcher and the kernel of one connection.
@@ -62,6 +75,8 @@ pub struct Dispatcher<H> {
     /// `serverInfo` shaped and encoded once per revision (it is stamped on every modern
     /// result, so it is not rebuilt per request).
     pub(crate) server_info: Arc<[std::sync::OnceLock<serde_json::Value>; 5]>,
+    /// The task engine, when some tool may run as a task (`crate::tasks`).
+    pub(crate) tasks: Option<Arc<crate::tasks::TaskEngine>>,
 }
 
 impl<H> Clone for Dispatcher<H> {
@@ -70,6 +85,7 @@ impl<H> Clone for Dispatcher<H> {
             handler: self.handler.clone(),
             identity: self.identity.clone(),
             server_info: self.server_info.clone(),
+            tasks: self.tasks.clone(),
         }
     }
 }
@@ -134,7 +150,13 @@ result_meta!(
     ReadResourceResult,
     DiscoverResult,
     EmptyResult,
-    InitializeResult
+    InitializeResult,
+    mcp_core::types::CreateTaskResult,
+    mcp_core::types::ExtCreateTaskResult,
+    mcp_core::types::GetTaskResult,
+    mcp_core::types::ExtGetTaskResult,
+    mcp_core::types::ListTasksResult,
+    mcp_core::types::CancelTaskResult
 );
 
 impl<H: ServerHandler> Dispatcher<H> {
@@ -154,11 +176,14 @@ impl<H: ServerHandler> Dispatcher<H> {
             caps.resources
                 .get_or_insert_with(ResourcesCapability::default);
         }
+        if self.tasks.is_some() {
+            crate::tasks::methods::advertise(&mut caps);
+        }
         caps
     }
 
     /// Adapts a typed result for the revision, stamps `serverInfo` on modern ones, encodes.
-    fn shape<T: Adapt + serde::Serialize + ResultMeta>(
+    pub(crate) fn shape<T: Adapt + serde::Serialize + ResultMeta>(
         &self,
         mut value: T,
         version: Option<ProtocolVersion>,
@@ -220,6 +245,10 @@ impl<H: ServerHandler> Dispatcher<H> {
         if ctx.is_notification() {
             return Ok(Reply::None);
         }
+        // The 2026 tasks extension's methods: gated on the request's declared extension.
+        if era == Era::Modern && matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+            return crate::tasks::methods::modern_method(self, &ctx, version).await;
+        }
         // Era membership: a method this revision does not define does not exist here.
         if !codec.is_request(method, Direction::ClientToServer) {
             return Err(ErrorObject::method_not_found(method).into());
@@ -274,6 +303,16 @@ impl<H: ServerHandler> Dispatcher<H> {
                     .map_err(|_| McpError::invalid_params("Invalid params"))?;
                 let args = call.arguments.map(|a| a.to_owned());
                 let name = call.name.into_owned();
+                let tools = self.handler.tools();
+                if let (Some(engine), Some(ttl)) = (
+                    &self.tasks,
+                    crate::tasks::methods::plan_tool_call(tools, &name, &ctx, params)?,
+                ) {
+                    return crate::tasks::methods::call_as_task(
+                        self, engine, &ctx, name, args, ttl, version,
+                    )
+                    .await;
+                }
                 let Some(fut) = self.handler.call_tool(&name, ctx.clone(), args) else {
                     return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
                 };
@@ -339,6 +378,9 @@ impl<H: ServerHandler> Dispatcher<H> {
                 }
                 self.shape(result, version)
             }
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
+                crate::tasks::methods::legacy_method(self, &ctx, version).await
+            }
             other => Err(ErrorObject::method_not_found(other).into()),
         }
     }
@@ -353,6 +395,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             "resources/list" | "resources/templates/list" | "resources/read" => {
                 !h.resources().is_empty() || !h.resource_templates().is_empty()
             }
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => self.tasks.is_some(),
             _ => false,
         }
     }

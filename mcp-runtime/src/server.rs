@@ -71,6 +71,15 @@ pub struct ServerBuilder<C = (), H = Registry> {
     filters: Vec<Arc<dyn MessageFilter>>,
     tracing: bool,
     errors: Vec<String>,
+    tasks: TaskSetup,
+}
+
+/// What the builder was told about tasks (`crate::tasks`).
+#[derive(Default)]
+struct TaskSetup {
+    store: Option<Arc<dyn crate::tasks::TaskStore>>,
+    options: crate::tasks::TaskOptions,
+    notifier: Option<Arc<dyn crate::tasks::TaskNotifier>>,
 }
 
 /// Why a server could not be built.
@@ -115,6 +124,7 @@ impl Server<(), Registry> {
             filters: Vec::new(),
             tracing: true,
             errors: Vec::new(),
+            tasks: TaskSetup::default(),
         }
     }
 }
@@ -221,6 +231,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             filters: self.filters,
             tracing: self.tracing,
             errors: self.errors,
+            tasks: self.tasks,
         }
     }
 
@@ -235,6 +246,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             filters: self.filters,
             tracing: self.tracing,
             errors: self.errors,
+            tasks: self.tasks,
         }
     }
 
@@ -287,6 +299,27 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
+    /// Keeps tasks in `store` instead of the default [`InMemoryTaskStore`]; also turns the
+    /// task methods on when no tool declares task support.
+    ///
+    /// [`InMemoryTaskStore`]: crate::tasks::InMemoryTaskStore
+    pub fn task_store(mut self, store: impl crate::tasks::TaskStore) -> Self {
+        self.tasks.store = Some(Arc::new(store));
+        self
+    }
+
+    /// Sets task retention, polling interval and `tasks/list` page size.
+    pub fn task_options(mut self, options: crate::tasks::TaskOptions) -> Self {
+        self.tasks.options = options;
+        self
+    }
+
+    /// Sends 2026 task changes to `notifier` (the subscription bus of the listen streams).
+    pub fn task_notifier(mut self, notifier: impl crate::tasks::TaskNotifier) -> Self {
+        self.tasks.notifier = Some(Arc::new(notifier));
+        self
+    }
+
     /// Builds the server, or says what is wrong.
     pub fn try_build(self) -> Result<Server<C, H>, BuildError> {
         if !self.errors.is_empty() {
@@ -297,10 +330,12 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         }
         let identity = Arc::new(self.identity);
         let header_schemas = Arc::new(crate::kernel::header_schemas(self.handler.tools()));
+        let tasks = self.tasks.build(self.handler.tools());
         let dispatcher = Dispatcher {
             handler: Arc::new(self.handler),
             identity: identity.clone(),
             server_info: Default::default(),
+            tasks: tasks.clone(),
         };
         let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
@@ -312,6 +347,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 filters: Filters::new(self.filters),
                 header_schemas,
             },
+            tasks,
         })
     }
 
@@ -327,17 +363,42 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
 /// A built server: serve it over stdio, any byte stream, or an in-memory pair.
 pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
     pub(crate) kernel: Kernel<Composed<C, H>>,
+    tasks: Option<Arc<crate::tasks::TaskEngine>>,
+}
+
+impl TaskSetup {
+    /// The engine, when a tool may run as a task or a store was given.
+    fn build(self, tools: &[Tool]) -> Option<Arc<crate::tasks::TaskEngine>> {
+        if self.store.is_none() && !crate::tasks::methods::any_task_tool(tools) {
+            return None;
+        }
+        let store = self
+            .store
+            .unwrap_or_else(|| Arc::new(crate::tasks::InMemoryTaskStore::default()));
+        let engine = crate::tasks::TaskEngine::new(store, self.options);
+        if let Some(n) = self.notifier {
+            engine.set_notifier(n);
+        }
+        Some(Arc::new(engine))
+    }
 }
 
 impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {
     fn clone(&self) -> Self {
         Self {
             kernel: self.kernel.clone(),
+            tasks: self.tasks.clone(),
         }
     }
 }
 
 impl<C: Chain, H: ServerHandler> Server<C, H> {
+    /// The task engine, when the server runs tasks (to reach its store, or to attach a
+    /// notifier after building).
+    pub fn task_engine(&self) -> Option<&Arc<crate::tasks::TaskEngine>> {
+        self.tasks.as_ref()
+    }
+
     /// Serves one connection over a reader and a writer until EOF.
     pub async fn serve<R, W>(&self, reader: R, writer: W) -> std::io::Result<()>
     where
