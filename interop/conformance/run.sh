@@ -4,6 +4,8 @@
 #
 #   0.1.16        — the 2025 revisions
 #   0.2.0 alpha   — --requirements 2025-11-25 and --requirements 2026-07-28
+#   extensions    — scenarios listed in scenarios/ext-*.txt (e.g. tasks-*) are not on the
+#                   spec timeline: the alpha CLI runs them once, without --spec-version
 #
 # The suites are installed into target/conformance (never the repo). Node 20 lacks
 # fs.globSync, which the CLI imports: node-polyfill/ supplies it (a no-op on Node 22+).
@@ -20,8 +22,18 @@ PORT="${CONFORMANCE_PORT:-3931}"
 DIR="${CONFORMANCE_DIR:-target/conformance}"
 URL="http://127.0.0.1:$PORT/mcp"
 PRELOAD="$PWD/interop/conformance/node-polyfill/register.mjs"
-# The scenarios to run: every line of scenarios/*.txt (one file per feature area).
-mapfile -t SCENARIOS < <(cat interop/conformance/scenarios/*.txt | sed -e 's/#.*//' -e 's/[[:space:]]//g' | grep -v '^$')
+# The scenarios to run: every line of scenarios/*.txt (one file per feature area); those of
+# scenarios/ext-*.txt are extension scenarios.
+scenario_lines() { sed -e 's/#.*//' -e 's/[[:space:]]//g' "$@" | grep -v '^$' || true; }
+shopt -s nullglob
+EXT_FILES=(interop/conformance/scenarios/ext-*.txt)
+CORE_FILES=()
+for f in interop/conformance/scenarios/*.txt; do
+    case "$(basename "$f")" in ext-*) ;; *) CORE_FILES+=("$f") ;; esac
+done
+mapfile -t SCENARIOS < <(scenario_lines "${CORE_FILES[@]}")
+EXT_SCENARIOS=()
+if [ "${#EXT_FILES[@]}" -gt 0 ]; then mapfile -t EXT_SCENARIOS < <(scenario_lines "${EXT_FILES[@]}"); fi
 
 install_suite() { # version -> prints the CLI path
     local v="$1" d="$DIR/$1"
@@ -88,6 +100,15 @@ for req in 2025-11-25 2026-07-28; do
             echo "FAIL $s: not a scenario of $ALPHA"; failed=$((failed + 1))
         fi
     done
+done
+
+# Extension scenarios: once each, at the wire the CLI picks for them.
+for s in "${EXT_SCENARIOS[@]}"; do
+    if has "$ALPHA_LIST" "$s"; then
+        run "$ALPHA $s (extension)" "$CLI_ALPHA" --scenario "$s"
+    else
+        echo "FAIL $s: not a scenario of $ALPHA"; failed=$((failed + 1))
+    fi
 done
 
 echo "conformance: $passed passed, $failed failed"
