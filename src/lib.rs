@@ -27,7 +27,7 @@ pub mod __private {
     //! What the macros' generated code names; not a public API.
     pub use mcp_core::types::{
         CallToolResult, GetPromptResult, Icon, Prompt, PromptArgument, ReadResourceResult,
-        Resource, ResourceTemplate, Tool, ToolAnnotations,
+        Resource, ResourceTemplate, TaskSupport, Tool, ToolAnnotations, ToolExecution,
     };
     pub use mcp_runtime::middleware::{Endpoint, Next};
     pub use mcp_runtime::prompt_def::{IntoPromptResult, PromptDef, optional_arg, required_arg};

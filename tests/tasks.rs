@@ -79,6 +79,24 @@ fn builder(finished: Arc<AtomicBool>) -> mcp::ServerBuilder {
             },
         )
         .tool(
+            Tool::new("joined_questions").with_task_support(TaskSupport::Optional),
+            |ctx, _a: Value| async move {
+                let task = ctx.task().expect("runs as a task").clone();
+                let one = |k: &str| InputRequests::from([(k.to_owned(), ask(k))]);
+                let (a, b) = tokio::join!(task.input(one("first")), task.input(one("second")));
+                let (a, b) = (a?, b?);
+                assert!(
+                    a.len() == 1 && b.len() == 1,
+                    "each caller gets its own answers"
+                );
+                Ok(text(format!(
+                    "{} then {}",
+                    answer_text(a.get("first")),
+                    answer_text(b.get("second"))
+                )))
+            },
+        )
+        .tool(
             Tool::new("two_questions").with_task_support(TaskSupport::Optional),
             |ctx, _a: Value| async move {
                 let task = ctx.task().expect("runs as a task").clone();
@@ -730,6 +748,48 @@ async fn modern_input_required_is_answered_key_by_key_with_tasks_update() {
 }
 
 #[tokio::test]
+async fn concurrent_input_calls_of_one_task_are_answered_separately() {
+    let server = server();
+    let mut w = Wire::new(server.serve_in_memory());
+    let r = w
+        .request(
+            json!(1),
+            "tools/call",
+            modern_ext(json!({"name": "joined_questions", "arguments": {}})),
+        )
+        .await;
+    let id = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut keys = Vec::new();
+    for _ in 0..100 {
+        let t = poll_status(&mut w, &id, "input_required").await;
+        keys = t["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        if keys.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(keys, ["first", "second"]);
+    for (i, k) in ["second", "first"].into_iter().enumerate() {
+        w.request(
+            json!(10 + i),
+            "tasks/update",
+            modern_ext(json!({"taskId": id, "inputResponses": {
+                k: {"action": "accept", "content": {k: k.to_uppercase()}}
+            }})),
+        )
+        .await;
+    }
+    let done = poll_terminal(&mut w, &id).await;
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("FIRST") && text.contains("SECOND"), "{done}");
+}
+
+#[tokio::test]
 async fn modern_task_changes_reach_the_notifier() {
     let events: Arc<Mutex<Vec<TaskEvent>>> = Arc::default();
     let sink = events.clone();
@@ -777,4 +837,59 @@ async fn a_server_without_task_tools_offers_no_task_methods() {
         -32601,
         "task-augmenting a tool without support: {r}"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// #[mcp::tool(task = ...)]
+// ---------------------------------------------------------------------------------------
+
+/// Renders a report slowly.
+#[mcp::tool(task = "required")]
+async fn report(pages: u32) -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    format!("{pages} pages")
+}
+
+/// Answers at once or as a task.
+#[mcp::tool(task = "optional")]
+async fn echo(text: String) -> String {
+    text
+}
+
+#[mcp::server(name = "reports", tools(report, echo))]
+struct Reports;
+
+#[tokio::test]
+async fn the_tool_macro_declares_task_support_and_runs_as_a_task() {
+    let server = Reports.into_server();
+    assert!(server.task_engine().is_some());
+    let mut w = Wire::new(server.serve_in_memory());
+    w.initialize("2025-11-25").await;
+    let list = w.request(json!(1), "tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let support: Vec<&Value> = tools
+        .iter()
+        .map(|t| &t["execution"]["taskSupport"])
+        .collect();
+    assert_eq!(support, [&json!("required"), &json!("optional")], "{list}");
+    let r = w
+        .request(
+            json!(2),
+            "tools/call",
+            json!({"name": "report", "arguments": {"pages": 3}}),
+        )
+        .await;
+    assert_eq!(code(&r), -32601, "required needs a task: {r}");
+    let r = w
+        .request(
+            json!(3),
+            "tools/call",
+            task_call("report", json!({"pages": 3}), None),
+        )
+        .await;
+    let id = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let res = w
+        .request(json!(4), "tasks/result", json!({"taskId": id}))
+        .await;
+    assert_eq!(res["result"]["content"][0]["text"], "3 pages", "{res}");
 }

@@ -17,6 +17,7 @@ const TOOL_KEYS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "task",
 ];
 const ARG_KEYS: &[&str] = &["rename", "default", "description", "header"];
 
@@ -28,6 +29,8 @@ pub struct ToolModel {
     pub title: Option<syn::LitStr>,
     pub description: Option<String>,
     pub hints: [Option<bool>; 4],
+    /// `task = "optional" | "required" | "forbidden"`: `execution.taskSupport`.
+    pub task: Option<syn::Ident>,
     pub params: Vec<Param>,
     pub ret: TokenStream,
     pub ret_span: Span,
@@ -78,6 +81,7 @@ pub fn parse(
     let mut title = None;
     let mut description: Option<syn::LitStr> = None;
     let mut hints = [None; 4];
+    let mut task = None;
     let parser = syn::meta::parser(|meta| {
         let key = meta
             .path
@@ -92,7 +96,8 @@ pub fn parse(
             "destructive" => hints[1] = Some(flag(&meta)?),
             "idempotent" => hints[2] = Some(flag(&meta)?),
             "open_world" => hints[3] = Some(flag(&meta)?),
-            "icons" | "meta" | "output_schema" | "task" => {
+            "task" => task = Some(task_support(&meta, errors)?),
+            "icons" | "meta" | "output_schema" => {
                 errors.spanned(
                     &meta.path,
                     format!("`{key}` is not supported by `#[tool]` yet"),
@@ -343,10 +348,32 @@ pub fn parse(
         title,
         description: description.map(|d| d.value()).or_else(|| doc_text(attrs)),
         hints,
+        task,
         params,
         ret,
         ret_span,
     })
+}
+
+/// `task = "..."`: the `TaskSupport` variant it names (an error for anything else).
+fn task_support(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> syn::Result<syn::Ident> {
+    let lit = lit_str(meta)?;
+    let variant = match lit.value().as_str() {
+        "forbidden" => "Forbidden",
+        "optional" => "Optional",
+        "required" => "Required",
+        other => {
+            errors.spanned(
+                &lit,
+                format!("`task` is \"optional\", \"required\" or \"forbidden\", not {other:?}"),
+            );
+            "Forbidden"
+        }
+    };
+    Ok(syn::Ident::new(variant, lit.span()))
 }
 
 fn errors_len(errors: &Errors) -> usize {
@@ -552,6 +579,13 @@ pub fn expand(
                 idempotent_hint: #i,
                 open_world_hint: #o,
                 ..::core::default::Default::default()
+            });
+        });
+    }
+    if let Some(v) = &model.task {
+        config.push(quote! {
+            __t.execution = ::core::option::Option::Some(#p::ToolExecution {
+                task_support: ::core::option::Option::Some(#p::TaskSupport::#v),
             });
         });
     }

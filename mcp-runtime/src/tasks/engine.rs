@@ -78,13 +78,32 @@ struct Running {
     /// The revision it was started on.
     version: ProtocolVersion,
     /// Input the tool is waiting for (2026: answered through `tasks/update`).
-    input: Option<PendingInput>,
+    input: PendingInput,
 }
 
+/// The unanswered input requests of one task. Several calls may wait at once (a tool that
+/// asks concurrently); each gets its answers when all of its own keys are answered.
+#[derive(Default)]
 struct PendingInput {
-    pending: InputRequests,
+    /// Key → (request, the waiter it belongs to).
+    pending: std::collections::BTreeMap<String, (InputRequest, u64)>,
+    waiters: HashMap<u64, Waiter>,
+    next_waiter: u64,
+}
+
+struct Waiter {
+    remaining: usize,
     answered: InputResponses,
     reply: oneshot::Sender<InputResponses>,
+}
+
+impl PendingInput {
+    fn requests(&self) -> InputRequests {
+        self.pending
+            .iter()
+            .map(|(k, (r, _))| (k.clone(), r.clone()))
+            .collect()
+    }
 }
 
 /// The engine shared by every connection of a server.
@@ -184,7 +203,7 @@ impl TaskEngine {
                 cancel: cancel.clone(),
                 peer,
                 version,
-                input: None,
+                input: PendingInput::default(),
             },
         );
 
@@ -323,11 +342,16 @@ impl TaskEngine {
     ) -> Result<(), McpError> {
         let step = {
             let mut running = self.running.lock().expect("running lock");
-            let Some(input) = running.get_mut(task_id).and_then(|r| r.input.as_mut()) else {
+            let Some(input) = running.get_mut(task_id).map(|r| &mut r.input) else {
                 return Ok(());
             };
+            if input.pending.is_empty() {
+                return Ok(());
+            }
+            // Decode and check everything first: a bad answer changes nothing.
+            let mut accepted = Vec::new();
             for (key, value) in responses {
-                let Some(request) = input.pending.get(&key) else {
+                let Some((request, waiter)) = input.pending.get(&key) else {
                     continue;
                 };
                 let response: InputResponse = serde_json::from_value(value).map_err(|_| {
@@ -339,16 +363,24 @@ impl TaskEngine {
                         request.method()
                     )));
                 }
+                accepted.push((key, *waiter, response));
+            }
+            for (key, waiter, response) in accepted {
                 input.pending.remove(&key);
-                input.answered.insert(key, response);
+                let Some(w) = input.waiters.get_mut(&waiter) else {
+                    continue;
+                };
+                w.answered.insert(key, response);
+                w.remaining -= 1;
+                if w.remaining == 0 {
+                    let w = input.waiters.remove(&waiter).expect("present");
+                    let _ = w.reply.send(w.answered);
+                }
             }
             if input.pending.is_empty() {
-                let r = running.get_mut(task_id).expect("present");
-                let done = r.input.take().expect("present");
-                let _ = done.reply.send(done.answered);
                 TaskUpdate::working()
             } else {
-                TaskUpdate::input_required(input.pending.clone())
+                TaskUpdate::input_required(input.requests())
             }
         };
         match self.apply(task_id, step).await {
@@ -363,37 +395,57 @@ impl TaskEngine {
         requests: InputRequests,
     ) -> Result<InputResponses, McpError> {
         let (tx, rx) = oneshot::channel();
-        let peer = {
+        let (peer, all_pending) = {
             let mut running = self.running.lock().expect("running lock");
             let r = running
                 .get_mut(task_id)
                 .ok_or_else(|| McpError::internal("the task is not running"))?;
             match (&r.peer, r.version.era()) {
-                (Some(p), Era::Legacy) => Some(p.clone()),
+                (Some(p), Era::Legacy) => (Some(p.clone()), requests.clone()),
                 _ => {
-                    r.input = Some(PendingInput {
-                        pending: requests.clone(),
-                        answered: InputResponses::new(),
-                        reply: tx,
-                    });
-                    None
+                    let input = &mut r.input;
+                    if let Some(k) = requests.keys().find(|k| input.pending.contains_key(*k)) {
+                        return Err(McpError::internal(format!(
+                            "input key `{k}` is already waiting for an answer"
+                        )));
+                    }
+                    let id = input.next_waiter;
+                    input.next_waiter += 1;
+                    input.waiters.insert(
+                        id,
+                        Waiter {
+                            remaining: requests.len(),
+                            answered: InputResponses::new(),
+                            reply: tx,
+                        },
+                    );
+                    for (k, req) in &requests {
+                        input.pending.insert(k.clone(), (req.clone(), id));
+                    }
+                    (None, input.requests())
                 }
             }
         };
-        self.apply(task_id, TaskUpdate::input_required(requests.clone()))
+        self.apply(task_id, TaskUpdate::input_required(all_pending))
             .await
             .map_err(store_error)?;
+        let legacy = peer.is_some();
         let responses = match peer {
             // 2025-11-25: the receiver asks the requestor itself, as ordinary requests
             // tagged with the related task.
             Some(peer) => ask_legacy(&peer, task_id, requests).await?,
             None => rx.await.map_err(|_| McpError::Cancelled)?,
         };
-        match self.apply(task_id, TaskUpdate::working()).await {
-            Ok(_) => Ok(responses),
-            Err(TaskStoreError::Terminal(_)) => Err(McpError::Cancelled),
-            Err(e) => Err(store_error(e)),
+        // `tasks/update` already moved a 2026 task back to `working` (or kept it waiting
+        // for another caller's keys); a legacy task is resumed here.
+        if legacy {
+            match self.apply(task_id, TaskUpdate::working()).await {
+                Ok(_) => {}
+                Err(TaskStoreError::Terminal(_)) => return Err(McpError::Cancelled),
+                Err(e) => return Err(store_error(e)),
+            }
         }
+        Ok(responses)
     }
 }
 
@@ -459,8 +511,9 @@ impl TaskHandle {
     /// Parks the task in `input_required` with `requests` (keyed by ids of your choosing)
     /// and waits for every answer. On 2026 the client reads them from `tasks/get` and
     /// answers with `tasks/update` (one key at a time if it likes); on 2025-11-25 they are
-    /// sent to the client as requests tagged with the related task. The task is `working`
-    /// again when this returns.
+    /// sent to the client as requests tagged with the related task. Calls may run
+    /// concurrently (distinct keys); each returns when its own keys are answered, and the
+    /// task is `working` again once nothing is pending.
     pub async fn input(&self, requests: InputRequests) -> Result<InputResponses, McpError> {
         if requests.is_empty() {
             return Ok(InputResponses::new());
