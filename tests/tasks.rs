@@ -381,6 +381,31 @@ async fn ttl_is_capped_and_an_expired_task_is_gone() {
 }
 
 #[tokio::test]
+async fn work_outliving_its_ttl_is_stopped() {
+    let finished = Arc::new(AtomicBool::new(false));
+    let server = builder(finished.clone()).build();
+    let mut w = Wire::new(server.serve_in_memory());
+    w.initialize("2025-11-25").await;
+    let r = w
+        .request(
+            json!(1),
+            "tools/call",
+            task_call("sleep", json!({"ms": 400}), Some(100)),
+        )
+        .await;
+    let id = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(
+        !finished.load(Ordering::SeqCst),
+        "the work ran past its ttl"
+    );
+    let g = w
+        .request(json!(2), "tasks/get", json!({"taskId": id}))
+        .await;
+    assert_eq!(code(&g), -32602);
+}
+
+#[tokio::test]
 async fn a_panicking_tool_fails_its_task_instead_of_hanging() {
     let server = server();
     let mut w = Wire::new(server.serve_in_memory());

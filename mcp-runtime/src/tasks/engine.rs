@@ -178,7 +178,8 @@ impl TaskEngine {
         Fut: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
         let id = new_task_id();
-        let mut record = TaskRecord::new(&id, self.ttl_for(requested_ttl), owner_of(ctx));
+        let ttl = self.ttl_for(requested_ttl);
+        let mut record = TaskRecord::new(&id, ttl, owner_of(ctx));
         record.task.poll_interval =
             Some(u64::try_from(self.options.poll_interval.as_millis()).unwrap_or(u64::MAX));
         let task = record.task.clone();
@@ -210,9 +211,17 @@ impl TaskEngine {
         let engine = self.clone();
         tokio::spawn(async move {
             let run = crate::panic::CatchUnwind::new(work(tctx));
+            // Work outliving its task's retention is stopped: nobody can see its result.
+            let expiry = async {
+                match ttl {
+                    Some(t) => tokio::time::sleep(t).await,
+                    None => std::future::pending().await,
+                }
+            };
             let outcome = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => None,
+                _ = expiry => None,
                 out = run => Some(out),
             };
             let update = match outcome {

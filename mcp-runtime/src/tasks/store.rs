@@ -5,7 +5,7 @@
 //! The engine is the only writer; a store only enforces the rules every backend must keep
 //! (a terminal task never changes, an expired task is gone, pages are in creation order).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
@@ -225,27 +225,35 @@ struct Inner {
     tasks: HashMap<String, (u64, TaskRecord)>,
     /// Creation sequence → task id: the listing order.
     order: BTreeMap<u64, String>,
+    /// (expiry, creation sequence) of every task with a ttl, soonest first, so purging
+    /// costs nothing until something is due.
+    expiries: BTreeSet<(SystemTime, u64)>,
     next_seq: u64,
 }
 
 impl Inner {
     fn remove(&mut self, id: &str) {
-        if let Some((seq, _)) = self.tasks.remove(id) {
+        if let Some((seq, r)) = self.tasks.remove(id) {
             self.order.remove(&seq);
+            if let Some(e) = r.expires_at {
+                self.expiries.remove(&(e, seq));
+            }
         }
     }
 
     fn purge(&mut self, now: SystemTime) -> usize {
-        let expired: Vec<String> = self
-            .tasks
-            .iter()
-            .filter(|(_, (_, r))| r.is_expired(now))
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in &expired {
-            self.remove(id);
+        let mut n = 0;
+        while let Some(&(at, seq)) = self.expiries.first() {
+            if at > now {
+                break;
+            }
+            self.expiries.pop_first();
+            if let Some(id) = self.order.remove(&seq) {
+                self.tasks.remove(&id);
+                n += 1;
+            }
         }
-        expired.len()
+        n
     }
 }
 
@@ -306,6 +314,9 @@ impl TaskStore for InMemoryTaskStore {
             let seq = inner.next_seq;
             inner.next_seq += 1;
             inner.order.insert(seq, record.task.task_id.clone());
+            if let Some(e) = record.expires_at {
+                inner.expiries.insert((e, seq));
+            }
             inner
                 .tasks
                 .insert(record.task.task_id.clone(), (seq, record));
