@@ -37,7 +37,8 @@ pub mod __private {
     //! What the macros' generated code names; not a public API.
     pub use mcp_core::types::{
         CallToolResult, CompleteParams, Completion, GetPromptResult, Icon, Meta, Prompt,
-        PromptArgument, ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
+        PromptArgument, ReadResourceResult, Resource, ResourceTemplate, TaskSupport, Tool,
+        ToolAnnotations, ToolExecution,
     };
     pub use mcp_runtime::completion::{
         CompletionDef, IntoCompletion, RefKind, ResolvedArguments, has_template,

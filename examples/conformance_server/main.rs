@@ -12,6 +12,7 @@ mod sse_polling;
 mod subscriptions;
 mod content;
 mod skills;
+mod tasks;
 
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
@@ -24,6 +25,7 @@ fn server() -> Server {
     let builder = subscriptions::install(builder);
     let builder = content::install(builder);
     let builder = skills::install(builder);
+    let builder = tasks::install(builder);
     builder.build()
 }
 

@@ -21,6 +21,7 @@ const TOOL_KEYS: &[&str] = &[
     "open_world",
     "icons",
     "meta",
+    "task",
 ];
 const ARG_KEYS: &[&str] = &["rename", "default", "description", "header"];
 
@@ -34,6 +35,8 @@ pub struct ToolModel {
     pub hints: [Option<bool>; 4],
     pub icons: Option<Icons>,
     pub meta: Vec<(syn::LitStr, syn::Expr)>,
+    /// `task = "optional" | "required" | "forbidden"`: `execution.taskSupport`.
+    pub task: Option<syn::Ident>,
     pub params: Vec<Param>,
     pub ret: TokenStream,
     pub ret_span: Span,
@@ -115,6 +118,7 @@ pub fn parse(
     let mut hints = [None; 4];
     let mut icons = None;
     let mut meta_entries = Vec::new();
+    let mut task = None;
     let parser = syn::meta::parser(|meta| {
         let key = meta
             .path
@@ -131,7 +135,8 @@ pub fn parse(
             "open_world" => hints[3] = Some(flag(&meta)?),
             "icons" => icons = Some(parse_icons(&meta, errors)?),
             "meta" => meta_entries = parse_meta(&meta, errors)?,
-            "output_schema" | "task" => {
+            "task" => task = Some(task_support(&meta, errors)?),
+            "output_schema" => {
                 errors.spanned(
                     &meta.path,
                     format!("`{key}` is not supported by `#[tool]` yet"),
@@ -389,6 +394,7 @@ pub fn parse(
         hints,
         icons,
         meta: meta_entries,
+        task,
         params,
         ret,
         ret_span,
@@ -526,6 +532,25 @@ fn check_meta_key(key: &str) -> Result<(), String> {
         return Err("a `_meta` key cannot be empty".into());
     }
     Ok(())
+/// `task = "..."`: the `TaskSupport` variant it names (an error for anything else).
+fn task_support(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> syn::Result<syn::Ident> {
+    let lit = lit_str(meta)?;
+    let variant = match lit.value().as_str() {
+        "forbidden" => "Forbidden",
+        "optional" => "Optional",
+        "required" => "Required",
+        other => {
+            errors.spanned(
+                &lit,
+                format!("`task` is \"optional\", \"required\" or \"forbidden\", not {other:?}"),
+            );
+            "Forbidden"
+        }
+    };
+    Ok(syn::Ident::new(variant, lit.span()))
 }
 
 fn errors_len(errors: &Errors) -> usize {
@@ -853,6 +878,11 @@ pub fn expand(
             let mut __m = #p::Meta::new();
             #(__m.insert(::std::string::String::from(#keys), #values);)*
             __t.meta = ::core::option::Option::Some(__m);
+    if let Some(v) = &model.task {
+        config.push(quote! {
+            __t.execution = ::core::option::Option::Some(#p::ToolExecution {
+                task_support: ::core::option::Option::Some(#p::TaskSupport::#v),
+            });
         });
     }
     let fn_ident = &model.fn_ident;

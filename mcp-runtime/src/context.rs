@@ -168,6 +168,11 @@ impl Context {
         self.extensions.get::<crate::handle::ServerHandle>()
     }
 
+    /// The task this call runs as, when it runs as one (`crate::tasks`).
+    pub fn task(&self) -> Option<&crate::tasks::TaskHandle> {
+        self.extensions.get::<crate::tasks::TaskHandle>()
+    }
+
     /// The handle on the client.
     pub fn peer(&self) -> &Peer {
         &self.peer

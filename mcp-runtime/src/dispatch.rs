@@ -53,6 +53,19 @@ pub(crate) struct SessionState {
     /// What the dispatcher saw in the `initialize` params of request `id` (after any
     /// middleware rewrite); the kernel commits it once the chain succeeds.
     pub(crate) pending_init: Option<(RequestId, Arc<ClientView>)>,
+    /// The scope of the tasks this connection creates (`tasks/list` is per session).
+    task_scope: Option<String>,
+}
+
+impl SessionState {
+    /// A random name for this connection's tasks, made on first use.
+    pub(crate) fn task_scope(&mut self) -> &str {
+        self.task_scope.get_or_insert_with(|| {
+            let mut b = [0u8; 16];
+            getrandom::fill(&mut b).expect("the OS random source failed");
+            b.iter().map(|x| format!("{x:02x}")).collect()
+        })
+    }
 }
 
 /// Shared by the dispatcher and the kernel of one connection.
@@ -74,6 +87,8 @@ pub struct Dispatcher<H> {
     pub(crate) lists: Arc<ListCache>,
     /// The skills extension, when configured.
     pub(crate) skills: Option<Arc<crate::skills::SkillSet>>,
+    /// The task engine, when some tool may run as a task (`crate::tasks`).
+    pub(crate) tasks: Option<Arc<crate::tasks::TaskEngine>>,
 }
 
 impl<H> Clone for Dispatcher<H> {
@@ -86,6 +101,7 @@ impl<H> Clone for Dispatcher<H> {
             server_info: self.server_info.clone(),
             lists: self.lists.clone(),
             skills: self.skills.clone(),
+            tasks: self.tasks.clone(),
         }
     }
 }
@@ -149,7 +165,13 @@ result_meta!(
     SubscriptionsListenResult,
     mcp_core::types::ListSkillsResult,
     mcp_core::types::GetSkillResult,
-    mcp_core::types::ReadResourceDirectoryResult
+    mcp_core::types::ReadResourceDirectoryResult,
+    mcp_core::types::CreateTaskResult,
+    mcp_core::types::ExtCreateTaskResult,
+    mcp_core::types::GetTaskResult,
+    mcp_core::types::ExtGetTaskResult,
+    mcp_core::types::ListTasksResult,
+    mcp_core::types::CancelTaskResult
 );
 
 impl<H: ServerHandler> Dispatcher<H> {
@@ -182,6 +204,9 @@ impl<H: ServerHandler> Dispatcher<H> {
                 .get_or_insert_with(Default::default)
                 .insert(mcp_core::types::SKILLS_EXTENSION.into(), settings);
         }
+        if self.tasks.is_some() {
+            crate::tasks::methods::advertise(&mut caps);
+        }
         caps
     }
 
@@ -198,7 +223,7 @@ impl<H: ServerHandler> Dispatcher<H> {
     }
 
     /// A copy of `ctx` for a handler, carrying the [`ServerHandle`].
-    fn handler_ctx(&self, ctx: &Context) -> Context {
+    pub(crate) fn handler_ctx(&self, ctx: &Context) -> Context {
         let mut ctx = ctx.clone();
         ctx.extensions.insert(self.handle.clone());
         ctx
@@ -253,6 +278,10 @@ impl<H: ServerHandler> Dispatcher<H> {
         // Notifications: applied by the kernel (cancellation) or nothing to do.
         if ctx.is_notification() {
             return Ok(Reply::None);
+        }
+        // The 2026 tasks extension's methods: gated on the request's declared extension.
+        if era == Era::Modern && matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+            return crate::tasks::methods::modern_method(self, &ctx, version).await;
         }
         // Era membership: a method this revision does not define does not exist here.
         if !codec.is_request(method, Direction::ClientToServer) {
@@ -317,6 +346,15 @@ impl<H: ServerHandler> Dispatcher<H> {
                     .map_err(|_| McpError::invalid_params("Invalid params"))?;
                 let args = call.arguments.map(|a| a.to_owned());
                 let name = call.name.into_owned();
+                if let (Some(engine), Some(ttl)) = (
+                    &self.tasks,
+                    crate::tasks::methods::plan_tool_call(handler.tools(), &name, &ctx, params)?,
+                ) {
+                    return crate::tasks::methods::call_as_task(
+                        self, engine, &ctx, name, args, ttl, version,
+                    )
+                    .await;
+                }
                 let Some(fut) = handler.call_tool(&name, self.handler_ctx(&ctx), args) else {
                     return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
                 };
@@ -367,6 +405,9 @@ impl<H: ServerHandler> Dispatcher<H> {
                 Some(s) => crate::skills::serve::handle(self, s, method, params, version),
                 None => Err(ErrorObject::method_not_found(method).into()),
             },
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
+                crate::tasks::methods::legacy_method(self, &ctx, version).await
+            }
             other => Err(ErrorObject::method_not_found(other).into()),
         }
     }
@@ -394,6 +435,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 .skills
                 .as_ref()
                 .is_some_and(|s| s.serves_directory_read()),
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => self.tasks.is_some(),
             _ => false,
         }
     }

@@ -5,6 +5,7 @@
 //! - [`Context`]: what each message's middleware and handler see and can do.
 //! - [`middleware`]: the [`Middleware`] trait, [`Next`], static chains and the boxed slot.
 //! - [`transport`]: byte-stream framing (newline and `Content-Length`), stdio.
+//! - [`tasks`]: tool calls run in the background (2025-11-25 core tasks, 2026 extension).
 
 #![warn(missing_docs)]
 
@@ -35,6 +36,7 @@ pub mod resource_def;
 pub mod server;
 pub mod subscriptions;
 pub mod skills;
+pub mod tasks;
 pub mod tool;
 pub mod tool_def;
 pub mod tool_result;

@@ -81,6 +81,15 @@ pub struct ServerBuilder<C = (), H = Registry> {
     max_listens: usize,
     cache: crate::caching::CachePolicy,
     skills: Option<Arc<crate::skills::SkillSet>>,
+    tasks: TaskSetup,
+}
+
+/// What the builder was told about tasks (`crate::tasks`).
+#[derive(Default)]
+struct TaskSetup {
+    store: Option<Arc<dyn crate::tasks::TaskStore>>,
+    options: crate::tasks::TaskOptions,
+    notifier: Option<Arc<dyn crate::tasks::TaskNotifier>>,
 }
 
 /// Why a server could not be built.
@@ -129,6 +138,7 @@ impl Server<(), Registry> {
             max_listens: crate::subscriptions::DEFAULT_MAX_LISTENS,
             cache: Default::default(),
             skills: None,
+            tasks: TaskSetup::default(),
         }
     }
 }
@@ -239,6 +249,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             max_listens: self.max_listens,
             cache: self.cache,
             skills: self.skills,
+            tasks: self.tasks,
         }
     }
 
@@ -257,6 +268,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             max_listens: self.max_listens,
             cache: self.cache,
             skills: self.skills,
+            tasks: self.tasks,
         }
     }
 
@@ -372,6 +384,27 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
+    /// Keeps tasks in `store` instead of the default [`InMemoryTaskStore`]; also turns the
+    /// task methods on when no tool declares task support.
+    ///
+    /// [`InMemoryTaskStore`]: crate::tasks::InMemoryTaskStore
+    pub fn task_store(mut self, store: impl crate::tasks::TaskStore) -> Self {
+        self.tasks.store = Some(Arc::new(store));
+        self
+    }
+
+    /// Sets task retention, polling interval and `tasks/list` page size.
+    pub fn task_options(mut self, options: crate::tasks::TaskOptions) -> Self {
+        self.tasks.options = options;
+        self
+    }
+
+    /// Sends 2026 task changes to `notifier` (the subscription bus of the listen streams).
+    pub fn task_notifier(mut self, notifier: impl crate::tasks::TaskNotifier) -> Self {
+        self.tasks.notifier = Some(Arc::new(notifier));
+        self
+    }
+
     /// Builds the server, or says what is wrong.
     pub fn try_build(self) -> Result<Server<C, H>, BuildError> {
         if !self.errors.is_empty() {
@@ -381,8 +414,20 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             return Err(BuildError(vec!["no protocol revision is supported".into()]));
         }
         let identity = Arc::new(self.identity);
+        let explicit_notifier = self.tasks.notifier.is_some();
+        let tasks = self.tasks.build(self.handler.tools());
         let (handler, handle) =
             crate::handle::cell_and_handle(self.handler, self.bus, self.max_listens);
+        if let Some(engine) = &tasks
+            && !explicit_notifier
+            && handle.subscriptions_enabled()
+        {
+            // 2026 task changes reach the listen streams whose `taskIds` name the task.
+            let bus = handle.clone();
+            engine.set_notifier(Arc::new(move |e: crate::tasks::TaskEvent| {
+                bus.publish(crate::subscriptions::ServerEvent::task(e.task_id, e.params));
+            }));
+        }
         let header_schemas = handler.headers.clone();
         let dispatcher = Dispatcher {
             handler,
@@ -392,6 +437,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             server_info: Default::default(),
             lists: Default::default(),
             skills: self.skills,
+            tasks: tasks.clone(),
         };
         let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
@@ -404,6 +450,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 filters: Filters::new(self.filters),
                 header_schemas,
             },
+            tasks,
         })
     }
 
@@ -420,6 +467,24 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
 pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
     pub(crate) kernel: Kernel<Composed<C, H>>,
     pub(crate) handle: crate::handle::ServerHandle,
+    tasks: Option<Arc<crate::tasks::TaskEngine>>,
+}
+
+impl TaskSetup {
+    /// The engine, when a tool may run as a task or a store was given.
+    fn build(self, tools: &[Tool]) -> Option<Arc<crate::tasks::TaskEngine>> {
+        if self.store.is_none() && !crate::tasks::methods::any_task_tool(tools) {
+            return None;
+        }
+        let store = self
+            .store
+            .unwrap_or_else(|| Arc::new(crate::tasks::InMemoryTaskStore::default()));
+        let engine = crate::tasks::TaskEngine::new(store, self.options);
+        if let Some(n) = self.notifier {
+            engine.set_notifier(n);
+        }
+        Some(Arc::new(engine))
+    }
 }
 
 impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {
@@ -427,6 +492,7 @@ impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {
         Self {
             kernel: self.kernel.clone(),
             handle: self.handle.clone(),
+            tasks: self.tasks.clone(),
         }
     }
 }
@@ -435,6 +501,12 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// The handle for dynamic registration and change notifications while serving.
     pub fn handle(&self) -> crate::handle::ServerHandle {
         self.handle.clone()
+    }
+
+    /// The task engine, when the server runs tasks (to reach its store, or to attach a
+    /// notifier after building).
+    pub fn task_engine(&self) -> Option<&Arc<crate::tasks::TaskEngine>> {
+        self.tasks.as_ref()
     }
 
     /// Serves one connection over a reader and a writer until EOF.

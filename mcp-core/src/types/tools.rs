@@ -85,6 +85,23 @@ impl Tool {
         self
     }
 
+    /// Declares whether calls may run as tasks (`execution.taskSupport`; the 2026 tasks
+    /// extension reads the same declaration).
+    pub fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.execution = Some(ToolExecution {
+            task_support: Some(support),
+        });
+        self
+    }
+
+    /// The declared task support (`forbidden` when absent).
+    pub fn task_support(&self) -> TaskSupport {
+        self.execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or(TaskSupport::Forbidden)
+    }
+
     /// Sets the input schema (a JSON object; anything else is ignored).
     pub fn with_input_schema(mut self, schema: Value) -> Self {
         if let Value::Object(m) = schema {

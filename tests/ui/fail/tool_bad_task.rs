@@ -1,0 +1,6 @@
+#[mcp::tool(task = "sometimes")]
+async fn job() -> String {
+    String::new()
+}
+
+fn main() {}
