@@ -19,6 +19,9 @@ pub use mcp_runtime::{
     MessageFilter, Middleware, Next, Peer, PeerError, Reply, Server, ServerBuilder, ServerHandler,
     ServerOptions, middleware, tool,
 };
+pub use mcp_runtime::{
+    Elicitation, InputResolver, InteractionError, RequestStateConfig, RequestStateKey,
+};
 pub use mcp_runtime::{IntoPromptResult, IntoReadResult, PromptDef, ResourceDef};
 pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
 
@@ -53,5 +56,5 @@ pub mod prelude {
     pub use mcp_macros::{middleware, prompt, resource, server, tool};
     pub use mcp_runtime::middleware::Endpoint;
     pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Next, Server};
-    pub use mcp_runtime::{IntoToolResult, Json, ToolError};
+    pub use mcp_runtime::{Elicitation, IntoToolResult, Json, ToolError};
 }

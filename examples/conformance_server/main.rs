@@ -7,6 +7,7 @@
 //! module of this folder adds the fixtures of one feature area to the builder.
 
 mod base;
+mod interaction;
 
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
@@ -14,6 +15,7 @@ use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
 fn server() -> Server {
     let builder = Server::builder("mcp-rust-conformance", "0.1.0");
     let builder = base::install(builder);
+    let builder = interaction::install(builder);
     builder.build()
 }
 

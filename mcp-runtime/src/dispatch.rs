@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use crate::context::{ClientView, Context};
 use crate::error::{HandlerResult, McpError, Reply};
 use crate::handler::ServerHandler;
+use crate::input_rounds as rounds;
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 
@@ -36,6 +37,8 @@ pub struct ServerIdentity {
     pub page_size: usize,
     /// Capabilities to advertise on top of the derived ones (e.g. `experimental`).
     pub extra_capabilities: ServerCapabilities,
+    /// How multi-round-trip `requestState` is sealed and bounded (2026-07-28).
+    pub request_state: crate::request_state::RequestStateConfig,
 }
 
 /// Connection state the dispatcher reads and the kernel commits.
@@ -134,7 +137,8 @@ result_meta!(
     ReadResourceResult,
     DiscoverResult,
     EmptyResult,
-    InitializeResult
+    InitializeResult,
+    mcp_core::types::InputRequiredResult
 );
 
 impl<H: ServerHandler> Dispatcher<H> {
@@ -274,11 +278,17 @@ impl<H: ServerHandler> Dispatcher<H> {
                     .map_err(|_| McpError::invalid_params("Invalid params"))?;
                 let args = call.arguments.map(|a| a.to_owned());
                 let name = call.name.into_owned();
-                let Some(fut) = self.handler.call_tool(&name, ctx.clone(), args) else {
+                let mut hctx = ctx.clone();
+                let round =
+                    rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments)?;
+                let Some(fut) = self.handler.call_tool(&name, hctx, args) else {
                     return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
                 };
-                let result = CatchUnwind::new(fut).await?;
-                self.shape(result, version)
+                let result = CatchUnwind::new(fut).await;
+                if let Some(ir) = rounds::finish(round.as_deref())? {
+                    return self.shape(ir, version);
+                }
+                self.shape(result?, version)
             }
             "prompts/list" => {
                 let (prompts, next_cursor) = self.page(self.handler.prompts(), params)?;
@@ -293,15 +303,21 @@ impl<H: ServerHandler> Dispatcher<H> {
             }
             "prompts/get" => {
                 let call: PromptCall = parse(params)?;
+                let mut hctx = ctx.clone();
+                let raw_args = raw_arguments(params);
+                let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args)?;
                 let args = call.arguments.unwrap_or_default();
-                let Some(fut) = self.handler.get_prompt(&call.name, ctx.clone(), args) else {
+                let Some(fut) = self.handler.get_prompt(&call.name, hctx, args) else {
                     return Err(McpError::invalid_params(format!(
                         "Unknown prompt: {}",
                         call.name
                     )));
                 };
-                let result = CatchUnwind::new(fut).await?;
-                self.shape(result, version)
+                let result = CatchUnwind::new(fut).await;
+                if let Some(ir) = rounds::finish(round.as_deref())? {
+                    return self.shape(ir, version);
+                }
+                self.shape(result?, version)
             }
             "resources/list" => {
                 let (resources, next_cursor) = self.page(self.handler.resources(), params)?;
@@ -329,10 +345,16 @@ impl<H: ServerHandler> Dispatcher<H> {
             "resources/read" => {
                 let p: UriParam = parse(params)?;
                 let not_found = || resource_not_found(&p.uri, era);
-                let Some(fut) = self.handler.read_resource(&p.uri, ctx.clone()) else {
+                let mut hctx = ctx.clone();
+                let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None)?;
+                let Some(fut) = self.handler.read_resource(&p.uri, hctx) else {
                     return Err(not_found());
                 };
-                let result = CatchUnwind::new(fut).await?;
+                let result = CatchUnwind::new(fut).await;
+                if let Some(ir) = rounds::finish(round.as_deref())? {
+                    return self.shape(ir, version);
+                }
+                let result = result?;
                 if result.contents.is_empty() {
                     // Never answer a missing resource with empty contents.
                     return Err(not_found());
@@ -388,6 +410,18 @@ impl<H: ServerHandler> Dispatcher<H> {
         };
         self.shape(result, Some(version))
     }
+}
+
+/// The raw `arguments` of a `prompts/get` (bound into its MRTR `requestState`).
+fn raw_arguments(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Args<'a> {
+        #[serde(borrow, default)]
+        arguments: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Args<'_>>(params?.get())
+        .ok()?
+        .arguments
 }
 
 fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {

@@ -107,6 +107,7 @@ impl Server<(), Registry> {
                 supported: SupportedVersions::all(),
                 page_size: 100,
                 extra_capabilities: ServerCapabilities::default(),
+                request_state: crate::request_state::RequestStateConfig::default(),
             },
             options: ServerOptions::default(),
             handler: Registry::default(),
@@ -254,6 +255,13 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// Turns the default tracing layer off.
     pub fn without_tracing(mut self) -> Self {
         self.tracing = false;
+        self
+    }
+
+    /// Sets how multi-round-trip `requestState` is sealed (keys, expiry, round limit,
+    /// audience); see [`crate::request_state`].
+    pub fn request_state(mut self, config: crate::request_state::RequestStateConfig) -> Self {
+        self.identity.request_state = config;
         self
     }
 
