@@ -113,6 +113,17 @@ fn server(cfg: RequestStateConfig) -> Server {
                 Ok(text(format!("model {}", r.model)))
             },
         )
+        .tool(
+            Tool::new("visit").with_input_schema(schema()),
+            |ctx: Context, _: NoArgs| async move {
+                let a = ctx
+                    .elicit_url("Connect", "https://example.com/c")
+                    .elicitation_id("ignored-on-2026")
+                    .key("connect")
+                    .await?;
+                Ok(text(format!("{a:?}")))
+            },
+        )
         .registry(|r| {
             r.add_prompt(Prompt::new("ctx_prompt"), |ctx, _args| async move {
                 let n = ctx.elicit::<Name>("Your name?").key("who").await?;
@@ -507,6 +518,28 @@ async fn undeclared_capabilities_are_minus_32021() {
         .await;
     let p = &r["result"]["inputRequests"]["s"]["params"];
     assert_eq!(p["tools"][0]["name"], "calc", "{r}");
+}
+
+#[tokio::test]
+async fn url_mode_is_an_input_request_without_elicitation_id() {
+    let mut w = wire(RequestStateConfig::default());
+    let url_caps = json!({"elicitation": {"url": {}}});
+    let p = with_meta(json!({"name": "visit", "arguments": {}}), url_caps.clone());
+    let r1 = w.request(json!(1), "tools/call", p.clone()).await;
+    assert_eq!(
+        r1["result"]["inputRequests"]["connect"],
+        json!({"method": "elicitation/create", "params": {
+            "mode": "url", "message": "Connect", "url": "https://example.com/c"}}),
+        "{r1}"
+    );
+    let mut retry = p;
+    retry["inputResponses"] = json!({"connect": {"action": "accept"}});
+    retry["requestState"] = json!(state(&r1));
+    let r2 = w.request(json!(2), "tools/call", retry).await;
+    assert_eq!(result_text(&r2), "Accept");
+    // A form-only client is not sent a URL.
+    let r = call(&mut w, 3, "visit", json!({})).await;
+    assert_eq!(code(&r), -32021, "{r}");
 }
 
 #[tokio::test]
