@@ -7,16 +7,19 @@ mod support;
 
 use std::future::IntoFuture;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use mcp::prelude::*;
+use mcp::runtime::parked_inputs::ParkedInputs;
 use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
 use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions};
 use mcp::types::{CreateMessageParams, Prompt, ReadResourceResult, Resource, ResourceContents};
 use mcp::types::{GetPromptResult, SamplingMessage};
 use mcp::{Elicitation, RequestStateConfig, RequestStateKey};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use support::{Wire, code};
 
@@ -122,6 +125,38 @@ fn server(cfg: RequestStateConfig) -> Server {
                     .key("connect")
                     .await?;
                 Ok(text(format!("{a:?}")))
+            },
+        )
+        .tool(
+            Tool::new("parked").with_input_schema(schema()),
+            |ctx: Context, _: NoArgs| async move {
+                // What a task runner does: the work waits for its answers instead of
+                // answering input_required, and the runner delivers them (tasks/update).
+                let parked = ParkedInputs::new();
+                let mut changes = parked.subscribe();
+                let mut work_ctx = ctx.clone();
+                work_ctx.set_input_resolver(Arc::new(parked.clone()));
+                let work = tokio::spawn(async move {
+                    work_ctx.elicit::<Name>("Your name?").await.map(name_of)
+                });
+                while !parked.is_waiting() {
+                    changes
+                        .changed()
+                        .await
+                        .map_err(|e| McpError::internal(e.to_string()))?;
+                }
+                let keys: Vec<String> = parked.pending().into_keys().collect();
+                let answer = RawValue::from_string(
+                    json!({"action": "accept", "content": {"name": "Tess"}}).to_string(),
+                )
+                .unwrap();
+                parked
+                    .answer(&[(keys[0].clone(), answer)].into())
+                    .map_err(McpError::from)?;
+                let name = work
+                    .await
+                    .map_err(|e| McpError::internal(e.to_string()))??;
+                Ok(text(format!("{} answered {name}", keys.join(","))))
             },
         )
         .registry(|r| {
@@ -518,6 +553,14 @@ async fn undeclared_capabilities_are_minus_32021() {
         .await;
     let p = &r["result"]["inputRequests"]["s"]["params"];
     assert_eq!(p["tools"][0]["name"], "calc", "{r}");
+}
+
+#[tokio::test]
+async fn a_parked_resolver_lets_the_work_wait_for_its_answers() {
+    let mut w = wire(RequestStateConfig::default());
+    let r = call(&mut w, 1, "parked", json!({})).await;
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(result_text(&r), "elicit-1 answered Tess");
 }
 
 #[tokio::test]

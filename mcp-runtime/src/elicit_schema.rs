@@ -389,27 +389,27 @@ fn field(
         }
     };
     let ty = v.get("type").and_then(Value::as_str);
-    if matches!(ty, None | Some("string")) {
-        if let Some(opts) = options(&v, defs)? {
-            return Ok(match opts {
-                Options::Untitled(enum_) => UntitledSingleSelectEnumSchema {
-                    title,
-                    description,
-                    enum_,
-                    default: default_str()?,
-                    ..Default::default()
-                }
-                .into(),
-                Options::Titled(one_of) => TitledSingleSelectEnumSchema {
-                    title,
-                    description,
-                    one_of,
-                    default: default_str()?,
-                    ..Default::default()
-                }
-                .into(),
-            });
-        }
+    if matches!(ty, None | Some("string"))
+        && let Some(opts) = options(&v, defs)?
+    {
+        return Ok(match opts {
+            Options::Untitled(enum_) => UntitledSingleSelectEnumSchema {
+                title,
+                description,
+                enum_,
+                default: default_str()?,
+                ..Default::default()
+            }
+            .into(),
+            Options::Titled(one_of) => TitledSingleSelectEnumSchema {
+                title,
+                description,
+                one_of,
+                default: default_str()?,
+                ..Default::default()
+            }
+            .into(),
+        });
     }
     match ty {
         Some("string") => {

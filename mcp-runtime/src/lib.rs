@@ -26,6 +26,7 @@ mod kernel;
 pub mod middleware;
 pub mod pagination;
 mod panic;
+pub mod parked_inputs;
 pub mod peer;
 pub mod prompt_def;
 pub mod request_state;
