@@ -401,4 +401,25 @@ fn form_errors_are_available_up_front() {
     let e = mcp::runtime::elicit_schema::form_schema::<Nested>().unwrap_err();
     assert_eq!(e.field.as_deref(), Some("inner"));
     assert!(mcp::runtime::elicit_schema::form_schema::<Signup>().is_ok());
+    // At build time.
+    let built = Server::builder("s", "1")
+        .elicitation_form::<Signup>()
+        .elicitation_form::<Nested>()
+        .try_build();
+    let e = built.err().expect("the nested form is refused").to_string();
+    assert!(
+        e.contains("cannot be an elicitation form: field `inner`"),
+        "{e}"
+    );
+    assert!(!e.contains("Signup"), "{e}");
+}
+
+#[tokio::test]
+async fn sampling_with_tools_needs_2025_11_25() {
+    let mut w = connect("2025-06-18", json!({"sampling": {"tools": {}}})).await;
+    let t = result_text(&call(&mut w, "sample_tools").await);
+    assert_eq!(
+        t,
+        "error: sampling with tools does not exist in revision 2025-06-18"
+    );
 }

@@ -556,7 +556,17 @@ impl Query for Sample {
         let Some(cap) = ctx.client_capabilities().sampling.as_ref() else {
             return Err(required("sampling", json!({})));
         };
-        if (self.0.tools.is_some() || self.0.tool_choice.is_some()) && cap.tools.is_none() {
+        let with_tools = self.0.tools.is_some() || self.0.tool_choice.is_some();
+        if let Some(v) = ctx.protocol_version().filter(|v| v.era() == Era::Legacy)
+            && with_tools
+            && !v.at_least(ProtocolVersion::V2025_11_25)
+        {
+            return Err(InteractionError::Unsupported {
+                what: "sampling with tools",
+                revision: v,
+            });
+        }
+        if with_tools && cap.tools.is_none() {
             return Err(required("sampling", json!({ "tools": {} })));
         }
         let wants_context = self

@@ -265,6 +265,19 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
+    /// Checks while building that `T` is a valid elicitation form for
+    /// [`Context::elicit`](crate::Context::elicit): otherwise [`ServerBuilder::try_build`]
+    /// fails naming the field and the reason.
+    pub fn elicitation_form<T>(mut self) -> Self
+    where
+        T: schemars::JsonSchema + serde::de::DeserializeOwned + 'static,
+    {
+        if let Err(e) = crate::elicit_schema::form_schema::<T>() {
+            self.errors.push(e.to_string());
+        }
+        self
+    }
+
     /// Sets the `instructions` sent to clients.
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.identity.instructions = Some(text.into());
