@@ -22,6 +22,7 @@ pub use mcp_runtime::{
 };
 pub use mcp_runtime::{
     CompletionDef, IntoCompletion, Progress, Provides, ResolvedArguments, State,
+    Elicitation, InputResolver, InteractionError, RequestStateConfig, RequestStateKey,
 };
 pub use mcp_runtime::{IntoPromptResult, IntoReadResult, PromptDef, ResourceDef};
 pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
@@ -71,6 +72,6 @@ pub mod prelude {
     pub use mcp_runtime::CancellationToken;
     pub use mcp_runtime::middleware::Endpoint;
     pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Next, Server};
-    pub use mcp_runtime::{IntoToolResult, Json, ToolError};
+    pub use mcp_runtime::{Elicitation, IntoToolResult, Json, ToolError};
     pub use mcp_runtime::{Progress, ResolvedArguments, State};
 }

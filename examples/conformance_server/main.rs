@@ -13,6 +13,7 @@ mod subscriptions;
 mod content;
 mod skills;
 mod tasks;
+mod interaction;
 
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
@@ -26,6 +27,7 @@ fn server() -> Server {
     let builder = content::install(builder);
     let builder = skills::install(builder);
     let builder = tasks::install(builder);
+    let builder = interaction::install(builder);
     builder.build()
 }
 

@@ -23,6 +23,7 @@ use crate::error::{HandlerResult, McpError, Reply};
 use crate::handle::{HandlerCell, ServerHandle};
 use crate::handler::ServerHandler;
 use crate::list_cache::{ListCache, ListKind};
+use crate::input_rounds as rounds;
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 
@@ -39,6 +40,8 @@ pub struct ServerIdentity {
     pub page_size: usize,
     /// Capabilities to advertise on top of the derived ones (e.g. `experimental`).
     pub extra_capabilities: ServerCapabilities,
+    /// How multi-round-trip `requestState` is sealed and bounded (2026-07-28).
+    pub request_state: crate::request_state::RequestStateConfig,
 }
 
 /// Connection state the dispatcher reads and the kernel commits.
@@ -171,7 +174,8 @@ result_meta!(
     mcp_core::types::GetTaskResult,
     mcp_core::types::ExtGetTaskResult,
     mcp_core::types::ListTasksResult,
-    mcp_core::types::CancelTaskResult
+    mcp_core::types::CancelTaskResult,
+    mcp_core::types::InputRequiredResult
 );
 
 impl<H: ServerHandler> Dispatcher<H> {
@@ -355,24 +359,36 @@ impl<H: ServerHandler> Dispatcher<H> {
                     )
                     .await;
                 }
-                let Some(fut) = handler.call_tool(&name, self.handler_ctx(&ctx), args) else {
+                let mut hctx = self.handler_ctx(&ctx);
+                let round =
+                    rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments)?;
+                let Some(fut) = handler.call_tool(&name, hctx, args) else {
                     return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
                 };
-                let result = CatchUnwind::new(fut).await?;
-                self.shape(result, version)
+                let result = CatchUnwind::new(fut).await;
+                if let Some(ir) = rounds::finish(round.as_deref())? {
+                    return self.shape(ir, version);
+                }
+                self.shape(result?, version)
             }
             "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
             "prompts/get" => {
                 let call: PromptCall = parse(params)?;
+                let mut hctx = self.handler_ctx(&ctx);
+                let raw_args = raw_arguments(params);
+                let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args)?;
                 let args = call.arguments.unwrap_or_default();
-                let Some(fut) = handler.get_prompt(&call.name, self.handler_ctx(&ctx), args) else {
+                let Some(fut) = handler.get_prompt(&call.name, hctx, args) else {
                     return Err(McpError::invalid_params(format!(
                         "Unknown prompt: {}",
                         call.name
                     )));
                 };
-                let result = CatchUnwind::new(fut).await?;
-                self.shape(result, version)
+                let result = CatchUnwind::new(fut).await;
+                if let Some(ir) = rounds::finish(round.as_deref())? {
+                    return self.shape(ir, version);
+                }
+                self.shape(result?, version)
             }
             "resources/list" => self.list(&*handler, ListKind::Resources, params, version),
             "resources/templates/list" => self.list(&*handler, ListKind::Templates, params, version),
@@ -386,10 +402,16 @@ impl<H: ServerHandler> Dispatcher<H> {
                 {
                     return self.shape(read?, version);
                 }
-                let Some(fut) = handler.read_resource(&p.uri, self.handler_ctx(&ctx)) else {
+                let mut hctx = self.handler_ctx(&ctx);
+                let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None)?;
+                let Some(fut) = handler.read_resource(&p.uri, hctx) else {
                     return Err(not_found());
                 };
-                let result = CatchUnwind::new(fut).await?;
+                let result = CatchUnwind::new(fut).await;
+                if let Some(ir) = rounds::finish(round.as_deref())? {
+                    return self.shape(ir, version);
+                }
+                let result = result?;
                 if result.contents.is_empty() {
                     // Never answer a missing resource with empty contents.
                     return Err(not_found());
@@ -478,6 +500,18 @@ impl<H: ServerHandler> Dispatcher<H> {
         };
         self.shape(result, Some(version))
     }
+}
+
+/// The raw `arguments` of a `prompts/get` (bound into its MRTR `requestState`).
+fn raw_arguments(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Args<'a> {
+        #[serde(borrow, default)]
+        arguments: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Args<'_>>(params?.get())
+        .ok()?
+        .arguments
 }
 
 fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {

@@ -126,6 +126,7 @@ impl Server<(), Registry> {
                 supported: SupportedVersions::all(),
                 page_size: 100,
                 extra_capabilities: ServerCapabilities::default(),
+                request_state: crate::request_state::RequestStateConfig::default(),
             },
             options: ServerOptions::default(),
             handler: Registry::default(),
@@ -297,6 +298,26 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// extension is advertised (2026-07-28) only when this is called.
     pub fn skills(mut self, skills: crate::skills::SkillSet) -> Self {
         self.skills = Some(Arc::new(skills));
+        self
+    }
+
+    /// Sets how multi-round-trip `requestState` is sealed (keys, expiry, round limit,
+    /// audience); see [`crate::request_state`].
+    pub fn request_state(mut self, config: crate::request_state::RequestStateConfig) -> Self {
+        self.identity.request_state = config;
+        self
+    }
+
+    /// Checks while building that `T` is a valid elicitation form for
+    /// [`Context::elicit`](crate::Context::elicit): otherwise [`ServerBuilder::try_build`]
+    /// fails naming the field and the reason.
+    pub fn elicitation_form<T>(mut self) -> Self
+    where
+        T: schemars::JsonSchema + serde::de::DeserializeOwned + 'static,
+    {
+        if let Err(e) = crate::elicit_schema::form_schema::<T>() {
+            self.errors.push(e.to_string());
+        }
         self
     }
 

@@ -1,0 +1,210 @@
+//! Multi-round-trip requests (2026-07-28) on the server side: the resolver the dispatcher
+//! attaches to modern `tools/call`, `prompts/get` and `resources/read` handlers, and the two
+//! hooks around the handler.
+//!
+//! Before the handler, [`begin`] reads `inputResponses` and `requestState` from the params
+//! (`-32602` when they are not an object / a string), opens the sealed state (`-32602
+//! Invalid or expired requestState` when it does not open for this request), and gathers the
+//! answers: those carried from earlier rounds plus the client's responses to the keys asked
+//! last (other keys are ignored; without a state every response counts). The handler runs;
+//! each interaction call takes its answer or records its request. After it, [`finish`] turns
+//! recorded requests into an `input_required` result whose new state carries the answers the
+//! handler used and the keys now asked, one round further (`-32602` past the round limit);
+//! an answer that did not fit its request is `-32602` naming the key.
+
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::jsonrpc::ErrorObject;
+use mcp_core::types::{InputRequest, InputRequiredResult, InputResponse, ResultType};
+use mcp_core::version::Era;
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+
+use crate::context::Context;
+use crate::dispatch::ServerIdentity;
+use crate::error::McpError;
+use crate::interaction::{
+    BoxFuture, InputResolver, InteractionError, decode_response, invalid_response_error,
+};
+use crate::request_state::{Binding, RequestStateConfig, StatePayload};
+
+/// One run of a modern request's handler.
+pub(crate) struct Round {
+    cfg: RequestStateConfig,
+    aad: Vec<u8>,
+    /// `input_required` answers so far.
+    round: u32,
+    answers: BTreeMap<String, Box<RawValue>>,
+    inner: Mutex<RoundInner>,
+}
+
+#[derive(Default)]
+struct RoundInner {
+    pending: BTreeMap<String, InputRequest>,
+    used: BTreeMap<String, Box<RawValue>>,
+    failure: Option<ErrorObject>,
+}
+
+impl InputResolver for Round {
+    fn resolve<'a>(
+        &'a self,
+        key: &'a str,
+        request: InputRequest,
+    ) -> BoxFuture<'a, Result<InputResponse, InteractionError>> {
+        let mut inner = self.inner.lock().expect("round lock");
+        let outcome = match self.answers.get(key) {
+            Some(raw) => match decode_response(&request, raw) {
+                Ok(r) => {
+                    inner.used.insert(key.to_owned(), raw.clone());
+                    Ok(r)
+                }
+                Err(why) => {
+                    inner
+                        .failure
+                        .get_or_insert_with(|| invalid_response_error(key, &why));
+                    Err(InteractionError::InvalidResponse(why))
+                }
+            },
+            None => match inner.pending.entry(key.to_owned()) {
+                Entry::Occupied(e) if *e.get() != request => {
+                    Err(InteractionError::DuplicateKey(key.to_owned()))
+                }
+                Entry::Occupied(_) => Err(InteractionError::InputRequired {
+                    key: key.to_owned(),
+                }),
+                Entry::Vacant(e) => {
+                    e.insert(request);
+                    Err(InteractionError::InputRequired {
+                        key: key.to_owned(),
+                    })
+                }
+            },
+        };
+        Box::pin(std::future::ready(outcome))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RetryParams<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    input_responses: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    request_state: Option<&'a RawValue>,
+}
+
+/// Keeps a present member even when it is `null`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Some)
+}
+
+fn principal(ctx: &Context) -> Option<String> {
+    #[cfg(feature = "http")]
+    if let Some(p) = ctx.extensions().get::<crate::transport::http::Principal>() {
+        return Some(p.subject.clone());
+    }
+    let _ = ctx;
+    None
+}
+
+/// Prepares a modern request's handler run: `None` on legacy connections (interaction
+/// calls go to the peer there).
+pub(crate) fn begin(
+    ctx: &mut Context,
+    identity: &ServerIdentity,
+    method: &str,
+    target: &str,
+    arguments: Option<&RawValue>,
+) -> Result<Option<Arc<Round>>, McpError> {
+    if ctx.era() != Era::Modern {
+        return Ok(None);
+    }
+    let cfg = identity.request_state.clone();
+    let params = ctx.params().map_or("{}", RawValue::get);
+    let retry: RetryParams<'_> =
+        serde_json::from_str(params).map_err(|_| McpError::invalid_params("Invalid params"))?;
+    let responses: BTreeMap<String, Box<RawValue>> = match retry.input_responses {
+        None => BTreeMap::new(),
+        Some(raw) => serde_json::from_str(raw.get()).map_err(|_| {
+            McpError::invalid_params("inputResponses must be an object of input responses")
+        })?,
+    };
+    let token: Option<String> = match retry.request_state {
+        None => None,
+        Some(raw) => Some(
+            serde_json::from_str(raw.get())
+                .map_err(|_| McpError::invalid_params("requestState must be a string"))?,
+        ),
+    };
+    let principal = principal(ctx);
+    let aad = Binding {
+        method,
+        target,
+        arguments,
+        audience: cfg.audience_name().unwrap_or(&identity.info.name),
+        principal: principal.as_deref(),
+    }
+    .aad();
+    let (round, answers) = match token {
+        None => (0, responses),
+        Some(token) => {
+            let state = cfg.open(&aad, &token)?;
+            let mut answers = state.answers;
+            for (k, v) in responses {
+                if state.pending.contains_key(&k) {
+                    answers.insert(k, v);
+                }
+            }
+            (state.round, answers)
+        }
+    };
+    let round = Arc::new(Round {
+        cfg,
+        aad,
+        round,
+        answers,
+        inner: Mutex::default(),
+    });
+    ctx.set_input_resolver(round.clone());
+    Ok(Some(round))
+}
+
+/// After the handler: the `input_required` result when it asked for input, or the error
+/// of an answer that did not fit; `None` to send the handler's own outcome.
+pub(crate) fn finish(round: Option<&Round>) -> Result<Option<InputRequiredResult>, McpError> {
+    let Some(round) = round else {
+        return Ok(None);
+    };
+    let mut inner = round.inner.lock().expect("round lock");
+    if let Some(e) = inner.failure.take() {
+        return Err(e.into());
+    }
+    if inner.pending.is_empty() {
+        return Ok(None);
+    }
+    let next = round.round + 1;
+    let limit = round.cfg.round_limit();
+    if next > limit {
+        return Err(McpError::invalid_params(format!(
+            "Too many input rounds: this request asked for input more than {limit} times"
+        )));
+    }
+    let pending = std::mem::take(&mut inner.pending);
+    let payload = StatePayload {
+        exp: round.cfg.expiry(),
+        round: next,
+        answers: std::mem::take(&mut inner.used),
+        pending: pending
+            .iter()
+            .map(|(k, r)| (k.clone(), r.method().to_owned()))
+            .collect(),
+    };
+    Ok(Some(InputRequiredResult {
+        result_type: ResultType::InputRequired,
+        input_requests: Some(pending),
+        request_state: Some(round.cfg.seal(&round.aad, &payload)),
+        meta: None,
+    }))
+}
