@@ -51,6 +51,9 @@ pub enum ClientError {
         /// The start of the body.
         detail: String,
     },
+    /// Authorization failed: OAuth discovery, registration, the authorization response or
+    /// the token request (the detail says which step and why).
+    Auth(String),
 }
 
 impl ClientError {
@@ -112,6 +115,7 @@ impl fmt::Display for ClientError {
                 write!(f, "HTTP {status}")
             }
             ClientError::Http { status, detail, .. } => write!(f, "HTTP {status}: {detail}"),
+            ClientError::Auth(why) => write!(f, "authorization failed: {why}"),
         }
     }
 }

@@ -70,14 +70,31 @@ pub trait TokenProvider: Send + Sync + 'static {
     /// The token for the next request (`None`: send no `Authorization` header).
     fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>>;
 
-    /// The server answered `401` (with its `WWW-Authenticate` challenge). Return `true`
-    /// to send the request once more with a fresh [`TokenProvider::token`]. Default:
-    /// `false` (the request fails with [`ClientError::Http`]).
-    fn unauthorized<'a>(&'a self, challenge: Option<&'a str>) -> BoxFuture<'a, bool> {
+    /// The server answered `401` (with its `WWW-Authenticate` challenge). `Ok(true)`:
+    /// send the request once more with a fresh [`TokenProvider::token`]; an error fails the
+    /// request with it. Default: `Ok(false)` (the request fails with [`ClientError::Http`]).
+    fn unauthorized<'a>(
+        &'a self,
+        challenge: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<bool, ClientError>> {
         let _ = challenge;
-        Box::pin(async { false })
+        Box::pin(async { Ok(false) })
+    }
+
+    /// The server answered `403` (e.g. `error="insufficient_scope"`: step-up
+    /// authorization). `Ok(true)`: send the request again with a fresh token (at most
+    /// [`MAX_STEP_UPS`] times per request). Default: `Ok(false)`.
+    fn forbidden<'a>(
+        &'a self,
+        challenge: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<bool, ClientError>> {
+        let _ = challenge;
+        Box::pin(async { Ok(false) })
     }
 }
+
+/// How many times one request is re-sent after `403`s its [`TokenProvider`] resolved.
+pub const MAX_STEP_UPS: u32 = 3;
 
 /// A fixed bearer token.
 #[derive(Clone)]
@@ -387,31 +404,41 @@ impl HttpConn {
         Ok(b)
     }
 
-    /// Sends a request built by `build` (plus the common headers); a 401 asks the token
-    /// provider once whether to try again.
+    /// Sends a request built by `build` (plus the common headers). A `401` asks the token
+    /// provider once whether to try again; a `403` up to [`MAX_STEP_UPS`] times.
     async fn send_with_auth(
         &self,
         build: impl Fn() -> hyper::http::request::Builder,
         body: &Bytes,
     ) -> Result<Response<Incoming>, ClientError> {
-        let mut retried = false;
+        let mut retried_401 = false;
+        let mut step_ups = 0;
         loop {
             let b = self.common(build()).await?;
             let req = b
                 .body(Full::new(body.clone()))
                 .map_err(|e| ClientError::Encode(format!("HTTP request: {e}")))?;
             let resp = self.send.send(req).await?;
-            if resp.status() == StatusCode::UNAUTHORIZED
-                && !retried
-                && let Some(t) = &self.settings.token
-            {
-                let challenge = resp
-                    .headers()
+            let status = resp.status();
+            let Some(t) = &self.settings.token else {
+                return Ok(resp);
+            };
+            let challenge = || {
+                resp.headers()
                     .get(header::WWW_AUTHENTICATE)
                     .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                if t.unauthorized(challenge.as_deref()).await {
-                    retried = true;
+                    .map(str::to_owned)
+            };
+            if status == StatusCode::UNAUTHORIZED && !retried_401 {
+                let c = challenge();
+                if t.unauthorized(c.as_deref()).await? {
+                    retried_401 = true;
+                    continue;
+                }
+            } else if status == StatusCode::FORBIDDEN && step_ups < MAX_STEP_UPS {
+                let c = challenge();
+                if t.forbidden(c.as_deref()).await? {
+                    step_ups += 1;
                     continue;
                 }
             }

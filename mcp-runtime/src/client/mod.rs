@@ -28,6 +28,8 @@ mod error;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+pub mod oauth;
 mod process;
 #[cfg(feature = "http")]
 mod sse;
@@ -62,7 +64,7 @@ pub use handler::{ClientHandler, ServerNotification};
 pub use process::{ShutdownTimeouts, StderrMode};
 
 #[cfg(feature = "http")]
-pub use http::{BoxFuture, StaticToken, TokenProvider, hyper_util};
+pub use http::{BoxFuture, MAX_STEP_UPS, StaticToken, TokenProvider, hyper_util};
 
 /// How a connection picks its protocol revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
