@@ -28,6 +28,7 @@ mod error;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+mod mrtr;
 #[cfg(feature = "http")]
 pub mod oauth;
 mod process;
@@ -61,6 +62,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use conn::{EofHook, Outgoing, Shared};
 pub use error::ClientError;
 pub use handler::{ClientHandler, ServerNotification};
+pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};
 
 #[cfg(feature = "http")]
@@ -429,13 +431,23 @@ impl Client {
         let client = self;
         match mode {
             ConnectMode::Legacy(v) => client.initialize(v).await,
-            ConnectMode::Modern(v) => client.discover(v, None).await.and_then(|r| match r {
+            ConnectMode::Modern(v) => match client.discover(v, None).await? {
                 Discovery::Modern => Ok(()),
+                // -32022 listing the pinned revision itself: the one retry the spec allows.
+                Discovery::Retry(supported) if supported.iter().any(|s| s == v.as_str()) => {
+                    match client.discover(v, None).await? {
+                        Discovery::Modern => Ok(()),
+                        Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
+                            requested: v.as_str().to_owned(),
+                            supported,
+                        }),
+                    }
+                }
                 Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
                     requested: v.as_str().to_owned(),
                     supported,
                 }),
-            }),
+            },
             ConnectMode::Auto => client.auto(probe).await,
         }
     }
@@ -672,15 +684,39 @@ impl Client {
     }
 
     /// Sends a request and returns its raw result. On a modern connection the params are
-    /// stamped with the `_meta` envelope and the result checked by the 2026 codec.
+    /// stamped with the `_meta` envelope and the result checked by the 2026 codec; an
+    /// `input_required` result is answered with the handler and the request retried (a
+    /// new id each round, `requestState` echoed) up to [`MAX_INPUT_ROUNDS`] times, after
+    /// which it fails with [`ClientError::InputRequired`].
     pub async fn request_raw(
         &self,
         method: &str,
         params: Option<Value>,
-        opts: RequestOptions,
+        mut opts: RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let version = self.current_version();
-        self.send_request(method, params, opts, version).await
+        let original = match params {
+            None => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(other) => {
+                return Err(ClientError::Encode(format!(
+                    "params must be an object, not {other}"
+                )));
+            }
+        };
+        let mut round = original.clone().map(Value::Object);
+        for _ in 0..MAX_INPUT_ROUNDS {
+            match self.send_request(method, round, &mut opts, version).await {
+                Err(ClientError::InputRequired(raw)) if version.is_some() => {
+                    let v = version.expect("checked");
+                    let next =
+                        mrtr::next_round(&self.inner.shared.handler, &original, &raw, v).await?;
+                    round = Some(Value::Object(next));
+                }
+                other => return other,
+            }
+        }
+        self.send_request(method, round, &mut opts, version).await
     }
 
     /// Sends a request and decodes its result as `R`.
@@ -709,7 +745,7 @@ impl Client {
         &self,
         method: &str,
         params: Option<Value>,
-        mut opts: RequestOptions,
+        opts: &mut RequestOptions,
         version: Option<ProtocolVersion>,
     ) -> Result<Box<RawValue>, ClientError> {
         let inner = &*self.inner;
@@ -812,6 +848,10 @@ impl Client {
             Err(_) => return Err(inner.shared.closed_error()),
         };
         let codec = WireCodec::new(version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE));
+        if modern.is_some() && raw.get().starts_with('{') && !has_result_type(&raw) {
+            // SEP-2322: a client assumes `complete` when a result names no resultType.
+            return Ok(raw);
+        }
         match codec.validate_result(method, &raw) {
             Ok(ResultType::Complete) => Ok(raw),
             Ok(ResultType::InputRequired) => Err(ClientError::InputRequired(raw.get().to_owned())),
@@ -847,7 +887,12 @@ impl Client {
         let value =
             serde_json::to_value(&params).map_err(|e| ClientError::Encode(e.to_string()))?;
         let raw = self
-            .send_request("initialize", Some(value), RequestOptions::default(), None)
+            .send_request(
+                "initialize",
+                Some(value),
+                &mut RequestOptions::default(),
+                None,
+            )
             .await?;
         let result: InitializeResult = decode_result("initialize", &raw)?;
         let Some(chosen) = result.known_version().filter(|v| v.era() == Era::Legacy) else {
@@ -875,12 +920,12 @@ impl Client {
                 "{version} is not a modern revision"
             )));
         }
-        let opts = RequestOptions {
+        let mut opts = RequestOptions {
             timeout,
             ..RequestOptions::default()
         };
         let raw = match self
-            .send_request("server/discover", None, opts, Some(version))
+            .send_request("server/discover", None, &mut opts, Some(version))
             .await
         {
             Ok(raw) => raw,
@@ -920,7 +965,7 @@ impl Client {
                 let pick = supported
                     .iter()
                     .filter_map(|s| ProtocolVersion::parse(s))
-                    .filter(|v| v.era() == Era::Modern && *v != preferred)
+                    .filter(|v| v.era() == Era::Modern)
                     .max();
                 if let Some(v) = pick {
                     return match self.discover(v, Some(probe_timeout)).await? {
@@ -999,7 +1044,7 @@ impl Client {
                 let pick = supported
                     .iter()
                     .filter_map(|s| ProtocolVersion::parse(s))
-                    .filter(|v| v.era() == Era::Modern && *v != preferred)
+                    .filter(|v| v.era() == Era::Modern)
                     .max();
                 if let Some(v) = pick {
                     return match self.discover(v, Some(probe)).await? {
@@ -1367,6 +1412,16 @@ fn http_eras() -> &'static Mutex<std::collections::HashMap<String, HttpEra>> {
     static ERAS: std::sync::OnceLock<Mutex<std::collections::HashMap<String, HttpEra>>> =
         std::sync::OnceLock::new();
     ERAS.get_or_init(Default::default)
+}
+
+/// Whether a result object has a `resultType` member (any value).
+fn has_result_type(raw: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "resultType", borrow, default)]
+        result_type: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Probe<'_>>(raw.get()).is_ok_and(|p| p.result_type.is_some())
 }
 
 fn meta_mut(params: &mut Option<Map<String, Value>>) -> &mut Map<String, Value> {

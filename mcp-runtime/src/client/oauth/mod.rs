@@ -564,18 +564,15 @@ impl Inner {
         let origin = &self.server.origin;
         let root = Url::parse(origin)?;
         let urls = discovery::server_metadata_urls(&root);
+        // 2025-03-26 names the authorization server by the MCP server's origin, not by an
+        // issuer: the document's `issuer` is not compared (servers of that time put their
+        // own path there).
         let meta = match first_document(&self.wire, &urls).await? {
-            Some((url, doc)) => {
-                let meta: ServerMetadata =
-                    discovery::decode("authorization server metadata", &url, doc)?;
-                if meta.issuer.trim_end_matches('/') != origin {
-                    return Err(ClientError::Auth(format!(
-                        "the metadata at {url} is for issuer {:?}, not {origin:?}",
-                        meta.issuer
-                    )));
-                }
-                Some(meta)
-            }
+            Some((url, doc)) => Some(discovery::decode::<ServerMetadata>(
+                "authorization server metadata",
+                &url,
+                doc,
+            )?),
             None => None,
         };
         let documented = meta.is_some();
