@@ -386,13 +386,21 @@ impl TokenProvider for OAuth {
             let Some(t) = self.tokens() else {
                 return Ok(None);
             };
-            if t.expires_within(Duration::from_secs(30)) && t.refresh_token.is_some() {
-                let mut flow = self.inner.flow.lock().await;
-                if let Some(d) = flow.last.clone()
-                    && let Ok(fresh) = self.inner.refresh(&mut flow, &d, &t).await
-                {
-                    return Ok(Some(fresh.access_token));
-                }
+            let margin = Duration::from_secs(30);
+            if !t.expires_within(margin) || t.refresh_token.is_none() {
+                return Ok(Some(t.access_token));
+            }
+            let mut flow = self.inner.flow.lock().await;
+            // Another request may have refreshed while this one waited for the lock.
+            let Some(t) = self.tokens() else {
+                return Ok(None);
+            };
+            if t.expires_within(margin)
+                && t.refresh_token.is_some()
+                && let Some(d) = flow.last.clone()
+                && let Ok(fresh) = self.inner.refresh(&mut flow, &d, &t).await
+            {
+                return Ok(Some(fresh.access_token));
             }
             Ok(Some(t.access_token))
         })
@@ -480,13 +488,14 @@ impl Inner {
     /// else none; with those asked before, and `offline_access` when wanted and offered
     /// (and never when the authorization server does not list it).
     fn scopes(&self, flow: &Flow, challenge: &Challenge, d: &Discovered) -> Vec<String> {
-        let mut scopes = challenge.scopes();
-        if scopes.is_empty() {
-            scopes = d.resource_scopes.clone().unwrap_or_default();
+        let mut fresh = challenge.scopes();
+        if fresh.is_empty() {
+            fresh = d.resource_scopes.clone().unwrap_or_default();
         }
-        for s in &flow.requested {
-            if !scopes.contains(s) {
-                scopes.push(s.clone());
+        let mut scopes = flow.requested.clone();
+        for s in fresh {
+            if !scopes.contains(&s) {
+                scopes.push(s);
             }
         }
         let offered = d
