@@ -26,7 +26,7 @@ use mcp_core::types::{
     TextContent, Tool,
 };
 use mcp_core::version::{Era, ProtocolVersion};
-use mcp_runtime::client::oauth::{ClientSecret, OAuth};
+use mcp_runtime::client::oauth::{ClientSecret, IdentityAssertion, OAuth};
 use mcp_runtime::client::{Client, ClientError, ClientHandler, ConnectMode};
 use serde_json::{Map, Value, json};
 
@@ -133,15 +133,28 @@ fn oauth_for(url: &str, scenario: &str) -> Result<OAuth, ClientError> {
         .client_name("mcp-rust-conformance-client")
         .client_metadata_url(CLIENT_METADATA_URL)
         .offline_access(scenario == "auth/offline-access-scope");
-    if let Some(id) = text("client_id") {
-        let secret = text("client_secret");
-        let creds = ClientSecret::new(id, secret);
-        b = if scenario.starts_with("auth/client-credentials") {
-            b.client_credentials_grant(creds)
-        } else {
-            b.pre_registered(creds)
-        };
-    }
+    let Some(id) = text("client_id") else {
+        return b.build();
+    };
+    let creds = ClientSecret::new(id.clone(), text("client_secret"));
+    b = if let (Some(endpoint), Some(id_token), Some(idp_id)) = (
+        text("idp_token_endpoint"),
+        text("idp_id_token"),
+        text("idp_client_id"),
+    ) {
+        b.identity_assertion_grant(IdentityAssertion {
+            idp_token_endpoint: endpoint,
+            id_token,
+            idp_client: ClientSecret::new(idp_id, None),
+            client: creds,
+        })
+    } else if let Some(jwt) = text("valid_jwt") {
+        b.jwt_bearer_grant(jwt, id)
+    } else if scenario.starts_with("auth/client-credentials") {
+        b.client_credentials_grant(creds)
+    } else {
+        b.pre_registered(creds)
+    };
     b.build()
 }
 

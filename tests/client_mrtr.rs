@@ -128,13 +128,19 @@ async fn input_requests_are_answered_under_their_keys_and_the_state_echoed() {
         _ => done("finished"),
     }));
     let client = connect(stream, true).await;
-    let r = client.call_tool("deploy", json!({"env": "prod"})).await.unwrap();
+    let r = client
+        .call_tool("deploy", json!({"env": "prod"}))
+        .await
+        .unwrap();
     assert_eq!(text(&r), "finished");
 
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 3);
     let ids: Vec<&Value> = seen.iter().map(|r| &r["id"]).collect();
-    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2], "{ids:?}");
+    assert!(
+        ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2],
+        "{ids:?}"
+    );
     // Round 1: the original params only.
     assert_eq!(seen[0]["params"]["arguments"], json!({"env": "prod"}));
     assert!(seen[0]["params"].get("inputResponses").is_none());
@@ -175,9 +181,9 @@ async fn no_request_state_means_none_is_sent() {
 
 #[tokio::test]
 async fn a_server_that_never_stops_asking_hits_the_round_limit() {
-    let (stream, seen) = scripted(Box::new(|n, _| {
-        json!({"resultType": "input_required", "requestState": format!("s{n}")})
-    }));
+    let (stream, seen) = scripted(Box::new(
+        |n, _| json!({"resultType": "input_required", "requestState": format!("s{n}")}),
+    ));
     let client = connect(stream, true).await;
     let e = client.call_tool("t", json!({})).await.unwrap_err();
     assert!(matches!(e, ClientError::InputRequired(_)), "{e:?}");
@@ -211,9 +217,9 @@ async fn a_malformed_input_required_result_is_an_invalid_response() {
 
 #[tokio::test]
 async fn a_result_without_result_type_is_complete() {
-    let (stream, seen) = scripted(Box::new(|_, _| {
-        json!({"content": [{"type": "text", "text": "plain"}]})
-    }));
+    let (stream, seen) = scripted(Box::new(
+        |_, _| json!({"content": [{"type": "text", "text": "plain"}]}),
+    ));
     let client = connect(stream, true).await;
     let r = client.call_tool("t", json!({})).await.unwrap();
     assert_eq!(text(&r), "plain");

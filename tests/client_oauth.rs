@@ -273,6 +273,19 @@ impl As {
                     None => return json_response(400, json!({"error": "invalid_grant"})),
                 }
             }
+            Some("client_credentials") => f
+                .get("scope")
+                .map(|s| s.split(' ').map(str::to_owned).collect())
+                .unwrap_or_else(|| vec!["mcp:read".into()]),
+            Some("urn:ietf:params:oauth:grant-type:jwt-bearer") => {
+                if f.get("assertion").map(String::as_str) != Some("good-jwt") {
+                    return json_response(
+                        400,
+                        json!({"error": "invalid_grant", "error_description": "bad assertion"}),
+                    );
+                }
+                vec!["mcp:read".into()]
+            }
             _ => return json_response(400, json!({"error": "unsupported_grant_type"})),
         };
         log.next += 1;
@@ -814,5 +827,56 @@ async fn the_default_endpoints_are_used_when_a_server_has_no_metadata_at_all() {
             "mcp:true",
             "mcp:true"
         ]
+    );
+}
+
+#[tokio::test]
+async fn the_client_credentials_grant_needs_no_user_and_authenticates_with_basic() {
+    let auth = As::start(AsConfig {
+        pre_registered: Some(("machine", "s3cret")),
+        ..AsConfig::default()
+    })
+    .await;
+    let srv = mcp_server(&auth, None).await;
+    let o = oauth(&srv.url)
+        .client_credentials_grant(ClientSecret::new("machine", Some("s3cret".into())))
+        .build()
+        .unwrap();
+    let client = connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o)
+        .await
+        .unwrap();
+    client.list_tools(None).await.unwrap();
+    assert_eq!(auth.events(), ["metadata", "token:client_credentials"]);
+    let log = auth.log.lock().unwrap();
+    assert_eq!(log.token[0]["scope"], "mcp:read");
+    assert_eq!(log.token[0]["resource"], srv.url);
+}
+
+#[tokio::test]
+async fn a_jwt_bearer_assertion_is_redeemed_and_a_refused_one_is_not_retried() {
+    let auth = As::start(AsConfig::default()).await;
+    let srv = mcp_server(&auth, None).await;
+    let good = oauth(&srv.url)
+        .jwt_bearer_grant("good-jwt", "workload")
+        .build()
+        .unwrap();
+    connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &good)
+        .await
+        .unwrap();
+    assert_eq!(auth.log.lock().unwrap().token[0]["client_id"], "workload");
+
+    let auth = As::start(AsConfig::default()).await;
+    let srv = mcp_server(&auth, None).await;
+    let bad = oauth(&srv.url)
+        .jwt_bearer_grant("forged-jwt", "workload")
+        .build()
+        .unwrap();
+    let why = auth_error(connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &bad).await);
+    assert!(why.contains("invalid_grant: bad assertion"), "{why}");
+    let events = auth.events();
+    assert_eq!(
+        events.iter().filter(|e| e.starts_with("token")).count(),
+        1,
+        "no retry, no other grant: {events:?}"
     );
 }

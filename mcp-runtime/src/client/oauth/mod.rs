@@ -200,6 +200,42 @@ struct Flow {
 enum Grant {
     AuthorizationCode,
     ClientCredentials(ClientSecret),
+    JwtBearer {
+        assertion: String,
+        client_id: String,
+    },
+    IdentityAssertion(IdentityAssertion),
+}
+
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
+/// Enterprise-managed authorization (the MCP extension, SEP-990): the user's ID token from
+/// the enterprise identity provider is exchanged there (RFC 8693) for an identity
+/// assertion grant (ID-JAG) for the MCP server's authorization server, which is then
+/// redeemed with the JWT-bearer grant (RFC 7523).
+#[derive(Clone)]
+pub struct IdentityAssertion {
+    /// The identity provider's token endpoint.
+    pub idp_token_endpoint: String,
+    /// The user's ID token from the identity provider.
+    pub id_token: String,
+    /// This client at the identity provider (its secret, if confidential).
+    pub idp_client: ClientSecret,
+    /// This client at the MCP server's authorization server.
+    pub client: ClientSecret,
+}
+
+impl std::fmt::Debug for IdentityAssertion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdentityAssertion")
+            .field("idp_token_endpoint", &self.idp_token_endpoint)
+            .field("idp_client", &self.idp_client)
+            .field("client", &self.client)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Configures an [`OAuth`] provider.
@@ -249,6 +285,29 @@ impl OAuthBuilder {
     /// user, no redirect) instead of the authorization code flow.
     pub fn client_credentials_grant(mut self, credentials: ClientSecret) -> Self {
         self.grant = Grant::ClientCredentials(credentials);
+        self
+    }
+
+    /// Use the JWT-bearer grant (RFC 7523) with an assertion this client already holds
+    /// (workload identity federation: a platform-issued JWT whose audience is the
+    /// authorization server), as the public client `client_id`. A refused assertion is
+    /// an error; the flow never falls back to another grant.
+    pub fn jwt_bearer_grant(
+        mut self,
+        assertion: impl Into<String>,
+        client_id: impl Into<String>,
+    ) -> Self {
+        self.grant = Grant::JwtBearer {
+            assertion: assertion.into(),
+            client_id: client_id.into(),
+        };
+        self
+    }
+
+    /// Use enterprise-managed authorization ([`IdentityAssertion`]) instead of the
+    /// authorization code flow.
+    pub fn identity_assertion_grant(mut self, grant: IdentityAssertion) -> Self {
+        self.grant = Grant::IdentityAssertion(grant);
         self
     }
 
@@ -433,9 +492,9 @@ impl Inner {
         flow.step_ups = 0;
         let d = self.discover(challenge).await?;
         flow.last = Some(d.clone());
-        if let Grant::ClientCredentials(creds) = &self.grant {
+        if !matches!(self.grant, Grant::AuthorizationCode) {
             let scopes = self.scopes(&flow, challenge, &d);
-            return self.client_credentials(&mut flow, &d, creds, &scopes).await;
+            return self.machine_grant(&mut flow, &d, &scopes).await;
         }
         // A refresh token of this very issuer is tried first (an expired access token).
         if let Some(t) = self.store.load(&self.server_url)
@@ -475,11 +534,10 @@ impl Inner {
         let d = self.discover(challenge).await?;
         flow.last = Some(d.clone());
         let scopes = self.scopes(&flow, challenge, &d);
-        if let Grant::ClientCredentials(creds) = &self.grant {
-            self.client_credentials(&mut flow, &d, creds, &scopes)
-                .await?;
-        } else {
+        if matches!(self.grant, Grant::AuthorizationCode) {
             self.authorization_code(&mut flow, &d, scopes).await?;
+        } else {
+            self.machine_grant(&mut flow, &d, &scopes).await?;
         }
         Ok(true)
     }
@@ -813,27 +871,56 @@ impl Inner {
         }
     }
 
-    async fn client_credentials(
+    /// The grants without a user: `client_credentials`, JWT-bearer, enterprise-managed.
+    async fn machine_grant(
         &self,
         flow: &mut Flow,
         d: &Discovered,
-        creds: &ClientSecret,
         scopes: &[String],
     ) -> Result<(), ClientError> {
         let token =
             d.meta.token_endpoint.as_ref().ok_or_else(|| {
                 ClientError::Auth(format!("{} has no token endpoint", d.meta.issuer))
             })?;
-        let reg = Registration {
-            client_id: creds.client_id.clone(),
-            client_secret: creds.client_secret.clone(),
-            method: AuthMethod::choose(&d.meta, creds.client_secret.is_some()),
+        let confidential = |c: &ClientSecret| Registration {
+            client_id: c.client_id.clone(),
+            client_secret: c.client_secret.clone(),
+            method: AuthMethod::choose(&d.meta, c.client_secret.is_some()),
         };
         let scope = scopes.join(" ");
-        let mut form: Vec<(&'static str, String)> = vec![
-            ("grant_type", "client_credentials".into()),
-            ("resource", d.resource.clone()),
-        ];
+        let (reg, mut form): (Registration, Vec<(&'static str, String)>) = match &self.grant {
+            Grant::AuthorizationCode => {
+                return Err(ClientError::Auth(
+                    "the authorization code grant needs a user".into(),
+                ));
+            }
+            Grant::ClientCredentials(c) => (
+                confidential(c),
+                vec![("grant_type", "client_credentials".into())],
+            ),
+            Grant::JwtBearer {
+                assertion,
+                client_id,
+            } => (
+                Registration {
+                    client_id: client_id.clone(),
+                    client_secret: None,
+                    method: AuthMethod::None,
+                },
+                vec![
+                    ("grant_type", JWT_BEARER.into()),
+                    ("assertion", assertion.clone()),
+                ],
+            ),
+            Grant::IdentityAssertion(g) => {
+                let jag = self.exchange_id_token(g, d, &scope).await?;
+                (
+                    confidential(&g.client),
+                    vec![("grant_type", JWT_BEARER.into()), ("assertion", jag)],
+                )
+            }
+        };
+        form.push(("resource", d.resource.clone()));
         if !scope.is_empty() {
             form.push(("scope", scope.clone()));
         }
@@ -843,6 +930,56 @@ impl Inner {
         flow.requested = scopes.to_vec();
         self.store.save(&self.server_url, Some(tokens));
         Ok(())
+    }
+
+    /// RFC 8693 at the identity provider: the ID token for an ID-JAG whose audience is the
+    /// authorization server and whose resource is this MCP server.
+    async fn exchange_id_token(
+        &self,
+        g: &IdentityAssertion,
+        d: &Discovered,
+        scope: &str,
+    ) -> Result<String, ClientError> {
+        let mut form: Vec<(&'static str, String)> = vec![
+            ("grant_type", TOKEN_EXCHANGE.into()),
+            ("subject_token", g.id_token.clone()),
+            ("subject_token_type", ID_TOKEN.into()),
+            ("requested_token_type", ID_JAG.into()),
+            ("audience", d.meta.issuer.clone()),
+            ("resource", d.resource.clone()),
+        ];
+        if !scope.is_empty() {
+            form.push(("scope", scope.to_owned()));
+        }
+        let reg = Registration {
+            client_id: g.idp_client.client_id.clone(),
+            client_secret: g.idp_client.client_secret.clone(),
+            method: if g.idp_client.client_secret.is_some() {
+                AuthMethod::Basic
+            } else {
+                AuthMethod::None
+            },
+        };
+        let authorization = reg.authenticate(&mut form);
+        let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let answer = self
+            .wire
+            .post_form(&g.idp_token_endpoint, &pairs, authorization.as_deref())
+            .await?;
+        if !answer.status.is_success() {
+            return Err(token_error("the token exchange", &answer));
+        }
+        let v = answer.json("the token exchange")?;
+        if v.get("issued_token_type").and_then(Value::as_str) != Some(ID_JAG) {
+            return Err(ClientError::Auth(
+                "the token exchange did not issue an identity assertion grant".into(),
+            ));
+        }
+        v.get("access_token")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| ClientError::Auth("the token exchange answer has no token".into()))
     }
 
     /// POSTs to the token endpoint; `asked` is the scope sent (the granted one when the
