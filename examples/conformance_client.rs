@@ -109,11 +109,12 @@ fn arguments(schema: &Value) -> Map<String, Value> {
 }
 
 fn capabilities() -> ClientCapabilities {
-    let mut caps = ClientCapabilities::default();
-    caps.sampling = Some(SamplingCapability::default());
-    caps.elicitation = Some(ElicitationCapability::default());
-    caps.roots = Some(RootsCapability::default());
-    caps
+    ClientCapabilities {
+        sampling: Some(SamplingCapability::default()),
+        elicitation: Some(ElicitationCapability::default()),
+        roots: Some(RootsCapability::default()),
+        ..ClientCapabilities::default()
+    }
 }
 
 /// The scenario data of `MCP_CONFORMANCE_CONTEXT`.
