@@ -478,3 +478,18 @@ async fn connection_errors_are_errors() {
         .expect("no TLS built in");
     assert!(matches!(e, ClientError::Unsupported(_)), "{e}");
 }
+
+#[tokio::test]
+async fn a_header_mismatch_refreshes_the_tool_list_and_retries_once() {
+    // No tools/list yet: the client cannot know `region` mirrors into Mcp-Param-Region,
+    // the server answers -32020, the client lists the tools and sends the call again.
+    let s = start().await;
+    let url = format!("{}/mcp", s.base);
+    let c = connect(&url, ConnectMode::Modern(V::V2026_07_28)).await;
+    let r = c
+        .call_tool("region", json!({"region": "eu-west"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "param=eu-west method=tools/call name=region");
+    c.shutdown().await.unwrap();
+}

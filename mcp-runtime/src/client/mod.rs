@@ -694,6 +694,16 @@ impl Client {
         params: Option<Value>,
         mut opts: RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
+        self.round_trips(method, params, &mut opts).await
+    }
+
+    /// [`Client::request_raw`] with the options borrowed (a retry reuses them).
+    async fn round_trips(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &mut RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
         let version = self.current_version();
         let original = match params {
             None => None,
@@ -706,7 +716,7 @@ impl Client {
         };
         let mut round = original.clone().map(Value::Object);
         for _ in 0..MAX_INPUT_ROUNDS {
-            match self.send_request(method, round, &mut opts, version).await {
+            match self.send_request(method, round, opts, version).await {
                 Err(ClientError::InputRequired(raw)) if version.is_some() => {
                     let v = version.expect("checked");
                     let next =
@@ -716,7 +726,7 @@ impl Client {
                 other => return other,
             }
         }
-        self.send_request(method, round, &mut opts, version).await
+        self.send_request(method, round, opts, version).await
     }
 
     /// Sends a request and decodes its result as `R`.
@@ -1213,7 +1223,22 @@ impl Client {
             }
         };
         let p = self.shaped(CallToolParams::new(name, args))?;
-        self.request("tools/call", Some(p), opts).await
+        let mut opts = opts;
+        let raw = match self.round_trips("tools/call", Some(p.clone()), &mut opts).await {
+            // 2026 HTTP: -32020 on a call means the `Mcp-Param-*` headers, made from the
+            // tool's schema of the last `tools/list`, are stale: list again, retry once.
+            #[cfg(feature = "http")]
+            Err(e)
+                if e.code() == Some(mcp_core::jsonrpc::HEADER_MISMATCH)
+                    && self.inner.http.is_some() =>
+            {
+                tracing::debug!(error = %e, "header mismatch: refreshing the tool list");
+                self.list_all_tools().await?;
+                self.round_trips("tools/call", Some(p), &mut opts).await?
+            }
+            other => other?,
+        };
+        decode_result("tools/call", &raw)
     }
 
     /// `tools/call`, decoding `structuredContent` into `T` (or, when the server sent none,
