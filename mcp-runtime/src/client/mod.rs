@@ -28,6 +28,7 @@ mod error;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+mod listen;
 mod mrtr;
 #[cfg(feature = "http")]
 pub mod oauth;
@@ -62,6 +63,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use conn::{EofHook, Outgoing, Shared};
 pub use error::ClientError;
 pub use handler::{ClientHandler, ServerNotification};
+pub use listen::Subscription;
 pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};
 
@@ -515,6 +517,7 @@ impl Drop for PendingGuard<'_> {
             if let Some(t) = &self.token {
                 st.progress.remove(t);
             }
+            st.subscriptions.remove(&self.id);
             st.pending.remove(&self.id).is_some()
         };
         if was_pending && self.cancellable {
@@ -716,7 +719,7 @@ impl Client {
         };
         let mut round = original.clone().map(Value::Object);
         for _ in 0..MAX_INPUT_ROUNDS {
-            match self.send_request(method, round, opts, version).await {
+            match self.send_request(method, round, opts, version, None).await {
                 Err(ClientError::InputRequired(raw)) if version.is_some() => {
                     let v = version.expect("checked");
                     let next =
@@ -726,7 +729,7 @@ impl Client {
                 other => return other,
             }
         }
-        self.send_request(method, round, opts, version).await
+        self.send_request(method, round, opts, version, None).await
     }
 
     /// Sends a request and decodes its result as `R`.
@@ -757,6 +760,7 @@ impl Client {
         params: Option<Value>,
         opts: &mut RequestOptions,
         version: Option<ProtocolVersion>,
+        listen: Option<mpsc::UnboundedSender<ServerNotification>>,
     ) -> Result<Box<RawValue>, ClientError> {
         let inner = &*self.inner;
         let n = inner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -812,6 +816,9 @@ impl Client {
             st.pending.insert(id.clone(), tx);
             if let Some(t) = &token {
                 st.progress.insert(t.clone(), ptx);
+            }
+            if let Some(l) = listen {
+                st.subscriptions.insert(id.clone(), l);
             }
         }
         let mut guard = PendingGuard {
@@ -902,6 +909,7 @@ impl Client {
                 Some(value),
                 &mut RequestOptions::default(),
                 None,
+                None,
             )
             .await?;
         let result: InitializeResult = decode_result("initialize", &raw)?;
@@ -935,7 +943,7 @@ impl Client {
             ..RequestOptions::default()
         };
         let raw = match self
-            .send_request("server/discover", None, &mut opts, Some(version))
+            .send_request("server/discover", None, &mut opts, Some(version), None)
             .await
         {
             Ok(raw) => raw,
@@ -1224,7 +1232,10 @@ impl Client {
         };
         let p = self.shaped(CallToolParams::new(name, args))?;
         let mut opts = opts;
-        let raw = match self.round_trips("tools/call", Some(p.clone()), &mut opts).await {
+        let raw = match self
+            .round_trips("tools/call", Some(p.clone()), &mut opts)
+            .await
+        {
             // 2026 HTTP: -32020 on a call means the `Mcp-Param-*` headers, made from the
             // tool's schema of the last `tools/list`, are stale: list again, retry once.
             #[cfg(feature = "http")]
