@@ -493,6 +493,16 @@ pub struct Client {
     inner: Arc<Inner>,
 }
 
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("transport", &self.transport())
+            .field("version", &self.current_version())
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
 enum Discovery {
     Modern,
     /// -32022: the versions the server listed.
