@@ -344,8 +344,7 @@ async fn pinned_modern_against_a_legacy_only_server_fails_cleanly() {
         .mode(ConnectMode::Modern(V::V2026_07_28))
         .connect_http(&format!("{}/mcp", s.base))
         .await
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     assert_eq!(e.http_status(), Some(400), "{e}");
 }
 
@@ -469,13 +468,11 @@ async fn connection_errors_are_errors() {
     let e = Client::builder()
         .connect_http(&format!("http://{addr}/mcp"))
         .await
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     assert!(matches!(e, ClientError::Io(_)), "{e}");
     let e = Client::connect_http("https://example.invalid/mcp")
         .await
-        .err()
-        .expect("no TLS built in");
+        .expect_err("no TLS built in");
     assert!(matches!(e, ClientError::Unsupported(_)), "{e}");
 }
 
