@@ -10,6 +10,11 @@
 //! every result is checked by the 2026 codec), or automatic detection as the stdio transport
 //! prescribes (probe `server/discover`, fall back to `initialize`).
 //!
+//! On 2026-07-28 connections an `input_required` result is answered with the same
+//! handler ([`MAX_INPUT_ROUNDS`] rounds at most) and [`Client::listen`] opens a
+//! `subscriptions/listen` [`Subscription`]. Over HTTP a [`TokenProvider`] supplies bearer
+//! tokens; [`oauth::OAuth`] is the full OAuth 2.1 flow of the MCP authorization spec.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
 //! use mcp_runtime::client::Client;
