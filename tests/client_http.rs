@@ -344,8 +344,7 @@ async fn pinned_modern_against_a_legacy_only_server_fails_cleanly() {
         .mode(ConnectMode::Modern(V::V2026_07_28))
         .connect_http(&format!("{}/mcp", s.base))
         .await
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     assert_eq!(e.http_status(), Some(400), "{e}");
 }
 
@@ -469,12 +468,25 @@ async fn connection_errors_are_errors() {
     let e = Client::builder()
         .connect_http(&format!("http://{addr}/mcp"))
         .await
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     assert!(matches!(e, ClientError::Io(_)), "{e}");
     let e = Client::connect_http("https://example.invalid/mcp")
         .await
-        .err()
-        .expect("no TLS built in");
+        .expect_err("no TLS built in");
     assert!(matches!(e, ClientError::Unsupported(_)), "{e}");
+}
+
+#[tokio::test]
+async fn a_header_mismatch_refreshes_the_tool_list_and_retries_once() {
+    // No tools/list yet: the client cannot know `region` mirrors into Mcp-Param-Region,
+    // the server answers -32020, the client lists the tools and sends the call again.
+    let s = start().await;
+    let url = format!("{}/mcp", s.base);
+    let c = connect(&url, ConnectMode::Modern(V::V2026_07_28)).await;
+    let r = c
+        .call_tool("region", json!({"region": "eu-west"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "param=eu-west method=tools/call name=region");
+    c.shutdown().await.unwrap();
 }

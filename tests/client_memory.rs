@@ -273,8 +273,7 @@ async fn pinned_modern_against_a_legacy_only_server_is_unsupported_version() {
         .mode(ConnectMode::Modern(V::V2026_07_28))
         .connect(s.serve_in_memory())
         .await
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     match e {
         ClientError::UnsupportedVersion {
             requested,
@@ -615,7 +614,7 @@ async fn the_probe_carries_the_modern_envelope() {
     assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
     assert!(init["params"].get("_meta").is_none(), "{init}");
     // Never answered either: connecting fails with a timeout, not a hang.
-    let e = c.await.unwrap().err().expect("no server");
+    let e = c.await.unwrap().expect_err("no server");
     assert!(matches!(e, ClientError::Timeout), "{e:?}");
 }
 

@@ -158,8 +158,7 @@ async fn a_child_dying_during_the_handshake_fails_the_connect() {
         .stderr(StderrMode::Null)
         .spawn(cmd)
         .await
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     match e {
         ClientError::ProcessExited(s) => assert_eq!(s.code(), Some(3), "{s}"),
         other => panic!("{other:?}"),
@@ -167,8 +166,7 @@ async fn a_child_dying_during_the_handshake_fails_the_connect() {
     // A command that does not exist is an I/O error.
     let e = Client::spawn(Command::new("/nonexistent/mcp-server"))
         .await
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     assert!(matches!(e, ClientError::Io(_)), "{e:?}");
 }
 

@@ -49,6 +49,8 @@ pub(crate) type EofHook =
 pub(crate) struct State {
     pub(crate) pending: HashMap<RequestId, oneshot::Sender<Outcome>>,
     pub(crate) progress: HashMap<RequestId, mpsc::UnboundedSender<ProgressParams>>,
+    /// Open `subscriptions/listen` streams by request id (= subscription id).
+    pub(crate) subscriptions: HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>,
     /// Why the connection is closed, once it is.
     pub(crate) closed: Option<ClientError>,
 }
@@ -103,6 +105,7 @@ impl Shared {
                 st.closed = Some(why);
             }
             st.progress.clear();
+            st.subscriptions.clear();
             std::mem::take(&mut st.pending)
         };
         // Dropping the senders wakes every waiter; each reads `closed`.
@@ -275,6 +278,33 @@ fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>
                 method: n.method.into_owned(),
                 params,
             };
+            if note.method == "notifications/cancelled"
+                && let Some(id) = note
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(|i| serde_json::from_value::<RequestId>(i.clone()).ok())
+            {
+                // A server may end a listen stream (stdio) by cancelling it.
+                let waiter = {
+                    let mut st = shared.state.lock().expect("client state lock");
+                    match st.subscriptions.remove(&id) {
+                        Some(_) => st.pending.remove(&id),
+                        None => None,
+                    }
+                };
+                if let Some(tx) = waiter {
+                    let _ = tx.send(Err(ClientError::Closed(Some(
+                        "the server cancelled the subscription".into(),
+                    ))));
+                }
+            }
+            if let Some(sub) = note.subscription_id() {
+                let st = shared.state.lock().expect("client state lock");
+                if let Some(tx) = st.subscriptions.get(&sub) {
+                    let _ = tx.send(note.clone());
+                }
+            }
             shared.handler.notify(&note);
             let _ = shared.notifications.send(note);
         }

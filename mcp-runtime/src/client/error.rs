@@ -25,8 +25,8 @@ pub enum ClientError {
     /// The server's answer could not be used (not an object, wrong `resultType`, does not
     /// decode as the expected result, ...).
     InvalidResponse(String),
-    /// The 2026 server asked for more input (`resultType: "input_required"`); multi
-    /// round-trip requests are not handled by this client yet. Holds the raw result.
+    /// The 2026 server still asked for input (`resultType: "input_required"`) after
+    /// [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS) answered rounds. Holds the raw result.
     InputRequired(String),
     /// The server supports none of the revisions this client offered.
     UnsupportedVersion {
@@ -51,6 +51,9 @@ pub enum ClientError {
         /// The start of the body.
         detail: String,
     },
+    /// Authorization failed: OAuth discovery, registration, the authorization response or
+    /// the token request (the detail says which step and why).
+    Auth(String),
 }
 
 impl ClientError {
@@ -89,9 +92,9 @@ impl fmt::Display for ClientError {
             ClientError::ProcessExited(s) => write!(f, "the server process exited: {s}"),
             ClientError::Io(e) => write!(f, "transport error: {e}"),
             ClientError::InvalidResponse(e) => write!(f, "invalid response: {e}"),
-            ClientError::InputRequired(_) => f.write_str(
-                "the server asked for input (multi round-trip requests are not supported)",
-            ),
+            ClientError::InputRequired(_) => {
+                f.write_str("the server kept asking for input past the round limit")
+            }
             ClientError::UnsupportedVersion {
                 requested,
                 supported,
@@ -112,6 +115,7 @@ impl fmt::Display for ClientError {
                 write!(f, "HTTP {status}")
             }
             ClientError::Http { status, detail, .. } => write!(f, "HTTP {status}: {detail}"),
+            ClientError::Auth(why) => write!(f, "authorization failed: {why}"),
         }
     }
 }

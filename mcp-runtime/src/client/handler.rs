@@ -21,6 +21,19 @@ pub struct ServerNotification {
     pub params: Option<Value>,
 }
 
+impl ServerNotification {
+    /// The `subscriptions/listen` stream this notification belongs to (its
+    /// `_meta` `io.modelcontextprotocol/subscriptionId`), if any.
+    pub fn subscription_id(&self) -> Option<mcp_core::jsonrpc::RequestId> {
+        let id = self
+            .params
+            .as_ref()?
+            .get("_meta")?
+            .get("io.modelcontextprotocol/subscriptionId")?;
+        serde_json::from_value(id.clone()).ok()
+    }
+}
+
 /// Answers the server's requests on a legacy connection and observes its notifications.
 ///
 /// Every method has a default: requests answer `-32601 Method not found` (declare the

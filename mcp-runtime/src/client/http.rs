@@ -70,14 +70,34 @@ pub trait TokenProvider: Send + Sync + 'static {
     /// The token for the next request (`None`: send no `Authorization` header).
     fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>>;
 
-    /// The server answered `401` (with its `WWW-Authenticate` challenge). Return `true`
-    /// to send the request once more with a fresh [`TokenProvider::token`]. Default:
-    /// `false` (the request fails with [`ClientError::Http`]).
-    fn unauthorized<'a>(&'a self, challenge: Option<&'a str>) -> BoxFuture<'a, bool> {
+    /// The server answered `401` (with its `WWW-Authenticate` challenge). `Ok(true)`:
+    /// send the request once more with a fresh [`TokenProvider::token`]; an error fails the
+    /// request with it. Default: `Ok(false)` (the request fails with [`ClientError::Http`]).
+    fn unauthorized<'a>(
+        &'a self,
+        challenge: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<bool, ClientError>> {
         let _ = challenge;
-        Box::pin(async { false })
+        Box::pin(async { Ok(false) })
+    }
+
+    /// The server answered `403` (e.g. `error="insufficient_scope"`: step-up
+    /// authorization). `Ok(true)`: send the request again with a fresh token (at most
+    /// [`MAX_STEP_UPS`] times per request). Default: `Ok(false)`.
+    fn forbidden<'a>(
+        &'a self,
+        challenge: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<bool, ClientError>> {
+        let _ = challenge;
+        Box::pin(async { Ok(false) })
     }
 }
+
+/// How many reconnections in a row a broken 2024-11-05 SSE stream gets.
+const SSE_RECONNECTS: u32 = 5;
+
+/// How many times one request is re-sent after `403`s its [`TokenProvider`] resolved.
+pub const MAX_STEP_UPS: u32 = 3;
 
 /// A fixed bearer token.
 #[derive(Clone)]
@@ -387,31 +407,41 @@ impl HttpConn {
         Ok(b)
     }
 
-    /// Sends a request built by `build` (plus the common headers); a 401 asks the token
-    /// provider once whether to try again.
+    /// Sends a request built by `build` (plus the common headers). A `401` asks the token
+    /// provider once whether to try again; a `403` up to [`MAX_STEP_UPS`] times.
     async fn send_with_auth(
         &self,
         build: impl Fn() -> hyper::http::request::Builder,
         body: &Bytes,
     ) -> Result<Response<Incoming>, ClientError> {
-        let mut retried = false;
+        let mut retried_401 = false;
+        let mut step_ups = 0;
         loop {
             let b = self.common(build()).await?;
             let req = b
                 .body(Full::new(body.clone()))
                 .map_err(|e| ClientError::Encode(format!("HTTP request: {e}")))?;
             let resp = self.send.send(req).await?;
-            if resp.status() == StatusCode::UNAUTHORIZED
-                && !retried
-                && let Some(t) = &self.settings.token
-            {
-                let challenge = resp
-                    .headers()
+            let status = resp.status();
+            let Some(t) = &self.settings.token else {
+                return Ok(resp);
+            };
+            let challenge = || {
+                resp.headers()
                     .get(header::WWW_AUTHENTICATE)
                     .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                if t.unauthorized(challenge.as_deref()).await {
-                    retried = true;
+                    .map(str::to_owned)
+            };
+            if status == StatusCode::UNAUTHORIZED && !retried_401 {
+                let c = challenge();
+                if t.unauthorized(c.as_deref()).await? {
+                    retried_401 = true;
+                    continue;
+                }
+            } else if status == StatusCode::FORBIDDEN && step_ups < MAX_STEP_UPS {
+                let c = challenge();
+                if t.forbidden(c.as_deref()).await? {
+                    step_ups += 1;
                     continue;
                 }
             }
@@ -503,6 +533,10 @@ impl HttpConn {
         let sse = matches!(self.kind(), Kind::Sse { .. });
         match (&info.method, info.id.clone()) {
             (Some(_), Some(id)) if sse => {
+                if info.method.as_deref() == Some("initialize") {
+                    // Kept for re-initializing after a reconnection to a new session.
+                    self.state.lock().expect("http state lock").init_params = info.params.clone();
+                }
                 if let Err(e) = self.post_sse(&frame).await {
                     self.shared.fail(&id, e);
                 }
@@ -923,11 +957,33 @@ impl HttpConn {
     // -----------------------------------------------------------------------------------
 
     /// Opens the 2024-11-05 SSE stream on the URL and waits for its `endpoint` event; from
-    /// then on every message is POSTed there.
+    /// then on every message is POSTed there. When the stream ends the driver reconnects
+    /// (see [`HttpConn::sse_reader`]).
     pub(crate) async fn open_sse(self: &Arc<Self>) -> Result<(), ClientError> {
-        let timeout = self.settings.connect_timeout;
+        let mut parser = SseParser::new(MAX_FRAME);
+        let (post, body, early) = self.sse_handshake(&mut parser, None).await?;
+        tracing::debug!(%post, "HTTP+SSE endpoint");
+        *self.kind.lock().expect("kind lock") = Kind::Sse { post };
+        let this = self.clone();
+        let h = tokio::spawn(async move {
+            for m in early {
+                conn::route(&this.shared, &this.out, m.as_bytes());
+            }
+            this.sse_reader(body, parser).await;
+        });
+        self.state.lock().expect("http state lock").sse_stream = Some(h.abort_handle());
+        Ok(())
+    }
+
+    /// `GET` the SSE URL (with `Last-Event-ID` when resuming) and read up to its `endpoint`
+    /// event: the POST URL, the stream, and the messages that came with the endpoint.
+    async fn sse_handshake(
+        &self,
+        parser: &mut SseParser,
+        last_event_id: Option<&str>,
+    ) -> Result<(Uri, Incoming, Vec<String>), ClientError> {
         let opened = async {
-            let resp = self.get(&self.url, None, None).await?;
+            let resp = self.get(&self.url, None, last_event_id).await?;
             let status = resp.status();
             if !status.is_success() {
                 let body = read_body(resp).await.unwrap_or_default();
@@ -938,7 +994,6 @@ impl HttpConn {
                     "the SSE endpoint did not answer with text/event-stream".into(),
                 ));
             }
-            let mut parser = SseParser::new(MAX_FRAME);
             let mut body = resp.into_body();
             let mut early = Vec::new();
             loop {
@@ -959,28 +1014,129 @@ impl HttpConn {
                     }
                 }
                 if let Some(e) = endpoint {
-                    return Ok((e, body, parser, early));
+                    return Ok((e, body, early));
                 }
             }
         };
-        let (endpoint, body, parser, early) =
-            tokio::time::timeout(timeout, opened).await.map_err(|_| {
+        let (endpoint, body, early) = tokio::time::timeout(self.settings.connect_timeout, opened)
+            .await
+            .map_err(|_| {
                 ClientError::Closed(Some("no endpoint event on the SSE stream in time".into()))
             })??;
         let post = resolve(&self.url, endpoint.trim())?;
-        tracing::debug!(%post, "HTTP+SSE endpoint");
-        *self.kind.lock().expect("kind lock") = Kind::Sse { post };
-        let this = self.clone();
-        let h = tokio::spawn(async move {
-            for m in early {
-                conn::route(&this.shared, &this.out, m.as_bytes());
+        Ok((post, body, early))
+    }
+
+    /// Reads the HTTP+SSE stream; when the server ends or breaks it, reconnects after the
+    /// stream's `retry:` (default 1 s) with `Last-Event-ID`, up to [`SSE_RECONNECTS`]
+    /// attempts in a row. A new `endpoint` means a new session: the client is
+    /// re-initialized there with the params of its `initialize`. Gives up by closing the
+    /// connection (pending requests fail with the reason).
+    async fn sse_reader(self: Arc<Self>, mut body: Incoming, mut parser: SseParser) {
+        loop {
+            self.read_sse(body, &mut parser, None, false).await;
+            if self.shut.load(Ordering::SeqCst) {
+                return;
             }
-            let mut parser = parser;
-            this.read_sse(body, &mut parser, None, false).await;
-            this.shared
-                .close(ClientError::Closed(Some("the SSE stream ended".into())));
+            let mut attempt = 0;
+            body = loop {
+                attempt += 1;
+                if attempt > SSE_RECONNECTS {
+                    self.shared.close(ClientError::Closed(Some(
+                        "the SSE stream ended and reconnecting failed".into(),
+                    )));
+                    return;
+                }
+                let wait = parser.retry.unwrap_or(1000).min(30_000);
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+                if self.shut.load(Ordering::SeqCst) {
+                    return;
+                }
+                match self.sse_reconnect(&mut parser).await {
+                    Ok(b) => break b,
+                    Err(e) => tracing::debug!(error = %e, attempt, "SSE reconnect failed"),
+                }
+            };
+        }
+    }
+
+    /// One reconnection: the handshake, then a re-`initialize` when the endpoint changed.
+    async fn sse_reconnect(
+        self: &Arc<Self>,
+        parser: &mut SseParser,
+    ) -> Result<Incoming, ClientError> {
+        let last = parser.last_id.clone();
+        let mut fresh = SseParser::new(MAX_FRAME);
+        fresh.last_id = last.clone();
+        fresh.retry = parser.retry;
+        let (post, mut body, early) = self.sse_handshake(&mut fresh, last.as_deref()).await?;
+        *parser = fresh;
+        let old = std::mem::replace(
+            &mut *self.kind.lock().expect("kind lock"),
+            Kind::Sse { post: post.clone() },
+        );
+        for m in early {
+            conn::route(&self.shared, &self.out, m.as_bytes());
+        }
+        if old != (Kind::Sse { post }) {
+            tracing::info!("the SSE stream came back with a new endpoint: re-initializing");
+            self.reinitialize_sse(&mut body, parser).await?;
+        }
+        Ok(body)
+    }
+
+    /// `initialize` + `notifications/initialized` on a new HTTP+SSE session; the answer
+    /// is read off the new stream (other messages on it are routed as usual).
+    async fn reinitialize_sse(
+        &self,
+        body: &mut Incoming,
+        parser: &mut SseParser,
+    ) -> Result<(), ClientError> {
+        let Some(params) = self
+            .state
+            .lock()
+            .expect("http state lock")
+            .init_params
+            .clone()
+        else {
+            return Err(ClientError::Closed(Some(
+                "the SSE session was lost before it was initialized".into(),
+            )));
+        };
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(format!("mcp-reinit-sse-{n}").into());
+        let frame = serde_json::json!({
+            "jsonrpc": "2.0", "id": id, "method": "initialize", "params": params
         });
-        self.state.lock().expect("http state lock").sse_stream = Some(h.abort_handle());
+        self.post_sse(&Bytes::from(frame.to_string())).await?;
+        let answer = async {
+            while let Some(f) = body.frame().await {
+                let Ok(data) = f.map_err(|e| io_error(&e))?.into_data() else {
+                    continue;
+                };
+                for ev in parser.push(&data) {
+                    if answers(ev.data.as_bytes(), &id) {
+                        return Ok(ev.data);
+                    }
+                    conn::route(&self.shared, &self.out, ev.data.as_bytes());
+                }
+            }
+            Err(ClientError::Closed(Some(
+                "the SSE stream ended during re-initialization".into(),
+            )))
+        };
+        let answer = tokio::time::timeout(self.request_timeout, answer)
+            .await
+            .map_err(|_| ClientError::Timeout)??;
+        let v: Value = serde_json::from_str(&answer).unwrap_or(Value::Null);
+        if let Some(e) = v.get("error") {
+            let e = serde_json::from_value::<ErrorObject>(e.clone())
+                .unwrap_or_else(|_| ErrorObject::new(-32603, "re-initialize failed"));
+            return Err(ClientError::Rpc(e));
+        }
+        let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        self.post_sse(&Bytes::from_static(note)).await?;
+        self.reinitialized.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 

@@ -10,6 +10,11 @@
 //! every result is checked by the 2026 codec), or automatic detection as the stdio transport
 //! prescribes (probe `server/discover`, fall back to `initialize`).
 //!
+//! On 2026-07-28 connections an `input_required` result is answered with the same
+//! handler ([`MAX_INPUT_ROUNDS`] rounds at most) and [`Client::listen`] opens a
+//! `subscriptions/listen` [`Subscription`]. Over HTTP a [`TokenProvider`] supplies bearer
+//! tokens; [`oauth::OAuth`] is the full OAuth 2.1 flow of the MCP authorization spec.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
 //! use mcp_runtime::client::Client;
@@ -28,6 +33,10 @@ mod error;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+mod listen;
+mod mrtr;
+#[cfg(feature = "http")]
+pub mod oauth;
 mod process;
 #[cfg(feature = "http")]
 mod sse;
@@ -59,10 +68,12 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use conn::{EofHook, Outgoing, Shared};
 pub use error::ClientError;
 pub use handler::{ClientHandler, ServerNotification};
+pub use listen::Subscription;
+pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};
 
 #[cfg(feature = "http")]
-pub use http::{BoxFuture, StaticToken, TokenProvider, hyper_util};
+pub use http::{BoxFuture, MAX_STEP_UPS, StaticToken, TokenProvider, hyper_util};
 
 /// How a connection picks its protocol revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -427,13 +438,23 @@ impl Client {
         let client = self;
         match mode {
             ConnectMode::Legacy(v) => client.initialize(v).await,
-            ConnectMode::Modern(v) => client.discover(v, None).await.and_then(|r| match r {
+            ConnectMode::Modern(v) => match client.discover(v, None).await? {
                 Discovery::Modern => Ok(()),
+                // -32022 listing the pinned revision itself: the one retry the spec allows.
+                Discovery::Retry(supported) if supported.iter().any(|s| s == v.as_str()) => {
+                    match client.discover(v, None).await? {
+                        Discovery::Modern => Ok(()),
+                        Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
+                            requested: v.as_str().to_owned(),
+                            supported,
+                        }),
+                    }
+                }
                 Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
                     requested: v.as_str().to_owned(),
                     supported,
                 }),
-            }),
+            },
             ConnectMode::Auto => client.auto(probe).await,
         }
     }
@@ -477,6 +498,16 @@ pub struct Client {
     inner: Arc<Inner>,
 }
 
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("transport", &self.transport())
+            .field("version", &self.current_version())
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
 enum Discovery {
     Modern,
     /// -32022: the versions the server listed.
@@ -501,6 +532,7 @@ impl Drop for PendingGuard<'_> {
             if let Some(t) = &self.token {
                 st.progress.remove(t);
             }
+            st.subscriptions.remove(&self.id);
             st.pending.remove(&self.id).is_some()
         };
         if was_pending && self.cancellable {
@@ -670,15 +702,49 @@ impl Client {
     }
 
     /// Sends a request and returns its raw result. On a modern connection the params are
-    /// stamped with the `_meta` envelope and the result checked by the 2026 codec.
+    /// stamped with the `_meta` envelope and the result checked by the 2026 codec; an
+    /// `input_required` result is answered with the handler and the request retried (a
+    /// new id each round, `requestState` echoed) up to [`MAX_INPUT_ROUNDS`] times, after
+    /// which it fails with [`ClientError::InputRequired`].
     pub async fn request_raw(
         &self,
         method: &str,
         params: Option<Value>,
-        opts: RequestOptions,
+        mut opts: RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        self.round_trips(method, params, &mut opts).await
+    }
+
+    /// [`Client::request_raw`] with the options borrowed (a retry reuses them).
+    async fn round_trips(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &mut RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let version = self.current_version();
-        self.send_request(method, params, opts, version).await
+        let original = match params {
+            None => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(other) => {
+                return Err(ClientError::Encode(format!(
+                    "params must be an object, not {other}"
+                )));
+            }
+        };
+        let mut round = original.clone().map(Value::Object);
+        for _ in 0..MAX_INPUT_ROUNDS {
+            match self.send_request(method, round, opts, version, None).await {
+                Err(ClientError::InputRequired(raw)) if version.is_some() => {
+                    let v = version.expect("checked");
+                    let next =
+                        mrtr::next_round(&self.inner.shared.handler, &original, &raw, v).await?;
+                    round = Some(Value::Object(next));
+                }
+                other => return other,
+            }
+        }
+        self.send_request(method, round, opts, version, None).await
     }
 
     /// Sends a request and decodes its result as `R`.
@@ -707,8 +773,9 @@ impl Client {
         &self,
         method: &str,
         params: Option<Value>,
-        mut opts: RequestOptions,
+        opts: &mut RequestOptions,
         version: Option<ProtocolVersion>,
+        listen: Option<mpsc::UnboundedSender<ServerNotification>>,
     ) -> Result<Box<RawValue>, ClientError> {
         let inner = &*self.inner;
         let n = inner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -765,6 +832,9 @@ impl Client {
             if let Some(t) = &token {
                 st.progress.insert(t.clone(), ptx);
             }
+            if let Some(l) = listen {
+                st.subscriptions.insert(id.clone(), l);
+            }
         }
         let mut guard = PendingGuard {
             inner,
@@ -810,6 +880,10 @@ impl Client {
             Err(_) => return Err(inner.shared.closed_error()),
         };
         let codec = WireCodec::new(version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE));
+        if modern.is_some() && raw.get().starts_with('{') && !has_result_type(&raw) {
+            // SEP-2322: a client assumes `complete` when a result names no resultType.
+            return Ok(raw);
+        }
         match codec.validate_result(method, &raw) {
             Ok(ResultType::Complete) => Ok(raw),
             Ok(ResultType::InputRequired) => Err(ClientError::InputRequired(raw.get().to_owned())),
@@ -845,7 +919,13 @@ impl Client {
         let value =
             serde_json::to_value(&params).map_err(|e| ClientError::Encode(e.to_string()))?;
         let raw = self
-            .send_request("initialize", Some(value), RequestOptions::default(), None)
+            .send_request(
+                "initialize",
+                Some(value),
+                &mut RequestOptions::default(),
+                None,
+                None,
+            )
             .await?;
         let result: InitializeResult = decode_result("initialize", &raw)?;
         let Some(chosen) = result.known_version().filter(|v| v.era() == Era::Legacy) else {
@@ -873,12 +953,12 @@ impl Client {
                 "{version} is not a modern revision"
             )));
         }
-        let opts = RequestOptions {
+        let mut opts = RequestOptions {
             timeout,
             ..RequestOptions::default()
         };
         let raw = match self
-            .send_request("server/discover", None, opts, Some(version))
+            .send_request("server/discover", None, &mut opts, Some(version), None)
             .await
         {
             Ok(raw) => raw,
@@ -918,7 +998,7 @@ impl Client {
                 let pick = supported
                     .iter()
                     .filter_map(|s| ProtocolVersion::parse(s))
-                    .filter(|v| v.era() == Era::Modern && *v != preferred)
+                    .filter(|v| v.era() == Era::Modern)
                     .max();
                 if let Some(v) = pick {
                     return match self.discover(v, Some(probe_timeout)).await? {
@@ -997,7 +1077,7 @@ impl Client {
                 let pick = supported
                     .iter()
                     .filter_map(|s| ProtocolVersion::parse(s))
-                    .filter(|v| v.era() == Era::Modern && *v != preferred)
+                    .filter(|v| v.era() == Era::Modern)
                     .max();
                 if let Some(v) = pick {
                     return match self.discover(v, Some(probe)).await? {
@@ -1166,7 +1246,25 @@ impl Client {
             }
         };
         let p = self.shaped(CallToolParams::new(name, args))?;
-        self.request("tools/call", Some(p), opts).await
+        let mut opts = opts;
+        let raw = match self
+            .round_trips("tools/call", Some(p.clone()), &mut opts)
+            .await
+        {
+            // 2026 HTTP: -32020 on a call means the `Mcp-Param-*` headers, made from the
+            // tool's schema of the last `tools/list`, are stale: list again, retry once.
+            #[cfg(feature = "http")]
+            Err(e)
+                if e.code() == Some(mcp_core::jsonrpc::HEADER_MISMATCH)
+                    && self.inner.http.is_some() =>
+            {
+                tracing::debug!(error = %e, "header mismatch: refreshing the tool list");
+                self.list_all_tools().await?;
+                self.round_trips("tools/call", Some(p), &mut opts).await?
+            }
+            other => other?,
+        };
+        decode_result("tools/call", &raw)
     }
 
     /// `tools/call`, decoding `structuredContent` into `T` (or, when the server sent none,
@@ -1365,6 +1463,16 @@ fn http_eras() -> &'static Mutex<std::collections::HashMap<String, HttpEra>> {
     static ERAS: std::sync::OnceLock<Mutex<std::collections::HashMap<String, HttpEra>>> =
         std::sync::OnceLock::new();
     ERAS.get_or_init(Default::default)
+}
+
+/// Whether a result object has a `resultType` member (any value).
+fn has_result_type(raw: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "resultType", borrow, default)]
+        result_type: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Probe<'_>>(raw.get()).is_ok_and(|p| p.result_type.is_some())
 }
 
 fn meta_mut(params: &mut Option<Map<String, Value>>) -> &mut Map<String, Value> {

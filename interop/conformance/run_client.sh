@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Conformance, client side: the official suite's client scenarios drive
+# examples/conformance_client.rs (the suite starts a mock server per scenario and runs the
+# client with the server URL as its last argument).
+#
+#   0.1.16        — every client scenario once
+#   0.2.0 alpha   — every client scenario at each of --spec-version 2025-11-25 and
+#                   2026-07-28 it applies to; one that applies to neither at the revision
+#                   it names (2025-03-26 ones); extension scenarios once
+#
+# Env: CONFORMANCE_DIR (default target/conformance; the suites are installed by run.sh),
+# CLIENT_SKIP: space-separated scenario names not run (default: the known gaps below).
+#
+# Known gaps (extension scenarios that need asymmetric signing, which the client does not
+# do): auth/client-credentials-jwt (private_key_jwt, ES256), auth/dpop and auth/dpop-nonce
+# (DPoP proofs, RFC 9449).
+# Exits non-zero when any scenario fails.
+set -euo pipefail
+BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
+cd "$(dirname "$0")/../.."
+
+STABLE=0.1.16
+ALPHA=0.2.0-alpha.12
+DIR="${CONFORMANCE_DIR:-target/conformance}"
+PRELOAD="$PWD/interop/conformance/node-polyfill/register.mjs"
+SKIP=" ${CLIENT_SKIP-auth/client-credentials-jwt auth/dpop auth/dpop-nonce} "
+
+cli_of() { echo "$DIR/$1/node_modules/@modelcontextprotocol/conformance/dist/index.js"; }
+CLI_STABLE="$(cli_of "$STABLE")"
+CLI_ALPHA="$(cli_of "$ALPHA")"
+for c in "$CLI_STABLE" "$CLI_ALPHA"; do
+    [ -f "$c" ] || { echo "missing $c: run interop/conformance/run.sh first (it installs the suites)"; exit 1; }
+done
+
+echo "== cargo build --example conformance_client"
+timeout 900 cargo build --example conformance_client
+CLIENT="$(cd "$BIN" && pwd)/conformance_client"
+
+failed=0
+passed=0
+run() { # label cli args...
+    local label="$1" cli="$2"
+    shift 2
+    local out rc=0
+    out="$(timeout 120 node --import "$PRELOAD" "$cli" client --command "$CLIENT" "$@" 2>&1)" || rc=$?
+    if [ "$rc" -eq 0 ] && grep -q '^SKIPPED' <<<"$out"; then
+        echo "skip $label (not applicable at this revision)"
+    elif [ "$rc" -eq 0 ] && grep -Eq 'Passed: [0-9]+/[0-9]+, 0 failed, 0 warnings' <<<"$out"; then
+        passed=$((passed + 1))
+        echo "ok   $label $(grep -Eo 'Passed: [0-9]+/[0-9]+' <<<"$out" | tail -1)"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $label"
+        echo "$out" | grep -E 'FAILURE|WARNING|Passed|rror' | head -30
+    fi
+}
+
+# `list --client` prints "  - name [v1,v2]" per scenario.
+list_of() { node --import "$PRELOAD" "$1" list --client 2>/dev/null | sed -n 's/^  - \([^ ]*\) \[\(.*\)\]$/\1 \2/p'; }
+
+while read -r name _; do
+    case "$SKIP" in *" $name "*) echo "skip $STABLE $name (CLIENT_SKIP)"; continue ;; esac
+    run "$STABLE $name" "$CLI_STABLE" --scenario "$name"
+done < <(list_of "$CLI_STABLE")
+
+while read -r name versions; do
+    case "$SKIP" in *" $name "*) echo "skip $ALPHA $name (CLIENT_SKIP)"; continue ;; esac
+    ran=0
+    for req in 2025-11-25 2026-07-28; do
+        if grep -q "$req" <<<"$versions"; then
+            run "$ALPHA $name @$req" "$CLI_ALPHA" --scenario "$name" --spec-version "$req"
+            ran=1
+        fi
+    done
+    if [ "$ran" -eq 0 ]; then
+        if [ "$versions" = extension ]; then
+            run "$ALPHA $name (extension)" "$CLI_ALPHA" --scenario "$name"
+        else
+            v="${versions##*,}"
+            run "$ALPHA $name @$v" "$CLI_ALPHA" --scenario "$name" --spec-version "$v"
+        fi
+    fi
+done < <(list_of "$CLI_ALPHA")
+
+echo "conformance (client): $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
