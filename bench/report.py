@@ -114,12 +114,18 @@ def impl_order(i):
     return order.index(i) if i in order else len(order)
 
 
+def cpu(d, s, a, b, sb=None):
+    """The server-CPU-per-call ratio a/b, as text (robust to a busy machine)."""
+    r = d.ratio(s, a, b, "server_cpu_us_per_call", sb=sb)
+    return "" if r is None else f"; CPU/call {r:.2f}× {b if sb is None else 'legacy'}'s"
+
+
 def targets(d):
     rows = []
     rb = d.best("stdio-64-add", ["rmcp", "rmcp-pipes"])
     r1, r2 = d.ratio("stdio-64-add", "ours", rb) if rb else None, d.ratio("stdio-64-add", "ours", "floor")
     rows.append(("stdio, 64 in flight, `add`", "≥ 3× rmcp's best stdio mode and ≥ 0.5× the floor",
-                 f"{x(r1)} {rb}, {x(r2)} floor", both(r1, 3, r2, 0.5)))
+                 f"{x(r1)} {rb}, {x(r2)} floor" + cpu(d, "stdio-64-add", "ours", "floor"), both(r1, 3, r2, 0.5)))
     r = d.ratio("stdio-1-add", "ours", "floor")
     p = d.ratio("stdio-1-add", "ours", "floor", "p99_us")
     rows.append(("stdio, 1 in flight", "≥ 0.95× the floor; p99 ≤ 1.2× the floor's",
@@ -127,7 +133,7 @@ def targets(d):
                  None if r is None or p is None else (r >= 0.95 and p <= 1.2, f"{r:.2f}× / p99 {p:.2f}×")))
     r1, r2 = d.ratio("http-32-add", "ours", "rmcp"), d.ratio("http-32-add", "ours", "floor")
     rows.append(("Streamable HTTP, 32 clients", "≥ 2.5× rmcp and ≥ 0.7× the floor",
-                 f"{x(r1)} rmcp, {x(r2)} floor", both(r1, 2.5, r2, 0.7)))
+                 f"{x(r1)} rmcp, {x(r2)} floor" + cpu(d, "http-32-add", "ours", "floor"), both(r1, 2.5, r2, 0.7)))
     a, b = d.med("http-1-add", "ours", "p50_us"), d.med("http-1-add", "floor", "p50_us")
     diffs = [d.ok("http-1-add", "ours")[k]["p50_us"] - v["p50_us"]
              for k, v in d.ok("http-1-add", "floor").items() if k in d.ok("http-1-add", "ours")]
@@ -139,16 +145,18 @@ def targets(d):
         peers = [i for i in ["floor", "rmcp", "rmcp-pipes"] if d.ok(s, i)]
         bp = d.best(s, peers)
         r = d.ratio(s, "ours", bp) if bp else None
-        rows.append((label, "≥ the better of the floor and rmcp", f"{x(r)} {bp}",
+        rows.append((label, "≥ the better of the floor and rmcp", f"{x(r)} {bp}" + (cpu(d, s, "ours", bp) if bp else ""),
                      None if r is None else (r >= 1.0, f"{r:.2f}×")))
     for s, legacy, label in [("stdio-64-add-2026", "stdio-64-add", "2026 requests, stdio 64"),
                              ("http-32-add-2026", "http-32-add", "2026 requests, HTTP 32")]:
         r = d.ratio(s, "ours", "ours", sb=legacy)
-        rows.append((label, "within 5% of the legacy figures", f"{x(r)} legacy",
-                     None if r is None else (r >= 0.95, f"{(r - 1) * 100:+.1f}%")))
+        c = d.ratio(s, "ours", "ours", "server_cpu_us_per_call", sb=legacy)
+        rows.append((label, "within 5% of the legacy figures", f"{x(r)} legacy" + cpu(d, s, "ours", "ours", sb=legacy),
+                     cost_verdict(r, c, 0.05)))
     r = d.ratio("stdio-64-add", "ours-10-layers", "ours")
-    rows.append(("10 static middleware layers", "≤ 3% below 0 layers at 64 in flight", f"{x(r)} 0 layers",
-                 None if r is None else (r >= 0.97, f"{(r - 1) * 100:+.1f}%")))
+    c = d.ratio("stdio-64-add", "ours-10-layers", "ours", "server_cpu_us_per_call")
+    rows.append(("10 static middleware layers", "≤ 3% below 0 layers at 64 in flight", f"{x(r)} 0 layers" + cpu(d, "stdio-64-add", "ours-10-layers", "ours"),
+                 cost_verdict(r, c, 0.03)))
     rss, cold = d.med("idle-stdio", "ours", "rss_kib"), d.med("cold-start", "ours", "cold_p50_us")
     rows.append(("idle stdio server", "≤ 4 MiB RSS; cold start ≤ 2 ms median",
                  f"{fmt(rss / 1024 if rss else None, digits=2)} MiB; {fmt(cold / 1000 if cold else None, digits=2)} ms",
@@ -169,6 +177,15 @@ def targets(d):
     for name, target, measured, v in rows:
         out.append(f"| {name} | {target} | {measured} | {verdict(*v) if v else 'not measured'} |")
     return out
+
+
+def cost_verdict(r, c, slack):
+    """Met when calls/s is at most `slack` lower AND the CPU per call at most `slack` higher:
+    on a busy machine calls/s alone can flatter (or wrong) a variant by chance."""
+    if r is None:
+        return None
+    ok = r >= 1 - slack and (c is None or c <= 1 + slack)
+    return (ok, f"calls/s {(r - 1) * 100:+.1f}%" + ("" if c is None else f", CPU/call {(c - 1) * 100:+.1f}%"))
 
 
 def both(r1, t1, r2, t2):

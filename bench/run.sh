@@ -3,7 +3,7 @@
 # performance targets interleaved (each round runs every implementation once, A B C A B C ...),
 # and rewrites the side-by-side section of BENCHMARKS.md from the medians.
 #
-#   bench/run.sh [--quick] [--rounds N] [--no-write]
+#   bench/run.sh [--quick] [--rounds N] [--no-build] [--no-write]
 #
 # --quick: 2 rounds of 1 s runs (about 2 minutes); default: 5 rounds of 2 s (about 10).
 # Env: BENCH_PORT (first of 10 ports, default 3990), CARGO_TARGET_DIR (for bench_server).
@@ -11,13 +11,14 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/bench
-ROUNDS=5 WARMUP=0.5 DURATION=2 COLD_RUNS=10 WRITE=1 QUICK=0
+ROUNDS=5 WARMUP=0.5 DURATION=2 COLD_RUNS=10 WRITE=1 QUICK=0 BUILD=1
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) QUICK=1 ROUNDS=2 WARMUP=0.3 DURATION=1 COLD_RUNS=5 ;;
     --rounds) ROUNDS=$2; shift ;;
+    --no-build) BUILD=0 ;;
     --no-write) WRITE=0 ;;
-    *) echo "usage: bench/run.sh [--quick] [--rounds N] [--no-write]" >&2; exit 2 ;;
+    *) echo "usage: bench/run.sh [--quick] [--rounds N] [--no-build] [--no-write]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -27,10 +28,12 @@ mkdir -p "$OUT"
 RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
 
-echo "== building (release)" >&2
 ROOT_TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+if [ "$BUILD" = 1 ]; then
+echo "== building (release)" >&2
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" --example bench_server
 cargo build --release --quiet --manifest-path "$BENCH/Cargo.toml" --target-dir "$BENCH/target"
+fi
 OURS=$ROOT_TARGET/release/examples/bench_server
 LOADGEN=$BENCH/target/release/loadgen
 FLOOR_STDIO=$BENCH/target/release/floor-stdio
@@ -58,6 +61,7 @@ http_cmd() {
 
 PORT_I=0
 SERVER_PID=
+FAIL='{"errors":1,"first_error":"no output"}'
 start_http() { # impl -> sets PORT, SERVER_PID
   PORT=$((PORT_BASE + PORT_I % 10)); PORT_I=$((PORT_I + 1))
   # shellcheck disable=SC2046
@@ -109,16 +113,16 @@ for round in $(seq "$ROUNDS"); do
           --url "http://127.0.0.1:$PORT/mcp" --pid "$SERVER_PID") || true
         stop_http
       fi
-      record "$name" "$impl" "$round" "${json:-{\"errors\":1,\"first_error\":\"no output\"}}"
+      record "$name" "$impl" "$round" "${json:-$FAIL}"
     done
   done
   for impl in ours floor rmcp; do
     # shellcheck disable=SC2046
     json=$("$LOADGEN" cold --runs "$COLD_RUNS" -- $(stdio_cmd "$impl")) || true
-    record cold-start "$impl" "$round" "${json:-{\"errors\":1}}"
+    record cold-start "$impl" "$round" "${json:-$FAIL}"
     # shellcheck disable=SC2046
     json=$("$LOADGEN" idle -- $(stdio_cmd "$impl")) || true
-    record idle-stdio "$impl" "$round" "${json:-{\"errors\":1}}"
+    record idle-stdio "$impl" "$round" "${json:-$FAIL}"
   done
 done
 
@@ -130,11 +134,11 @@ for impl in ours rmcp; do
   start_http "$impl"
   json=$("$LOADGEN" sessions --url "http://127.0.0.1:$PORT/mcp" --count "$SESSIONS" --pid "$SERVER_PID") || true
   stop_http
-  record "sessions-$SESSIONS" "$impl" 1 "${json:-{\"errors\":1}}"
+  record "sessions-$SESSIONS" "$impl" 1 "${json:-$FAIL}"
   start_http "$impl"
   json=$("$LOADGEN" listen --url "http://127.0.0.1:$PORT/mcp" --count "$LISTENS" --pid "$SERVER_PID") || true
   stop_http
-  record "listen-$LISTENS" "$impl" 1 "${json:-{\"errors\":1}}"
+  record "listen-$LISTENS" "$impl" 1 "${json:-$FAIL}"
 done
 
 {
@@ -144,7 +148,9 @@ done
   echo "rustc=$(rustc --version)"
   echo "rmcp=$(grep -A1 '^name = "rmcp"$' "$BENCH/Cargo.lock" | sed -n 's/version = "\(.*\)"/\1/p')"
   echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "rounds=$ROUNDS duration=$DURATION warmup=$WARMUP quick=$QUICK"
+  echo "rounds=$ROUNDS"
+  echo "duration=$DURATION"
+  echo "warmup=$WARMUP"
   echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
 } > "$OUT/machine.txt"
 
