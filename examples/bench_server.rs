@@ -1,0 +1,123 @@
+//! The server the side-by-side benchmarks drive (`bench/run.sh`, `BENCHMARKS.md`): two trivial
+//! tools written with the macros, so the figures measure the framework, not the tools.
+//!
+//! `cargo run --release --example bench_server -- [--stdio | --http 127.0.0.1:PORT]
+//! [--layers 10] [--max-sessions N]`
+//!
+//! - `add {a, b}` answers a text block with the sum.
+//! - `echo {text}` answers a text block with the text.
+//! - `--layers 10` puts ten pass-through static middleware layers in front of the tools.
+//! - `--max-sessions N` raises the legacy HTTP session cap (the session-memory scenario
+//!   opens 10,000).
+
+use std::net::SocketAddr;
+
+use mcp::prelude::*;
+use mcp::runtime::transport::http::HttpOptions;
+
+/// Adds two integers.
+#[mcp::tool]
+async fn add(a: i64, b: i64) -> String {
+    (a + b).to_string()
+}
+
+/// Answers the text it was given.
+#[mcp::tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Defines pass-through middleware layers: each only calls the rest of the chain.
+macro_rules! pass_through {
+    ($($name:ident),*) => {$(
+        /// A pass-through layer: measures what one static layer costs.
+        #[mcp::middleware]
+        async fn $name(ctx: Context, next: Next<'_>) -> HandlerResult {
+            next.run(ctx).await
+        }
+    )*};
+}
+pass_through!(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9);
+
+/// The benchmark server with no middleware.
+#[mcp::server(name = "bench", tools(add, echo))]
+struct Bench;
+
+/// The same server behind ten static pass-through layers.
+#[mcp::server(
+    name = "bench",
+    tools(add, echo),
+    middleware(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9)
+)]
+struct Bench10;
+
+struct Args {
+    http: Option<SocketAddr>,
+    layers: usize,
+    max_sessions: Option<usize>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut out = Args {
+        http: None,
+        layers: 0,
+        max_sessions: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |what: &str| it.next().ok_or_else(|| format!("{arg} needs {what}"));
+        match arg.as_str() {
+            "--stdio" => out.http = None,
+            "--http" => {
+                let v = value("an address like 127.0.0.1:3990")?;
+                out.http = Some(v.parse().map_err(|e| format!("--http {v}: {e}"))?);
+            }
+            "--layers" => {
+                out.layers = match value("0 or 10")?.as_str() {
+                    "0" => 0,
+                    "10" => 10,
+                    other => return Err(format!("--layers {other}: only 0 or 10")),
+                }
+            }
+            "--max-sessions" => {
+                let v = value("a count")?;
+                out.max_sessions = Some(v.parse().map_err(|e| format!("--max-sessions {v}: {e}"))?);
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(out)
+}
+
+async fn serve<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
+    server: Server<C, H>,
+    args: &Args,
+) -> std::io::Result<()> {
+    let Some(addr) = args.http else {
+        return server.serve_stdio().await;
+    };
+    let mut opts = HttpOptions::default();
+    if let Some(n) = args.max_sessions {
+        opts.max_sessions = n;
+    }
+    // The token's type is inferred from `serve_http_on`, so no direct dependency is needed.
+    let stop = Default::default();
+    mcp::runtime::transport::stdio::stop_on_signals(Clone::clone(&stop));
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    server.serve_http_on(listener, opts, stop).await
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("bench_server: {e}");
+            std::process::exit(2);
+        }
+    };
+    match args.layers {
+        10 => serve(Bench10.into_server(), &args).await,
+        _ => serve(Bench.into_server(), &args).await,
+    }
+}
