@@ -477,6 +477,27 @@ fn parse_meta(
     Ok(out)
 }
 
+/// `task = "..."`: the `TaskSupport` variant it names (an error for anything else).
+fn task_support(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> syn::Result<syn::Ident> {
+    let lit = lit_str(meta)?;
+    let variant = match lit.value().as_str() {
+        "forbidden" => "Forbidden",
+        "optional" => "Optional",
+        "required" => "Required",
+        other => {
+            errors.spanned(
+                &lit,
+                format!("`task` is \"optional\", \"required\" or \"forbidden\", not {other:?}"),
+            );
+            "Forbidden"
+        }
+    };
+    Ok(syn::Ident::new(variant, lit.span()))
+}
+
 /// The spec's `_meta` key rules: an optional prefix of dot-separated labels ending in `/`,
 /// then a name; prefixes whose labels hold `modelcontextprotocol` or `mcp` are reserved,
 /// and so are the W3C trace-context keys.
@@ -532,25 +553,6 @@ fn check_meta_key(key: &str) -> Result<(), String> {
         return Err("a `_meta` key cannot be empty".into());
     }
     Ok(())
-/// `task = "..."`: the `TaskSupport` variant it names (an error for anything else).
-fn task_support(
-    meta: &syn::meta::ParseNestedMeta<'_>,
-    errors: &mut Errors,
-) -> syn::Result<syn::Ident> {
-    let lit = lit_str(meta)?;
-    let variant = match lit.value().as_str() {
-        "forbidden" => "Forbidden",
-        "optional" => "Optional",
-        "required" => "Required",
-        other => {
-            errors.spanned(
-                &lit,
-                format!("`task` is \"optional\", \"required\" or \"forbidden\", not {other:?}"),
-            );
-            "Forbidden"
-        }
-    };
-    Ok(syn::Ident::new(variant, lit.span()))
 }
 
 fn errors_len(errors: &Errors) -> usize {
@@ -878,6 +880,8 @@ pub fn expand(
             let mut __m = #p::Meta::new();
             #(__m.insert(::std::string::String::from(#keys), #values);)*
             __t.meta = ::core::option::Option::Some(__m);
+        });
+    }
     if let Some(v) = &model.task {
         config.push(quote! {
             __t.execution = ::core::option::Option::Some(#p::ToolExecution {

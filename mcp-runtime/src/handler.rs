@@ -199,6 +199,19 @@ impl Registry {
         );
     }
 
+    /// Registers a tool written with `#[mcp::tool]` on a free function (its listing entry
+    /// and schema come from the macro): `registry.add_tool_def::<search_books>()`. Tools
+    /// that take server state (`State<T>`, `&self`) belong in a `#[mcp::server]` instead.
+    pub fn add_tool_def<D: crate::tool_def::ToolDef<()>>(&mut self) {
+        self.add_tool(D::info().tool.clone(), |ctx, args| D::call(&(), ctx, args));
+    }
+
+    /// Registers a prompt written with `#[mcp::prompt]` on a free function:
+    /// `registry.add_prompt_def::<greet>()`.
+    pub fn add_prompt_def<D: crate::prompt_def::PromptDef<()>>(&mut self) {
+        self.add_prompt(D::prompt().clone(), |ctx, args| D::get(&(), ctx, args));
+    }
+
     /// Removes a tool; whether it existed.
     pub fn remove_tool(&mut self, name: &str) -> bool {
         self.tools.retain(|t| t.name != name);
