@@ -11,13 +11,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use mcp::prelude::*;
-use mcp::runtime::transport::http::auth::Principal;
-use mcp::runtime::transport::http::axum;
-use mcp::runtime::transport::http::jwt::jsonwebtoken::jwk::{Jwk, JwkSet};
-use mcp::runtime::transport::http::jwt::jsonwebtoken::{self, Algorithm, EncodingKey, Header};
-use mcp::runtime::transport::http::jwt::{JwksSource, JwtValidator};
-use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions};
+use mcp_core::types::{CallToolResult, ContentBlock, Tool};
+use mcp_runtime::transport::http::auth::Principal;
+use mcp_runtime::transport::http::axum;
+use mcp_runtime::transport::http::jwt::jsonwebtoken::jwk::{Jwk, JwkSet};
+use mcp_runtime::transport::http::jwt::jsonwebtoken::{self, Algorithm, EncodingKey, Header};
+use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
+use mcp_runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions};
+use mcp_runtime::{Context, Server};
 use serde_json::{Value, json};
 
 const ISSUER: &str = "http://issuer.test";

@@ -1,0 +1,318 @@
+//! `everything`: one server that uses every feature of the SDK, for people to try and for
+//! the interop suites to drive.
+//!
+//! ```text
+//! cargo run --example everything -- --stdio
+//! cargo run --example everything -- --http 127.0.0.1:3000   # Streamable HTTP at /mcp
+//! cargo run --example everything -- --sse 127.0.0.1:3000    # HTTP+SSE (2024-11-05) at /sse
+//! ```
+//!
+//! Both HTTP flags serve the same router (Streamable HTTP at `/mcp`, the 2024-11-05
+//! transport at `/sse` + `/messages`), so any client of any revision can connect to either.
+//!
+//! What is in it:
+//! - tools written with `#[mcp::tool]`: `add`, `weather` (structured output), `countdown`
+//!   (progress), `sleep` (cancellation; `stats` counts what was cancelled), `log_demo`
+//!   (`tracing` events reach the client through the log bridge), `ask_name` (elicitation),
+//!   `summarize` (sampling), `list_roots` (roots), `report` (may run as a task),
+//!   `enable_echo` (adds a tool at run time: list-changed), `touch_note` (resource updated);
+//! - resources: `everything://readme` (text), `everything://logo.png` (binary), the template
+//!   `everything://notes/{id}`, with subscriptions;
+//! - prompts: `greet` (its `name` argument completes) and `describe_logo` (an image);
+//! - a skill, served through the skills extension;
+//! - caching hints on lists (2026-07-28), change notifications (`subscriptions/listen` and
+//!   legacy list-changed / `resources/updated`), tasks (both task flavours).
+//!
+//! The same elicitation, sampling and roots calls are server-to-client requests on legacy
+//! revisions and `input_required` rounds on 2026-07-28.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use mcp::prelude::*;
+use mcp::runtime::caching::CacheHint;
+use mcp::runtime::log_bridge::ClientLogLayer;
+use mcp::runtime::skills::{EmbeddedFile, SkillSet};
+use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::types::{
+    CompletionReference, CreateMessageParams, GetPromptResult, PromptMessage, Role,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, SamplingMessage,
+};
+use mcp::{Elicitation, Progress};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{Layer, filter::LevelFilter};
+
+/// Calls of `sleep` that saw their cancellation.
+static CANCELLED: AtomicU64 = AtomicU64::new(0);
+
+/// A 1x1 transparent PNG.
+const LOGO: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+    0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+    0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00,
+    0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49,
+    0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+const README: &str = "# everything\n\nA showcase server of the mcp Rust SDK: tools, resources, \
+prompts, completion, progress, cancellation, logging, elicitation, sampling, roots, tasks, \
+skills and change notifications.\n";
+
+const SKILL: &[u8] = b"---\nname: greeting-etiquette\ndescription: How to greet people politely.\n---\n\n\
+Greet people by name, and ask how they are.\n";
+
+/// Adds two integers.
+#[mcp::tool(read_only, idempotent)]
+async fn add(a: i64, b: i64) -> String {
+    (a + b).to_string()
+}
+
+/// Today's weather in a city.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Weather {
+    city: String,
+    celsius: f64,
+    sky: String,
+}
+
+/// The (invented) weather in a city, as structured content.
+#[mcp::tool(read_only, open_world)]
+async fn weather(/// The city.
+    city: String) -> Json<Weather> {
+    let celsius = 12.0 + (city.len() % 15) as f64;
+    Json(Weather { city, celsius, sky: "clear".into() })
+}
+
+/// Counts to `steps`, reporting progress at each step.
+#[mcp::tool]
+async fn countdown(steps: u32, delay_ms: Option<u64>, progress: Progress) -> String {
+    for i in 1..=steps {
+        tokio::time::sleep(Duration::from_millis(delay_ms.unwrap_or(10))).await;
+        let _ = progress.report(f64::from(i), Some(f64::from(steps)), Some(&format!("step {i}"))).await;
+    }
+    format!("counted to {steps}")
+}
+
+/// Sleeps for `ms` milliseconds unless cancelled first.
+#[mcp::tool]
+async fn sleep(ms: u64, cancel: CancellationToken) -> String {
+    tokio::select! {
+        _ = tokio::time::sleep(Duration::from_millis(ms)) => format!("slept {ms} ms"),
+        _ = cancel.cancelled() => {
+            CANCELLED.fetch_add(1, Ordering::SeqCst);
+            "cancelled".into()
+        }
+    }
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Stats {
+    /// Calls of `sleep` that were cancelled.
+    cancelled: u64,
+}
+
+/// What the server has observed.
+#[mcp::tool(read_only)]
+async fn stats() -> Json<Stats> {
+    Json(Stats { cancelled: CANCELLED.load(Ordering::SeqCst) })
+}
+
+/// Emits one `tracing` event per level; the client receives those its level lets through.
+#[mcp::tool]
+async fn log_demo() -> String {
+    tracing::debug!(target: "everything", "debug: looking around");
+    tracing::info!(target: "everything", "info: found 3 things");
+    tracing::warn!(target: "everything", "warning: one thing is odd");
+    tracing::error!(target: "everything", "error: one thing is broken");
+    "logged at 4 levels".into()
+}
+
+/// The form `ask_name` asks the user to fill.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Person {
+    /// Your name.
+    name: String,
+    /// Your age.
+    age: i64,
+}
+
+/// Asks the user who they are (elicitation).
+#[mcp::tool]
+async fn ask_name(ctx: &Context) -> Result<String, McpError> {
+    Ok(match ctx.elicit::<Person>("Who are you?").await? {
+        Elicitation::Accept(p) => format!("Hello, {} ({})!", p.name, p.age),
+        Elicitation::Decline => "You declined to say.".into(),
+        Elicitation::Cancel => "You cancelled.".into(),
+    })
+}
+
+/// Summarizes `text` with the client's model (sampling).
+#[mcp::tool]
+async fn summarize(text: String, ctx: &Context) -> Result<String, McpError> {
+    let ask = format!("Summarize in one sentence:\n\n{text}");
+    let params = CreateMessageParams::new(vec![SamplingMessage::user_text(ask)], 200);
+    let answer = ctx.sample(params).await?;
+    let blocks = answer.content.blocks();
+    let said = blocks.iter().find_map(|b| b.as_text()).unwrap_or_default();
+    Ok(format!("Summary: {said}"))
+}
+
+/// Lists the client's roots.
+#[mcp::tool(read_only)]
+async fn list_roots(ctx: &Context) -> Result<String, McpError> {
+    let roots = ctx.roots().await?;
+    Ok(roots.roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join("\n"))
+}
+
+/// Writes a report on `topic`; slow, so clients may run it as a task.
+#[mcp::tool(task = "optional")]
+async fn report(topic: String) -> String {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    format!("Report on {topic}: all is well.")
+}
+
+/// Adds an `echo` tool at run time (clients are told the tool list changed).
+#[mcp::tool]
+async fn enable_echo(ctx: &Context) -> Result<String, McpError> {
+    let handle = ctx.server().ok_or_else(|| McpError::internal("no server handle"))?;
+    let tool = Tool::new("echo").with_description("Echoes its text");
+    handle
+        .add_tool(tool, |_ctx, a: EchoArgs| async move {
+            Ok(CallToolResult::success(vec![ContentBlock::text(a.text)]))
+        })
+        .map_err(|e| McpError::internal(e.to_string()))?;
+    Ok("echo is enabled".into())
+}
+
+#[derive(serde::Deserialize)]
+struct EchoArgs {
+    text: String,
+}
+
+/// Announces that note `id` changed (subscribers get `notifications/resources/updated`).
+#[mcp::tool]
+async fn touch_note(id: u32, ctx: &Context) -> Result<String, McpError> {
+    let handle = ctx.server().ok_or_else(|| McpError::internal("no server handle"))?;
+    handle.resource_updated(format!("everything://notes/{id}"));
+    Ok(format!("note {id} touched"))
+}
+
+/// A friendly greeting for someone.
+#[mcp::prompt]
+async fn greet(/// Who to greet.
+    name: String) -> String {
+    format!("Please greet {name} warmly.")
+}
+
+/// Describe the logo.
+#[mcp::prompt]
+async fn describe_logo() -> GetPromptResult {
+    use base64::Engine;
+    let png = base64::engine::general_purpose::STANDARD.encode(LOGO);
+    GetPromptResult {
+        messages: vec![
+            PromptMessage::user("Describe this image."),
+            PromptMessage {
+                role: Role::User,
+                content: ContentBlock::image(png, "image/png"),
+            },
+        ],
+        ..Default::default()
+    }
+}
+
+const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
+
+fn server() -> Server {
+    static SKILLS: &[EmbeddedFile] = &[EmbeddedFile::new("greeting-etiquette/SKILL.md", SKILL)];
+    let skills = SkillSet::from_embedded(SKILLS).expect("the embedded skill is valid");
+    Server::builder("everything", env!("CARGO_PKG_VERSION"))
+        .instructions("Every feature of the mcp Rust SDK in one server.")
+        .subscriptions(true)
+        .skills(skills)
+        .cache_hint_for("tools/list", CacheHint::private(1_000))
+        .elicitation_form::<Person>()
+        .registry(|r| {
+            r.add_tool_def::<add>();
+            r.add_tool_def::<weather>();
+            r.add_tool_def::<countdown>();
+            r.add_tool_def::<sleep>();
+            r.add_tool_def::<stats>();
+            r.add_tool_def::<log_demo>();
+            r.add_tool_def::<ask_name>();
+            r.add_tool_def::<summarize>();
+            r.add_tool_def::<list_roots>();
+            r.add_tool_def::<report>();
+            r.add_tool_def::<enable_echo>();
+            r.add_tool_def::<touch_note>();
+            r.add_prompt_def::<greet>();
+            r.add_prompt_def::<describe_logo>();
+            r.add_completion(CompletionReference::prompt("greet"), "name", |_ctx, prefix, _| async move {
+                NAMES.iter().filter(|n| n.starts_with(prefix.as_str())).map(|n| n.to_string()).collect::<Vec<_>>()
+            });
+            r.add_resource(
+                Resource {
+                    mime_type: Some("text/markdown".into()),
+                    ..Resource::new("everything://readme", "readme")
+                },
+                |_ctx, uri| async move {
+                    let c = ResourceContents::text(uri, README).with_mime_type("text/markdown");
+                    Ok(ReadResourceResult { contents: vec![c], ..Default::default() })
+                },
+            );
+            r.add_resource(
+                Resource {
+                    mime_type: Some("image/png".into()),
+                    ..Resource::new("everything://logo.png", "logo")
+                },
+                |_ctx, uri| async move {
+                    let c = ResourceContents::blob(uri, LOGO).with_mime_type("image/png");
+                    Ok(ReadResourceResult { contents: vec![c], ..Default::default() })
+                },
+            );
+            r.add_template(
+                ResourceTemplate::new("everything://notes/{id}", "note"),
+                |_ctx, uri| async move {
+                    let id = uri.strip_prefix("everything://notes/").unwrap_or_default();
+                    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+                        // Empty contents: the dispatcher answers with the not-found error.
+                        return Ok(ReadResourceResult::default());
+                    }
+                    let c = ResourceContents::text(&uri, format!("This is note {id}."));
+                    Ok(ReadResourceResult { contents: vec![c], ..Default::default() })
+                },
+            );
+        })
+        .build()
+}
+
+fn usage() -> ! {
+    eprintln!("usage: everything --stdio | --http HOST:PORT | --sse HOST:PORT");
+    std::process::exit(2)
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    // Logs go to stderr (stdout is the stdio transport) and, through the bridge, to clients.
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_filter(LevelFilter::INFO);
+    tracing_subscriber::registry().with(stderr).with(ClientLogLayer::new()).init();
+
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["--stdio"] => server().serve_stdio().await,
+        [flag @ ("--http" | "--sse"), addr] => {
+            let addr: std::net::SocketAddr = addr.parse().unwrap_or_else(|_| usage());
+            let stop = CancellationToken::new();
+            mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            let path = if *flag == "--http" { "/mcp" } else { "/sse" };
+            eprintln!("everything on http://{addr}{path}");
+            server().serve_http_on(listener, HttpOptions::default(), stop).await
+        }
+        _ => usage(),
+    }
+}
