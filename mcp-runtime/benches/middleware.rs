@@ -11,6 +11,7 @@
 //! - `in_memory_window64`: the same three servers built with `Server::builder`, tracing off,
 //!   end to end over `serve_in_memory` with 64 `tools/call` requests in flight; one
 //!   criterion iteration is one request answered, so the throughput line is messages/s.
+//! - `in_memory_tools_list_window64`: `tools/list` the same way, with 1 and 50 tools.
 
 use std::future::Future;
 use std::hint::black_box;
@@ -159,6 +160,26 @@ struct Client {
     w: WriteHalf<DuplexStream>,
     next_id: u64,
     line: String,
+    /// Appends the request with this id (newline-terminated) to the buffer.
+    request: fn(u64, &mut Vec<u8>),
+}
+
+fn call_add(id: u64, out: &mut Vec<u8>) {
+    use std::io::Write;
+    writeln!(
+        out,
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":20,"b":22}}}}}}"#
+    )
+    .unwrap();
+}
+
+fn list_tools(id: u64, out: &mut Vec<u8>) {
+    use std::io::Write;
+    writeln!(
+        out,
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
+    )
+    .unwrap();
 }
 
 impl Client {
@@ -169,6 +190,7 @@ impl Client {
             w,
             next_id: 0,
             line: String::new(),
+            request: call_add,
         };
         c.w.write_all(
             br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0.0.0"}}}
@@ -198,14 +220,8 @@ impl Client {
     }
 
     fn push_call(&mut self, out: &mut Vec<u8>) {
-        use std::io::Write;
         self.next_id += 1;
-        writeln!(
-            out,
-            r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"add","arguments":{{"a":20,"b":22}}}}}}"#,
-            self.next_id
-        )
-        .unwrap();
+        (self.request)(self.next_id, out);
     }
 
     async fn recv(&mut self) {
@@ -328,5 +344,47 @@ fn in_memory(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, chain_direct, in_memory);
+/// A server with `n` tools (the `add` tool and `n - 1` more with the same schema).
+fn server_with_tools(n: usize) -> mcp_runtime::ServerBuilder {
+    (1..n).fold(add_server(), |b, i| {
+        let tool = Tool::new(format!("tool_{i}"))
+            .with_description(format!("Tool number {i}, which adds two integers."))
+            .with_input_schema(serde_json::Value::Object(add_tool().input_schema));
+        b.tool(tool, |_ctx, args: AddArgs| async move {
+            Ok::<_, McpError>(add_result(args))
+        })
+    })
+}
+
+/// `tools/list` end to end (64 in flight): what listing costs per request as the number
+/// of tools grows. A list that is encoded once per revision and reused costs about the
+/// same per byte whatever the count; one re-encoded per request grows with it.
+fn tools_list(c: &mut Criterion) {
+    let rt = runtime();
+    let mut g = c.benchmark_group("in_memory_tools_list_window64");
+    g.throughput(Throughput::Elements(1));
+    for n in [1, 50] {
+        let server = server_with_tools(n).build();
+        let mut client = rt.block_on(Client::connect(&server));
+        client.request = list_tools;
+        let mut first = Vec::new();
+        client.push_call(&mut first);
+        rt.block_on(async {
+            client.w.write_all(&first).await.unwrap();
+            client.recv().await;
+        });
+        assert_eq!(
+            client.line.matches("\"inputSchema\"").count(),
+            n,
+            "{}",
+            client.line
+        );
+        g.bench_function(format!("{n}_tools"), |b| {
+            b.iter_custom(|iters| rt.block_on(client.run(iters)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, chain_direct, in_memory, tools_list);
 criterion_main!(benches);

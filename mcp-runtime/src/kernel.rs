@@ -151,6 +151,8 @@ pub(crate) fn encode_outcome(id: &RequestId, out: HandlerResult) -> (Vec<u8>, Op
     let mut frame = Vec::new();
     let code = match out {
         Ok(Reply::Result(raw)) => {
+            // Sized once: the envelope adds the id and ~40 bytes to the result.
+            frame.reserve(raw.get().len() + 64);
             jsonrpc::write_result(&mut frame, id, raw.get());
             None
         }
@@ -458,7 +460,14 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 if opening.is_some() {
                     lock_era(Era::Legacy);
                 }
-                if id.is_some() && method != "initialize" && meta::carries_modern_envelope(params) {
+                // One parse of `_meta` serves both the envelope check and the context; the
+                // probe runs only when the envelope is malformed (a typed read fails).
+                let request_meta = RequestMeta::from_params(params);
+                let modern = match &request_meta {
+                    Ok(m) => m.as_ref().is_some_and(RequestMeta::is_modern_envelope),
+                    Err(_) => meta::carries_modern_envelope(params),
+                };
+                if id.is_some() && method != "initialize" && modern {
                     let err = ErrorObject::invalid_request(
                         "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
                     );
@@ -467,7 +476,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 }
                 let version = conn.session.lock().expect("session lock").version;
                 // Legacy `_meta` is informational (progress token, trace context).
-                (version, RequestMeta::from_params(params).ok().flatten())
+                (version, request_meta.ok().flatten())
             }
         };
 

@@ -563,6 +563,11 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     pub async fn serve_stdio(&self) -> std::io::Result<()> {
         let stop = CancellationToken::new();
         crate::transport::stdio::stop_on_signals(stop.clone());
+        #[cfg(target_os = "linux")]
+        if let Some((reader, writer)) = crate::transport::stdio::pipes() {
+            let reader = tokio::io::BufReader::with_capacity(64 * 1024, reader);
+            return self.serve_buffered(reader, writer, stop).await;
+        }
         self.serve_buffered(
             tokio::io::BufReader::with_capacity(64 * 1024, crate::transport::stdio::Stdin::new()),
             tokio::io::stdout(),

@@ -32,24 +32,31 @@ fn target_name(ctx: &Context) -> Option<String> {
     }
 }
 
+/// `<method> <target>`, or the method alone.
+fn span_name(method: &str, target: Option<&str>) -> String {
+    match target {
+        Some(t) => format!("{method} {t}"),
+        None => method.to_owned(),
+    }
+}
+
 impl Middleware for TracingLayer {
     fn handle<E: Endpoint + ?Sized>(
         &self,
         ctx: Context,
         next: Next<'_, E>,
     ) -> impl Future<Output = HandlerResult> + Send {
-        let target = target_name(&ctx);
-        let name = match &target {
-            Some(t) => format!("{} {t}", ctx.method()),
-            None => ctx.method().to_owned(),
-        };
+        // The macro evaluates field values only when a subscriber wants the span, so the
+        // target is looked up (a parse of the params) only then.
+        let target = std::cell::OnceCell::new();
+        let target = || target.get_or_init(|| target_name(&ctx)).as_deref();
         let span = tracing::info_span!(
             "mcp",
-            otel.name = %name,
+            otel.name = %span_name(ctx.method(), target()),
             mcp.method.name = %ctx.method(),
             mcp.protocol.version = ctx.protocol_version().map(|v| v.as_str()),
             jsonrpc.request.id = ctx.request_id().map(|id| id.to_string()),
-            gen_ai.tool.name = if ctx.method() == "tools/call" { target.as_deref() } else { None },
+            gen_ai.tool.name = if ctx.method() == "tools/call" { target() } else { None },
             traceparent = ctx.meta().and_then(|m| m.traceparent.as_deref()),
             otel.status_code = tracing::field::Empty,
             error.type = tracing::field::Empty,

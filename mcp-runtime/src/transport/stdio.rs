@@ -36,6 +36,22 @@ pub fn stop_on_signals(stop: CancellationToken) {
     });
 }
 
+/// Stdin and stdout as non-blocking pipes for tokio's reactor, when both are pipes (the way
+/// MCP clients start servers) on Linux; `None` otherwise (a terminal, a file, a socket).
+///
+/// Reads and writes then run on the runtime's own threads, with no hand-off to a reader
+/// thread or the blocking pool per message. Both are reopened through `/proc/self/fd`, so the
+/// non-blocking flag lives on new open file descriptions: descriptors 0 and 1, and any child
+/// process that inherits them, keep their blocking mode. No blocking thread is involved, so a
+/// SIGTERM stop does not wait for stdin to close.
+#[cfg(target_os = "linux")]
+pub fn pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender)> {
+    use tokio::net::unix::pipe::OpenOptions;
+    let reader = OpenOptions::new().open_receiver("/proc/self/fd/0").ok()?;
+    let writer = OpenOptions::new().open_sender("/proc/self/fd/1").ok()?;
+    Some((reader, writer))
+}
+
 /// Stdin as an `AsyncRead`, read by a plain OS thread.
 ///
 /// `tokio::io::stdin()` reads on the runtime's blocking pool, and a runtime waits for its
@@ -57,13 +73,14 @@ impl Stdin {
             .spawn(move || {
                 use std::io::Read;
                 let mut stdin = std::io::stdin().lock();
+                // One read buffer for the thread; each chunk sent is a copy of what was read,
+                // so a small read costs a small allocation, not a zeroed 64 KiB one.
+                let mut buf = vec![0u8; 64 * 1024];
                 loop {
-                    let mut buf = vec![0u8; 64 * 1024];
                     match stdin.read(&mut buf) {
                         Ok(0) => break,
                         Ok(n) => {
-                            buf.truncate(n);
-                            if tx.blocking_send(Ok(buf)).is_err() {
+                            if tx.blocking_send(Ok(buf[..n].to_vec())).is_err() {
                                 break;
                             }
                         }
