@@ -45,7 +45,10 @@ pub fn stop_on_signals(stop: CancellationToken) {
 /// process that inherits them, keep their blocking mode. No blocking thread is involved, so a
 /// SIGTERM stop does not wait for stdin to close.
 #[cfg(target_os = "linux")]
-pub fn pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender)> {
+pub fn pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
     use tokio::net::unix::pipe::OpenOptions;
     let reader = OpenOptions::new().open_receiver("/proc/self/fd/0").ok()?;
     let writer = OpenOptions::new().open_sender("/proc/self/fd/1").ok()?;
