@@ -10,6 +10,9 @@
 //! - `--max-sessions N` raises the legacy HTTP session cap (the session-memory scenario
 //!   opens 10,000).
 
+// Ten nested layers over the full dispatcher exceed rustc's default layout query depth.
+#![recursion_limit = "256"]
+
 use std::net::SocketAddr;
 
 use mcp::prelude::*;

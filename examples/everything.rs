@@ -35,8 +35,8 @@ use mcp::runtime::log_bridge::ClientLogLayer;
 use mcp::runtime::skills::{EmbeddedFile, SkillSet};
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
 use mcp::types::{
-    CompletionReference, CreateMessageParams, GetPromptResult, PromptMessage, Role,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, SamplingMessage,
+    CompletionReference, CreateMessageParams, GetPromptResult, PromptMessage, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, Role, SamplingMessage,
 };
 use mcp::{Elicitation, Progress};
 use tracing_subscriber::layer::SubscriberExt;
@@ -48,18 +48,19 @@ static CANCELLED: AtomicU64 = AtomicU64::new(0);
 
 /// A 1x1 transparent PNG.
 const LOGO: &[u8] = &[
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
-    0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
-    0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00,
-    0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49,
-    0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
 ];
 
 const README: &str = "# everything\n\nA showcase server of the mcp Rust SDK: tools, resources, \
 prompts, completion, progress, cancellation, logging, elicitation, sampling, roots, tasks, \
 skills and change notifications.\n";
 
-const SKILL: &[u8] = b"---\nname: greeting-etiquette\ndescription: How to greet people politely.\n---\n\n\
+const SKILL: &[u8] =
+    b"---\nname: greeting-etiquette\ndescription: How to greet people politely.\n---\n\n\
 Greet people by name, and ask how they are.\n";
 
 /// Adds two integers.
@@ -78,10 +79,16 @@ struct Weather {
 
 /// The (invented) weather in a city, as structured content.
 #[mcp::tool(read_only, open_world)]
-async fn weather(/// The city.
-    city: String) -> Json<Weather> {
+async fn weather(
+    /// The city.
+    city: String,
+) -> Json<Weather> {
     let celsius = 12.0 + (city.len() % 15) as f64;
-    Json(Weather { city, celsius, sky: "clear".into() })
+    Json(Weather {
+        city,
+        celsius,
+        sky: "clear".into(),
+    })
 }
 
 /// Counts to `steps`, reporting progress at each step.
@@ -89,7 +96,13 @@ async fn weather(/// The city.
 async fn countdown(steps: u32, delay_ms: Option<u64>, progress: Progress) -> String {
     for i in 1..=steps {
         tokio::time::sleep(Duration::from_millis(delay_ms.unwrap_or(10))).await;
-        let _ = progress.report(f64::from(i), Some(f64::from(steps)), Some(&format!("step {i}"))).await;
+        let _ = progress
+            .report(
+                f64::from(i),
+                Some(f64::from(steps)),
+                Some(&format!("step {i}")),
+            )
+            .await;
     }
     format!("counted to {steps}")
 }
@@ -115,7 +128,9 @@ struct Stats {
 /// What the server has observed.
 #[mcp::tool(read_only)]
 async fn stats() -> Json<Stats> {
-    Json(Stats { cancelled: CANCELLED.load(Ordering::SeqCst) })
+    Json(Stats {
+        cancelled: CANCELLED.load(Ordering::SeqCst),
+    })
 }
 
 /// Emits one `tracing` event per level; the client receives those its level lets through.
@@ -162,7 +177,11 @@ async fn summarize(text: String, ctx: &Context) -> Result<String, McpError> {
 #[mcp::tool(read_only)]
 async fn list_roots(ctx: &Context) -> Result<String, McpError> {
     let roots = ctx.roots().await?;
-    Ok(roots.roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join("\n"))
+    Ok(roots
+        .iter()
+        .map(|r| r.uri.as_str())
+        .collect::<Vec<_>>()
+        .join("\n"))
 }
 
 /// Writes a report on `topic`; slow, so clients may run it as a task.
@@ -175,7 +194,9 @@ async fn report(topic: String) -> String {
 /// Adds an `echo` tool at run time (clients are told the tool list changed).
 #[mcp::tool]
 async fn enable_echo(ctx: &Context) -> Result<String, McpError> {
-    let handle = ctx.server().ok_or_else(|| McpError::internal("no server handle"))?;
+    let handle = ctx
+        .server()
+        .ok_or_else(|| McpError::internal("no server handle"))?;
     let tool = Tool::new("echo").with_description("Echoes its text");
     handle
         .add_tool(tool, |_ctx, a: EchoArgs| async move {
@@ -193,15 +214,19 @@ struct EchoArgs {
 /// Announces that note `id` changed (subscribers get `notifications/resources/updated`).
 #[mcp::tool]
 async fn touch_note(id: u32, ctx: &Context) -> Result<String, McpError> {
-    let handle = ctx.server().ok_or_else(|| McpError::internal("no server handle"))?;
+    let handle = ctx
+        .server()
+        .ok_or_else(|| McpError::internal("no server handle"))?;
     handle.resource_updated(format!("everything://notes/{id}"));
     Ok(format!("note {id} touched"))
 }
 
 /// A friendly greeting for someone.
 #[mcp::prompt]
-async fn greet(/// Who to greet.
-    name: String) -> String {
+async fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
     format!("Please greet {name} warmly.")
 }
 
@@ -248,9 +273,17 @@ fn server() -> Server {
             r.add_tool_def::<touch_note>();
             r.add_prompt_def::<greet>();
             r.add_prompt_def::<describe_logo>();
-            r.add_completion(CompletionReference::prompt("greet"), "name", |_ctx, prefix, _| async move {
-                NAMES.iter().filter(|n| n.starts_with(prefix.as_str())).map(|n| n.to_string()).collect::<Vec<_>>()
-            });
+            r.add_completion(
+                CompletionReference::prompt("greet"),
+                "name",
+                |_ctx, prefix, _| async move {
+                    NAMES
+                        .iter()
+                        .filter(|n| n.starts_with(prefix.as_str()))
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                },
+            );
             r.add_resource(
                 Resource {
                     mime_type: Some("text/markdown".into()),
@@ -258,7 +291,10 @@ fn server() -> Server {
                 },
                 |_ctx, uri| async move {
                     let c = ResourceContents::text(uri, README).with_mime_type("text/markdown");
-                    Ok(ReadResourceResult { contents: vec![c], ..Default::default() })
+                    Ok(ReadResourceResult {
+                        contents: vec![c],
+                        ..Default::default()
+                    })
                 },
             );
             r.add_resource(
@@ -268,7 +304,10 @@ fn server() -> Server {
                 },
                 |_ctx, uri| async move {
                     let c = ResourceContents::blob(uri, LOGO).with_mime_type("image/png");
-                    Ok(ReadResourceResult { contents: vec![c], ..Default::default() })
+                    Ok(ReadResourceResult {
+                        contents: vec![c],
+                        ..Default::default()
+                    })
                 },
             );
             r.add_template(
@@ -280,7 +319,10 @@ fn server() -> Server {
                         return Ok(ReadResourceResult::default());
                     }
                     let c = ResourceContents::text(&uri, format!("This is note {id}."));
-                    Ok(ReadResourceResult { contents: vec![c], ..Default::default() })
+                    Ok(ReadResourceResult {
+                        contents: vec![c],
+                        ..Default::default()
+                    })
                 },
             );
         })
@@ -299,10 +341,18 @@ async fn main() -> std::io::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .with_filter(LevelFilter::INFO);
-    tracing_subscriber::registry().with(stderr).with(ClientLogLayer::new()).init();
+    tracing_subscriber::registry()
+        .with(stderr)
+        .with(ClientLogLayer::new())
+        .init();
 
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["--stdio"] => server().serve_stdio().await,
         [flag @ ("--http" | "--sse"), addr] => {
             let addr: std::net::SocketAddr = addr.parse().unwrap_or_else(|_| usage());
@@ -311,7 +361,9 @@ async fn main() -> std::io::Result<()> {
             let listener = tokio::net::TcpListener::bind(addr).await?;
             let path = if *flag == "--http" { "/mcp" } else { "/sse" };
             eprintln!("everything on http://{addr}{path}");
-            server().serve_http_on(listener, HttpOptions::default(), stop).await
+            server()
+                .serve_http_on(listener, HttpOptions::default(), stop)
+                .await
         }
         _ => usage(),
     }

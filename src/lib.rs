@@ -21,8 +21,8 @@ pub use mcp_runtime::{
     ServerOptions, middleware, tool,
 };
 pub use mcp_runtime::{
-    CompletionDef, IntoCompletion, Progress, Provides, ResolvedArguments, State,
-    Elicitation, InputResolver, InteractionError, RequestStateConfig, RequestStateKey,
+    CompletionDef, Elicitation, InputResolver, InteractionError, IntoCompletion, Progress,
+    Provides, RequestStateConfig, RequestStateKey, ResolvedArguments, State,
 };
 pub use mcp_runtime::{IntoPromptResult, IntoReadResult, PromptDef, ResourceDef};
 pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};

@@ -8,12 +8,12 @@
 
 mod base;
 mod completion;
+mod content;
+mod interaction;
+mod skills;
 mod sse_polling;
 mod subscriptions;
-mod content;
-mod skills;
 mod tasks;
-mod interaction;
 
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};

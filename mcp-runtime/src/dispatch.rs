@@ -22,8 +22,8 @@ use crate::context::{ClientView, Context};
 use crate::error::{HandlerResult, McpError, Reply};
 use crate::handle::{HandlerCell, ServerHandle};
 use crate::handler::ServerHandler;
-use crate::list_cache::{ListCache, ListKind};
 use crate::input_rounds as rounds;
+use crate::list_cache::{ListCache, ListKind};
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 
@@ -259,7 +259,11 @@ impl<H: ServerHandler> Dispatcher<H> {
         params: Option<&RawValue>,
     ) -> Result<(Vec<T>, Option<String>), McpError> {
         let start = crate::list_cache::page_start(all.len(), params)?;
-        Ok(crate::list_cache::page(all, start, self.identity.page_size.max(1)))
+        Ok(crate::list_cache::page(
+            all,
+            start,
+            self.identity.page_size.max(1),
+        ))
     }
 
     async fn dispatch(&self, ctx: Context) -> HandlerResult {
@@ -391,7 +395,9 @@ impl<H: ServerHandler> Dispatcher<H> {
                 self.shape(result?, version)
             }
             "resources/list" => self.list(&*handler, ListKind::Resources, params, version),
-            "resources/templates/list" => self.list(&*handler, ListKind::Templates, params, version),
+            "resources/templates/list" => {
+                self.list(&*handler, ListKind::Templates, params, version)
+            }
             "resources/read" => {
                 let p: UriParam = parse(params)?;
                 let not_found = || resource_not_found(&p.uri, era);
