@@ -94,8 +94,10 @@ async fn weather(
 /// Counts to `steps`, reporting progress at each step.
 #[mcp::tool]
 async fn countdown(steps: u32, delay_ms: Option<u64>, progress: Progress) -> String {
+    // Each step is reported, then worked on, so the last report is not written in one batch
+    // with the result (the TypeScript SDKs drop a progress notification that they read
+    // together with its request's response).
     for i in 1..=steps {
-        tokio::time::sleep(Duration::from_millis(delay_ms.unwrap_or(10))).await;
         let _ = progress
             .report(
                 f64::from(i),
@@ -103,6 +105,7 @@ async fn countdown(steps: u32, delay_ms: Option<u64>, progress: Progress) -> Str
                 Some(&format!("step {i}")),
             )
             .await;
+        tokio::time::sleep(Duration::from_millis(delay_ms.unwrap_or(10))).await;
     }
     format!("counted to {steps}")
 }
