@@ -12,7 +12,8 @@
 //! Every scenario runs the same session: connect over Streamable HTTP pinned to the
 //! revision, list the tools, call each one with arguments made from its input schema,
 //! close. The handlers answer sampling, elicitation (accepting with the schema's defaults)
-//! and roots; OAuth runs when the server answers `401`. The exit status is non-zero when
+//! and roots; OAuth runs when the server answers `401` (with a fresh DPoP key, and the
+//! scenario's `private_key_pem` for `private_key_jwt`). The exit status is non-zero when
 //! anything failed (scenarios that expect a refusal accept that).
 
 use std::collections::BTreeMap;
@@ -26,7 +27,7 @@ use mcp_core::types::{
     TextContent, Tool,
 };
 use mcp_core::version::{Era, ProtocolVersion};
-use mcp_runtime::client::oauth::{ClientSecret, IdentityAssertion, OAuth};
+use mcp_runtime::client::oauth::{ClientSecret, IdentityAssertion, OAuth, SigningKey};
 use mcp_runtime::client::{Client, ClientError, ClientHandler, ConnectMode};
 use serde_json::{Map, Value, json};
 
@@ -133,7 +134,13 @@ fn oauth_for(url: &str, scenario: &str) -> Result<OAuth, ClientError> {
         .redirect_uri(REDIRECT_URI)
         .client_name("mcp-rust-conformance-client")
         .client_metadata_url(CLIENT_METADATA_URL)
-        .offline_access(scenario == "auth/offline-access-scope");
+        .offline_access(scenario == "auth/offline-access-scope")
+        // DPoP-bound tokens from authorization servers that offer them (auth/dpop*).
+        .dpop(SigningKey::generate_es256());
+    if let Some(pem) = text("private_key_pem") {
+        // private_key_jwt (auth/client-credentials-jwt): the key the server registered.
+        b = b.private_key_jwt(SigningKey::from_pem(&pem)?);
+    }
     let Some(id) = text("client_id") else {
         return b.build();
     };

@@ -9,11 +9,7 @@
 #                   it names (2025-03-26 ones); extension scenarios once
 #
 # Env: CONFORMANCE_DIR (default target/conformance; the suites are installed by run.sh),
-# CLIENT_SKIP: space-separated scenario names not run (default: the known gaps below).
-#
-# Known gaps (extension scenarios that need asymmetric signing, which the client does not
-# do): auth/client-credentials-jwt (private_key_jwt, ES256), auth/dpop and auth/dpop-nonce
-# (DPoP proofs, RFC 9449).
+# CLIENT_SKIP: space-separated scenario names not run (default: none).
 # Exits non-zero when any scenario fails.
 set -euo pipefail
 BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
@@ -23,7 +19,7 @@ STABLE=0.1.16
 ALPHA=0.2.0-alpha.12
 DIR="${CONFORMANCE_DIR:-target/conformance}"
 PRELOAD="$PWD/interop/conformance/node-polyfill/register.mjs"
-SKIP=" ${CLIENT_SKIP-auth/client-credentials-jwt auth/dpop auth/dpop-nonce} "
+SKIP=" ${CLIENT_SKIP-} "
 
 cli_of() { echo "$DIR/$1/node_modules/@modelcontextprotocol/conformance/dist/index.js"; }
 CLI_STABLE="$(cli_of "$STABLE")"

@@ -91,6 +91,60 @@ pub trait TokenProvider: Send + Sync + 'static {
         let _ = challenge;
         Box::pin(async { Ok(false) })
     }
+
+    /// What one request (`method` to `url`) carries. Default: `Authorization: Bearer`
+    /// with [`TokenProvider::token`]. A provider of sender-constrained tokens (DPoP, RFC
+    /// 9449) sends its own scheme and a proof made for this very request.
+    fn credentials<'a>(
+        &'a self,
+        method: &'a Method,
+        url: &'a Uri,
+    ) -> BoxFuture<'a, Result<Option<Credentials>, ClientError>> {
+        let _ = (method, url);
+        Box::pin(async { Ok(self.token().await?.map(Credentials::bearer)) })
+    }
+
+    /// Sees the status and headers of every answer to a request sent with
+    /// [`TokenProvider::credentials`] (a DPoP provider keeps the server's `DPoP-Nonce`).
+    /// `true`: send the request once more right away, before the `401`/`403` handling (a
+    /// `use_dpop_nonce` challenge; at most once per request). Default: `false`.
+    fn on_response(&self, url: &Uri, status: StatusCode, headers: &header::HeaderMap) -> bool {
+        let _ = (url, status, headers);
+        false
+    }
+}
+
+/// The authentication headers of one HTTP request ([`TokenProvider::credentials`]).
+#[derive(Clone)]
+pub struct Credentials {
+    /// The `Authorization` header value (`Bearer <token>`, `DPoP <token>`, ...).
+    pub authorization: String,
+    /// Further headers (a `DPoP` proof).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl Credentials {
+    /// `Authorization: Bearer <token>` and nothing else.
+    pub fn bearer(token: String) -> Credentials {
+        Credentials {
+            authorization: format!("Bearer {token}"),
+            headers: Vec::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Credentials {
+    /// Never prints the token or the proofs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scheme = self.authorization.split(' ').next().unwrap_or_default();
+        f.debug_struct("Credentials")
+            .field("scheme", &scheme)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
 }
 
 /// How many reconnections in a row a broken 2024-11-05 SSE stream gets.
@@ -399,10 +453,15 @@ impl HttpConn {
         for (k, v) in &self.settings.headers {
             b = b.header(k, v);
         }
-        if let Some(t) = &self.settings.token
-            && let Some(tok) = t.token().await?
-        {
-            b = b.header(header::AUTHORIZATION, format!("Bearer {tok}"));
+        if let Some(t) = &self.settings.token {
+            let method = b.method_ref().cloned().unwrap_or_default();
+            let url = b.uri_ref().cloned().unwrap_or_default();
+            if let Some(c) = t.credentials(&method, &url).await? {
+                b = b.header(header::AUTHORIZATION, c.authorization);
+                for (k, v) in c.headers {
+                    b = b.header(k, v);
+                }
+            }
         }
         Ok(b)
     }
@@ -415,17 +474,23 @@ impl HttpConn {
         body: &Bytes,
     ) -> Result<Response<Incoming>, ClientError> {
         let mut retried_401 = false;
+        let mut retried_nonce = false;
         let mut step_ups = 0;
         loop {
             let b = self.common(build()).await?;
             let req = b
                 .body(Full::new(body.clone()))
                 .map_err(|e| ClientError::Encode(format!("HTTP request: {e}")))?;
+            let url = req.uri().clone();
             let resp = self.send.send(req).await?;
             let status = resp.status();
             let Some(t) = &self.settings.token else {
                 return Ok(resp);
             };
+            if t.on_response(&url, status, resp.headers()) && !retried_nonce {
+                retried_nonce = true;
+                continue;
+            }
             let challenge = || {
                 resp.headers()
                     .get(header::WWW_AUTHENTICATE)

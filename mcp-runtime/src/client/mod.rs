@@ -73,7 +73,7 @@ pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};
 
 #[cfg(feature = "http")]
-pub use http::{BoxFuture, MAX_STEP_UPS, StaticToken, TokenProvider, hyper_util};
+pub use http::{BoxFuture, Credentials, MAX_STEP_UPS, StaticToken, TokenProvider, hyper_util};
 
 /// How a connection picks its protocol revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

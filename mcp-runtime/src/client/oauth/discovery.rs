@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::super::error::ClientError;
 use super::wire::{Url, Wire};
 
-/// The parameters of a `Bearer` challenge (`WWW-Authenticate`) that the flow uses.
+/// The parameters of a `Bearer` or `DPoP` challenge (`WWW-Authenticate`) that the flow
+/// uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Challenge {
     /// `resource_metadata`: where the protected-resource metadata is (RFC 9728 §5.1).
@@ -20,8 +21,9 @@ pub struct Challenge {
 }
 
 impl Challenge {
-    /// Parses a `WWW-Authenticate` value. Only the `Bearer` challenge's parameters are
-    /// read; a malformed value yields the parameters that could be read before it.
+    /// Parses a `WWW-Authenticate` value. Only the parameters of `Bearer` and `DPoP` (RFC
+    /// 9449 §7.1) challenges are read; a malformed value yields the parameters that could
+    /// be read before it.
     pub fn parse(header: &str) -> Challenge {
         let mut c = Challenge::default();
         let mut rest = header;
@@ -39,7 +41,8 @@ impl Challenge {
             let token = &rest[..end];
             let after = rest[end..].trim_start();
             let Some(value_start) = after.strip_prefix('=') else {
-                in_bearer = token.eq_ignore_ascii_case("bearer");
+                in_bearer =
+                    token.eq_ignore_ascii_case("bearer") || token.eq_ignore_ascii_case("dpop");
                 rest = after;
                 continue;
             };
@@ -140,6 +143,13 @@ pub struct ServerMetadata {
     /// Whether authorization responses carry `iss` (RFC 9207).
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: Option<bool>,
+    /// The JWS algorithms the token endpoint accepts for `private_key_jwt` assertions.
+    #[serde(default)]
+    pub token_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
+    /// The JWS algorithms the server accepts in DPoP proofs (RFC 9449 §5.1); listed when
+    /// it issues DPoP-bound tokens.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -236,6 +246,12 @@ mod tests {
         assert_eq!(c.scope.as_deref(), Some("a"));
         assert_eq!(c.error.as_deref(), Some(r#"say "hi""#));
         assert_eq!(c.resource_metadata, None);
+        // DPoP challenges (RFC 9449 §7.1) carry the same parameters.
+        let c = Challenge::parse(
+            r#"DPoP algs="ES256", error="use_dpop_nonce", resource_metadata="http://h/m""#,
+        );
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://h/m"));
         // Garbage neither panics nor loops.
         assert_eq!(Challenge::parse("=,=\"").scope, None);
         assert_eq!(Challenge::parse("Bearer").scope, None);

@@ -44,8 +44,14 @@
 //! ```
 
 mod discovery;
+#[cfg(feature = "oauth-signing")]
+mod assertion;
+#[cfg(feature = "oauth-signing")]
+mod dpop;
 mod pkce;
 mod redirect;
+#[cfg(feature = "oauth-signing")]
+mod signing;
 mod store;
 mod wire;
 
@@ -57,12 +63,16 @@ use hyper_util::client::legacy::connect::{Connect, HttpConnector};
 use serde_json::{Value, json};
 
 use super::error::ClientError;
+#[cfg(feature = "oauth-signing")]
+use super::http::Credentials;
 use super::http::{BoxFuture, HttpSend, TokenProvider, sender_for};
 use discovery::{ResourceMetadata, first_document, split_scopes};
 use wire::{Url, Wire, basic_auth, with_query};
 
 pub use discovery::{Challenge, ServerMetadata};
 pub use redirect::{AuthorizationHandler, HeadlessRedirect};
+#[cfg(feature = "oauth-signing")]
+pub use signing::{SigningAlgorithm, SigningKey};
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 
 /// The scope that asks for a refresh token (OpenID Connect; SEP-2207).
@@ -116,6 +126,9 @@ enum AuthMethod {
     Basic,
     Post,
     None,
+    /// A JWT assertion signed with the client's key (RFC 7523 §2.2, OIDC `private_key_jwt`).
+    #[cfg(feature = "oauth-signing")]
+    PrivateKeyJwt,
 }
 
 impl AuthMethod {
@@ -128,17 +141,23 @@ impl AuthMethod {
         }
     }
 
-    /// What a client with (or without) a secret uses among what the server supports
-    /// (RFC 8414: `client_secret_basic` when the server lists nothing).
-    fn choose(meta: &ServerMetadata, has_secret: bool) -> AuthMethod {
+    /// What a client with (or without) a secret or a signing key uses among what the
+    /// server supports (RFC 8414: `client_secret_basic` when the server lists nothing). A
+    /// key is used when the server lists `private_key_jwt`, or lists nothing and there is
+    /// no secret.
+    fn choose(meta: &ServerMetadata, has_secret: bool, has_key: bool) -> AuthMethod {
+        let listed_list = meta.token_endpoint_auth_methods_supported.as_ref();
+        #[cfg(feature = "oauth-signing")]
+        if has_key
+            && listed_list.map_or(!has_secret, |l| l.iter().any(|x| x == "private_key_jwt"))
+        {
+            return AuthMethod::PrivateKeyJwt;
+        }
+        let _ = has_key;
         if !has_secret {
             return AuthMethod::None;
         }
-        let listed = |m: &str| {
-            meta.token_endpoint_auth_methods_supported
-                .as_ref()
-                .is_none_or(|l| l.iter().any(|x| x == m))
-        };
+        let listed = |m: &str| listed_list.is_none_or(|l| l.iter().any(|x| x == m));
         if listed("client_secret_basic") {
             AuthMethod::Basic
         } else if listed("client_secret_post") {
@@ -158,18 +177,22 @@ struct Registration {
 }
 
 impl Registration {
-    /// The form fields and `Authorization` header that authenticate the client.
-    fn authenticate(&self, form: &mut Vec<(&'static str, String)>) -> Option<String> {
+    /// The form fields and `Authorization` header that authenticate the client with a
+    /// secret (or as a public client). `None` for `private_key_jwt`, which
+    /// [`Inner::authenticate`] signs.
+    fn authenticate(&self, form: &mut Vec<(&'static str, String)>) -> Option<Option<String>> {
         match (self.method, &self.client_secret) {
-            (AuthMethod::Basic, Some(secret)) => Some(basic_auth(&self.client_id, secret)),
+            #[cfg(feature = "oauth-signing")]
+            (AuthMethod::PrivateKeyJwt, _) => None,
+            (AuthMethod::Basic, Some(secret)) => Some(Some(basic_auth(&self.client_id, secret))),
             (AuthMethod::Post, Some(secret)) => {
                 form.push(("client_id", self.client_id.clone()));
                 form.push(("client_secret", secret.clone()));
-                None
+                Some(None)
             }
             _ => {
                 form.push(("client_id", self.client_id.clone()));
-                None
+                Some(None)
             }
         }
     }
@@ -208,6 +231,8 @@ enum Grant {
 }
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+#[cfg(feature = "oauth-signing")]
+const CLIENT_ASSERTION_JWT: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
@@ -251,6 +276,10 @@ pub struct OAuthBuilder {
     store: Arc<dyn TokenStore>,
     handler: Arc<dyn AuthorizationHandler>,
     send: Option<Arc<dyn HttpSend>>,
+    #[cfg(feature = "oauth-signing")]
+    client_key: Option<SigningKey>,
+    #[cfg(feature = "oauth-signing")]
+    dpop_key: Option<SigningKey>,
 }
 
 impl OAuthBuilder {
@@ -301,6 +330,53 @@ impl OAuthBuilder {
             assertion: assertion.into(),
             client_id: client_id.into(),
         };
+        self
+    }
+
+    /// Authenticate this client at the token endpoint with `private_key_jwt` (RFC 7523
+    /// §2.2): a short-lived JWT signed with `key` (`iss` = `sub` = the client id, `aud` =
+    /// the authorization server's issuer, `iat`, `exp` a minute later, a unique `jti`),
+    /// wherever the server lists `private_key_jwt` (or lists no methods and the client has
+    /// no secret). For pre-registered clients and the `client_credentials` grant, whose
+    /// public key the authorization server knows. Feature `oauth-signing`.
+    ///
+    /// ```
+    /// use mcp_runtime::client::oauth::{ClientSecret, OAuth, SigningKey};
+    ///
+    /// # fn demo(pem: &str) -> Result<(), mcp_runtime::client::ClientError> {
+    /// let oauth = OAuth::builder("http://127.0.0.1:8080/mcp")
+    ///     .client_credentials_grant(ClientSecret::new("my-service", None))
+    ///     .private_key_jwt(SigningKey::from_pem(pem)?)
+    ///     .build()?;
+    /// # let _ = oauth; Ok(()) }
+    /// ```
+    #[cfg(feature = "oauth-signing")]
+    pub fn private_key_jwt(mut self, key: SigningKey) -> Self {
+        self.client_key = Some(key);
+        self
+    }
+
+    /// Ask for DPoP-bound access tokens (RFC 9449) with this key — typically
+    /// [`SigningKey::generate_es256`], a fresh key per client — from authorization
+    /// servers that list its algorithm in `dpop_signing_alg_values_supported` (others get
+    /// plain requests and issue bearer tokens). Every token request then carries a proof;
+    /// a token issued as `token_type: DPoP` goes out as `Authorization: DPoP` with a fresh
+    /// proof (`ath` included) on every request to the MCP server. A `use_dpop_nonce` error
+    /// from either server is answered once, at once, with the nonce it sent; nonces on
+    /// later answers replace the old ones. Feature `oauth-signing`.
+    ///
+    /// ```
+    /// use mcp_runtime::client::oauth::{OAuth, SigningKey};
+    ///
+    /// # fn demo() -> Result<(), mcp_runtime::client::ClientError> {
+    /// let oauth = OAuth::builder("http://127.0.0.1:8080/mcp")
+    ///     .dpop(SigningKey::generate_es256())
+    ///     .build()?;
+    /// # let _ = oauth; Ok(()) }
+    /// ```
+    #[cfg(feature = "oauth-signing")]
+    pub fn dpop(mut self, key: SigningKey) -> Self {
+        self.dpop_key = Some(key);
         self
     }
 
@@ -374,6 +450,10 @@ impl OAuthBuilder {
                 handler: self.handler,
                 wire: Wire { send },
                 flow: tokio::sync::Mutex::new(Flow::default()),
+                #[cfg(feature = "oauth-signing")]
+                client_key: self.client_key,
+                #[cfg(feature = "oauth-signing")]
+                dpop: self.dpop_key.map(dpop::Dpop::new),
             }),
         })
     }
@@ -400,6 +480,11 @@ struct Inner {
     handler: Arc<dyn AuthorizationHandler>,
     wire: Wire,
     flow: tokio::sync::Mutex<Flow>,
+    /// The `private_key_jwt` key.
+    #[cfg(feature = "oauth-signing")]
+    client_key: Option<SigningKey>,
+    #[cfg(feature = "oauth-signing")]
+    dpop: Option<dpop::Dpop>,
 }
 
 impl OAuth {
@@ -417,6 +502,10 @@ impl OAuth {
             store: Arc::new(MemoryTokenStore::default()),
             handler: Arc::new(HeadlessRedirect::new()),
             send: None,
+            #[cfg(feature = "oauth-signing")]
+            client_key: None,
+            #[cfg(feature = "oauth-signing")]
+            dpop_key: None,
         }
     }
 
@@ -483,6 +572,47 @@ impl TokenProvider for OAuth {
             let c = challenge.map(Challenge::parse).unwrap_or_default();
             self.inner.step_up(&c).await
         })
+    }
+
+    #[cfg(feature = "oauth-signing")]
+    fn credentials<'a>(
+        &'a self,
+        method: &'a hyper::Method,
+        url: &'a hyper::Uri,
+    ) -> BoxFuture<'a, Result<Option<Credentials>, ClientError>> {
+        Box::pin(async move {
+            let Some(token) = self.token().await? else {
+                return Ok(None);
+            };
+            let bound = self
+                .tokens()
+                .is_some_and(|t| t.dpop && t.access_token == token);
+            match &self.inner.dpop {
+                Some(d) if bound => {
+                    let proof = d.proof(method.as_str(), &url.to_string(), Some(&token))?;
+                    let proof = hyper::header::HeaderValue::from_str(&proof)
+                        .map_err(|e| ClientError::Encode(format!("DPoP proof: {e}")))?;
+                    Ok(Some(Credentials {
+                        authorization: format!("DPoP {token}"),
+                        headers: vec![(hyper::header::HeaderName::from_static("dpop"), proof)],
+                    }))
+                }
+                _ => Ok(Some(Credentials::bearer(token))),
+            }
+        })
+    }
+
+    #[cfg(feature = "oauth-signing")]
+    fn on_response(
+        &self,
+        url: &hyper::Uri,
+        status: hyper::StatusCode,
+        headers: &hyper::HeaderMap,
+    ) -> bool {
+        self.inner
+            .dpop
+            .as_ref()
+            .is_some_and(|d| d.resource_answer_wants_retry(&url.to_string(), status, headers))
     }
 }
 
@@ -667,7 +797,7 @@ impl Inner {
             Registration {
                 client_id: c.client_id.clone(),
                 client_secret: c.client_secret.clone(),
-                method: AuthMethod::choose(meta, c.client_secret.is_some()),
+                method: AuthMethod::choose(meta, c.client_secret.is_some(), self.has_client_key()),
             }
         } else if let (Some(true), Some(url)) = (
             meta.client_id_metadata_document_supported,
@@ -731,7 +861,7 @@ impl Inner {
             .get("token_endpoint_auth_method")
             .and_then(Value::as_str)
             .and_then(AuthMethod::parse)
-            .unwrap_or_else(|| AuthMethod::choose(meta, client_secret.is_some()));
+            .unwrap_or_else(|| AuthMethod::choose(meta, client_secret.is_some(), false));
         Ok(Registration {
             client_id,
             client_secret,
@@ -818,7 +948,7 @@ impl Inner {
             ("resource", d.resource.clone()),
         ];
         let tokens = self
-            .token_request(token, &reg, &mut form, &meta.issuer, &scope, None)
+            .token_request(token, &reg, &mut form, meta, &scope, None)
             .await?;
         flow.requested = scopes;
         self.store.save(&self.server_url, Some(tokens));
@@ -851,7 +981,7 @@ impl Inner {
                 token,
                 &reg,
                 &mut form,
-                &d.meta.issuer,
+                &d.meta,
                 &scope,
                 Some(refresh),
             )
@@ -885,7 +1015,7 @@ impl Inner {
         let confidential = |c: &ClientSecret| Registration {
             client_id: c.client_id.clone(),
             client_secret: c.client_secret.clone(),
-            method: AuthMethod::choose(&d.meta, c.client_secret.is_some()),
+            method: AuthMethod::choose(&d.meta, c.client_secret.is_some(), self.has_client_key()),
         };
         let scope = scopes.join(" ");
         let (reg, mut form): (Registration, Vec<(&'static str, String)>) = match &self.grant {
@@ -925,7 +1055,7 @@ impl Inner {
             form.push(("scope", scope.clone()));
         }
         let tokens = self
-            .token_request(token, &reg, &mut form, &d.meta.issuer, &scope, None)
+            .token_request(token, &reg, &mut form, &d.meta, &scope, None)
             .await?;
         flow.requested = scopes.to_vec();
         self.store.save(&self.server_url, Some(tokens));
@@ -960,11 +1090,16 @@ impl Inner {
                 AuthMethod::None
             },
         };
-        let authorization = reg.authenticate(&mut form);
+        let headers: Vec<(&'static str, String)> = reg
+            .authenticate(&mut form)
+            .flatten()
+            .map(|a| ("authorization", a))
+            .into_iter()
+            .collect();
         let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let answer = self
             .wire
-            .post_form(&g.idp_token_endpoint, &pairs, authorization.as_deref())
+            .post_form(&g.idp_token_endpoint, &pairs, &headers)
             .await?;
         if !answer.status.is_success() {
             return Err(token_error("the token exchange", &answer));
@@ -982,23 +1117,106 @@ impl Inner {
             .ok_or_else(|| ClientError::Auth("the token exchange answer has no token".into()))
     }
 
+    /// Whether a `private_key_jwt` key is configured.
+    fn has_client_key(&self) -> bool {
+        #[cfg(feature = "oauth-signing")]
+        return self.client_key.is_some();
+        #[cfg(not(feature = "oauth-signing"))]
+        false
+    }
+
+    /// The client authentication of one token request: form fields and the headers
+    /// (`Authorization` for `client_secret_basic`). A `private_key_jwt` assertion is made
+    /// afresh for every request (its `jti` is single-use).
+    fn authenticate(
+        &self,
+        reg: &Registration,
+        form: &mut Vec<(&'static str, String)>,
+        meta: &ServerMetadata,
+    ) -> Result<Vec<(&'static str, String)>, ClientError> {
+        if let Some(authorization) = reg.authenticate(form) {
+            return Ok(authorization
+                .map(|a| ("authorization", a))
+                .into_iter()
+                .collect());
+        }
+        #[cfg(feature = "oauth-signing")]
+        if let Some(key) = &self.client_key {
+            form.push(("client_id", reg.client_id.clone()));
+            form.push(("client_assertion_type", CLIENT_ASSERTION_JWT.into()));
+            form.push((
+                "client_assertion",
+                assertion::client_assertion(key, &reg.client_id, meta)?,
+            ));
+            return Ok(Vec::new());
+        }
+        let _ = meta;
+        Err(ClientError::Auth(
+            "private_key_jwt needs a signing key".into(),
+        ))
+    }
+
+    /// The `DPoP` proof of a token request, when this server issues DPoP-bound tokens.
+    #[cfg_attr(not(feature = "oauth-signing"), allow(unused_variables))]
+    fn token_proof(
+        &self,
+        endpoint: &str,
+        meta: &ServerMetadata,
+    ) -> Result<Option<String>, ClientError> {
+        #[cfg(feature = "oauth-signing")]
+        if let Some(d) = self.dpop.as_ref().filter(|d| d.offered_by(meta)) {
+            return d.proof("POST", endpoint, None).map(Some);
+        }
+        Ok(None)
+    }
+
+    /// Whether the token endpoint's answer is a `use_dpop_nonce` error to retry (its
+    /// nonce is kept either way).
+    #[cfg_attr(not(feature = "oauth-signing"), allow(unused_variables))]
+    fn token_nonce_retry(&self, endpoint: &str, answer: &wire::Answer) -> bool {
+        #[cfg(feature = "oauth-signing")]
+        if let Some(d) = &self.dpop {
+            return d.token_answer_wants_retry(
+                endpoint,
+                answer.status,
+                &answer.headers,
+                &answer.body,
+            );
+        }
+        false
+    }
+
     /// POSTs to the token endpoint; `asked` is the scope sent (the granted one when the
     /// answer names none); `old_refresh` is kept when a refresh answer has no new one.
+    /// With DPoP, a `use_dpop_nonce` answer is retried once with the nonce it sent.
     async fn token_request(
         &self,
         endpoint: &str,
         reg: &Registration,
         form: &mut Vec<(&'static str, String)>,
-        issuer: &str,
+        meta: &ServerMetadata,
         asked: &str,
         old_refresh: Option<&String>,
     ) -> Result<Tokens, ClientError> {
-        let authorization = reg.authenticate(form);
-        let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let answer = self
-            .wire
-            .post_form(endpoint, &pairs, authorization.as_deref())
-            .await?;
+        let issuer = meta.issuer.as_str();
+        let mut retried = false;
+        let (answer, proved) = loop {
+            let mut fields = form.clone();
+            let mut headers = self.authenticate(reg, &mut fields, meta)?;
+            let proof = self.token_proof(endpoint, meta)?;
+            let proved = proof.is_some();
+            if let Some(p) = proof {
+                headers.push(("dpop", p));
+            }
+            let pairs: Vec<(&str, &str)> =
+                fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let answer = self.wire.post_form(endpoint, &pairs, &headers).await?;
+            if !retried && self.token_nonce_retry(endpoint, &answer) {
+                retried = true;
+                continue;
+            }
+            break (answer, proved);
+        };
         if !answer.status.is_success() {
             return Err(token_error("the token request", &answer));
         }
@@ -1013,9 +1231,13 @@ impl Inner {
             .get("token_type")
             .and_then(Value::as_str)
             .unwrap_or("Bearer");
-        if !kind.eq_ignore_ascii_case("bearer") {
+        // A DPoP-bound token only when a proof was sent (RFC 9449 §5: the server may
+        // still issue a bearer token).
+        let dpop = proved && kind.eq_ignore_ascii_case("dpop");
+        if !dpop && !kind.eq_ignore_ascii_case("bearer") {
             return Err(ClientError::Auth(format!(
-                "the token is of type {kind:?}, not Bearer"
+                "the token is of type {kind:?}, not Bearer{}",
+                if proved { " or DPoP" } else { "" }
             )));
         }
         let expires_at = v
@@ -1042,6 +1264,7 @@ impl Inner {
             expires_at,
             scope,
             issuer: issuer.to_owned(),
+            dpop,
         })
     }
 }
@@ -1090,9 +1313,9 @@ mod tests {
     #[test]
     fn the_auth_method_follows_what_the_server_lists() {
         let mut m = ServerMetadata::default();
-        assert_eq!(AuthMethod::choose(&m, true), AuthMethod::Basic);
-        assert_eq!(AuthMethod::choose(&m, false), AuthMethod::None);
+        assert_eq!(AuthMethod::choose(&m, true, false), AuthMethod::Basic);
+        assert_eq!(AuthMethod::choose(&m, false, false), AuthMethod::None);
         m.token_endpoint_auth_methods_supported = Some(vec!["client_secret_post".into()]);
-        assert_eq!(AuthMethod::choose(&m, true), AuthMethod::Post);
+        assert_eq!(AuthMethod::choose(&m, true, false), AuthMethod::Post);
     }
 }

@@ -18,6 +18,10 @@ pub struct Tokens {
     /// The issuer of the authorization server that issued them (a refresh token is only
     /// ever sent back there).
     pub issuer: String,
+    /// The access token is DPoP-bound (`token_type: DPoP`, RFC 9449): it is sent as
+    /// `Authorization: DPoP` with a proof from the provider's key, which must be the key
+    /// it was issued for.
+    pub dpop: bool,
 }
 
 impl Tokens {
@@ -36,6 +40,7 @@ impl std::fmt::Debug for Tokens {
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
             .field("issuer", &self.issuer)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }

@@ -212,18 +212,18 @@ impl Wire {
         self.exchange(req).await
     }
 
-    /// `POST url` with a form body and, optionally, an `Authorization` header.
+    /// `POST url` with a form body and these headers (`Authorization`, `DPoP`).
     pub(crate) async fn post_form(
         &self,
         url: &str,
         form: &[(&str, &str)],
-        authorization: Option<&str>,
+        headers: &[(&'static str, String)],
     ) -> Result<Answer, ClientError> {
         let mut b = Self::request(Method::POST, url)?
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .header(header::ACCEPT, "application/json");
-        if let Some(a) = authorization {
-            b = b.header(header::AUTHORIZATION, a);
+        for (k, v) in headers {
+            b = b.header(*k, v);
         }
         let req = b
             .body(Full::new(Bytes::from(form_encode(form))))
