@@ -272,7 +272,10 @@ impl As {
         log.forms.push(f.clone());
         let refuse = |log: &mut AsLog, why: String| {
             log.outcomes.push(why.clone());
-            json_response(400, json!({"error": "invalid_request", "error_description": why}))
+            json_response(
+                400,
+                json!({"error": "invalid_request", "error_description": why}),
+            )
         };
         if let Some((x, y)) = &self.config.client_key {
             match self.check_assertion(&f, x, y, &mut log) {
@@ -321,7 +324,11 @@ impl As {
         } else {
             "Bearer"
         };
-        self.issued.lock().unwrap().tokens.insert(token.clone(), jkt);
+        self.issued
+            .lock()
+            .unwrap()
+            .tokens
+            .insert(token.clone(), jkt);
         json_response(
             200,
             json!({"access_token": token, "token_type": token_type, "expires_in": 3600}),
@@ -586,12 +593,24 @@ async fn a_dpop_bound_token_goes_out_with_a_fresh_proof_on_every_request() {
     assert_eq!(auth.log.lock().unwrap().outcomes, ["ok"]);
 
     let log = srv.rs.log.lock().unwrap();
-    let refused: Vec<_> = log.outcomes.iter().filter(|o| o.starts_with("refused")).collect();
+    let refused: Vec<_> = log
+        .outcomes
+        .iter()
+        .filter(|o| o.starts_with("refused"))
+        .collect();
     assert!(refused.is_empty(), "{:?}", log.outcomes);
     let ok = log.outcomes.iter().filter(|o| o.starts_with("ok")).count();
-    assert!(ok >= 4, "initialize, initialized, list, call: {:?}", log.outcomes);
+    assert!(
+        ok >= 4,
+        "initialize, initialized, list, call: {:?}",
+        log.outcomes
+    );
     assert!(log.schemes.iter().all(|s| s == "DPoP"), "{:?}", log.schemes);
-    assert_eq!(log.jtis.len(), log.schemes.len(), "every proof has its own jti");
+    assert_eq!(
+        log.jtis.len(),
+        log.schemes.len(),
+        "every proof has its own jti"
+    );
 }
 
 #[tokio::test]
@@ -613,7 +632,8 @@ async fn the_verifier_refuses_a_replayed_jti_a_wrong_htu_and_a_missing_ath() {
     let ath = URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()));
     let url = srv.rs.url.clone();
     let good = |htu: &str, ath: Option<&str>| {
-        let mut c = json!({"jti": format!("t-{}", rand_id()), "htm": "POST", "htu": htu, "iat": now()});
+        let mut c =
+            json!({"jti": format!("t-{}", rand_id()), "htm": "POST", "htu": htu, "iat": now()});
         if let Some(a) = ath {
             c["ath"] = json!(a);
         }
@@ -720,7 +740,10 @@ async fn a_private_key_jwt_assertion_verifies_against_the_public_key_and_is_neve
         assert_eq!(claims["iss"], CLIENT_ID);
         assert_eq!(claims["sub"], CLIENT_ID);
         assert_eq!(claims["aud"], auth.url.as_str());
-        let (iat, exp) = (claims["iat"].as_i64().unwrap(), claims["exp"].as_i64().unwrap());
+        let (iat, exp) = (
+            claims["iat"].as_i64().unwrap(),
+            claims["exp"].as_i64().unwrap(),
+        );
         assert!((now() - iat).abs() < 60 && exp > now() && exp - iat <= 300);
         assert!(f.get("client_secret").is_none());
     }
@@ -743,7 +766,10 @@ async fn an_assertion_algorithm_the_server_does_not_accept_is_refused_before_sen
         .unwrap();
     let err = o.authorize().await.unwrap_err().to_string();
     assert!(err.contains("not ES256"), "{err}");
-    assert!(auth.log.lock().unwrap().forms.is_empty(), "nothing was sent");
+    assert!(
+        auth.log.lock().unwrap().forms.is_empty(),
+        "nothing was sent"
+    );
 }
 
 #[tokio::test]
@@ -759,5 +785,9 @@ async fn without_dpop_in_the_metadata_no_proof_is_sent_and_a_dpop_token_is_refus
         .unwrap();
     let err = o.authorize().await.unwrap_err().to_string();
     assert!(err.contains(r#"of type "DPoP", not Bearer"#), "{err}");
-    assert_eq!(auth.log.lock().unwrap().proofs, [None], "no DPoP header sent");
+    assert_eq!(
+        auth.log.lock().unwrap().proofs,
+        [None],
+        "no DPoP header sent"
+    );
 }

@@ -163,9 +163,15 @@ mod tests {
         assert_eq!(d.nonce_for("http://RS/other").as_deref(), Some("n1"));
         assert_eq!(d.nonce_for("http://as/token"), None);
         // A plain 401 (an expired token) is not a nonce challenge.
-        h.insert(header::WWW_AUTHENTICATE, "DPoP error=\"invalid_token\"".parse().unwrap());
+        h.insert(
+            header::WWW_AUTHENTICATE,
+            "DPoP error=\"invalid_token\"".parse().unwrap(),
+        );
         assert!(!d.resource_answer_wants_retry("http://rs/mcp", StatusCode::UNAUTHORIZED, &h));
-        h.insert(header::WWW_AUTHENTICATE, "DPoP error=\"use_dpop_nonce\"".parse().unwrap());
+        h.insert(
+            header::WWW_AUTHENTICATE,
+            "DPoP error=\"use_dpop_nonce\"".parse().unwrap(),
+        );
         assert!(d.resource_answer_wants_retry("http://rs/mcp", StatusCode::UNAUTHORIZED, &h));
 
         let body = br#"{"error":"use_dpop_nonce"}"#;

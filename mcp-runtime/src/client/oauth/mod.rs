@@ -21,7 +21,9 @@
 //!    offered). The [`AuthorizationHandler`] takes the user there and back; the response's
 //!    `state` and `iss` (RFC 9207) are checked;
 //! 5. the token request, authenticated as the server allows (`client_secret_basic`,
-//!    `client_secret_post`, `none`); the tokens go to the [`TokenStore`].
+//!    `client_secret_post`, `none`, and with feature `oauth-signing` `private_key_jwt`),
+//!    with a DPoP proof when a DPoP key is configured and the server offers DPoP; the
+//!    tokens go to the [`TokenStore`].
 //!
 //! Later `401`s refresh the token when a refresh token from the same issuer exists; a
 //! `403` with `insufficient_scope` re-authorizes with the union of the scopes asked so far
@@ -43,9 +45,9 @@
 //! # let _ = client; Ok(()) }
 //! ```
 
-mod discovery;
 #[cfg(feature = "oauth-signing")]
 mod assertion;
+mod discovery;
 #[cfg(feature = "oauth-signing")]
 mod dpop;
 mod pkce;
@@ -148,8 +150,7 @@ impl AuthMethod {
     fn choose(meta: &ServerMetadata, has_secret: bool, has_key: bool) -> AuthMethod {
         let listed_list = meta.token_endpoint_auth_methods_supported.as_ref();
         #[cfg(feature = "oauth-signing")]
-        if has_key
-            && listed_list.map_or(!has_secret, |l| l.iter().any(|x| x == "private_key_jwt"))
+        if has_key && listed_list.map_or(!has_secret, |l| l.iter().any(|x| x == "private_key_jwt"))
         {
             return AuthMethod::PrivateKeyJwt;
         }
@@ -940,7 +941,7 @@ impl Inner {
             }
             _ => {}
         }
-        let mut form: Vec<(&'static str, String)> = vec![
+        let form: Vec<(&'static str, String)> = vec![
             ("grant_type", "authorization_code".into()),
             ("code", cb.code),
             ("redirect_uri", self.redirect_uri.clone()),
@@ -948,7 +949,7 @@ impl Inner {
             ("resource", d.resource.clone()),
         ];
         let tokens = self
-            .token_request(token, &reg, &mut form, meta, &scope, None)
+            .token_request(token, &reg, &form, meta, &scope, None)
             .await?;
         flow.requested = scopes;
         self.store.save(&self.server_url, Some(tokens));
@@ -970,21 +971,14 @@ impl Inner {
             ));
         }
         let reg = self.registration(flow, &d.meta).await?;
-        let mut form: Vec<(&'static str, String)> = vec![
+        let form: Vec<(&'static str, String)> = vec![
             ("grant_type", "refresh_token".into()),
             ("refresh_token", refresh.clone()),
             ("resource", d.resource.clone()),
         ];
         let scope = old.scope.clone().unwrap_or_default();
         let res = self
-            .token_request(
-                token,
-                &reg,
-                &mut form,
-                &d.meta,
-                &scope,
-                Some(refresh),
-            )
+            .token_request(token, &reg, &form, &d.meta, &scope, Some(refresh))
             .await;
         match res {
             Ok(t) => {
@@ -1055,7 +1049,7 @@ impl Inner {
             form.push(("scope", scope.clone()));
         }
         let tokens = self
-            .token_request(token, &reg, &mut form, &d.meta, &scope, None)
+            .token_request(token, &reg, &form, &d.meta, &scope, None)
             .await?;
         flow.requested = scopes.to_vec();
         self.store.save(&self.server_url, Some(tokens));
@@ -1193,7 +1187,7 @@ impl Inner {
         &self,
         endpoint: &str,
         reg: &Registration,
-        form: &mut Vec<(&'static str, String)>,
+        form: &[(&'static str, String)],
         meta: &ServerMetadata,
         asked: &str,
         old_refresh: Option<&String>,
@@ -1201,15 +1195,14 @@ impl Inner {
         let issuer = meta.issuer.as_str();
         let mut retried = false;
         let (answer, proved) = loop {
-            let mut fields = form.clone();
+            let mut fields = form.to_vec();
             let mut headers = self.authenticate(reg, &mut fields, meta)?;
             let proof = self.token_proof(endpoint, meta)?;
             let proved = proof.is_some();
             if let Some(p) = proof {
                 headers.push(("dpop", p));
             }
-            let pairs: Vec<(&str, &str)> =
-                fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let pairs: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
             let answer = self.wire.post_form(endpoint, &pairs, &headers).await?;
             if !retried && self.token_nonce_retry(endpoint, &answer) {
                 retried = true;
@@ -1317,5 +1310,22 @@ mod tests {
         assert_eq!(AuthMethod::choose(&m, false, false), AuthMethod::None);
         m.token_endpoint_auth_methods_supported = Some(vec!["client_secret_post".into()]);
         assert_eq!(AuthMethod::choose(&m, true, false), AuthMethod::Post);
+        #[cfg(feature = "oauth-signing")]
+        {
+            // A key is used where private_key_jwt is listed, or nothing is and there is
+            // no secret to use instead.
+            assert_eq!(AuthMethod::choose(&m, false, true), AuthMethod::None);
+            m.token_endpoint_auth_methods_supported = Some(vec!["private_key_jwt".into()]);
+            assert_eq!(
+                AuthMethod::choose(&m, true, true),
+                AuthMethod::PrivateKeyJwt
+            );
+            m.token_endpoint_auth_methods_supported = None;
+            assert_eq!(
+                AuthMethod::choose(&m, false, true),
+                AuthMethod::PrivateKeyJwt
+            );
+            assert_eq!(AuthMethod::choose(&m, true, true), AuthMethod::Basic);
+        }
     }
 }

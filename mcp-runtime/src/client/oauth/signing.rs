@@ -155,7 +155,9 @@ fn pem_block(pem: &str, label: &str) -> Option<Result<Vec<u8>, ClientError>> {
     let end = format!("-----END {label}-----");
     let start = pem.find(&begin)? + begin.len();
     let Some(len) = pem[start..].find(&end) else {
-        return Some(Err(bad_key(&format!("the {label} PEM block is not closed"))));
+        return Some(Err(bad_key(&format!(
+            "the {label} PEM block is not closed"
+        ))));
     };
     let body: String = pem[start..start + len]
         .chars()
@@ -180,6 +182,40 @@ pub(crate) fn unix_now() -> u64 {
 mod tests {
     use super::*;
 
+    /// Verifies `jwt` with the public JWK of `key` (as an authorization server would).
+    fn verify(jwt: &str, key: &SigningKey, alg: Algorithm) -> Value {
+        let jwk: Jwk = serde_json::from_value(key.public_jwk()).unwrap();
+        let dec = jsonwebtoken::DecodingKey::from_jwk(&jwk).unwrap();
+        let mut v = jsonwebtoken::Validation::new(alg);
+        v.required_spec_claims.clear();
+        v.validate_exp = false;
+        jsonwebtoken::decode::<Value>(jwt, &dec, &v).unwrap().claims
+    }
+
+    #[test]
+    fn es256_and_rs256_keys_sign_what_their_public_keys_verify() {
+        let claims = serde_json::json!({"iss": "c", "jti": "1"});
+        let es = SigningKey::generate_es256();
+        let jwt = es.sign("dpop+jwt", true, &claims).unwrap();
+        assert_eq!(verify(&jwt, &es, Algorithm::ES256), claims);
+        let header = jsonwebtoken::decode_header(&jwt).unwrap();
+        assert_eq!(header.typ.as_deref(), Some("dpop+jwt"));
+        assert!(header.jwk.is_some());
+
+        use rsa::Generate;
+        use rsa::pkcs1::EncodeRsaPrivateKey;
+        let der = rsa::PrivateKey::generate().to_pkcs1_der().unwrap();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der.as_bytes());
+        let pem =
+            format!("-----BEGIN RSA PRIVATE KEY-----\n{b64}\n-----END RSA PRIVATE KEY-----\n");
+        let rs = SigningKey::from_pem(&pem).unwrap();
+        assert_eq!(rs.algorithm(), SigningAlgorithm::Rs256);
+        assert_eq!(rs.public_jwk()["kty"], "RSA");
+        let jwt = rs.sign("JWT", false, &claims).unwrap();
+        assert_eq!(verify(&jwt, &rs, Algorithm::RS256), claims);
+        assert!(jsonwebtoken::decode_header(&jwt).unwrap().jwk.is_none());
+    }
+
     #[test]
     fn a_pem_key_round_trips_and_bad_pem_is_a_clear_error() {
         use p256::elliptic_curve::Generate;
@@ -195,7 +231,9 @@ mod tests {
 
         let err = |r: Result<SigningKey, ClientError>| r.unwrap_err().to_string();
         assert!(err(SigningKey::from_pem("hello")).contains("no PKCS#8"));
-        assert!(err(SigningKey::from_pem("-----BEGIN PRIVATE KEY-----\nAAAA")).contains("not closed"));
+        assert!(
+            err(SigningKey::from_pem("-----BEGIN PRIVATE KEY-----\nAAAA")).contains("not closed")
+        );
         assert!(
             err(SigningKey::from_pem(
                 "-----BEGIN PRIVATE KEY-----\n!!\n-----END PRIVATE KEY-----"
