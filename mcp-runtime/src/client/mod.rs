@@ -152,6 +152,7 @@ pub struct ClientBuilder {
     probe_timeout: Duration,
     stderr: StderrMode,
     shutdown: ShutdownTimeouts,
+    max_frame: usize,
     #[cfg(feature = "http")]
     http: http::HttpSettings,
 }
@@ -167,6 +168,7 @@ impl Default for ClientBuilder {
             probe_timeout: Duration::from_secs(5),
             stderr: StderrMode::Inherit,
             shutdown: ShutdownTimeouts::default(),
+            max_frame: conn::MAX_FRAME,
             #[cfg(feature = "http")]
             http: http::HttpSettings::default(),
         }
@@ -220,6 +222,14 @@ impl ClientBuilder {
     /// The timeouts of [`Client::shutdown`] for a spawned server.
     pub fn shutdown_timeouts(mut self, t: ShutdownTimeouts) -> Self {
         self.shutdown = t;
+        self
+    }
+
+    /// The largest frame read from a byte stream or a child process (default 64 MiB). A
+    /// larger one is skipped without being held in memory; when it answered a pending
+    /// request, that request fails with [`ClientError::InvalidResponse`].
+    pub fn max_frame_size(mut self, bytes: usize) -> Self {
+        self.max_frame = bytes;
         self
     }
 
@@ -382,7 +392,13 @@ impl ClientBuilder {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (shared, out) = conn::start(reader, writer, self.handler.clone(), eof_hook);
+        let (shared, out) = conn::start(
+            reader,
+            writer,
+            self.handler.clone(),
+            eof_hook,
+            self.max_frame,
+        );
         let mode = self.mode;
         let probe = self.probe_timeout;
         #[cfg(feature = "http")]
@@ -392,6 +408,7 @@ impl ClientBuilder {
         match client.negotiate(mode, probe).await {
             Ok(()) => Ok(client),
             Err(e) => {
+                let e = client.inner.shared.explain_handshake(e);
                 // A spawned server is shut down (at once if it already died).
                 let _ = client.shutdown().await;
                 Err(e)
