@@ -359,6 +359,27 @@ fn answers(body: &[u8], id: &RequestId) -> bool {
     }
 }
 
+/// Why a `2xx` answer that is not an event stream did not answer the request: its content
+/// type, or its body that is not JSON, or a JSON value that is not the response.
+fn unusable_answer(status: StatusCode, content_type: &str, body: &[u8]) -> ClientError {
+    let json = content_type
+        .split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+    let what = if !json {
+        format!("content type {content_type:?} is neither application/json nor text/event-stream")
+    } else if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
+        "the body is not JSON".to_owned()
+    } else {
+        "the body holds no response to the request".to_owned()
+    };
+    ClientError::InvalidResponse(format!(
+        "HTTP {}: {what}: {:?}",
+        status.as_u16(),
+        truncated(body)
+    ))
+}
+
 fn is_sse(resp: &Response<Incoming>) -> bool {
     resp.headers()
         .get(header::CONTENT_TYPE)
@@ -707,11 +728,20 @@ impl HttpConn {
                     self.resume(id, &mut parser).await?;
                 }
             } else {
+                let content_type = resp
+                    .headers()
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned();
                 let body = read_body(resp).await?;
                 if is_init {
                     self.capture_init(&body, id);
                 }
                 conn::route(&self.shared, &self.out, &body);
+                if self.shared.is_pending(id) {
+                    return Err(unusable_answer(status, &content_type, &body));
+                }
             }
             return Ok(());
         }
@@ -761,9 +791,13 @@ impl HttpConn {
                 return;
             }
             match body.frame().await {
-                None => return,
+                None => {
+                    parser.end_of_stream();
+                    return;
+                }
                 Some(Err(e)) => {
                     tracing::debug!(error = %e, "SSE stream broke");
+                    parser.end_of_stream();
                     return;
                 }
                 Some(Ok(f)) => {
@@ -1066,8 +1100,7 @@ impl HttpConn {
         parser: &mut SseParser,
     ) -> Result<Incoming, ClientError> {
         let last = parser.last_id.clone();
-        let mut fresh = SseParser::new(MAX_FRAME);
-        fresh.last_id = last.clone();
+        let mut fresh = SseParser::resuming(MAX_FRAME, last.clone());
         fresh.retry = parser.retry;
         let (post, mut body, early) = self.sse_handshake(&mut fresh, last.as_deref()).await?;
         *parser = fresh;
