@@ -625,8 +625,12 @@ impl Req {
 
 type Script = Arc<dyn Fn(&Req) -> String + Send + Sync>;
 
+/// A reply ending with this is written, then the connection is held open.
+const HOLD: &str = "\0hold";
+
 /// A loopback HTTP server: every request is answered with what `script` returns (a whole
-/// HTTP/1.1 response; empty: no answer ever), then the connection is closed (a body without a length ends there:
+/// HTTP/1.1 response; empty: no answer ever; ending with [`HOLD`]: the connection stays
+/// open after it), then the connection is closed (a body without a length ends there:
 /// that is how a stream is cut). Returns the URL and the log of requests.
 async fn raw_http(script: Script) -> (String, Arc<Mutex<Vec<Req>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -682,13 +686,17 @@ async fn read_request(mut sock: TcpStream, script: &Script, log: &Mutex<Vec<Req>
     };
     let reply = script(&req);
     log.lock().unwrap().push(req);
-    if reply.is_empty() {
-        // Never answer: hold the connection until the client gives up on it.
+    let (reply, hold) = match reply.strip_suffix(HOLD) {
+        Some(r) => (r, true),
+        None => (reply.as_str(), reply.is_empty()),
+    };
+    sock.write_all(reply.as_bytes()).await.ok()?;
+    if hold {
+        // Keep the connection (and a stream on it) open until the client gives up on it.
         let mut rest = [0u8; 64];
         let _ = tokio::time::timeout(HARD, sock.read(&mut rest)).await;
         return None;
     }
-    sock.write_all(reply.as_bytes()).await.ok()?;
     let _ = sock.shutdown().await;
     Some(())
 }
@@ -891,6 +899,55 @@ async fn http_errors_wrong_content_types_and_non_json_bodies_fail_the_call_clear
     }
     let r = within(client.call_tool("fine", json!({}))).await.unwrap();
     assert_eq!(text(&r), "ok");
+}
+
+#[tokio::test]
+async fn an_oversized_http_answer_fails_its_call() {
+    let inits = AtomicUsize::new(0);
+    let big = "x".repeat(8 << 10);
+    let (url, _log) = raw_http(Arc::new(move |req| {
+        if let Some(r) = plumbing(req, &inits) {
+            return r;
+        }
+        let answer = |t: &str| rpc_result(req, tool_result(t));
+        match req.body["params"]["name"].as_str().unwrap_or_default() {
+            "json" => json_reply("", &answer(&big)),
+            // An SSE event of many small lines adds up too; the stream then stays open.
+            "sse" => {
+                let lines: String = big
+                    .as_bytes()
+                    .chunks(100)
+                    .map(|c| format!("data: {}\n", String::from_utf8_lossy(c)))
+                    .collect();
+                sse_reply(&format!("{lines}\n: the stream stays open\n{HOLD}"))
+            }
+            _ => json_reply("", &answer("small")),
+        }
+    }))
+    .await;
+    let client = within(
+        Client::builder()
+            .mode(ConnectMode::Legacy(V::V2025_11_25))
+            .request_timeout(Duration::from_secs(5))
+            .max_frame_size(4096)
+            .connect_http(&url),
+    )
+    .await
+    .unwrap();
+    for name in ["json", "sse"] {
+        let started = Instant::now();
+        let e = within(client.call_tool(name, json!({}))).await.unwrap_err();
+        let ClientError::InvalidResponse(why) = &e else {
+            panic!("{name}: {e:?}")
+        };
+        assert!(why.contains("frame limit of 4096"), "{name}: {why}");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{name}: not a timeout"
+        );
+    }
+    let r = within(client.call_tool("small", json!({}))).await.unwrap();
+    assert_eq!(text(&r), "small");
 }
 
 #[tokio::test]

@@ -163,6 +163,8 @@ pub(crate) struct HttpSettings {
     pub(crate) token: Option<Arc<dyn TokenProvider>>,
     pub(crate) connect_timeout: Duration,
     pub(crate) sender: Option<Arc<dyn HttpSend>>,
+    /// The largest body or SSE event read.
+    pub(crate) max_frame: usize,
 }
 
 impl Default for HttpSettings {
@@ -172,6 +174,7 @@ impl Default for HttpSettings {
             token: None,
             connect_timeout: Duration::from_secs(10),
             sender: None,
+            max_frame: MAX_FRAME,
         }
     }
 }
@@ -387,15 +390,25 @@ fn is_sse(resp: &Response<Incoming>) -> bool {
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"))
 }
 
-async fn read_body(resp: Response<Incoming>) -> Result<Bytes, ClientError> {
-    let limited = http_body_util::Limited::new(resp.into_body(), MAX_FRAME);
-    match limited.collect().await {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) => Err(io_error(&*e)),
-    }
+/// The error of an answer above the client's frame limit.
+fn too_large(limit: usize) -> ClientError {
+    ClientError::InvalidResponse(format!(
+        "the answer exceeds the client's frame limit of {limit} bytes and was dropped"
+    ))
 }
 
 impl HttpConn {
+    /// Reads a whole body, at most the frame limit (more is [`too_large`]).
+    async fn read_body(&self, resp: Response<Incoming>) -> Result<Bytes, ClientError> {
+        let limit = self.settings.max_frame;
+        let limited = http_body_util::Limited::new(resp.into_body(), limit);
+        match limited.collect().await {
+            Ok(c) => Ok(c.to_bytes()),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large(limit)),
+            Err(e) => Err(io_error(&*e)),
+        }
+    }
+
     pub(crate) fn kind(&self) -> Kind {
         self.kind.lock().expect("kind lock").clone()
     }
@@ -617,12 +630,12 @@ impl HttpConn {
                 && !retried
                 && let Some(s) = session
             {
-                let _ = read_body(resp).await;
+                let _ = self.read_body(resp).await;
                 self.reinitialize(s).await?;
                 retried = true;
                 continue;
             }
-            let body = read_body(resp).await.unwrap_or_default();
+            let body = self.read_body(resp).await.unwrap_or_default();
             if !status.is_success() {
                 return Err(http_error(status, &body));
             }
@@ -691,7 +704,7 @@ impl HttpConn {
                 && !retried
                 && let Some(s) = session
             {
-                let body = read_body(resp).await.unwrap_or_default();
+                let body = self.read_body(resp).await.unwrap_or_default();
                 if answers(&body, id) {
                     conn::route(&self.shared, &self.out, &body);
                     return Ok(());
@@ -704,7 +717,7 @@ impl HttpConn {
                 return Ok(());
             }
             if !status.is_success() {
-                let body = read_body(resp).await.unwrap_or_default();
+                let body = self.read_body(resp).await.unwrap_or_default();
                 // A JSON-RPC answer to this very request is the answer, whatever the status.
                 if answers(&body, id) {
                     conn::route(&self.shared, &self.out, &body);
@@ -721,9 +734,12 @@ impl HttpConn {
                 self.state.lock().expect("http state lock").session_id = Some(sid.to_owned());
             }
             if is_sse(&resp) {
-                let mut parser = SseParser::new(MAX_FRAME);
+                let mut parser = SseParser::new(self.settings.max_frame);
                 self.read_sse(resp.into_body(), &mut parser, Some(id), is_init)
                     .await;
+                if self.shared.is_pending(id) && parser.oversized > 0 {
+                    return Err(too_large(self.settings.max_frame));
+                }
                 if self.shared.is_pending(id) && !info.modern && parser.last_id.is_some() {
                     self.resume(id, &mut parser).await?;
                 }
@@ -734,7 +750,7 @@ impl HttpConn {
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or_default()
                     .to_owned();
-                let body = read_body(resp).await?;
+                let body = self.read_body(resp).await?;
                 if is_init {
                     self.capture_init(&body, id);
                 }
@@ -766,7 +782,7 @@ impl HttpConn {
                 .await?;
             let status = resp.status();
             if !status.is_success() || !is_sse(&resp) {
-                let body = read_body(resp).await.unwrap_or_default();
+                let body = self.read_body(resp).await.unwrap_or_default();
                 return Err(http_error(status, &body));
             }
             self.read_sse(resp.into_body(), parser, Some(id), false)
@@ -776,7 +792,7 @@ impl HttpConn {
     }
 
     /// Routes the events of a stream until it ends (or, with `want`, until that request
-    /// is answered).
+    /// is answered or an event was too large: on a request's stream that is its answer).
     async fn read_sse(
         &self,
         mut body: Incoming,
@@ -784,9 +800,10 @@ impl HttpConn {
         want: Option<&RequestId>,
         is_init: bool,
     ) {
+        let dropped = parser.oversized;
         loop {
             if let Some(id) = want
-                && !self.shared.is_pending(id)
+                && (!self.shared.is_pending(id) || parser.oversized > dropped)
             {
                 return;
             }
@@ -837,7 +854,7 @@ impl HttpConn {
     /// The standalone GET stream of a legacy session, reconnected (with `Last-Event-ID`)
     /// when the server ends it; over on 405, 404, 409 or repeated failures.
     async fn get_loop(self: Arc<Self>, session: Option<String>) {
-        let mut parser = SseParser::new(MAX_FRAME);
+        let mut parser = SseParser::new(self.settings.max_frame);
         let mut failures = 0;
         loop {
             if self.shut.load(Ordering::SeqCst) || self.session_id() != session {
@@ -914,7 +931,7 @@ impl HttpConn {
                 .map(str::to_owned);
             let mut payloads = Vec::new();
             if is_sse(&resp) {
-                let mut parser = SseParser::new(MAX_FRAME);
+                let mut parser = SseParser::new(self.settings.max_frame);
                 let mut body = resp.into_body();
                 'read: while let Some(f) = body.frame().await {
                     let Ok(data) = f.map_err(|e| io_error(&e))?.into_data() else {
@@ -929,7 +946,7 @@ impl HttpConn {
                     }
                 }
             } else {
-                let body = read_body(resp).await?;
+                let body = self.read_body(resp).await?;
                 if !status.is_success() {
                     return Err(http_error(status, &body));
                 }
@@ -978,7 +995,7 @@ impl HttpConn {
         let session = self.session_id();
         let resp = self.post(&note, &info, session.as_deref()).await?;
         let status = resp.status();
-        let body = read_body(resp).await.unwrap_or_default();
+        let body = self.read_body(resp).await.unwrap_or_default();
         if !status.is_success() {
             return Err(http_error(status, &body));
         }
@@ -994,7 +1011,7 @@ impl HttpConn {
     /// then on every message is POSTed there. When the stream ends the driver reconnects
     /// (see [`HttpConn::sse_reader`]).
     pub(crate) async fn open_sse(self: &Arc<Self>) -> Result<(), ClientError> {
-        let mut parser = SseParser::new(MAX_FRAME);
+        let mut parser = SseParser::new(self.settings.max_frame);
         let (post, body, early) = self.sse_handshake(&mut parser, None).await?;
         tracing::debug!(%post, "HTTP+SSE endpoint");
         *self.kind.lock().expect("kind lock") = Kind::Sse { post };
@@ -1020,7 +1037,7 @@ impl HttpConn {
             let resp = self.get(&self.url, None, last_event_id).await?;
             let status = resp.status();
             if !status.is_success() {
-                let body = read_body(resp).await.unwrap_or_default();
+                let body = self.read_body(resp).await.unwrap_or_default();
                 return Err(http_error(status, &body));
             }
             if !is_sse(&resp) {
@@ -1100,7 +1117,7 @@ impl HttpConn {
         parser: &mut SseParser,
     ) -> Result<Incoming, ClientError> {
         let last = parser.last_id.clone();
-        let mut fresh = SseParser::resuming(MAX_FRAME, last.clone());
+        let mut fresh = SseParser::resuming(self.settings.max_frame, last.clone());
         fresh.retry = parser.retry;
         let (post, mut body, early) = self.sse_handshake(&mut fresh, last.as_deref()).await?;
         *parser = fresh;
@@ -1189,7 +1206,7 @@ impl HttpConn {
             )
             .await?;
         let status = resp.status();
-        let body = read_body(resp).await.unwrap_or_default();
+        let body = self.read_body(resp).await.unwrap_or_default();
         if status.is_success() {
             Ok(())
         } else {

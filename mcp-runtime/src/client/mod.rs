@@ -225,9 +225,10 @@ impl ClientBuilder {
         self
     }
 
-    /// The largest frame read from a byte stream or a child process (default 64 MiB). A
-    /// larger one is skipped without being held in memory; when it answered a pending
-    /// request, that request fails with [`ClientError::InvalidResponse`].
+    /// The largest frame read (default 64 MiB): a line of a byte stream or child process,
+    /// an HTTP body, an SSE event. A larger one is never held in memory whole: it is
+    /// skipped, and when it answered a pending request that request fails with
+    /// [`ClientError::InvalidResponse`].
     pub fn max_frame_size(mut self, bytes: usize) -> Self {
         self.max_frame = bytes;
         self
@@ -281,6 +282,13 @@ impl ClientBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
+    fn http_settings(&self) -> http::HttpSettings {
+        let mut s = self.http.clone();
+        s.max_frame = self.max_frame;
+        s
+    }
+
     /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`). The mode picks
     /// the era: [`ConnectMode::Legacy`] (sessions, the GET stream),
     /// [`ConnectMode::Modern`] (stateless 2026-07-28), or [`ConnectMode::Auto`]: a
@@ -291,7 +299,7 @@ impl ClientBuilder {
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
         let (shared, out, conn) = http::start(
             url,
-            self.http.clone(),
+            self.http_settings(),
             self.handler.clone(),
             self.request_timeout,
         )?;
@@ -327,7 +335,7 @@ impl ClientBuilder {
         };
         let (shared, out, conn) = http::start(
             url,
-            self.http.clone(),
+            self.http_settings(),
             self.handler.clone(),
             self.request_timeout,
         )?;

@@ -24,6 +24,10 @@ pub(crate) struct SseParser {
     id_buffer: Option<String>,
     /// The last `retry:` seen, in milliseconds.
     pub(crate) retry: Option<u64>,
+    /// How many events were dropped for a line above the limit.
+    pub(crate) oversized: usize,
+    /// The current line went past the limit: its event is dropped at the blank line.
+    overflow: bool,
     /// The previous chunk ended with `\r` (a `\n` right after it is the same line end).
     after_cr: bool,
     limit: usize,
@@ -58,6 +62,7 @@ impl SseParser {
         self.data = None;
         self.event = None;
         self.after_cr = false;
+        self.overflow = false;
     }
 
     /// Feeds a chunk; returns the events it completes.
@@ -81,6 +86,8 @@ impl SseParser {
                 _ => {
                     if self.line.len() < self.limit {
                         self.line.push(b);
+                    } else {
+                        self.overflow = true;
                     }
                 }
             }
@@ -93,6 +100,12 @@ impl SseParser {
             self.last_id.clone_from(&self.id_buffer);
             let data = self.data.take();
             let event = self.event.take();
+            if std::mem::take(&mut self.overflow) {
+                // Memory stays bounded: the event is not delivered cut.
+                tracing::warn!(limit = self.limit, "an SSE event above the limit dropped");
+                self.oversized += 1;
+                return None;
+            }
             return data
                 .filter(|d| !d.is_empty())
                 .map(|data| SseEvent { event, data });
@@ -106,6 +119,10 @@ impl SseParser {
             None => (text.into_owned(), String::new()),
         };
         match field.as_str() {
+            "data" if self.data.as_ref().map_or(0, String::len) + value.len() >= self.limit => {
+                // Many lines add up to one event: the limit holds for the whole.
+                self.overflow = true;
+            }
             "data" => match &mut self.data {
                 Some(d) => {
                     d.push('\n');
@@ -129,6 +146,22 @@ impl SseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_above_the_limit_is_dropped_whole() {
+        let mut p = SseParser::new(16);
+        let evs = p.push(b"data: 0123456789abcdefghij\ndata: x\n\ndata: ok\n\n");
+        let mut evs = evs;
+        evs.extend(p.push(b"data: 0123456\ndata: 0123456\ndata: 0123456\n\n"));
+        assert_eq!(
+            evs,
+            vec![SseEvent {
+                event: None,
+                data: "ok".into()
+            }]
+        );
+        assert_eq!(p.oversized, 2);
+    }
 
     #[test]
     fn a_cut_event_is_not_joined_with_the_next_stream() {
