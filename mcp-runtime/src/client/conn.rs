@@ -20,6 +20,9 @@ use crate::transport::framing::{FrameReader, Framing, ReadEvent, write_frame};
 /// The largest frame the client reads (a larger one is skipped).
 pub(crate) const MAX_FRAME: usize = 64 << 20;
 
+/// How much of a garbage frame an error quotes.
+const GARBAGE_SAMPLE: usize = 120;
+
 pub(crate) type Outcome = Result<Box<RawValue>, ClientError>;
 
 /// What the writer task is asked to do.
@@ -53,6 +56,10 @@ pub(crate) struct State {
     pub(crate) subscriptions: HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>,
     /// Why the connection is closed, once it is.
     pub(crate) closed: Option<ClientError>,
+    /// How many frames were not JSON-RPC, and the start of the first (for the error of a
+    /// handshake that never got a real answer).
+    pub(crate) garbage: usize,
+    pub(crate) first_garbage: Option<String>,
 }
 
 /// What the reader task and the client handles share.
@@ -75,7 +82,6 @@ impl Shared {
     }
 
     /// Fails the pending request `id` with `why` (when it is still pending).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn fail(&self, id: &RequestId, why: ClientError) {
         let waiter = self
             .state
@@ -89,13 +95,43 @@ impl Shared {
     }
 
     /// Whether the request `id` still waits for its answer.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_pending(&self, id: &RequestId) -> bool {
         self.state
             .lock()
             .expect("client state lock")
             .pending
             .contains_key(id)
+    }
+
+    /// Counts a frame that is not JSON-RPC, keeping the start of the first.
+    pub(crate) fn saw_garbage(&self, bytes: &[u8]) {
+        let mut st = self.state.lock().expect("client state lock");
+        st.garbage += 1;
+        if st.first_garbage.is_none() {
+            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(GARBAGE_SAMPLE)]);
+            st.first_garbage = Some(text.into_owned());
+        }
+    }
+
+    /// What a failed handshake reports when the server wrote only garbage: a timeout or a
+    /// closed stream says little, the server's stray output says what went wrong (a
+    /// server logging to stdout, the wrong program, another protocol).
+    pub(crate) fn explain_handshake(&self, e: ClientError) -> ClientError {
+        if !matches!(
+            e,
+            ClientError::Timeout | ClientError::Closed(_) | ClientError::ProcessExited(_)
+        ) {
+            return e;
+        }
+        let st = self.state.lock().expect("client state lock");
+        match &st.first_garbage {
+            Some(first) => ClientError::InvalidResponse(format!(
+                "no valid answer to the handshake ({e}); the server wrote {} frame(s) that \
+                 are not JSON-RPC, the first: {first:?}",
+                st.garbage
+            )),
+            None => e,
+        }
     }
 
     pub(crate) fn close(&self, why: ClientError) {
@@ -130,6 +166,7 @@ pub(crate) fn start<R, W>(
     writer: W,
     handler: Arc<dyn DynHandler>,
     eof_hook: Option<EofHook>,
+    max_frame: usize,
 ) -> (Arc<Shared>, mpsc::UnboundedSender<Outgoing>)
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -138,7 +175,13 @@ where
     let shared = new_shared(handler);
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(write_loop(writer, rx, shared.clone()));
-    tokio::spawn(read_loop(reader, shared.clone(), tx.downgrade(), eof_hook));
+    tokio::spawn(read_loop(
+        reader,
+        shared.clone(),
+        tx.downgrade(),
+        eof_hook,
+        max_frame,
+    ));
     (shared, tx)
 }
 
@@ -194,13 +237,14 @@ async fn read_loop<R: AsyncRead + Unpin>(
     shared: Arc<Shared>,
     out: mpsc::WeakUnboundedSender<Outgoing>,
     eof_hook: Option<EofHook>,
+    max_frame: usize,
 ) {
-    let mut frames = FrameReader::new(BufReader::new(reader), MAX_FRAME);
+    let mut frames = FrameReader::new(BufReader::new(reader), max_frame);
     let why = loop {
         match frames.next().await {
             Ok(ReadEvent::Frame(bytes)) => route(&shared, &out, &bytes),
             Ok(ReadEvent::Oversized { size }) => {
-                tracing::warn!(size, "oversized frame from the server skipped");
+                oversized(&shared, size, max_frame, frames.skipped_head());
             }
             Ok(ReadEvent::BadHeader) => tracing::warn!("bad frame header from the server"),
             Ok(ReadEvent::Eof) => break None,
@@ -215,6 +259,138 @@ async fn read_loop<R: AsyncRead + Unpin>(
     shared.close(why);
 }
 
+/// A frame above the limit was skipped (memory stays bounded). When it was the answer to a
+/// pending request — its `id` is in the kept head, or the head shows a response and only
+/// one request is pending — that request fails now, naming the sizes, instead of timing
+/// out. Anything else (a huge notification) is only logged.
+fn oversized(shared: &Shared, size: usize, limit: usize, head: &[u8]) {
+    let scan = scan_head(head);
+    let id = match scan.id {
+        Some(id) => Some(id),
+        None if scan.response => {
+            let st = shared.state.lock().expect("client state lock");
+            match st.pending.len() {
+                1 => st.pending.keys().next().cloned(),
+                _ => None,
+            }
+        }
+        None => None,
+    };
+    match id.filter(|id| shared.is_pending(id)) {
+        Some(id) => {
+            tracing::warn!(size, limit, %id, "oversized answer from the server dropped");
+            shared.fail(
+                &id,
+                ClientError::InvalidResponse(format!(
+                    "the answer of {size} bytes exceeds the client's frame limit of {limit} \
+                     bytes and was dropped"
+                )),
+            );
+        }
+        None => tracing::warn!(size, limit, "oversized frame from the server skipped"),
+    }
+}
+
+/// What the head of a (cut) JSON-RPC object tells: its `id`, when the member is complete
+/// within the head, and whether it is a response (`result`/`error` seen, no `method`).
+#[derive(Debug, Default, PartialEq)]
+struct HeadScan {
+    id: Option<RequestId>,
+    response: bool,
+}
+
+fn scan_head(head: &[u8]) -> HeadScan {
+    let mut scan = HeadScan::default();
+    let mut method = false;
+    let mut i = skip_ws(head, 0);
+    if head.get(i) == Some(&b'{') {
+        i += 1;
+        // Walk the top-level members until the head ends or something is off.
+        while let Some(key_end) = string_end(head, skip_ws(head, i)) {
+            let key = &head[skip_ws(head, i)..key_end];
+            i = skip_ws(head, key_end);
+            if head.get(i) != Some(&b':') {
+                break;
+            }
+            i = skip_ws(head, i + 1);
+            match key {
+                b"\"result\"" | b"\"error\"" => scan.response = true,
+                b"\"method\"" => method = true,
+                _ => {}
+            }
+            let Some(end) = value_end(head, i) else { break };
+            if key == b"\"id\"" {
+                scan.id = serde_json::from_slice(&head[i..end]).ok();
+            }
+            i = skip_ws(head, end);
+            if head.get(i) != Some(&b',') {
+                break;
+            }
+            i += 1;
+        }
+    }
+    if method {
+        return HeadScan::default();
+    }
+    scan
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the string starting at `i`, if it is complete.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// The index after the value starting at `i`, if it is complete (a scalar must be followed
+/// by its delimiter, or it may be cut).
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            (i..b.len()).find(|&j| matches!(b[j], b',' | b'}' | b']') || b[j].is_ascii_whitespace())
+        }
+    }
+}
+
 /// Routes one received frame (a message or a batch): responses to their waiters, progress
 /// to its subscriber, notifications to the handler, server requests to the handler (the
 /// answer goes out through `out`).
@@ -225,16 +401,70 @@ pub(crate) fn route(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoi
     };
     match jsonrpc::decode(bytes, opts) {
         Frame::Single(Ok(m)) => route_message(shared, out, m),
-        Frame::Single(Err(e)) => {
-            // Garbage on the stream is ignored (and logged); it answers nothing.
-            tracing::debug!(error = %e, "undecodable frame from the server ignored");
-        }
+        Frame::Single(Err(e)) => route_invalid(shared, out, bytes, e),
         Frame::Batch(items) => {
-            for m in items.into_iter().flatten() {
-                route_message(shared, out, m);
+            for m in items {
+                match m {
+                    Ok(m) => route_message(shared, out, m),
+                    Err(e) => tracing::debug!(error = %e, "undecodable batch element ignored"),
+                }
             }
         }
     }
+}
+
+/// A frame that is not a valid JSON-RPC message. Garbage is ignored (and logged): a
+/// server's stray output must not break the connection. But a malformed *response* whose
+/// id is readable (both `result` and `error`, neither, an error object that does not
+/// decode) fails that request at once instead of leaving it to time out, and a malformed
+/// server *request* with a readable id is answered with the error, as JSON-RPC asks.
+fn route_invalid(
+    shared: &Arc<Shared>,
+    out: &mpsc::WeakUnboundedSender<Outgoing>,
+    bytes: &[u8],
+    e: jsonrpc::DecodeError,
+) {
+    shared.saw_garbage(bytes);
+    let Some(id) = e.id.clone() else {
+        tracing::debug!(error = %e, "undecodable frame from the server ignored");
+        return;
+    };
+    if has_method(bytes) {
+        tracing::debug!(error = %e, %id, "malformed request from the server answered");
+        if e.should_reply() {
+            let mut buf = Vec::new();
+            jsonrpc::write_error(&mut buf, Some(&id), &e.error);
+            if let Some(tx) = out.upgrade() {
+                let _ = tx.send(Outgoing::Frame(buf));
+            }
+        }
+        return;
+    }
+    if shared.is_pending(&id) {
+        tracing::debug!(error = %e, %id, "malformed response fails its request");
+        let why = e
+            .error
+            .message
+            .strip_prefix("Invalid Request: ")
+            .unwrap_or(&e.error.message)
+            .to_owned();
+        shared.fail(
+            &id,
+            ClientError::InvalidResponse(format!("{why} (id {id})")),
+        );
+    } else {
+        tracing::debug!(error = %e, %id, "malformed response to an unknown request ignored");
+    }
+}
+
+/// Whether a JSON object has a `method` member (whatever its value).
+fn has_method(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        method: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Probe>(bytes).is_ok_and(|p| p.method.is_some())
 }
 
 fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>, m: Message<'_>) {
@@ -327,5 +557,46 @@ fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>
                 }
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_head_of_a_cut_frame_names_its_id() {
+        let scan = |s: &str| scan_head(s.as_bytes());
+        let id7 = Some(RequestId::Number(7));
+        assert_eq!(
+            scan(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"text":"aaa"#),
+            HeadScan {
+                id: id7.clone(),
+                response: true
+            }
+        );
+        assert_eq!(
+            scan(r#" { "result" : {"a":"}\"{"}, "id" : "x,y" , "jsonrpc":"2.0"}"#),
+            HeadScan {
+                id: Some(RequestId::from("x,y")),
+                response: true
+            }
+        );
+        // The id is cut (it may go on: 71, 712, ...): not guessed.
+        assert_eq!(scan(r#"{"jsonrpc":"2.0","id":7"#).id, None);
+        // The id comes after the cut result: only "a response" is known.
+        assert_eq!(
+            scan(r#"{"result":{"text":"aaaa"#),
+            HeadScan {
+                id: None,
+                response: true
+            }
+        );
+        // Requests and notifications are not answers.
+        assert_eq!(
+            scan(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a"#),
+            HeadScan::default()
+        );
+        assert_eq!(scan("not json"), HeadScan::default());
     }
 }

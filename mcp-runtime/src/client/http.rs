@@ -217,6 +217,8 @@ pub(crate) struct HttpSettings {
     pub(crate) token: Option<Arc<dyn TokenProvider>>,
     pub(crate) connect_timeout: Duration,
     pub(crate) sender: Option<Arc<dyn HttpSend>>,
+    /// The largest body or SSE event read.
+    pub(crate) max_frame: usize,
 }
 
 impl Default for HttpSettings {
@@ -226,6 +228,7 @@ impl Default for HttpSettings {
             token: None,
             connect_timeout: Duration::from_secs(10),
             sender: None,
+            max_frame: MAX_FRAME,
         }
     }
 }
@@ -413,6 +416,27 @@ fn answers(body: &[u8], id: &RequestId) -> bool {
     }
 }
 
+/// Why a `2xx` answer that is not an event stream did not answer the request: its content
+/// type, or its body that is not JSON, or a JSON value that is not the response.
+fn unusable_answer(status: StatusCode, content_type: &str, body: &[u8]) -> ClientError {
+    let json = content_type
+        .split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+    let what = if !json {
+        format!("content type {content_type:?} is neither application/json nor text/event-stream")
+    } else if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
+        "the body is not JSON".to_owned()
+    } else {
+        "the body holds no response to the request".to_owned()
+    };
+    ClientError::InvalidResponse(format!(
+        "HTTP {}: {what}: {:?}",
+        status.as_u16(),
+        truncated(body)
+    ))
+}
+
 fn is_sse(resp: &Response<Incoming>) -> bool {
     resp.headers()
         .get(header::CONTENT_TYPE)
@@ -420,15 +444,25 @@ fn is_sse(resp: &Response<Incoming>) -> bool {
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"))
 }
 
-async fn read_body(resp: Response<Incoming>) -> Result<Bytes, ClientError> {
-    let limited = http_body_util::Limited::new(resp.into_body(), MAX_FRAME);
-    match limited.collect().await {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) => Err(io_error(&*e)),
-    }
+/// The error of an answer above the client's frame limit.
+fn too_large(limit: usize) -> ClientError {
+    ClientError::InvalidResponse(format!(
+        "the answer exceeds the client's frame limit of {limit} bytes and was dropped"
+    ))
 }
 
 impl HttpConn {
+    /// Reads a whole body, at most the frame limit (more is [`too_large`]).
+    async fn read_body(&self, resp: Response<Incoming>) -> Result<Bytes, ClientError> {
+        let limit = self.settings.max_frame;
+        let limited = http_body_util::Limited::new(resp.into_body(), limit);
+        match limited.collect().await {
+            Ok(c) => Ok(c.to_bytes()),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large(limit)),
+            Err(e) => Err(io_error(&*e)),
+        }
+    }
+
     pub(crate) fn kind(&self) -> Kind {
         self.kind.lock().expect("kind lock").clone()
     }
@@ -661,12 +695,12 @@ impl HttpConn {
                 && !retried
                 && let Some(s) = session
             {
-                let _ = read_body(resp).await;
+                let _ = self.read_body(resp).await;
                 self.reinitialize(s).await?;
                 retried = true;
                 continue;
             }
-            let body = read_body(resp).await.unwrap_or_default();
+            let body = self.read_body(resp).await.unwrap_or_default();
             if !status.is_success() {
                 return Err(http_error(status, &body));
             }
@@ -735,7 +769,7 @@ impl HttpConn {
                 && !retried
                 && let Some(s) = session
             {
-                let body = read_body(resp).await.unwrap_or_default();
+                let body = self.read_body(resp).await.unwrap_or_default();
                 if answers(&body, id) {
                     conn::route(&self.shared, &self.out, &body);
                     return Ok(());
@@ -748,7 +782,7 @@ impl HttpConn {
                 return Ok(());
             }
             if !status.is_success() {
-                let body = read_body(resp).await.unwrap_or_default();
+                let body = self.read_body(resp).await.unwrap_or_default();
                 // A JSON-RPC answer to this very request is the answer, whatever the status.
                 if answers(&body, id) {
                     conn::route(&self.shared, &self.out, &body);
@@ -765,18 +799,30 @@ impl HttpConn {
                 self.state.lock().expect("http state lock").session_id = Some(sid.to_owned());
             }
             if is_sse(&resp) {
-                let mut parser = SseParser::new(MAX_FRAME);
+                let mut parser = SseParser::new(self.settings.max_frame);
                 self.read_sse(resp.into_body(), &mut parser, Some(id), is_init)
                     .await;
+                if self.shared.is_pending(id) && parser.oversized > 0 {
+                    return Err(too_large(self.settings.max_frame));
+                }
                 if self.shared.is_pending(id) && !info.modern && parser.last_id.is_some() {
                     self.resume(id, &mut parser).await?;
                 }
             } else {
-                let body = read_body(resp).await?;
+                let content_type = resp
+                    .headers()
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned();
+                let body = self.read_body(resp).await?;
                 if is_init {
                     self.capture_init(&body, id);
                 }
                 conn::route(&self.shared, &self.out, &body);
+                if self.shared.is_pending(id) {
+                    return Err(unusable_answer(status, &content_type, &body));
+                }
             }
             return Ok(());
         }
@@ -801,7 +847,7 @@ impl HttpConn {
                 .await?;
             let status = resp.status();
             if !status.is_success() || !is_sse(&resp) {
-                let body = read_body(resp).await.unwrap_or_default();
+                let body = self.read_body(resp).await.unwrap_or_default();
                 return Err(http_error(status, &body));
             }
             self.read_sse(resp.into_body(), parser, Some(id), false)
@@ -811,7 +857,7 @@ impl HttpConn {
     }
 
     /// Routes the events of a stream until it ends (or, with `want`, until that request
-    /// is answered).
+    /// is answered or an event was too large: on a request's stream that is its answer).
     async fn read_sse(
         &self,
         mut body: Incoming,
@@ -819,16 +865,21 @@ impl HttpConn {
         want: Option<&RequestId>,
         is_init: bool,
     ) {
+        let dropped = parser.oversized;
         loop {
             if let Some(id) = want
-                && !self.shared.is_pending(id)
+                && (!self.shared.is_pending(id) || parser.oversized > dropped)
             {
                 return;
             }
             match body.frame().await {
-                None => return,
+                None => {
+                    parser.end_of_stream();
+                    return;
+                }
                 Some(Err(e)) => {
                     tracing::debug!(error = %e, "SSE stream broke");
+                    parser.end_of_stream();
                     return;
                 }
                 Some(Ok(f)) => {
@@ -868,7 +919,7 @@ impl HttpConn {
     /// The standalone GET stream of a legacy session, reconnected (with `Last-Event-ID`)
     /// when the server ends it; over on 405, 404, 409 or repeated failures.
     async fn get_loop(self: Arc<Self>, session: Option<String>) {
-        let mut parser = SseParser::new(MAX_FRAME);
+        let mut parser = SseParser::new(self.settings.max_frame);
         let mut failures = 0;
         loop {
             if self.shut.load(Ordering::SeqCst) || self.session_id() != session {
@@ -945,7 +996,7 @@ impl HttpConn {
                 .map(str::to_owned);
             let mut payloads = Vec::new();
             if is_sse(&resp) {
-                let mut parser = SseParser::new(MAX_FRAME);
+                let mut parser = SseParser::new(self.settings.max_frame);
                 let mut body = resp.into_body();
                 'read: while let Some(f) = body.frame().await {
                     let Ok(data) = f.map_err(|e| io_error(&e))?.into_data() else {
@@ -960,7 +1011,7 @@ impl HttpConn {
                     }
                 }
             } else {
-                let body = read_body(resp).await?;
+                let body = self.read_body(resp).await?;
                 if !status.is_success() {
                     return Err(http_error(status, &body));
                 }
@@ -1009,7 +1060,7 @@ impl HttpConn {
         let session = self.session_id();
         let resp = self.post(&note, &info, session.as_deref()).await?;
         let status = resp.status();
-        let body = read_body(resp).await.unwrap_or_default();
+        let body = self.read_body(resp).await.unwrap_or_default();
         if !status.is_success() {
             return Err(http_error(status, &body));
         }
@@ -1025,7 +1076,7 @@ impl HttpConn {
     /// then on every message is POSTed there. When the stream ends the driver reconnects
     /// (see [`HttpConn::sse_reader`]).
     pub(crate) async fn open_sse(self: &Arc<Self>) -> Result<(), ClientError> {
-        let mut parser = SseParser::new(MAX_FRAME);
+        let mut parser = SseParser::new(self.settings.max_frame);
         let (post, body, early) = self.sse_handshake(&mut parser, None).await?;
         tracing::debug!(%post, "HTTP+SSE endpoint");
         *self.kind.lock().expect("kind lock") = Kind::Sse { post };
@@ -1051,7 +1102,7 @@ impl HttpConn {
             let resp = self.get(&self.url, None, last_event_id).await?;
             let status = resp.status();
             if !status.is_success() {
-                let body = read_body(resp).await.unwrap_or_default();
+                let body = self.read_body(resp).await.unwrap_or_default();
                 return Err(http_error(status, &body));
             }
             if !is_sse(&resp) {
@@ -1131,8 +1182,7 @@ impl HttpConn {
         parser: &mut SseParser,
     ) -> Result<Incoming, ClientError> {
         let last = parser.last_id.clone();
-        let mut fresh = SseParser::new(MAX_FRAME);
-        fresh.last_id = last.clone();
+        let mut fresh = SseParser::resuming(self.settings.max_frame, last.clone());
         fresh.retry = parser.retry;
         let (post, mut body, early) = self.sse_handshake(&mut fresh, last.as_deref()).await?;
         *parser = fresh;
@@ -1221,7 +1271,7 @@ impl HttpConn {
             )
             .await?;
         let status = resp.status();
-        let body = read_body(resp).await.unwrap_or_default();
+        let body = self.read_body(resp).await.unwrap_or_default();
         if status.is_success() {
             Ok(())
         } else {

@@ -152,6 +152,7 @@ pub struct ClientBuilder {
     probe_timeout: Duration,
     stderr: StderrMode,
     shutdown: ShutdownTimeouts,
+    max_frame: usize,
     #[cfg(feature = "http")]
     http: http::HttpSettings,
 }
@@ -167,6 +168,7 @@ impl Default for ClientBuilder {
             probe_timeout: Duration::from_secs(5),
             stderr: StderrMode::Inherit,
             shutdown: ShutdownTimeouts::default(),
+            max_frame: conn::MAX_FRAME,
             #[cfg(feature = "http")]
             http: http::HttpSettings::default(),
         }
@@ -223,6 +225,15 @@ impl ClientBuilder {
         self
     }
 
+    /// The largest frame read (default 64 MiB): a line of a byte stream or child process,
+    /// an HTTP body, an SSE event. A larger one is never held in memory whole: it is
+    /// skipped, and when it answered a pending request that request fails with
+    /// [`ClientError::InvalidResponse`].
+    pub fn max_frame_size(mut self, bytes: usize) -> Self {
+        self.max_frame = bytes;
+        self
+    }
+
     /// An extra header on every HTTP request (HTTP transports only). An invalid name or
     /// value is ignored with a warning.
     #[cfg(feature = "http")]
@@ -271,6 +282,13 @@ impl ClientBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
+    fn http_settings(&self) -> http::HttpSettings {
+        let mut s = self.http.clone();
+        s.max_frame = self.max_frame;
+        s
+    }
+
     /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`). The mode picks
     /// the era: [`ConnectMode::Legacy`] (sessions, the GET stream),
     /// [`ConnectMode::Modern`] (stateless 2026-07-28), or [`ConnectMode::Auto`]: a
@@ -281,7 +299,7 @@ impl ClientBuilder {
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
         let (shared, out, conn) = http::start(
             url,
-            self.http.clone(),
+            self.http_settings(),
             self.handler.clone(),
             self.request_timeout,
         )?;
@@ -317,7 +335,7 @@ impl ClientBuilder {
         };
         let (shared, out, conn) = http::start(
             url,
-            self.http.clone(),
+            self.http_settings(),
             self.handler.clone(),
             self.request_timeout,
         )?;
@@ -382,7 +400,13 @@ impl ClientBuilder {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (shared, out) = conn::start(reader, writer, self.handler.clone(), eof_hook);
+        let (shared, out) = conn::start(
+            reader,
+            writer,
+            self.handler.clone(),
+            eof_hook,
+            self.max_frame,
+        );
         let mode = self.mode;
         let probe = self.probe_timeout;
         #[cfg(feature = "http")]
@@ -392,6 +416,7 @@ impl ClientBuilder {
         match client.negotiate(mode, probe).await {
             Ok(()) => Ok(client),
             Err(e) => {
+                let e = client.inner.shared.explain_handshake(e);
                 // A spawned server is shut down (at once if it already died).
                 let _ = client.shutdown().await;
                 Err(e)

@@ -16,10 +16,18 @@ pub(crate) struct SseParser {
     line: Vec<u8>,
     data: Option<String>,
     event: Option<String>,
-    /// The last `id:` seen.
+    /// The id of the last event dispatched (the `Last-Event-ID` to resume with). An `id:`
+    /// line counts only once its event is complete (the blank line): the id of an event
+    /// the stream cut was never delivered and must not be claimed.
     pub(crate) last_id: Option<String>,
+    /// The SSE "last event ID buffer": the latest `id:` line, committed on dispatch.
+    id_buffer: Option<String>,
     /// The last `retry:` seen, in milliseconds.
     pub(crate) retry: Option<u64>,
+    /// How many events were dropped for a line above the limit.
+    pub(crate) oversized: usize,
+    /// The current line went past the limit: its event is dropped at the blank line.
+    overflow: bool,
     /// The previous chunk ended with `\r` (a `\n` right after it is the same line end).
     after_cr: bool,
     limit: usize,
@@ -31,6 +39,30 @@ impl SseParser {
             limit,
             ..Self::default()
         }
+    }
+
+    /// A parser for a stream resuming after the event `id`.
+    pub(crate) fn resuming(limit: usize, id: Option<String>) -> Self {
+        Self {
+            limit,
+            last_id: id.clone(),
+            id_buffer: id,
+            ..Self::default()
+        }
+    }
+
+    /// The stream ended: an event or line it cut is dropped, never joined with what a
+    /// resumed stream sends; `id` and `retry` are kept for resuming.
+    pub(crate) fn end_of_stream(&mut self) {
+        if !self.line.is_empty() || self.data.is_some() {
+            tracing::debug!("an SSE event cut by the end of its stream dropped");
+        }
+        self.line.clear();
+        self.id_buffer.clone_from(&self.last_id);
+        self.data = None;
+        self.event = None;
+        self.after_cr = false;
+        self.overflow = false;
     }
 
     /// Feeds a chunk; returns the events it completes.
@@ -54,6 +86,8 @@ impl SseParser {
                 _ => {
                     if self.line.len() < self.limit {
                         self.line.push(b);
+                    } else {
+                        self.overflow = true;
                     }
                 }
             }
@@ -63,8 +97,15 @@ impl SseParser {
 
     fn line_done(&mut self, line: &[u8]) -> Option<SseEvent> {
         if line.is_empty() {
+            self.last_id.clone_from(&self.id_buffer);
             let data = self.data.take();
             let event = self.event.take();
+            if std::mem::take(&mut self.overflow) {
+                // Memory stays bounded: the event is not delivered cut.
+                tracing::warn!(limit = self.limit, "an SSE event above the limit dropped");
+                self.oversized += 1;
+                return None;
+            }
             return data
                 .filter(|d| !d.is_empty())
                 .map(|data| SseEvent { event, data });
@@ -78,6 +119,10 @@ impl SseParser {
             None => (text.into_owned(), String::new()),
         };
         match field.as_str() {
+            "data" if self.data.as_ref().map_or(0, String::len) + value.len() >= self.limit => {
+                // Many lines add up to one event: the limit holds for the whole.
+                self.overflow = true;
+            }
             "data" => match &mut self.data {
                 Some(d) => {
                     d.push('\n');
@@ -86,7 +131,7 @@ impl SseParser {
                 None => self.data = Some(value),
             },
             "event" => self.event = Some(value),
-            "id" if !value.contains('\0') => self.last_id = Some(value),
+            "id" if !value.contains('\0') => self.id_buffer = Some(value),
             "retry" => {
                 if let Ok(ms) = value.parse() {
                     self.retry = Some(ms);
@@ -101,6 +146,44 @@ impl SseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_above_the_limit_is_dropped_whole() {
+        let mut p = SseParser::new(16);
+        let evs = p.push(b"data: 0123456789abcdefghij\ndata: x\n\ndata: ok\n\n");
+        let mut evs = evs;
+        evs.extend(p.push(b"data: 0123456\ndata: 0123456\ndata: 0123456\n\n"));
+        assert_eq!(
+            evs,
+            vec![SseEvent {
+                event: None,
+                data: "ok".into()
+            }]
+        );
+        assert_eq!(p.oversized, 2);
+    }
+
+    #[test]
+    fn a_cut_event_is_not_joined_with_the_next_stream() {
+        let mut p = SseParser::new(1 << 20);
+        assert!(p.push(b"id: a-0\ndata:\n\n").is_empty());
+        assert!(
+            p.push(b"id: a-1\ndata: {\"x\":1}\ndata: {\"jsonrpc\":\"2.")
+                .is_empty()
+        );
+        p.end_of_stream();
+        // a-1 was cut: the stream resumes after a-0.
+        assert_eq!(p.last_id.as_deref(), Some("a-0"));
+        let evs = p.push(b"id: a-2\ndata: {}\n\n");
+        assert_eq!(
+            evs,
+            vec![SseEvent {
+                event: None,
+                data: "{}".into()
+            }]
+        );
+        assert_eq!(p.last_id.as_deref(), Some("a-2"));
+    }
 
     #[test]
     fn events_across_chunks() {

@@ -39,7 +39,13 @@ pub struct FrameReader<R> {
     inner: R,
     max_frame: usize,
     framing: Option<Framing>,
+    /// The first [`SKIPPED_HEAD`] bytes of the last oversized frame.
+    skipped_head: Vec<u8>,
 }
+
+/// How much of an oversized frame is kept (enough for the `jsonrpc` and `id` members that
+/// encoders write first), so the reader can say which request it answered.
+pub const SKIPPED_HEAD: usize = 256;
 
 impl<R: AsyncBufRead + Unpin> FrameReader<R> {
     /// A reader that rejects frames above `max_frame` bytes.
@@ -48,7 +54,14 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
             inner,
             max_frame,
             framing: None,
+            skipped_head: Vec::new(),
         }
+    }
+
+    /// The first bytes (at most [`SKIPPED_HEAD`]) of the frame the last
+    /// [`ReadEvent::Oversized`] skipped.
+    pub fn skipped_head(&self) -> &[u8] {
+        &self.skipped_head
     }
 
     /// The framing detected so far (`None` before the first frame).
@@ -120,7 +133,13 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
             if total + chunk.len() <= max {
                 out.extend_from_slice(chunk);
             } else {
-                out = Vec::new();
+                // Too long: keep only the head, for `skipped_head`.
+                if out.len() > SKIPPED_HEAD {
+                    out.truncate(SKIPPED_HEAD);
+                    out.shrink_to_fit();
+                }
+                let room = SKIPPED_HEAD.saturating_sub(out.len()).min(chunk.len());
+                out.extend_from_slice(&chunk[..room]);
             }
             total += chunk.len();
             let used = done.unwrap_or(buf.len());
@@ -138,13 +157,17 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
             return Ok(Some(ReadEvent::Eof));
         }
         if total > self.max_frame + 1 {
+            self.skipped_head = line;
             return Ok(Some(ReadEvent::Oversized { size: total }));
         }
         if line.last() == Some(&b'\r') {
             line.pop();
         }
         if line.len() > self.max_frame {
-            return Ok(Some(ReadEvent::Oversized { size: line.len() }));
+            line.truncate(SKIPPED_HEAD);
+            let size = self.max_frame + 1;
+            self.skipped_head = line;
+            return Ok(Some(ReadEvent::Oversized { size }));
         }
         Ok(Some(ReadEvent::Frame(line)))
     }
@@ -204,13 +227,17 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
         }
     }
 
+    /// Skips `n` bytes, keeping the first [`SKIPPED_HEAD`] in `skipped_head`.
     async fn skip(&mut self, mut n: usize) -> io::Result<()> {
+        self.skipped_head.clear();
         while n > 0 {
             let buf = self.inner.fill_buf().await?;
             if buf.is_empty() {
                 return Ok(());
             }
             let k = n.min(buf.len());
+            let room = SKIPPED_HEAD.saturating_sub(self.skipped_head.len()).min(k);
+            self.skipped_head.extend_from_slice(&buf[..room]);
             self.inner.consume(k);
             n -= k;
         }
@@ -293,6 +320,25 @@ mod tests {
                 ReadEvent::Eof
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn an_oversized_frame_keeps_only_its_head() {
+        let big = format!("{{\"id\":7,\"x\":\"{}\"}}", "y".repeat(5000));
+        for input in [
+            format!("{big}\n{{}}\n"),
+            format!("Content-Length: {}\r\n\r\n{big}", big.len()),
+        ] {
+            let mut r = FrameReader::new(
+                tokio::io::BufReader::with_capacity(64, input.as_bytes()),
+                100,
+            );
+            assert_eq!(
+                r.next().await.unwrap(),
+                ReadEvent::Oversized { size: big.len() }
+            );
+            assert_eq!(r.skipped_head(), &big.as_bytes()[..SKIPPED_HEAD]);
+        }
     }
 
     #[tokio::test]
