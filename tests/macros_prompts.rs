@@ -356,16 +356,9 @@ mod injected {
         wire.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "prompts/get",
                           "params": {"name": "steps", "_meta": {"progressToken": 5}}}))
             .await;
-        let mut seen = Vec::new();
-        let result = loop {
-            let v = wire.recv().await;
-            if v["method"] == "notifications/progress" {
-                seen.push(v["params"]["progress"].clone());
-            } else {
-                break v;
-            }
-        };
-        assert_eq!(seen, [json!(1.0), json!(2.0)]);
+        let (result, before) = wire.response(json!(3)).await;
+        let progress: Vec<_> = before.iter().map(|n| &n["params"]["progress"]).collect();
+        assert_eq!(progress, [1.0, 2.0], "{before:?}");
         assert_eq!(
             result["result"]["messages"][0]["content"]["text"],
             "Chess club (requested: true)"

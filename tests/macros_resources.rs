@@ -333,16 +333,9 @@ mod injected {
                           "params": {"uri": "stock://count", "_meta": {"progressToken": "c"}}}),
         )
         .await;
-        let mut seen = Vec::new();
-        let result = loop {
-            let v = wire.recv().await;
-            if v["method"] == "notifications/progress" {
-                seen.push(v["params"]["progress"].clone());
-            } else {
-                break v;
-            }
-        };
-        assert_eq!(seen, [json!(1.0), json!(2.0)]);
+        let (result, before) = wire.response(json!(2)).await;
+        let progress: Vec<_> = before.iter().map(|n| &n["params"]["progress"]).collect();
+        assert_eq!(progress, [1.0, 2.0], "{before:?}");
         assert_eq!(
             result["result"]["contents"][0]["text"], "2 at Corner Books",
             "{result}"

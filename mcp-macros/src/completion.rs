@@ -15,8 +15,8 @@ use syn::{FnArg, Type};
 use crate::injected::context_type;
 use crate::tool::Kind;
 use crate::util::{
-    self, DefImpl, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, is_string,
-    lit_str, skip_value, unknown_key,
+    self, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, is_string, lit_str,
+    skip_value, unknown_key,
 };
 
 const COMPLETION_KEYS: &[&str] = &["prompt", "resource", "argument"];
@@ -266,22 +266,9 @@ pub fn expand(
     };
     let reference = &model.reference;
     let argument = &model.argument;
-    let ret = match server {
-        Some(s) => util::replace_self(model.ret.clone(), s),
-        None => model.ret.clone(),
-    };
-    let DefImpl {
-        head,
-        callee,
-        server_ty,
-        server_use,
-    } = def_impl(
-        quote!(#p::CompletionDef),
-        def_ty,
-        &model.fn_ident,
-        server,
-        &[],
-    );
+    let ret = util::self_as(server, model.ret.clone());
+    let tr = quote!(#p::CompletionDef);
+    let [head, callee, server_ty, server_use] = def_impl(tr, def_ty, &model.fn_ident, server, &[]);
     let finish =
         quote_spanned!(model.ret_span=> <#ret as #p::IntoCompletion>::into_completion(__out));
     quote! {

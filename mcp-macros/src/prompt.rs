@@ -8,8 +8,8 @@ use syn::{FnArg, Pat, Type};
 use crate::injected::{self, Injected, Supply};
 use crate::tool::Kind;
 use crate::util::{
-    self, DefImpl, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, doc_text,
-    is_string, lit_str, option_inner, skip_value, unknown_key, unraw,
+    self, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, doc_text, is_string,
+    lit_str, option_inner, skip_value, unknown_key, unraw,
 };
 
 const PROMPT_KEYS: &[&str] = &["name", "title", "description"];
@@ -208,10 +208,7 @@ pub fn expand(
     let mut entries = Vec::new();
     let mut takes = Vec::new();
     let mut call_args = Vec::new();
-    let self_fix = |t: TokenStream| match server {
-        Some(s) => util::replace_self(t, s),
-        None => t,
-    };
+    let self_fix = |t| util::self_as(server, t);
     let mut supply = Supply::default();
     for (i, param) in model.params.iter().enumerate() {
         match param {
@@ -261,18 +258,9 @@ pub fn expand(
         );
     }
     let ret = self_fix(model.ret.clone());
-    let DefImpl {
-        head,
-        callee,
-        server_ty,
-        server_use,
-    } = def_impl(
-        quote!(#p::PromptDef),
-        def_ty,
-        &model.fn_ident,
-        server,
-        &supply.state_bounds,
-    );
+    let tr = quote!(#p::PromptDef);
+    let [head, callee, server_ty, server_use] =
+        def_impl(tr, def_ty, &model.fn_ident, server, &supply.state_bounds);
     let lets = &supply.lets;
     let finish =
         quote_spanned!(model.ret_span=> <#ret as #p::IntoPromptResult>::into_prompt_result(__out));

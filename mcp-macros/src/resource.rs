@@ -10,7 +10,7 @@ use syn::{FnArg, Pat, Type};
 use crate::injected::{self, Injected, Supply};
 use crate::tool::Kind;
 use crate::util::{
-    self, DefImpl, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, doc_text, lit_str,
+    self, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, doc_text, lit_str,
     skip_value, unknown_key, unraw,
 };
 
@@ -290,10 +290,7 @@ pub fn expand(
     server: Option<&TokenStream>,
 ) -> TokenStream {
     let p = quote!(::mcp::__private);
-    let self_fix = |t: TokenStream| match server {
-        Some(s) => util::replace_self(t, s),
-        None => t,
-    };
+    let self_fix = |t| util::self_as(server, t);
     let mut takes = Vec::new();
     let mut call_args = Vec::new();
     let mut supply = Supply::default();
@@ -344,18 +341,9 @@ pub fn expand(
         None => quote!(::core::option::Option::None),
     };
     let ret = self_fix(model.ret.clone());
-    let DefImpl {
-        head,
-        callee,
-        server_ty,
-        server_use,
-    } = def_impl(
-        quote!(#p::ResourceDef),
-        def_ty,
-        &model.fn_ident,
-        server,
-        &supply.state_bounds,
-    );
+    let tr = quote!(#p::ResourceDef);
+    let [head, callee, server_ty, server_use] =
+        def_impl(tr, def_ty, &model.fn_ident, server, &supply.state_bounds);
     let lets = &supply.lets;
     let finish = quote_spanned!(model.ret_span=>
         <#ret as #p::IntoReadResult>::into_read_result(__out, &__uri, #mime));

@@ -9,8 +9,8 @@ use syn::{FnArg, Pat, Type};
 
 use crate::injected::{self, Injected, Supply};
 use crate::util::{
-    self, DefImpl, Errors, FreeFnAttr, RESERVED, def_impl, doc_text, flag, lit_str,
-    reserved_message, skip_value, unknown_key, unraw,
+    self, Errors, FreeFnAttr, RESERVED, def_impl, doc_text, flag, lit_str, reserved_message,
+    skip_value, unknown_key, unraw,
 };
 
 const TOOL_KEYS: &[&str] = &[
@@ -620,10 +620,7 @@ pub fn expand(
     let mut defaults = Vec::new();
     let mut call_args = Vec::new();
     let mut checks = Vec::new();
-    let self_fix = |t: TokenStream| match server {
-        Some(s) => crate::util::replace_self(t, s),
-        None => t,
-    };
+    let self_fix = |t| util::self_as(server, t);
     let mut supply = Supply::default();
     for (i, param) in model.params.iter().enumerate() {
         match param {
@@ -719,18 +716,9 @@ pub fn expand(
             });
         });
     }
-    let DefImpl {
-        head,
-        callee,
-        server_ty,
-        server_use,
-    } = def_impl(
-        quote!(#p::ToolDef),
-        def_ty,
-        &model.fn_ident,
-        server,
-        &supply.state_bounds,
-    );
+    let tr = quote!(#p::ToolDef);
+    let [head, callee, server_ty, server_use] =
+        def_impl(tr, def_ty, &model.fn_ident, server, &supply.state_bounds);
     let lets = &supply.lets;
     let finish =
         quote_spanned!(model.ret_span=> <Self as #p::ToolDef<#server_ty>>::info().finish(__out));

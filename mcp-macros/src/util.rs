@@ -133,6 +133,15 @@ pub fn reserved_message(name: &str) -> String {
     )
 }
 
+/// `tokens` with `Self` as the server type of a method (`server`), as they are for a free
+/// function.
+pub fn self_as(server: Option<&TokenStream>, tokens: TokenStream) -> TokenStream {
+    match server {
+        Some(s) => replace_self(tokens, s),
+        None => tokens,
+    }
+}
+
 /// Replaces `Self` with `ty` (for code generated outside the user's impl block).
 pub fn replace_self(tokens: TokenStream, ty: &TokenStream) -> TokenStream {
     use proc_macro2::TokenTree;
@@ -229,41 +238,31 @@ pub fn is_string(ty: &syn::Type) -> bool {
         && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_none()))
 }
 
-/// The pieces of a `…Def` implementation that depend on whether the function is free or a
-/// method of `server`.
-pub struct DefImpl {
-    /// `impl<__S: ?Sized + bounds> Trait<__S> for Def` or `impl Trait<Server> for Def`.
-    pub head: TokenStream,
-    /// What the body calls: `f` or `__server.f`.
-    pub callee: TokenStream,
-    /// The server type in the signature: `__S` or the server.
-    pub server_ty: TokenStream,
-    /// Marks `__server` used where the call does not use it.
-    pub server_use: TokenStream,
-}
-
-/// The [`DefImpl`] of the trait `tr` (a path such as `::mcp::__private::PromptDef`) for
-/// `def_ty`, calling `fn_ident`; `bounds` go on a free function's `__S`.
+/// The pieces of a `…Def` implementation of the trait `tr` (a path such as
+/// `::mcp::__private::PromptDef`) for `def_ty` that depend on whether the function
+/// `fn_ident` is free (`server` is `None`; `bounds` go on its `__S`) or a method of
+/// `server`: the impl head, what the body calls (`f` or `__server.f`), the server type in
+/// the signature (`__S` or the server), and the statement that marks `__server` used.
 pub fn def_impl(
     tr: TokenStream,
     def_ty: &TokenStream,
     fn_ident: &syn::Ident,
     server: Option<&TokenStream>,
     bounds: &[TokenStream],
-) -> DefImpl {
+) -> [TokenStream; 4] {
     match server {
-        None => DefImpl {
-            head: quote!(impl<__S: ?::core::marker::Sized #(+ #bounds)*> #tr<__S> for #def_ty),
-            callee: quote!(#fn_ident),
-            server_ty: quote!(__S),
-            server_use: quote!(let _ = __server;),
-        },
-        Some(s) => DefImpl {
-            head: quote!(impl #tr<#s> for #def_ty),
-            callee: quote!(__server.#fn_ident),
-            server_ty: s.clone(),
-            server_use: TokenStream::new(),
-        },
+        None => [
+            quote!(impl<__S: ?::core::marker::Sized #(+ #bounds)*> #tr<__S> for #def_ty),
+            quote!(#fn_ident),
+            quote!(__S),
+            quote!(let _ = __server;),
+        ],
+        Some(s) => [
+            quote!(impl #tr<#s> for #def_ty),
+            quote!(__server.#fn_ident),
+            s.clone(),
+            TokenStream::new(),
+        ],
     }
 }
 
