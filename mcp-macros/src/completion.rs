@@ -186,22 +186,9 @@ pub fn parse(
             }
         }
     }
-    if kind == Kind::Method && !seen_self {
-        errors.spanned(
-            &sig.ident,
-            "a `#[completion]` method inside `#[mcp::server] impl` takes `&self`; move functions \
-             without `self` out of the impl and list them in `completions(...)`",
-        );
-    }
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
-        syn::ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::ImplTrait(_)) {
-                errors.spanned(ty, "a completion cannot return `impl Trait`: name the type");
-            }
-            (ty.to_token_stream(), ty.span())
-        }
-    };
+    let without_self = kind == Kind::Method && !seen_self;
+    util::check_method_has_self(sig, without_self, "completion", "completions", errors);
+    let (ret, ret_span) = util::return_type(sig, "completion", "", errors);
     if errors.len() > before {
         return None;
     }

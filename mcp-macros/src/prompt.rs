@@ -2,8 +2,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::spanned::Spanned;
-use syn::{FnArg, Pat, Type};
+use syn::FnArg;
 
 use crate::injected::{self, Injected, Supply};
 use crate::tool::Kind;
@@ -91,17 +90,12 @@ pub fn parse(
                     params.push(PParam::Injected(inj));
                     continue;
                 }
-                let ident = match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                        pi.ident.clone()
-                    }
-                    other => {
-                        errors.spanned(
-                            other,
-                            "a prompt parameter needs a plain name: it is the argument's name",
-                        );
-                        continue;
-                    }
+                let Some(ident) = util::plain_param_name(
+                    &pt.pat,
+                    "a prompt parameter needs a plain name: it is the argument's name",
+                    errors,
+                ) else {
+                    continue;
                 };
                 let required = if is_string(&pt.ty) {
                     true
@@ -160,29 +154,13 @@ pub fn parse(
             }
         }
     }
-    if kind == Kind::Method && !seen_self {
-        errors.spanned(
-            &sig.ident,
-            "a `#[prompt]` method inside `#[mcp::server] impl` takes `&self`; move functions \
-             without `self` out of the impl and list them in `prompts(...)`",
-        );
-    }
-    let (name, name_span) = match &name {
-        Some(n) => (n.value(), n.span()),
-        None => (unraw(&sig.ident), sig.ident.span()),
-    };
+    let without_self = kind == Kind::Method && !seen_self;
+    util::check_method_has_self(sig, without_self, "prompt", "prompts", errors);
+    let (name, name_span) = util::handler_name(name.as_ref(), sig);
     if name.is_empty() {
         errors.at(name_span, "a prompt name cannot be empty");
     }
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
-        syn::ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::ImplTrait(_)) {
-                errors.spanned(ty, "a prompt cannot return `impl Trait`: name the type");
-            }
-            (ty.to_token_stream(), ty.span())
-        }
-    };
+    let (ret, ret_span) = util::return_type(sig, "prompt", "", errors);
     if errors.len() > before {
         return None;
     }

@@ -5,7 +5,7 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Pat, Type};
+use syn::{FnArg, Type};
 
 use crate::injected::{self, Injected, Supply};
 use crate::tool::Kind;
@@ -177,18 +177,13 @@ pub fn parse(
                     params.push(RParam::Injected(inj));
                     continue;
                 }
-                let ident = match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                        pi.ident.clone()
-                    }
-                    other => {
-                        errors.spanned(
-                            other,
-                            "a resource parameter needs a plain name: it binds the URI \
+                let Some(ident) = util::plain_param_name(
+                    &pt.pat,
+                    "a resource parameter needs a plain name: it binds the URI \
                              template variable of that name",
-                        );
-                        continue;
-                    }
+                    errors,
+                ) else {
+                    continue;
                 };
                 let n = unraw(&ident);
                 if let Type::Reference(r) = &*pt.ty {
@@ -241,29 +236,13 @@ pub fn parse(
             );
         }
     }
-    if kind == Kind::Method && !seen_self {
-        errors.spanned(
-            &sig.ident,
-            "a `#[resource]` method inside `#[mcp::server] impl` takes `&self`; move functions \
-             without `self` out of the impl and list them in `resources(...)`",
-        );
-    }
-    let (name, name_span) = match &name {
-        Some(n) => (n.value(), n.span()),
-        None => (unraw(&sig.ident), sig.ident.span()),
-    };
+    let without_self = kind == Kind::Method && !seen_self;
+    util::check_method_has_self(sig, without_self, "resource", "resources", errors);
+    let (name, name_span) = util::handler_name(name.as_ref(), sig);
     if name.is_empty() {
         errors.at(name_span, "a resource name cannot be empty");
     }
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
-        syn::ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::ImplTrait(_)) {
-                errors.spanned(ty, "a resource cannot return `impl Trait`: name the type");
-            }
-            (ty.to_token_stream(), ty.span())
-        }
-    };
+    let (ret, ret_span) = util::return_type(sig, "resource", "", errors);
     if errors.len() > before {
         return None;
     }

@@ -5,7 +5,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{FnArg, Pat, Type};
+use syn::{FnArg, Type};
 
 use crate::injected::{self, Injected, Supply};
 use crate::util::{
@@ -190,18 +190,13 @@ pub fn parse(
                     params.push(Param::Injected(inj));
                     continue;
                 }
-                let ident = match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                        pi.ident.clone()
-                    }
-                    other => {
-                        errors.spanned(
-                            other,
-                            "a tool parameter needs a plain name: the name is the argument's \
+                let Some(ident) = util::plain_param_name(
+                    &pt.pat,
+                    "a tool parameter needs a plain name: the name is the argument's \
                              name in the schema",
-                        );
-                        continue;
-                    }
+                    errors,
+                ) else {
+                    continue;
                 };
                 if matches!(&*pt.ty, Type::ImplTrait(_)) {
                     errors.spanned(&pt.ty, "a tool parameter cannot be `impl Trait`");
@@ -261,13 +256,8 @@ pub fn parse(
             }
         }
     }
-    if kind == Kind::Method && !seen_self {
-        errors.spanned(
-            &sig.ident,
-            "a `#[tool]` method inside `#[mcp::server] impl` takes `&self`; move functions \
-             without `self` out of the impl and list them in `tools(...)`",
-        );
-    }
+    let without_self = kind == Kind::Method && !seen_self;
+    util::check_method_has_self(sig, without_self, "tool", "tools", errors);
 
     // Duplicate argument names (after `rename`).
     let mut names: Vec<(String, Span)> = Vec::new();
@@ -309,10 +299,7 @@ pub fn parse(
         }
     }
 
-    let (name, name_span) = match &name {
-        Some(n) => (n.value(), n.span()),
-        None => (unraw(&sig.ident), sig.ident.span()),
-    };
+    let (name, name_span) = util::handler_name(name.as_ref(), sig);
     if !is_valid_tool_name(&name) {
         errors.at(
             name_span,
@@ -326,18 +313,7 @@ pub fn parse(
         errors.at(name_span, reserved_message(&name));
     }
 
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
-        syn::ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::ImplTrait(_)) {
-                errors.spanned(
-                    ty,
-                    "a tool cannot return `impl Trait`: name the type (it decides the output schema)",
-                );
-            }
-            (ty.to_token_stream(), ty.span())
-        }
-    };
+    let (ret, ret_span) = util::return_type(sig, "tool", " (it decides the output schema)", errors);
 
     if errors.len() > before {
         return None;

@@ -360,3 +360,65 @@ pub fn free_fn_attr<M>(attr: &FreeFnAttr<M>, args: TokenStream, item: TokenStrea
         }
     }
 }
+
+/// Reports a handler method inside `#[mcp::server] impl` (`kind` a method) that takes no
+/// `self`: `attr` is its attribute (`prompt`), `list` the server option for free
+/// functions (`prompts`).
+pub fn check_method_has_self(
+    sig: &syn::Signature,
+    method_without_self: bool,
+    attr: &str,
+    list: &str,
+    errors: &mut Errors,
+) {
+    if method_without_self {
+        errors.spanned(
+            &sig.ident,
+            format!(
+                "a `#[{attr}]` method inside `#[mcp::server] impl` takes `&self`; move functions \
+                 without `self` out of the impl and list them in `{list}(...)`"
+            ),
+        );
+    }
+}
+
+/// The handler's name (`name = "..."`, else the function's) and where to report it.
+pub fn handler_name(name: Option<&syn::LitStr>, sig: &syn::Signature) -> (String, Span) {
+    match name {
+        Some(n) => (n.value(), n.span()),
+        None => (unraw(&sig.ident), sig.ident.span()),
+    }
+}
+
+/// The function's return type (`()` when none) and its span; `impl Trait` is refused
+/// ("a `what` cannot return `impl Trait`: name the type`why`").
+pub fn return_type(
+    sig: &syn::Signature,
+    what: &str,
+    why: &str,
+    errors: &mut Errors,
+) -> (TokenStream, Span) {
+    match &sig.output {
+        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
+        syn::ReturnType::Type(_, ty) => {
+            if matches!(&**ty, syn::Type::ImplTrait(_)) {
+                errors.spanned(
+                    ty,
+                    format!("a {what} cannot return `impl Trait`: name the type{why}"),
+                );
+            }
+            (ty.to_token_stream(), syn::spanned::Spanned::span(&**ty))
+        }
+    }
+}
+
+/// The parameter's name when `pat` is a plain identifier; otherwise reports `message`.
+pub fn plain_param_name(pat: &syn::Pat, message: &str, errors: &mut Errors) -> Option<syn::Ident> {
+    match pat {
+        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Some(pi.ident.clone()),
+        other => {
+            errors.spanned(other, message);
+            None
+        }
+    }
+}
