@@ -382,6 +382,17 @@ async fn mcp_server(auth: &As, resource: Option<&str>) -> Running {
     Running { url, stop }
 }
 
+/// An authorization server configured by `config` and our server trusting it.
+async fn servers(config: AsConfig) -> (As, Running) {
+    let auth = As::start(config).await;
+    let srv = mcp_server(&auth, None).await;
+    (auth, srv)
+}
+
+/// The connection modes most tests use.
+const LEGACY: ConnectMode = ConnectMode::Legacy(V::V2025_11_25);
+const MODERN: ConnectMode = ConnectMode::Modern(V::V2026_07_28);
+
 fn oauth(url: &str) -> mcp::runtime::client::oauth::OAuthBuilder {
     OAuth::builder(url)
         .redirect_uri("http://127.0.0.1:9/callback")
@@ -410,12 +421,9 @@ fn auth_error(r: Result<Client, ClientError>) -> String {
 
 #[tokio::test]
 async fn the_first_401_runs_discovery_registration_pkce_and_the_token_request() {
-    let auth = As::start(AsConfig::default()).await;
-    let srv = mcp_server(&auth, None).await;
+    let (auth, srv) = servers(AsConfig::default()).await;
     let o = oauth(&srv.url).build().unwrap();
-    let client = connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o)
-        .await
-        .unwrap();
+    let client = connect(&srv.url, LEGACY, &o).await.unwrap();
     let tools = client.list_all_tools().await.unwrap();
     assert_eq!(tools[0].name, "whoami");
 
@@ -454,12 +462,9 @@ async fn the_first_401_runs_discovery_registration_pkce_and_the_token_request() 
 
 #[tokio::test]
 async fn a_403_insufficient_scope_re_authorizes_with_the_union_of_scopes() {
-    let auth = As::start(AsConfig::default()).await;
-    let srv = mcp_server(&auth, None).await;
+    let (auth, srv) = servers(AsConfig::default()).await;
     let o = oauth(&srv.url).build().unwrap();
-    let client = connect(&srv.url, ConnectMode::Modern(V::V2026_07_28), &o)
-        .await
-        .unwrap();
+    let client = connect(&srv.url, MODERN, &o).await.unwrap();
     let r = client.call_tool("whoami", json!({})).await.unwrap();
     assert_eq!(r.is_error, None);
     let log = auth.log.lock().unwrap();
@@ -474,12 +479,9 @@ async fn a_403_insufficient_scope_re_authorizes_with_the_union_of_scopes() {
 async fn step_up_stops_when_the_challenged_scope_was_already_granted() {
     // Once mcp:write was granted and is still refused, asking again cannot help: the
     // client gives up instead of looping.
-    let auth = As::start(AsConfig::default()).await;
-    let srv = mcp_server(&auth, None).await;
+    let (auth, srv) = servers(AsConfig::default()).await;
     let o = oauth(&srv.url).build().unwrap();
-    let client = connect(&srv.url, ConnectMode::Modern(V::V2026_07_28), &o)
-        .await
-        .unwrap();
+    let client = connect(&srv.url, MODERN, &o).await.unwrap();
     client.call_tool("whoami", json!({})).await.unwrap();
     // The server stops honouring mcp:write on the tokens it issued.
     let n = auth.log.lock().unwrap().authorize.len();
@@ -500,17 +502,14 @@ async fn step_up_stops_when_the_challenged_scope_was_already_granted() {
 
 #[tokio::test]
 async fn offline_access_brings_a_refresh_token_that_replaces_an_expired_access_token() {
-    let auth = As::start(AsConfig {
+    let (auth, srv) = servers(AsConfig {
         expires_in: 0,
         scopes_supported: vec!["mcp:read", "mcp:write", "offline_access"],
         ..AsConfig::default()
     })
     .await;
-    let srv = mcp_server(&auth, None).await;
     let o = oauth(&srv.url).offline_access(true).build().unwrap();
-    let client = connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o)
-        .await
-        .unwrap();
+    let client = connect(&srv.url, LEGACY, &o).await.unwrap();
     assert_eq!(
         auth.log.lock().unwrap().authorize[0]["scope"],
         "mcp:read offline_access"
@@ -538,33 +537,27 @@ async fn offline_access_brings_a_refresh_token_that_replaces_an_expired_access_t
 
 #[tokio::test]
 async fn offline_access_is_not_asked_for_when_the_server_does_not_list_it() {
-    let auth = As::start(AsConfig::default()).await;
-    let srv = mcp_server(&auth, None).await;
+    let (auth, srv) = servers(AsConfig::default()).await;
     let o = oauth(&srv.url).offline_access(true).build().unwrap();
-    connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o)
-        .await
-        .unwrap();
+    connect(&srv.url, LEGACY, &o).await.unwrap();
     assert_eq!(auth.log.lock().unwrap().authorize[0]["scope"], "mcp:read");
     assert_eq!(o.tokens().unwrap().refresh_token, None);
 }
 
 #[tokio::test]
 async fn pre_registered_credentials_authenticate_with_http_basic() {
-    let auth = As::start(AsConfig {
+    let (auth, srv) = servers(AsConfig {
         pre_registered: Some(("pre-id", "pre-secret")),
         ..AsConfig::default()
     })
     .await;
-    let srv = mcp_server(&auth, None).await;
     let o = oauth(&srv.url)
         .pre_registered(
             ClientSecret::new("pre-id", Some("pre-secret".into())).for_issuer(auth.url.clone()),
         )
         .build()
         .unwrap();
-    connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o)
-        .await
-        .unwrap();
+    connect(&srv.url, LEGACY, &o).await.unwrap();
     let log = auth.log.lock().unwrap();
     assert!(log.registrations.is_empty(), "no dynamic registration");
     assert_eq!(log.authorize[0]["client_id"], "pre-id");
@@ -575,19 +568,18 @@ async fn pre_registered_credentials_authenticate_with_http_basic() {
 
 #[tokio::test]
 async fn credentials_for_another_issuer_are_not_used_and_without_registration_it_fails() {
-    let auth = As::start(AsConfig {
+    let (auth, srv) = servers(AsConfig {
         pre_registered: Some(("pre-id", "pre-secret")),
         ..AsConfig::default()
     })
     .await;
-    let srv = mcp_server(&auth, None).await;
     let o = oauth(&srv.url)
         .pre_registered(
             ClientSecret::new("pre-id", Some("pre-secret".into())).for_issuer("https://other"),
         )
         .build()
         .unwrap();
-    let why = auth_error(connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o).await);
+    let why = auth_error(connect(&srv.url, LEGACY, &o).await);
     assert!(why.contains("no dynamic registration"), "{why}");
     assert!(!auth.events().contains(&"authorize".to_owned()));
 }
@@ -605,7 +597,7 @@ async fn a_wrong_or_missing_iss_is_rejected_before_the_token_request() {
         .await;
         let srv = mcp_server(&auth, None).await;
         let o = oauth(&srv.url).build().unwrap();
-        let why = auth_error(connect(&srv.url, ConnectMode::Modern(V::V2026_07_28), &o).await);
+        let why = auth_error(connect(&srv.url, MODERN, &o).await);
         assert!(why.contains(expect), "{why}");
         assert!(!auth.events().iter().any(|e| e.starts_with("token")));
         assert!(o.tokens().is_none());
@@ -614,14 +606,13 @@ async fn a_wrong_or_missing_iss_is_rejected_before_the_token_request() {
 
 #[tokio::test]
 async fn metadata_for_another_issuer_is_rejected() {
-    let auth = As::start(AsConfig {
+    let (auth, srv) = servers(AsConfig {
         metadata_issuer: Some("https://evil.example.com".into()),
         ..AsConfig::default()
     })
     .await;
-    let srv = mcp_server(&auth, None).await;
     let o = oauth(&srv.url).build().unwrap();
-    let why = auth_error(connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o).await);
+    let why = auth_error(connect(&srv.url, LEGACY, &o).await);
     assert!(why.contains("not"), "{why}");
     assert_eq!(auth.events(), ["metadata"]);
 }
@@ -664,7 +655,7 @@ async fn resource_metadata_for_another_resource_stops_the_flow() {
     tokio::spawn(async move { axum::serve(listener, app).await });
     let url = format!("{origin}/mcp");
     let o = oauth(&url).build().unwrap();
-    let why = auth_error(connect(&url, ConnectMode::Legacy(V::V2025_11_25), &o).await);
+    let why = auth_error(connect(&url, LEGACY, &o).await);
     assert!(why.contains("evil.example.com"), "{why}");
     assert!(
         auth.events().is_empty(),
@@ -674,45 +665,42 @@ async fn resource_metadata_for_another_resource_stops_the_flow() {
 
 #[tokio::test]
 async fn a_server_without_pkce_s256_is_refused() {
-    let auth = As::start(AsConfig {
+    let (auth, srv) = servers(AsConfig {
         s256: false,
         ..AsConfig::default()
     })
     .await;
-    let srv = mcp_server(&auth, None).await;
     let o = oauth(&srv.url).build().unwrap();
-    let why = auth_error(connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o).await);
+    let why = auth_error(connect(&srv.url, LEGACY, &o).await);
     assert!(why.contains("S256"), "{why}");
     assert!(!auth.events().contains(&"authorize".to_owned()));
 }
 
 #[tokio::test]
 async fn an_authorization_error_is_reported_with_its_description() {
-    let auth = As::start(AsConfig {
+    let (_auth, srv) = servers(AsConfig {
         deny: true,
         ..AsConfig::default()
     })
     .await;
-    let srv = mcp_server(&auth, None).await;
     let o = oauth(&srv.url).build().unwrap();
-    let why = auth_error(connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o).await);
+    let why = auth_error(connect(&srv.url, LEGACY, &o).await);
     assert!(why.contains("access_denied: no thanks"), "{why}");
 }
 
 #[tokio::test]
 async fn a_refused_token_request_is_an_error_naming_the_oauth_error() {
     // Wrong secret: the token endpoint answers 401 invalid_client.
-    let auth = As::start(AsConfig {
+    let (_auth, srv) = servers(AsConfig {
         pre_registered: Some(("pre-id", "pre-secret")),
         ..AsConfig::default()
     })
     .await;
-    let srv = mcp_server(&auth, None).await;
     let o = oauth(&srv.url)
         .pre_registered(ClientSecret::new("pre-id", Some("wrong".into())))
         .build()
         .unwrap();
-    let why = auth_error(connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o).await);
+    let why = auth_error(connect(&srv.url, LEGACY, &o).await);
     assert!(why.contains("invalid_client"), "{why}");
     assert!(o.tokens().is_none());
 }
@@ -832,19 +820,16 @@ async fn the_default_endpoints_are_used_when_a_server_has_no_metadata_at_all() {
 
 #[tokio::test]
 async fn the_client_credentials_grant_needs_no_user_and_authenticates_with_basic() {
-    let auth = As::start(AsConfig {
+    let (auth, srv) = servers(AsConfig {
         pre_registered: Some(("machine", "s3cret")),
         ..AsConfig::default()
     })
     .await;
-    let srv = mcp_server(&auth, None).await;
     let o = oauth(&srv.url)
         .client_credentials_grant(ClientSecret::new("machine", Some("s3cret".into())))
         .build()
         .unwrap();
-    let client = connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &o)
-        .await
-        .unwrap();
+    let client = connect(&srv.url, LEGACY, &o).await.unwrap();
     client.list_tools(None).await.unwrap();
     assert_eq!(auth.events(), ["metadata", "token:client_credentials"]);
     let log = auth.log.lock().unwrap();
@@ -854,24 +839,20 @@ async fn the_client_credentials_grant_needs_no_user_and_authenticates_with_basic
 
 #[tokio::test]
 async fn a_jwt_bearer_assertion_is_redeemed_and_a_refused_one_is_not_retried() {
-    let auth = As::start(AsConfig::default()).await;
-    let srv = mcp_server(&auth, None).await;
+    let (auth, srv) = servers(AsConfig::default()).await;
     let good = oauth(&srv.url)
         .jwt_bearer_grant("good-jwt", "workload")
         .build()
         .unwrap();
-    connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &good)
-        .await
-        .unwrap();
+    connect(&srv.url, LEGACY, &good).await.unwrap();
     assert_eq!(auth.log.lock().unwrap().token[0]["client_id"], "workload");
 
-    let auth = As::start(AsConfig::default()).await;
-    let srv = mcp_server(&auth, None).await;
+    let (auth, srv) = servers(AsConfig::default()).await;
     let bad = oauth(&srv.url)
         .jwt_bearer_grant("forged-jwt", "workload")
         .build()
         .unwrap();
-    let why = auth_error(connect(&srv.url, ConnectMode::Legacy(V::V2025_11_25), &bad).await);
+    let why = auth_error(connect(&srv.url, LEGACY, &bad).await);
     assert!(why.contains("invalid_grant: bad assertion"), "{why}");
     let events = auth.events();
     assert_eq!(

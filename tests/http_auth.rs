@@ -4,16 +4,18 @@
 //! and its POST path), the principal in the context (middleware and tools), sessions
 //! bound to their subject, and the RFC 9728 metadata document at both well-known paths.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use http_body_util::BodyExt;
 use mcp::prelude::*;
 use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
 use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions};
 use serde_json::{Value, json};
+use support::http::{self, Resp};
 
 #[derive(serde::Deserialize)]
 struct NoArgs {}
@@ -110,24 +112,6 @@ async fn start() -> Running {
     Running { addr, seen, stop }
 }
 
-struct Resp {
-    status: u16,
-    headers: hyper::HeaderMap,
-    body: String,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> &str {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-    }
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-}
-
 async fn open(
     addr: SocketAddr,
     method: &str,
@@ -135,16 +119,7 @@ async fn open(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> hyper::Response<hyper::body::Incoming> {
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
-    let mut b = hyper::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("host", format!("127.0.0.1:{}", addr.port()));
+    let mut b = http::request(addr, method, path);
     if body.is_some() {
         b = b
             .header("content-type", "application/json")
@@ -155,11 +130,7 @@ async fn open(
     for (k, v) in headers {
         b = b.header(*k, *v);
     }
-    let body = body.map(Value::to_string).unwrap_or_default();
-    sender
-        .send_request(b.body(Full::new(Bytes::from(body))).unwrap())
-        .await
-        .unwrap()
+    http::send(addr, b, body.map(Value::to_string).unwrap_or_default()).await
 }
 
 async fn call(
@@ -169,19 +140,7 @@ async fn call(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> Resp {
-    let r = open(addr, method, path, headers, body).await;
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    let bytes = tokio::time::timeout(Duration::from_secs(10), r.into_body().collect())
-        .await
-        .expect("body in time")
-        .unwrap()
-        .to_bytes();
-    Resp {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&bytes).into_owned(),
-    }
+    Resp::read(open(addr, method, path, headers, body).await).await
 }
 
 fn metadata_url(addr: SocketAddr) -> String {
@@ -209,7 +168,7 @@ async fn assert_refusals(
     let r = call(addr, method, path, headers, body).await;
     assert_eq!(r.status, 401, "{what}: missing token: {}", r.body);
     assert_eq!(
-        r.header("www-authenticate"),
+        r.header("www-authenticate").unwrap_or(""),
         format!("Bearer resource_metadata=\"{url}\", scope=\"mcp:write\""),
         "{what}"
     );
@@ -224,7 +183,7 @@ async fn assert_refusals(
     )
     .await;
     assert_eq!(r.status, 401, "{what}: invalid token");
-    let www = r.header("www-authenticate");
+    let www = r.header("www-authenticate").unwrap_or("");
     assert!(
         www.starts_with("Bearer error=\"invalid_token\""),
         "{what}: {www}"
@@ -247,7 +206,7 @@ async fn assert_refusals(
     )
     .await;
     assert_eq!(r.status, 403, "{what}: insufficient scope");
-    let www = r.header("www-authenticate");
+    let www = r.header("www-authenticate").unwrap_or("");
     assert!(
         www.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp:write\""),
         "{www}"
@@ -277,7 +236,11 @@ async fn assert_refusals(
     )
     .await;
     assert_eq!(r.status, 401, "{what}: not a bearer token");
-    assert!(!r.header("www-authenticate").contains("error="));
+    assert!(
+        !r.header("www-authenticate")
+            .unwrap_or("")
+            .contains("error=")
+    );
 
     let sep = if path.contains('?') { '&' } else { '?' };
     let q = format!("{path}{sep}access_token=alice-token");
@@ -319,8 +282,8 @@ async fn metadata_document_at_both_well_known_paths() {
         )
         .await;
         assert_eq!(r.status, 200, "{path}");
-        assert_eq!(r.header("content-type"), "application/json");
-        assert_eq!(r.header("access-control-allow-origin"), "*");
+        assert_eq!(r.header("content-type").unwrap_or(""), "application/json");
+        assert_eq!(r.header("access-control-allow-origin").unwrap_or(""), "*");
         assert_eq!(
             r.json(),
             json!({
@@ -335,7 +298,7 @@ async fn metadata_document_at_both_well_known_paths() {
     }
     // The challenge points at the path-suffixed document, which is served.
     let r = call(s.addr, "POST", "/mcp", &[], Some(&init())).await;
-    let www = r.header("www-authenticate").to_owned();
+    let www = r.header("www-authenticate").unwrap_or("").to_owned();
     let url = www
         .split("resource_metadata=\"")
         .nth(1)
@@ -354,7 +317,7 @@ async fn streamable_http_legacy_era_post_get_delete() {
     assert_refusals(a, "POST", "/mcp", &[], Some(&init())).await;
     let r = call(a, "POST", "/mcp", &[ALICE], Some(&init())).await;
     assert_eq!(r.status, 200, "{}", r.body);
-    let sid = r.header("mcp-session-id").to_owned();
+    let sid = r.header("mcp-session-id").unwrap_or("").to_owned();
     assert!(!sid.is_empty());
     let h = [
         ("mcp-session-id", sid.as_str()),
@@ -527,7 +490,7 @@ fn admin(id: u64) -> Value {
 fn assert_step_up(r: &Resp, addr: SocketAddr) {
     assert_eq!(r.status, 403, "{}", r.body);
     assert_eq!(
-        r.header("www-authenticate"),
+        r.header("www-authenticate").unwrap_or(""),
         format!(
             "Bearer error=\"insufficient_scope\", scope=\"mcp:write mcp:admin\", \
              resource_metadata=\"{}\", error_description=\"tools/call needs scope: mcp:admin\"",
@@ -548,7 +511,7 @@ async fn a_tool_that_needs_more_scopes_is_a_403_step_up_on_every_path() {
     let session = |token: (&'static str, &'static str)| async move {
         let r = call(a, "POST", "/mcp", &[token], Some(&init())).await;
         assert_eq!(r.status, 200, "{}", r.body);
-        r.header("mcp-session-id").to_owned()
+        r.header("mcp-session-id").unwrap_or("").to_owned()
     };
     let sid = session(ALICE).await;
     let h = |sid: &str, who| {

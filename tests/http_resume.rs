@@ -3,14 +3,16 @@
 //! exactly once and then the response; 2025-11-25 polling (priming event, `retry:`, the
 //! server closing the connection); the standalone GET stream; 2026 ignores it all.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use http_body_util::BodyExt;
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpHandle, HttpOptions, SseStreamControl};
 use serde_json::{Value, json};
+use support::http;
 
 #[derive(serde::Deserialize)]
 struct NoArgs {}
@@ -106,16 +108,7 @@ async fn open(
     headers: &[(&str, &str)],
     body: Option<Value>,
 ) -> hyper::Response<hyper::body::Incoming> {
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
-    let mut b = hyper::Request::builder()
-        .method(method)
-        .uri("/mcp")
-        .header("host", format!("127.0.0.1:{}", addr.port()));
+    let mut b = http::request(addr, method, "/mcp");
     if body.is_some() {
         b = b
             .header("content-type", "application/json")
@@ -126,11 +119,7 @@ async fn open(
     for (k, v) in headers {
         b = b.header(*k, *v);
     }
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    sender
-        .send_request(b.body(Full::new(Bytes::from(body))).unwrap())
-        .await
-        .unwrap()
+    http::send(addr, b, body.map(|b| b.to_string()).unwrap_or_default()).await
 }
 
 async fn text(r: hyper::Response<hyper::body::Incoming>) -> String {

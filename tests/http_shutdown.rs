@@ -3,16 +3,18 @@
 //! POSTs, the 2024-11-05 session stream), standalone GET streams end cleanly, no new
 //! connection is taken, and what outlives the grace period is cancelled.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use http_body_util::BodyExt;
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
 use serde_json::{Value, json};
+use support::http;
 use tokio::sync::Notify;
 
 #[derive(serde::Deserialize)]
@@ -92,28 +94,15 @@ async fn open(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> hyper::Response<hyper::body::Incoming> {
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
-    let mut b = hyper::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("host", format!("127.0.0.1:{}", addr.port()))
-        .header("accept", "application/json, text/event-stream");
+    let mut b =
+        http::request(addr, method, path).header("accept", "application/json, text/event-stream");
     if body.is_some() {
         b = b.header("content-type", "application/json");
     }
     for (k, v) in headers {
         b = b.header(*k, *v);
     }
-    let body = body.map(Value::to_string).unwrap_or_default();
-    sender
-        .send_request(b.body(Full::new(Bytes::from(body))).unwrap())
-        .await
-        .unwrap()
+    http::send(addr, b, body.map(|b| b.to_string()).unwrap_or_default()).await
 }
 
 /// An SSE body being read: its `data` payloads as JSON.

@@ -3,16 +3,18 @@
 //! progress-reporting tool, cancellation on disconnect (2026) and not (legacy), batches,
 //! caps, and the 2024-11-05 HTTP+SSE flow.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use http_body_util::BodyExt;
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, DnsRebinding, HttpOptions};
 use serde_json::{Value, json};
+use support::http::{self, Resp};
 
 #[derive(serde::Deserialize)]
 struct NoArgs {}
@@ -109,29 +111,6 @@ async fn start(opts: HttpOptions) -> Running {
     Running { addr, flags, stop }
 }
 
-struct Resp {
-    status: u16,
-    headers: hyper::HeaderMap,
-    body: String,
-}
-
-impl Resp {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-    /// The JSON messages of an SSE body.
-    fn events(&self) -> Vec<Value> {
-        self.body
-            .lines()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .filter_map(|d| serde_json::from_str(d).ok())
-            .collect()
-    }
-}
-
 async fn open(
     addr: SocketAddr,
     method: &str,
@@ -139,18 +118,11 @@ async fn open(
     headers: &[(&str, &str)],
     body: Option<String>,
 ) -> hyper::Response<hyper::body::Incoming> {
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
     let mut b = hyper::Request::builder().method(method).uri(path);
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         b = b.header("host", format!("127.0.0.1:{}", addr.port()));
     }
-    let has_body = body.is_some();
-    if has_body {
+    if body.is_some() {
         b = b
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream");
@@ -158,10 +130,7 @@ async fn open(
     for (k, v) in headers {
         b = b.header(*k, *v);
     }
-    let req = b
-        .body(Full::new(Bytes::from(body.unwrap_or_default())))
-        .unwrap();
-    sender.send_request(req).await.unwrap()
+    http::send(addr, b, body.unwrap_or_default()).await
 }
 
 async fn call(
@@ -171,19 +140,7 @@ async fn call(
     headers: &[(&str, &str)],
     body: Option<String>,
 ) -> Resp {
-    let r = open(addr, method, path, headers, body).await;
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    let bytes = tokio::time::timeout(Duration::from_secs(10), r.into_body().collect())
-        .await
-        .expect("body in time")
-        .unwrap()
-        .to_bytes();
-    Resp {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&bytes).into_owned(),
-    }
+    Resp::read(open(addr, method, path, headers, body).await).await
 }
 
 async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: Value) -> Resp {

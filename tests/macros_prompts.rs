@@ -253,3 +253,129 @@ async fn impl_form() {
     let r = wire.request(json!(3), "tools/list", json!({})).await;
     assert_eq!(r["error"]["code"], -32601, "{r}");
 }
+
+/// Injected parameters (`State<T>`, `CancellationToken`, `Progress`), as tools take them.
+mod injected {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use mcp::Provides;
+    use mcp::prelude::*;
+    use serde_json::json;
+
+    use super::support::Wire;
+
+    struct Motto(&'static str);
+
+    #[mcp::server(name = "injected-prompts", prompts(motto, steps, watch))]
+    struct Club {
+        name: &'static str,
+        motto: Motto,
+    }
+
+    impl Provides<Motto> for Club {
+        fn provide(&self) -> &Motto {
+            &self.motto
+        }
+    }
+
+    /// The club's motto, for `who`.
+    #[mcp::prompt]
+    async fn motto(who: String, motto: State<Motto>) -> String {
+        format!("{who}: {}", motto.0)
+    }
+
+    /// Reports two steps.
+    #[mcp::prompt]
+    async fn steps(progress: Progress, club: State<'_, Club>) -> String {
+        for i in 1..=2 {
+            progress
+                .report(f64::from(i), Some(2.0), None)
+                .await
+                .unwrap();
+        }
+        format!("{} (requested: {})", club.name, progress.is_requested())
+    }
+
+    static SAW_CANCEL: AtomicBool = AtomicBool::new(false);
+
+    /// Waits for the request's cancellation.
+    #[mcp::prompt]
+    async fn watch(token: &CancellationToken) -> String {
+        tokio::select! {
+            _ = token.cancelled() => SAW_CANCEL.store(true, Ordering::SeqCst),
+            _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+        }
+        "finished".into()
+    }
+
+    fn wire() -> Wire {
+        let club = Club {
+            name: "Chess club",
+            motto: Motto("think first"),
+        };
+        Wire::new(club.into_server().serve_in_memory())
+    }
+
+    #[tokio::test]
+    async fn not_arguments_and_supplied_by_the_runtime() {
+        let mut wire = wire();
+        wire.initialize("2025-11-25").await;
+        let r = wire.request(json!(1), "prompts/list", json!({})).await;
+        let args: Vec<_> = r["result"]["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["arguments"].clone())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                json!([{"name": "who", "required": true}]),
+                json!(null),
+                json!(null)
+            ]
+        );
+        let r = wire
+            .request(
+                json!(2),
+                "prompts/get",
+                json!({"name": "motto", "arguments": {"who": "Ann"}}),
+            )
+            .await;
+        assert_eq!(
+            r["result"]["messages"][0]["content"]["text"], "Ann: think first",
+            "{r}"
+        );
+    }
+
+    #[tokio::test]
+    async fn progress_reaches_the_client() {
+        let mut wire = wire();
+        wire.initialize("2025-11-25").await;
+        wire.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "prompts/get",
+                          "params": {"name": "steps", "_meta": {"progressToken": 5}}}))
+            .await;
+        let (result, before) = wire.response(json!(3)).await;
+        let progress: Vec<_> = before.iter().map(|n| &n["params"]["progress"]).collect();
+        assert_eq!(progress, [1.0, 2.0], "{before:?}");
+        assert_eq!(
+            result["result"]["messages"][0]["content"]["text"],
+            "Chess club (requested: true)"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_cancellation_token_is_the_requests() {
+        let mut wire = wire();
+        wire.initialize("2025-11-25").await;
+        wire.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/get",
+                          "params": {"name": "watch"}}))
+            .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        wire.notify("notifications/cancelled", json!({"requestId": 4}))
+            .await;
+        wire.expect_silence(300).await;
+        assert!(SAW_CANCEL.load(Ordering::SeqCst));
+    }
+}

@@ -250,3 +250,111 @@ async fn impl_form() {
     let r = read(&mut wire, 4, "books://catalog").await;
     assert_eq!(r["result"]["contents"][0]["text"], "Dune\nEmma");
 }
+
+/// Injected parameters (`State<T>`, `CancellationToken`, `Progress`), as tools take them.
+mod injected {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use mcp::Provides;
+    use mcp::prelude::*;
+    use serde_json::json;
+
+    use super::support::Wire;
+
+    struct Stock(Vec<&'static str>);
+
+    #[mcp::server(name = "injected-resources", resources(title, count, watch))]
+    struct Store {
+        name: &'static str,
+        stock: Stock,
+    }
+
+    impl Provides<Stock> for Store {
+        fn provide(&self) -> &Stock {
+            &self.stock
+        }
+    }
+
+    /// A book of the stock, by position.
+    #[mcp::resource("stock://{n}")]
+    async fn title(n: usize, stock: State<Stock>) -> String {
+        stock.0.get(n).copied().unwrap_or("none").to_owned()
+    }
+
+    /// How many books there are, counted in two steps.
+    #[mcp::resource("stock://count")]
+    async fn count(progress: &Progress, store: State<'_, Store>) -> String {
+        progress.report(1.0, Some(2.0), None).await.unwrap();
+        progress.report(2.0, Some(2.0), None).await.unwrap();
+        format!("{} at {}", store.stock.0.len(), store.name)
+    }
+
+    static SAW_CANCEL: AtomicBool = AtomicBool::new(false);
+
+    /// Waits for the request's cancellation.
+    #[mcp::resource("stock://watch")]
+    async fn watch(token: CancellationToken) -> String {
+        tokio::select! {
+            _ = token.cancelled() => SAW_CANCEL.store(true, Ordering::SeqCst),
+            _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+        }
+        "finished".into()
+    }
+
+    fn wire() -> Wire {
+        let store = Store {
+            name: "Corner Books",
+            stock: Stock(vec!["Dune", "Emma"]),
+        };
+        Wire::new(store.into_server().serve_in_memory())
+    }
+
+    #[tokio::test]
+    async fn state_is_borrowed_from_the_server() {
+        let mut wire = wire();
+        wire.initialize("2025-11-25").await;
+        let r = wire
+            .request(json!(1), "resources/read", json!({"uri": "stock://1"}))
+            .await;
+        assert_eq!(
+            r["result"]["contents"],
+            json!([{"uri": "stock://1", "text": "Emma"}]),
+            "{r}"
+        );
+    }
+
+    #[tokio::test]
+    async fn progress_reaches_the_client() {
+        let mut wire = wire();
+        wire.initialize("2025-11-25").await;
+        wire.send(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                          "params": {"uri": "stock://count", "_meta": {"progressToken": "c"}}}),
+        )
+        .await;
+        let (result, before) = wire.response(json!(2)).await;
+        let progress: Vec<_> = before.iter().map(|n| &n["params"]["progress"]).collect();
+        assert_eq!(progress, [1.0, 2.0], "{before:?}");
+        assert_eq!(
+            result["result"]["contents"][0]["text"], "2 at Corner Books",
+            "{result}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_cancellation_token_is_the_requests() {
+        let mut wire = wire();
+        wire.initialize("2025-11-25").await;
+        wire.send(
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+                          "params": {"uri": "stock://watch"}}),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        wire.notify("notifications/cancelled", json!({"requestId": 3}))
+            .await;
+        wire.expect_silence(300).await;
+        assert!(SAW_CANCEL.load(Ordering::SeqCst));
+    }
+}

@@ -12,7 +12,7 @@ use mcp::prelude::*;
 use mcp::runtime::tasks::{TaskEvent, TaskOptions};
 use mcp::types::{InputRequest, InputRequests, InputResponse, TaskSupport};
 use serde_json::{Value, json};
-use support::{Wire, code, envelope};
+use support::{Wire, code, envelope, modern};
 
 #[derive(serde::Deserialize)]
 struct SleepArgs {
@@ -125,17 +125,17 @@ fn task_call(name: &str, args: Value, ttl: Option<u64>) -> Value {
     json!({ "name": name, "arguments": args, "task": task })
 }
 
-/// Reads messages until the response to `id`, collecting notifications and answering
-/// nothing.
-async fn response_and_notes(w: &mut Wire, id: Value) -> (Value, Vec<Value>) {
-    let mut notes = Vec::new();
-    loop {
-        let v = w.recv().await;
-        if v.get("id") == Some(&id) && v.get("method").is_none() {
-            return (v, notes);
-        }
-        notes.push(v);
-    }
+/// Starts a legacy task: `tools/call` with `params` (a `task_call`); its task id.
+async fn legacy_task(w: &mut Wire, id: Value, params: Value) -> String {
+    let r = w.request(id, "tools/call", params).await;
+    r["result"]["task"]["taskId"].as_str().unwrap().to_owned()
+}
+
+/// Starts `name` as a 2026 task, the extension declared; its task id.
+async fn modern_task(w: &mut Wire, id: Value, name: &str, args: Value) -> String {
+    let params = modern_ext(json!({"name": name, "arguments": args}));
+    let r = w.request(id, "tools/call", params).await;
+    r["result"]["taskId"].as_str().unwrap().to_owned()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ async fn legacy_task_call_answers_at_once_and_tasks_result_blocks_for_the_result
 
     w.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/result", "params": {"taskId": id}}))
         .await;
-    let (res, notes) = response_and_notes(&mut w, json!(4)).await;
+    let (res, notes) = w.response(json!(4)).await;
     assert_eq!(res["result"]["content"][0]["text"], "slept 300", "{res}");
     assert_eq!(
         res["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
@@ -245,14 +245,12 @@ async fn legacy_cancel_stops_the_work_and_a_terminal_task_cannot_be_cancelled() 
     let server = builder(finished.clone()).build();
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
-    let r = w
-        .request(
-            json!(1),
-            "tools/call",
-            task_call("sleep", json!({"ms": 300}), None),
-        )
-        .await;
-    let id = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let id = legacy_task(
+        &mut w,
+        json!(1),
+        task_call("sleep", json!({"ms": 300}), None),
+    )
+    .await;
     let c = w
         .request(json!(2), "tasks/cancel", json!({"taskId": id}))
         .await;
@@ -365,8 +363,8 @@ async fn ttl_is_capped_and_an_expired_task_is_gone() {
             task_call("sleep", json!({"ms": 0}), Some(100)),
         )
         .await;
-    let id = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
     assert_eq!(r["result"]["task"]["ttl"], 100);
+    let id = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
     let g = w
         .request(json!(3), "tasks/get", json!({"taskId": id}))
         .await;
@@ -386,14 +384,12 @@ async fn work_outliving_its_ttl_is_stopped() {
     let server = builder(finished.clone()).build();
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
-    let r = w
-        .request(
-            json!(1),
-            "tools/call",
-            task_call("sleep", json!({"ms": 400}), Some(100)),
-        )
-        .await;
-    let id = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let id = legacy_task(
+        &mut w,
+        json!(1),
+        task_call("sleep", json!({"ms": 400}), Some(100)),
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert!(
         !finished.load(Ordering::SeqCst),
@@ -429,14 +425,7 @@ async fn a_panicking_tool_fails_its_task_instead_of_hanging() {
 
     // 2026: the failed task inlines the error.
     let mut m = Wire::new(server.serve_in_memory());
-    let r = m
-        .request(
-            json!(1),
-            "tools/call",
-            modern_ext(json!({"name": "boom", "arguments": {}})),
-        )
-        .await;
-    let id = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = modern_task(&mut m, json!(1), "boom", json!({})).await;
     let done = poll_terminal(&mut m, &id).await;
     assert_eq!(done["status"], "failed", "{done}");
     assert_eq!(done["error"]["code"], -32603);
@@ -448,14 +437,12 @@ async fn legacy_input_inside_a_task_is_asked_as_requests_tagged_with_the_task() 
     let server = server();
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
-    let r = w
-        .request(
-            json!(1),
-            "tools/call",
-            task_call("two_questions", json!({}), None),
-        )
-        .await;
-    let id = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let id = legacy_task(
+        &mut w,
+        json!(1),
+        task_call("two_questions", json!({}), None),
+    )
+    .await;
     let mut answered = 0;
     while answered < 2 {
         let m = w.recv().await;
@@ -497,49 +484,41 @@ fn modern_ext(mut params: Value) -> Value {
     params
 }
 
-/// `params` with a modern envelope that does not declare the extension.
-fn modern_plain(mut params: Value) -> Value {
-    params["_meta"] = envelope();
-    params
+/// Polls `tasks/get` (ids `<tag>-<n>`) until `done` holds for the task; its result.
+async fn poll(w: &mut Wire, id: &str, tag: &str, done: impl Fn(&Value) -> bool) -> Option<Value> {
+    for i in 0..100 {
+        let g = w
+            .request(
+                json!(format!("{tag}-{i}")),
+                "tasks/get",
+                modern_ext(json!({"taskId": id})),
+            )
+            .await;
+        if done(&g) {
+            return Some(g["result"].clone());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    None
 }
 
 async fn poll_terminal(w: &mut Wire, id: &str) -> Value {
-    for i in 0..100 {
-        let g = w
-            .request(
-                json!(format!("poll-{i}")),
-                "tasks/get",
-                modern_ext(json!({"taskId": id})),
-            )
-            .await;
-        let r = g["result"].clone();
+    poll(w, id, "poll", |g| {
+        let r = &g["result"];
         assert_eq!(r["resultType"], "complete", "{g}");
-        if matches!(
+        matches!(
             r["status"].as_str(),
             Some("completed" | "failed" | "cancelled")
-        ) {
-            return r;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("task {id} never finished");
+        )
+    })
+    .await
+    .unwrap_or_else(|| panic!("task {id} never finished"))
 }
 
 async fn poll_status(w: &mut Wire, id: &str, status: &str) -> Value {
-    for i in 0..100 {
-        let g = w
-            .request(
-                json!(format!("wait-{i}")),
-                "tasks/get",
-                modern_ext(json!({"taskId": id})),
-            )
-            .await;
-        if g["result"]["status"] == status {
-            return g["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("task {id} never reached {status}");
+    poll(w, id, "wait", |g| g["result"]["status"] == status)
+        .await
+        .unwrap_or_else(|| panic!("task {id} never reached {status}"))
 }
 
 #[tokio::test]
@@ -547,7 +526,7 @@ async fn modern_task_flow_creates_polls_inlines_and_acks_cancel() {
     let server = server();
     let mut w = Wire::new(server.serve_in_memory());
     let d = w
-        .request(json!(0), "server/discover", modern_plain(json!({})))
+        .request(json!(0), "server/discover", modern(json!({})))
         .await;
     let caps = &d["result"]["capabilities"];
     assert_eq!(
@@ -633,14 +612,7 @@ async fn modern_cancel_settles_cancelled_and_stops_the_work() {
     let finished = Arc::new(AtomicBool::new(false));
     let server = builder(finished.clone()).build();
     let mut w = Wire::new(server.serve_in_memory());
-    let r = w
-        .request(
-            json!(1),
-            "tools/call",
-            modern_ext(json!({"name": "sleep", "arguments": {"ms": 300}})),
-        )
-        .await;
-    let id = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = modern_task(&mut w, json!(1), "sleep", json!({"ms": 300})).await;
     let ack = w
         .request(json!(2), "tasks/cancel", modern_ext(json!({"taskId": id})))
         .await;
@@ -661,7 +633,7 @@ async fn modern_without_the_extension_runs_directly_or_gets_32021() {
         .request(
             json!(1),
             "tools/call",
-            modern_plain(json!({"name": "sleep", "arguments": {"ms": 0}})),
+            modern(json!({"name": "sleep", "arguments": {"ms": 0}})),
         )
         .await;
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
@@ -670,7 +642,7 @@ async fn modern_without_the_extension_runs_directly_or_gets_32021() {
         .request(
             json!(2),
             "tools/call",
-            modern_plain(json!({"name": "must_task", "arguments": {}})),
+            modern(json!({"name": "must_task", "arguments": {}})),
         )
         .await;
     assert_eq!(code(&r), -32021, "{r}");
@@ -686,7 +658,7 @@ async fn modern_without_the_extension_runs_directly_or_gets_32021() {
             .request(
                 json!(10 + i),
                 m,
-                modern_plain(json!({"taskId": "t", "inputResponses": {}})),
+                modern(json!({"taskId": "t", "inputResponses": {}})),
             )
             .await;
         assert_eq!(code(&r), -32021, "{m}: {r}");
@@ -706,14 +678,7 @@ async fn modern_without_the_extension_runs_directly_or_gets_32021() {
 async fn modern_input_required_is_answered_key_by_key_with_tasks_update() {
     let server = server();
     let mut w = Wire::new(server.serve_in_memory());
-    let r = w
-        .request(
-            json!(1),
-            "tools/call",
-            modern_ext(json!({"name": "two_questions", "arguments": {}})),
-        )
-        .await;
-    let id = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = modern_task(&mut w, json!(1), "two_questions", json!({})).await;
     let t = poll_status(&mut w, &id, "input_required").await;
     let keys: Vec<&str> = t["inputRequests"]
         .as_object()
@@ -776,14 +741,7 @@ async fn modern_input_required_is_answered_key_by_key_with_tasks_update() {
 async fn concurrent_input_calls_of_one_task_are_answered_separately() {
     let server = server();
     let mut w = Wire::new(server.serve_in_memory());
-    let r = w
-        .request(
-            json!(1),
-            "tools/call",
-            modern_ext(json!({"name": "joined_questions", "arguments": {}})),
-        )
-        .await;
-    let id = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = modern_task(&mut w, json!(1), "joined_questions", json!({})).await;
     let mut keys = Vec::new();
     for _ in 0..100 {
         let t = poll_status(&mut w, &id, "input_required").await;
@@ -822,14 +780,7 @@ async fn modern_task_changes_reach_the_notifier() {
         .task_notifier(move |e: TaskEvent| sink.lock().unwrap().push(e))
         .build();
     let mut w = Wire::new(server.serve_in_memory());
-    let r = w
-        .request(
-            json!(1),
-            "tools/call",
-            modern_ext(json!({"name": "sleep", "arguments": {"ms": 10}})),
-        )
-        .await;
-    let id = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = modern_task(&mut w, json!(1), "sleep", json!({"ms": 10})).await;
     poll_terminal(&mut w, &id).await;
     let events = events.lock().unwrap();
     let last = events.last().expect("an event");
@@ -905,14 +856,12 @@ async fn the_tool_macro_declares_task_support_and_runs_as_a_task() {
         )
         .await;
     assert_eq!(code(&r), -32601, "required needs a task: {r}");
-    let r = w
-        .request(
-            json!(3),
-            "tools/call",
-            task_call("report", json!({"pages": 3}), None),
-        )
-        .await;
-    let id = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let id = legacy_task(
+        &mut w,
+        json!(3),
+        task_call("report", json!({"pages": 3}), None),
+    )
+    .await;
     let res = w
         .request(json!(4), "tasks/result", json!({"taskId": id}))
         .await;

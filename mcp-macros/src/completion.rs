@@ -12,9 +12,11 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{FnArg, Type};
 
-use crate::tool::{Kind, context_type};
+use crate::injected::context_type;
+use crate::tool::Kind;
 use crate::util::{
-    Errors, check_fn_shape, check_receiver, is_attr, is_string, lit_str, skip_value, unknown_key,
+    self, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, is_string, lit_str,
+    skip_value, unknown_key,
 };
 
 const COMPLETION_KEYS: &[&str] = &["prompt", "resource", "argument"];
@@ -184,22 +186,9 @@ pub fn parse(
             }
         }
     }
-    if kind == Kind::Method && !seen_self {
-        errors.spanned(
-            &sig.ident,
-            "a `#[completion]` method inside `#[mcp::server] impl` takes `&self`; move functions \
-             without `self` out of the impl and list them in `completions(...)`",
-        );
-    }
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
-        syn::ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::ImplTrait(_)) {
-                errors.spanned(ty, "a completion cannot return `impl Trait`: name the type");
-            }
-            (ty.to_token_stream(), ty.span())
-        }
-    };
+    let without_self = kind == Kind::Method && !seen_self;
+    util::check_method_has_self(sig, without_self, "completion", "completions", errors);
+    let (ret, ret_span) = util::return_type(sig, "completion", "", errors);
     if errors.len() > before {
         return None;
     }
@@ -264,30 +253,14 @@ pub fn expand(
     };
     let reference = &model.reference;
     let argument = &model.argument;
-    let ret = match server {
-        Some(s) => crate::util::replace_self(model.ret.clone(), s),
-        None => model.ret.clone(),
-    };
-    let fn_ident = &model.fn_ident;
-    let (impl_head, callee, server_ty, server_use) = match server {
-        None => (
-            quote!(impl<__S: ?::core::marker::Sized> #p::CompletionDef<__S> for #def_ty),
-            quote!(#fn_ident),
-            quote!(__S),
-            quote!(let _ = __server;),
-        ),
-        Some(s) => (
-            quote!(impl #p::CompletionDef<#s> for #def_ty),
-            quote!(__server.#fn_ident),
-            s.clone(),
-            quote!(),
-        ),
-    };
+    let ret = util::self_as(server, model.ret.clone());
+    let tr = quote!(#p::CompletionDef);
+    let [head, callee, server_ty, server_use] = def_impl(tr, def_ty, &model.fn_ident, server, &[]);
     let finish =
         quote_spanned!(model.ret_span=> <#ret as #p::IntoCompletion>::into_completion(__out));
     quote! {
         const _: () = {
-            #impl_head {
+            #head {
                 const KIND: #p::RefKind = #kind;
                 const REF: &'static str = #reference;
                 const ARGUMENT: &'static str = #argument;
@@ -312,64 +285,35 @@ pub fn expand(
 }
 
 /// A stand-in `CompletionDef` for a completion with errors.
-pub fn placeholder(def_ty: &TokenStream) -> TokenStream {
+pub fn placeholder(def_ty: &TokenStream, _name: &str) -> TokenStream {
     let p = quote!(::mcp::__private);
-    quote! {
-        impl<__S: ?::core::marker::Sized> #p::CompletionDef<__S> for #def_ty {
-            const KIND: #p::RefKind = #p::RefKind::Prompt;
-            const REF: &'static str = "";
-            const ARGUMENT: &'static str = "";
-            fn complete<'__a>(
-                _: &'__a __S,
-                _: #p::Context,
-                _: ::std::string::String,
-                _: #p::ResolvedArguments,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<#p::Completion, #p::McpError>,
-            > + ::core::marker::Send + '__a {
-                ::core::future::ready(::core::result::Result::Err(#p::McpError::internal("invalid completion")))
-            }
-        }
-    }
+    let items = quote! {
+        const KIND: #p::RefKind = #p::RefKind::Prompt;
+        const REF: &'static str = "";
+        const ARGUMENT: &'static str = "";
+    };
+    util::placeholder(
+        quote!(#p::CompletionDef),
+        def_ty,
+        items,
+        "complete",
+        &[quote!(::std::string::String), quote!(#p::ResolvedArguments)],
+        quote!(#p::Completion),
+        "completion",
+    )
 }
 
 /// `#[mcp::completion]` on a free function.
 pub fn completion_attr(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut f: syn::ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(_) => {
-            let e = syn::Error::new(
-                Span::call_site(),
-                "`#[mcp::completion]` goes on an `async fn` (or on `&self` methods inside `#[mcp::server] impl`)",
-            )
-            .to_compile_error();
-            return quote!(#e #item);
-        }
-    };
-    let mut errors = Errors::default();
-    f.attrs.retain(|a| !is_attr(a, "completion"));
-    let model = parse(args, &mut f.sig, Kind::Free, &mut errors);
-    let ident = &f.sig.ident;
-    let vis = &f.vis;
-    let def_ty = quote!(#ident);
-    let strukt = quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #vis struct #ident {}
-    };
-    match model {
-        Some(m) if errors.is_empty() => {
-            let body = expand(&m, &def_ty, None);
-            quote!(#f #strukt #body)
-        }
-        _ if matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
-            let errs = errors.to_compile_errors();
-            quote!(#errs #f)
-        }
-        _ => {
-            let errs = errors.to_compile_errors();
-            let ph = placeholder(&def_ty);
-            quote!(#errs #f #strukt #ph)
-        }
-    }
+    util::free_fn_attr(
+        &FreeFnAttr {
+            name: "completion",
+            written: "#[mcp::completion]",
+            parse: |args, _attrs, sig, errors| parse(args, sig, Kind::Free, errors),
+            expand: |m, def_ty| expand(m, def_ty, None),
+            placeholder,
+        },
+        args,
+        item,
+    )
 }

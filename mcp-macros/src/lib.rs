@@ -13,6 +13,7 @@
 use proc_macro::TokenStream;
 
 mod completion;
+mod injected;
 mod middleware;
 mod prompt;
 mod resource;

@@ -2,13 +2,13 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::spanned::Spanned;
-use syn::{FnArg, Pat, Type};
+use syn::FnArg;
 
-use crate::tool::{Kind, context_type};
+use crate::injected::{self, Injected, Supply};
+use crate::tool::Kind;
 use crate::util::{
-    Errors, check_fn_shape, check_receiver, doc_text, is_attr, is_string, lit_str, option_inner,
-    skip_value, unknown_key, unraw,
+    self, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, doc_text, is_string,
+    lit_str, option_inner, skip_value, unknown_key, unraw,
 };
 
 const PROMPT_KEYS: &[&str] = &["name", "title", "description"];
@@ -26,10 +26,9 @@ pub struct PromptModel {
     pub ret_span: Span,
 }
 
+#[allow(clippy::large_enum_variant)]
 pub enum PParam {
-    Context {
-        by_ref: bool,
-    },
+    Injected(Injected),
     Arg {
         name: String,
         required: bool,
@@ -73,7 +72,7 @@ pub fn parse(
 
     let mut params = Vec::new();
     let mut seen_self = false;
-    let mut seen_ctx = false;
+    let mut seen = injected::Seen::default();
     let mut names: Vec<String> = Vec::new();
     for input in sig.inputs.iter_mut() {
         match input {
@@ -87,25 +86,16 @@ pub fn parse(
                     .into_iter()
                     .partition(|a| a.path().is_ident("arg") || a.path().is_ident("doc"));
                 pt.attrs = rest;
-                if let Some(by_ref) = context_type(&pt.ty, errors) {
-                    if seen_ctx {
-                        errors.spanned(&pt.ty, "a prompt takes at most one context parameter");
-                    }
-                    seen_ctx = true;
-                    params.push(PParam::Context { by_ref });
+                if let Some(inj) = injected::take(pt, &arg_attrs, "prompt", &mut seen, errors) {
+                    params.push(PParam::Injected(inj));
                     continue;
                 }
-                let ident = match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                        pi.ident.clone()
-                    }
-                    other => {
-                        errors.spanned(
-                            other,
-                            "a prompt parameter needs a plain name: it is the argument's name",
-                        );
-                        continue;
-                    }
+                let Some(ident) = util::plain_param_name(
+                    &pt.pat,
+                    "a prompt parameter needs a plain name: it is the argument's name",
+                    errors,
+                ) else {
+                    continue;
                 };
                 let required = if is_string(&pt.ty) {
                     true
@@ -164,29 +154,13 @@ pub fn parse(
             }
         }
     }
-    if kind == Kind::Method && !seen_self {
-        errors.spanned(
-            &sig.ident,
-            "a `#[prompt]` method inside `#[mcp::server] impl` takes `&self`; move functions \
-             without `self` out of the impl and list them in `prompts(...)`",
-        );
-    }
-    let (name, name_span) = match &name {
-        Some(n) => (n.value(), n.span()),
-        None => (unraw(&sig.ident), sig.ident.span()),
-    };
+    let without_self = kind == Kind::Method && !seen_self;
+    util::check_method_has_self(sig, without_self, "prompt", "prompts", errors);
+    let (name, name_span) = util::handler_name(name.as_ref(), sig);
     if name.is_empty() {
         errors.at(name_span, "a prompt name cannot be empty");
     }
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
-        syn::ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::ImplTrait(_)) {
-                errors.spanned(ty, "a prompt cannot return `impl Trait`: name the type");
-            }
-            (ty.to_token_stream(), ty.span())
-        }
-    };
+    let (ret, ret_span) = util::return_type(sig, "prompt", "", errors);
     if errors.len() > before {
         return None;
     }
@@ -212,10 +186,11 @@ pub fn expand(
     let mut entries = Vec::new();
     let mut takes = Vec::new();
     let mut call_args = Vec::new();
+    let self_fix = |t| util::self_as(server, t);
+    let mut supply = Supply::default();
     for (i, param) in model.params.iter().enumerate() {
         match param {
-            PParam::Context { by_ref: true } => call_args.push(quote!(&__ctx)),
-            PParam::Context { by_ref: false } => call_args.push(quote!(__ctx)),
+            PParam::Injected(inj) => call_args.push(supply.arg(inj, i, self_fix)),
             PParam::Arg {
                 name,
                 required,
@@ -246,7 +221,7 @@ pub fn expand(
     let name = &model.name;
     let arg_names = model.params.iter().filter_map(|p| match p {
         PParam::Arg { name, .. } => Some(name),
-        PParam::Context { .. } => None,
+        PParam::Injected(_) => None,
     });
     let mut config = Vec::new();
     if let Some(t) = &model.title {
@@ -260,30 +235,16 @@ pub fn expand(
             quote!(__p.arguments = ::core::option::Option::Some(::std::vec![#(#entries),*]);),
         );
     }
-    let ret = match server {
-        Some(s) => crate::util::replace_self(model.ret.clone(), s),
-        None => model.ret.clone(),
-    };
-    let fn_ident = &model.fn_ident;
-    let (impl_head, callee, server_ty, server_use) = match server {
-        None => (
-            quote!(impl<__S: ?::core::marker::Sized> #p::PromptDef<__S> for #def_ty),
-            quote!(#fn_ident),
-            quote!(__S),
-            quote!(let _ = __server;),
-        ),
-        Some(s) => (
-            quote!(impl #p::PromptDef<#s> for #def_ty),
-            quote!(__server.#fn_ident),
-            s.clone(),
-            quote!(),
-        ),
-    };
+    let ret = self_fix(model.ret.clone());
+    let tr = quote!(#p::PromptDef);
+    let [head, callee, server_ty, server_use] =
+        def_impl(tr, def_ty, &model.fn_ident, server, &supply.state_bounds);
+    let lets = &supply.lets;
     let finish =
         quote_spanned!(model.ret_span=> <#ret as #p::IntoPromptResult>::into_prompt_result(__out));
     quote! {
         const _: () = {
-            #impl_head {
+            #head {
                 const NAME: &'static str = #name;
                 const ARGUMENTS: &'static [&'static str] = &[#(#arg_names),*];
                 fn prompt() -> &'static #p::Prompt {
@@ -306,6 +267,7 @@ pub fn expand(
                     async move {
                         let _ = &__ctx;
                         #(#takes)*
+                        #(#lets)*
                         let __out = #callee(#(#call_args),*).await;
                         #finish
                     }
@@ -318,63 +280,36 @@ pub fn expand(
 /// A stand-in `PromptDef` for a prompt with errors.
 pub fn placeholder(def_ty: &TokenStream, name: &str) -> TokenStream {
     let p = quote!(::mcp::__private);
-    quote! {
-        impl<__S: ?::core::marker::Sized> #p::PromptDef<__S> for #def_ty {
-            const NAME: &'static str = #name;
-            const ARGUMENTS: &'static [&'static str] = &[];
-            fn prompt() -> &'static #p::Prompt {
-                ::core::unimplemented!()
-            }
-            fn get<'__a>(
-                _: &'__a __S,
-                _: #p::Context,
-                _: #p::HashMap<::std::string::String, ::std::string::String>,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<#p::GetPromptResult, #p::McpError>,
-            > + ::core::marker::Send + '__a {
-                ::core::future::ready(::core::result::Result::Err(#p::McpError::internal("invalid prompt")))
-            }
+    let items = quote! {
+        const NAME: &'static str = #name;
+        const ARGUMENTS: &'static [&'static str] = &[];
+        fn prompt() -> &'static #p::Prompt {
+            ::core::unimplemented!()
         }
-    }
+    };
+    let args = quote!(#p::HashMap<::std::string::String, ::std::string::String>);
+    util::placeholder(
+        quote!(#p::PromptDef),
+        def_ty,
+        items,
+        "get",
+        &[args],
+        quote!(#p::GetPromptResult),
+        "prompt",
+    )
 }
 
 /// `#[mcp::prompt]` on a free function.
 pub fn prompt_attr(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut f: syn::ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(_) => {
-            let e = syn::Error::new(
-                Span::call_site(),
-                "`#[mcp::prompt]` goes on an `async fn` (or on `&self` methods inside `#[mcp::server] impl`)",
-            )
-            .to_compile_error();
-            return quote!(#e #item);
-        }
-    };
-    let mut errors = Errors::default();
-    f.attrs.retain(|a| !is_attr(a, "prompt"));
-    let model = parse(args, &f.attrs, &mut f.sig, Kind::Free, &mut errors);
-    let ident = &f.sig.ident;
-    let vis = &f.vis;
-    let def_ty = quote!(#ident);
-    let strukt = quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #vis struct #ident {}
-    };
-    match model {
-        Some(m) if errors.is_empty() => {
-            let body = expand(&m, &def_ty, None);
-            quote!(#f #strukt #body)
-        }
-        _ if matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
-            let errs = errors.to_compile_errors();
-            quote!(#errs #f)
-        }
-        _ => {
-            let errs = errors.to_compile_errors();
-            let ph = placeholder(&def_ty, &ident.to_string());
-            quote!(#errs #f #strukt #ph)
-        }
-    }
+    util::free_fn_attr(
+        &FreeFnAttr {
+            name: "prompt",
+            written: "#[mcp::prompt]",
+            parse: |args, attrs, sig, errors| parse(args, attrs, sig, Kind::Free, errors),
+            expand: |m, def_ty| expand(m, def_ty, None),
+            placeholder,
+        },
+        args,
+        item,
+    )
 }

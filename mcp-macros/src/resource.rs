@@ -5,12 +5,13 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Pat, Type};
+use syn::{FnArg, Type};
 
-use crate::tool::{Kind, context_type};
+use crate::injected::{self, Injected, Supply};
+use crate::tool::Kind;
 use crate::util::{
-    Errors, check_fn_shape, check_receiver, doc_text, is_attr, lit_str, skip_value, unknown_key,
-    unraw,
+    self, Errors, FreeFnAttr, check_fn_shape, check_receiver, def_impl, doc_text, lit_str,
+    skip_value, unknown_key, unraw,
 };
 
 const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mime_type"];
@@ -33,7 +34,7 @@ pub struct ResourceModel {
 
 #[allow(clippy::large_enum_variant)]
 pub enum RParam {
-    Context { by_ref: bool },
+    Injected(Injected),
     Var { var: usize, name: String, ty: Type },
 }
 
@@ -154,7 +155,7 @@ pub fn parse(
     let mut params = Vec::new();
     let mut bound = vec![false; vars.len()];
     let mut seen_self = false;
-    let mut seen_ctx = false;
+    let mut seen = injected::Seen::default();
     let var_list = vars
         .iter()
         .map(|v| format!("`{v}`"))
@@ -168,28 +169,21 @@ pub fn parse(
                 check_receiver(r, kind == Kind::Method, "#[resource]", errors);
             }
             FnArg::Typed(pt) => {
-                pt.attrs
-                    .retain(|a| !a.path().is_ident("arg") && !a.path().is_ident("doc"));
-                if let Some(by_ref) = context_type(&pt.ty, errors) {
-                    if seen_ctx {
-                        errors.spanned(&pt.ty, "a resource takes at most one context parameter");
-                    }
-                    seen_ctx = true;
-                    params.push(RParam::Context { by_ref });
+                let (arg_attrs, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut pt.attrs)
+                    .into_iter()
+                    .partition(|a| a.path().is_ident("arg") || a.path().is_ident("doc"));
+                pt.attrs = rest;
+                if let Some(inj) = injected::take(pt, &arg_attrs, "resource", &mut seen, errors) {
+                    params.push(RParam::Injected(inj));
                     continue;
                 }
-                let ident = match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                        pi.ident.clone()
-                    }
-                    other => {
-                        errors.spanned(
-                            other,
-                            "a resource parameter needs a plain name: it binds the URI \
+                let Some(ident) = util::plain_param_name(
+                    &pt.pat,
+                    "a resource parameter needs a plain name: it binds the URI \
                              template variable of that name",
-                        );
-                        continue;
-                    }
+                    errors,
+                ) else {
+                    continue;
                 };
                 let n = unraw(&ident);
                 if let Type::Reference(r) = &*pt.ty {
@@ -242,29 +236,13 @@ pub fn parse(
             );
         }
     }
-    if kind == Kind::Method && !seen_self {
-        errors.spanned(
-            &sig.ident,
-            "a `#[resource]` method inside `#[mcp::server] impl` takes `&self`; move functions \
-             without `self` out of the impl and list them in `resources(...)`",
-        );
-    }
-    let (name, name_span) = match &name {
-        Some(n) => (n.value(), n.span()),
-        None => (unraw(&sig.ident), sig.ident.span()),
-    };
+    let without_self = kind == Kind::Method && !seen_self;
+    util::check_method_has_self(sig, without_self, "resource", "resources", errors);
+    let (name, name_span) = util::handler_name(name.as_ref(), sig);
     if name.is_empty() {
         errors.at(name_span, "a resource name cannot be empty");
     }
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
-        syn::ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::ImplTrait(_)) {
-                errors.spanned(ty, "a resource cannot return `impl Trait`: name the type");
-            }
-            (ty.to_token_stream(), ty.span())
-        }
-    };
+    let (ret, ret_span) = util::return_type(sig, "resource", "", errors);
     if errors.len() > before {
         return None;
     }
@@ -291,16 +269,13 @@ pub fn expand(
     server: Option<&TokenStream>,
 ) -> TokenStream {
     let p = quote!(::mcp::__private);
-    let self_fix = |t: TokenStream| match server {
-        Some(s) => crate::util::replace_self(t, s),
-        None => t,
-    };
+    let self_fix = |t| util::self_as(server, t);
     let mut takes = Vec::new();
     let mut call_args = Vec::new();
+    let mut supply = Supply::default();
     for (i, param) in model.params.iter().enumerate() {
         match param {
-            RParam::Context { by_ref: true } => call_args.push(quote!(&__ctx)),
-            RParam::Context { by_ref: false } => call_args.push(quote!(__ctx)),
+            RParam::Injected(inj) => call_args.push(supply.arg(inj, i, self_fix)),
             RParam::Var { var, name, ty } => {
                 let v = format_ident!("__var{}", i);
                 let ty = self_fix(ty.to_token_stream());
@@ -345,26 +320,15 @@ pub fn expand(
         None => quote!(::core::option::Option::None),
     };
     let ret = self_fix(model.ret.clone());
-    let fn_ident = &model.fn_ident;
-    let (impl_head, callee, server_ty, server_use) = match server {
-        None => (
-            quote!(impl<__S: ?::core::marker::Sized> #p::ResourceDef<__S> for #def_ty),
-            quote!(#fn_ident),
-            quote!(__S),
-            quote!(let _ = __server;),
-        ),
-        Some(s) => (
-            quote!(impl #p::ResourceDef<#s> for #def_ty),
-            quote!(__server.#fn_ident),
-            s.clone(),
-            quote!(),
-        ),
-    };
+    let tr = quote!(#p::ResourceDef);
+    let [head, callee, server_ty, server_use] =
+        def_impl(tr, def_ty, &model.fn_ident, server, &supply.state_bounds);
+    let lets = &supply.lets;
     let finish = quote_spanned!(model.ret_span=>
         <#ret as #p::IntoReadResult>::into_read_result(__out, &__uri, #mime));
     quote! {
         const _: () = {
-            #impl_head {
+            #head {
                 const NAME: &'static str = #name;
                 const URI: &'static str = #uri;
                 const TEMPLATE: bool = #template;
@@ -386,6 +350,7 @@ pub fn expand(
                     async move {
                         let _ = (&__ctx, &__vars);
                         #(#takes)*
+                        #(#lets)*
                         let __out = #callee(#(#call_args),*).await;
                         #finish
                     }
@@ -398,68 +363,42 @@ pub fn expand(
 /// A stand-in `ResourceDef` for a resource with errors.
 pub fn placeholder(def_ty: &TokenStream, name: &str) -> TokenStream {
     let p = quote!(::mcp::__private);
-    quote! {
-        impl<__S: ?::core::marker::Sized> #p::ResourceDef<__S> for #def_ty {
-            const NAME: &'static str = #name;
-            const URI: &'static str = "";
-            const TEMPLATE: bool = false;
-            fn resource() -> ::core::option::Option<&'static #p::Resource> {
-                ::core::option::Option::None
-            }
-            fn template() -> ::core::option::Option<&'static #p::ResourceTemplate> {
-                ::core::option::Option::None
-            }
-            fn read<'__a>(
-                _: &'__a __S,
-                _: #p::Context,
-                _: ::std::string::String,
-                _: ::std::vec::Vec<::std::string::String>,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<#p::ReadResourceResult, #p::McpError>,
-            > + ::core::marker::Send + '__a {
-                ::core::future::ready(::core::result::Result::Err(#p::McpError::internal("invalid resource")))
-            }
+    let items = quote! {
+        const NAME: &'static str = #name;
+        const URI: &'static str = "";
+        const TEMPLATE: bool = false;
+        fn resource() -> ::core::option::Option<&'static #p::Resource> {
+            ::core::option::Option::None
         }
-    }
+        fn template() -> ::core::option::Option<&'static #p::ResourceTemplate> {
+            ::core::option::Option::None
+        }
+    };
+    util::placeholder(
+        quote!(#p::ResourceDef),
+        def_ty,
+        items,
+        "read",
+        &[
+            quote!(::std::string::String),
+            quote!(::std::vec::Vec<::std::string::String>),
+        ],
+        quote!(#p::ReadResourceResult),
+        "resource",
+    )
 }
 
 /// `#[mcp::resource("...")]` on a free function.
 pub fn resource_attr(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut f: syn::ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(_) => {
-            let e = syn::Error::new(
-                Span::call_site(),
-                "`#[mcp::resource(\"...\")]` goes on an `async fn` (or on `&self` methods inside `#[mcp::server] impl`)",
-            )
-            .to_compile_error();
-            return quote!(#e #item);
-        }
-    };
-    let mut errors = Errors::default();
-    f.attrs.retain(|a| !is_attr(a, "resource"));
-    let model = parse(args, &f.attrs, &mut f.sig, Kind::Free, &mut errors);
-    let ident = &f.sig.ident;
-    let vis = &f.vis;
-    let def_ty = quote!(#ident);
-    let strukt = quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #vis struct #ident {}
-    };
-    match model {
-        Some(m) if errors.is_empty() => {
-            let body = expand(&m, &def_ty, None);
-            quote!(#f #strukt #body)
-        }
-        _ if matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
-            let errs = errors.to_compile_errors();
-            quote!(#errs #f)
-        }
-        _ => {
-            let errs = errors.to_compile_errors();
-            let ph = placeholder(&def_ty, &ident.to_string());
-            quote!(#errs #f #strukt #ph)
-        }
-    }
+    util::free_fn_attr(
+        &FreeFnAttr {
+            name: "resource",
+            written: "#[mcp::resource(\"...\")]",
+            parse: |args, attrs, sig, errors| parse(args, attrs, sig, Kind::Free, errors),
+            expand: |m, def_ty| expand(m, def_ty, None),
+            placeholder,
+        },
+        args,
+        item,
+    )
 }

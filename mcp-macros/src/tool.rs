@@ -5,10 +5,12 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{FnArg, Pat, Type};
+use syn::{FnArg, Type};
 
+use crate::injected::{self, Injected, Supply};
 use crate::util::{
-    Errors, RESERVED, doc_text, flag, is_attr, lit_str, reserved_message, skip_value, unknown_key,
+    self, Errors, FreeFnAttr, RESERVED, def_impl, doc_text, flag, lit_str, reserved_message,
+    skip_value, unknown_key, unraw,
 };
 
 const TOOL_KEYS: &[&str] = &[
@@ -46,29 +48,6 @@ pub struct ToolModel {
 pub enum Param {
     Injected(Injected),
     Arg(Arg),
-}
-
-/// A parameter recognised by its type and supplied by the runtime, not the client.
-pub enum Injected {
-    /// `Context` / `&Context`.
-    Context { by_ref: bool },
-    /// `State<T>`: `T` borrowed from the server (`Provides<T>`).
-    State(Box<Type>),
-    /// `CancellationToken` / `&CancellationToken`: the request's cancellation.
-    Cancel { by_ref: bool },
-    /// `Progress` / `&Progress`: the request's progress reporter.
-    Progress { by_ref: bool },
-}
-
-impl Injected {
-    fn label(&self) -> &'static str {
-        match self {
-            Injected::Context { .. } => "context (`Context`)",
-            Injected::State(_) => "state (`State<T>`)",
-            Injected::Cancel { .. } => "cancellation token (`CancellationToken`)",
-            Injected::Progress { .. } => "progress reporter (`Progress`)",
-        }
-    }
 }
 
 /// `icons(...)`: literal sources, or an expression giving the `Vec<Icon>`.
@@ -111,7 +90,7 @@ pub fn parse(
     kind: Kind,
     errors: &mut Errors,
 ) -> Option<ToolModel> {
-    let before = errors_len(errors);
+    let before = errors.len();
     let mut name: Option<syn::LitStr> = None;
     let mut title = None;
     let mut description: Option<syn::LitStr> = None;
@@ -179,7 +158,7 @@ pub fn parse(
     }
 
     let mut params = Vec::new();
-    let mut seen_injected: Vec<(std::mem::Discriminant<Injected>, Span)> = Vec::new();
+    let mut seen = injected::Seen::default();
     let mut seen_self = false;
     for input in sig.inputs.iter_mut() {
         match input {
@@ -207,44 +186,17 @@ pub fn parse(
                     .into_iter()
                     .partition(|a| a.path().is_ident("arg") || a.path().is_ident("doc"));
                 pt.attrs = rest;
-                if let Some(inj) = injected_type(&pt.ty, errors) {
-                    if matches!(inj, Injected::State(_)) {
-                        // `async fn` parameters need the borrow's lifetime spelled out.
-                        elide_state_lifetime(&mut pt.ty);
-                    }
-                    let kind = std::mem::discriminant(&inj);
-                    if let Some((_, first)) = seen_injected.iter().find(|(k, _)| *k == kind) {
-                        let mut e = syn::Error::new_spanned(
-                            &pt.ty,
-                            format!("a tool takes at most one {} parameter", inj.label()),
-                        );
-                        e.combine(syn::Error::new(*first, "the first one is here"));
-                        errors.push(e);
-                    }
-                    seen_injected.push((kind, pt.ty.span()));
-                    for a in &arg_attrs {
-                        if a.path().is_ident("arg") {
-                            errors.spanned(
-                                a,
-                                format!("`#[arg]` does not apply to the injected {}", inj.label()),
-                            );
-                        }
-                    }
+                if let Some(inj) = injected::take(pt, &arg_attrs, "tool", &mut seen, errors) {
                     params.push(Param::Injected(inj));
                     continue;
                 }
-                let ident = match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                        pi.ident.clone()
-                    }
-                    other => {
-                        errors.spanned(
-                            other,
-                            "a tool parameter needs a plain name: the name is the argument's \
+                let Some(ident) = util::plain_param_name(
+                    &pt.pat,
+                    "a tool parameter needs a plain name: the name is the argument's \
                              name in the schema",
-                        );
-                        continue;
-                    }
+                    errors,
+                ) else {
+                    continue;
                 };
                 if matches!(&*pt.ty, Type::ImplTrait(_)) {
                     errors.spanned(&pt.ty, "a tool parameter cannot be `impl Trait`");
@@ -304,13 +256,8 @@ pub fn parse(
             }
         }
     }
-    if kind == Kind::Method && !seen_self {
-        errors.spanned(
-            &sig.ident,
-            "a `#[tool]` method inside `#[mcp::server] impl` takes `&self`; move functions \
-             without `self` out of the impl and list them in `tools(...)`",
-        );
-    }
+    let without_self = kind == Kind::Method && !seen_self;
+    util::check_method_has_self(sig, without_self, "tool", "tools", errors);
 
     // Duplicate argument names (after `rename`).
     let mut names: Vec<(String, Span)> = Vec::new();
@@ -352,10 +299,7 @@ pub fn parse(
         }
     }
 
-    let (name, name_span) = match &name {
-        Some(n) => (n.value(), n.span()),
-        None => (unraw(&sig.ident), sig.ident.span()),
-    };
+    let (name, name_span) = util::handler_name(name.as_ref(), sig);
     if !is_valid_tool_name(&name) {
         errors.at(
             name_span,
@@ -369,20 +313,9 @@ pub fn parse(
         errors.at(name_span, reserved_message(&name));
     }
 
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
-        syn::ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::ImplTrait(_)) {
-                errors.spanned(
-                    ty,
-                    "a tool cannot return `impl Trait`: name the type (it decides the output schema)",
-                );
-            }
-            (ty.to_token_stream(), ty.span())
-        }
-    };
+    let (ret, ret_span) = util::return_type(sig, "tool", " (it decides the output schema)", errors);
 
-    if errors_len(errors) > before {
+    if errors.len() > before {
         return None;
     }
     Some(ToolModel {
@@ -555,16 +488,6 @@ fn check_meta_key(key: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn errors_len(errors: &Errors) -> usize {
-    // `Errors` does not expose its length publicly elsewhere; count via compile errors.
-    errors.len()
-}
-
-fn unraw(i: &syn::Ident) -> String {
-    let s = i.to_string();
-    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
-}
-
 /// RFC 9110 `token`: one or more of letters, digits and ``!#$%&'*+-.^_`|~``.
 fn is_token(s: &str) -> bool {
     !s.is_empty()
@@ -658,91 +581,6 @@ fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-/// `Some(by_ref)` when `ty` is the injected context (`Context`, `&Context`, any path ending
-/// in `Context`).
-pub fn context_type(ty: &Type, errors: &mut Errors) -> Option<bool> {
-    fn is_ctx(ty: &Type) -> bool {
-        matches!(ty, Type::Path(p) if p.qself.is_none()
-            && p.path.segments.last().is_some_and(|s| s.ident == "Context" && s.arguments.is_none()))
-    }
-    match ty {
-        Type::Reference(r) if is_ctx(&r.elem) => {
-            if r.mutability.is_some() {
-                errors.spanned(
-                    ty,
-                    "the context is shared: take `&Context` or `Context`, not `&mut Context`",
-                );
-            }
-            Some(true)
-        }
-        t if is_ctx(t) => Some(false),
-        _ => None,
-    }
-}
-
-/// The injected parameter `ty` is, if any: the context, `State<T>`, `CancellationToken`,
-/// `Progress` (by the last segment of the path; a reference for all but `State`).
-pub fn injected_type(ty: &Type, errors: &mut Errors) -> Option<Injected> {
-    if let Some(by_ref) = context_type(ty, errors) {
-        return Some(Injected::Context { by_ref });
-    }
-    let (inner, by_ref) = match ty {
-        Type::Reference(r) => (&*r.elem, true),
-        t => (t, false),
-    };
-    let Type::Path(p) = inner else { return None };
-    if p.qself.is_some() {
-        return None;
-    }
-    let seg = p.path.segments.last()?;
-    let plain = seg.arguments.is_none();
-    let inj = match seg.ident.to_string().as_str() {
-        "CancellationToken" if plain => Injected::Cancel { by_ref },
-        "Progress" if plain => Injected::Progress { by_ref },
-        "State" => {
-            let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
-                errors.spanned(ty, "write the state's type: `State<MyServer>`");
-                return Some(Injected::State(Box::new(syn::parse_quote!(()))));
-            };
-            let types: Vec<&Type> = a
-                .args
-                .iter()
-                .filter_map(|g| match g {
-                    syn::GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                })
-                .collect();
-            if types.len() != 1 {
-                errors.spanned(ty, "write the state's type: `State<MyServer>`");
-                return Some(Injected::State(Box::new(syn::parse_quote!(()))));
-            }
-            if by_ref {
-                errors.spanned(
-                    ty,
-                    "take `State<T>` by value: it is already a borrow of the server's state",
-                );
-            }
-            Injected::State(Box::new(types[0].clone()))
-        }
-        _ => return None,
-    };
-    Some(inj)
-}
-
-/// Writes `State<T>` as `State<'_, T>` (an `async fn` parameter may not leave it implicit).
-fn elide_state_lifetime(ty: &mut Type) {
-    if let Type::Path(p) = ty
-        && let Some(seg) = p.path.segments.last_mut()
-        && let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments
-        && !a
-            .args
-            .iter()
-            .any(|g| matches!(g, syn::GenericArgument::Lifetime(_)))
-    {
-        a.args.insert(0, syn::parse_quote!('_));
-    }
-}
-
 /// The `ToolDef` implementation for `model`, on `def_ty`.
 ///
 /// `server` is the concrete server type for methods (`None` for free functions, which
@@ -758,46 +596,11 @@ pub fn expand(
     let mut defaults = Vec::new();
     let mut call_args = Vec::new();
     let mut checks = Vec::new();
-    let self_fix = |t: TokenStream| match server {
-        Some(s) => crate::util::replace_self(t, s),
-        None => t,
-    };
-    let mut injections = Vec::new();
-    let mut state_bounds = Vec::new();
+    let self_fix = |t| util::self_as(server, t);
+    let mut supply = Supply::default();
     for (i, param) in model.params.iter().enumerate() {
         match param {
-            Param::Injected(inj) => {
-                let v = format_ident!("__inj{}", i);
-                let (value, by_ref) = match inj {
-                    Injected::Context { by_ref } => {
-                        call_args.push(if *by_ref {
-                            quote!(&__ctx)
-                        } else {
-                            quote!(__ctx)
-                        });
-                        continue;
-                    }
-                    Injected::State(t) => {
-                        let t = self_fix(t.to_token_stream());
-                        if state_bounds.is_empty() {
-                            // The future holds a borrow of the server.
-                            state_bounds.push(quote!(::core::marker::Sync));
-                        }
-                        state_bounds.push(quote!(#p::Provides<#t>));
-                        (quote!(#p::State::<#t>::of(__server)), false)
-                    }
-                    Injected::Cancel { by_ref } => (
-                        quote!(::core::clone::Clone::clone(__ctx.cancellation())),
-                        *by_ref,
-                    ),
-                    Injected::Progress { by_ref } => (
-                        quote!(#p::Progress::new(::core::clone::Clone::clone(&__ctx))),
-                        *by_ref,
-                    ),
-                };
-                injections.push(quote!(let #v = #value;));
-                call_args.push(if by_ref { quote!(&#v) } else { quote!(#v) });
-            }
+            Param::Injected(inj) => call_args.push(supply.arg(inj, i, self_fix)),
             Param::Arg(a) => {
                 let ident = &a.ident;
                 let ty = self_fix(a.ty.to_token_stream());
@@ -889,21 +692,10 @@ pub fn expand(
             });
         });
     }
-    let fn_ident = &model.fn_ident;
-    let (impl_head, callee, server_ty, server_use) = match server {
-        None => (
-            quote!(impl<__S: ?::core::marker::Sized #(+ #state_bounds)*> #p::ToolDef<__S> for #def_ty),
-            quote!(#fn_ident),
-            quote!(__S),
-            quote!(let _ = __server;),
-        ),
-        Some(s) => (
-            quote!(impl #p::ToolDef<#s> for #def_ty),
-            quote!(__server.#fn_ident),
-            s.clone(),
-            quote!(),
-        ),
-    };
+    let tr = quote!(#p::ToolDef);
+    let [head, callee, server_ty, server_use] =
+        def_impl(tr, def_ty, &model.fn_ident, server, &supply.state_bounds);
+    let lets = &supply.lets;
     let finish =
         quote_spanned!(model.ret_span=> <Self as #p::ToolDef<#server_ty>>::info().finish(__out));
     let decode = quote! {
@@ -924,7 +716,7 @@ pub fn expand(
             fn __mcp_checks() {
                 #(#checks)*
             }
-            #impl_head {
+            #head {
                 const NAME: &'static str = #name;
                 fn info() -> &'static #p::ToolInfo {
                     static INFO: #p::OnceLock<#p::ToolInfo> = #p::OnceLock::new();
@@ -942,7 +734,7 @@ pub fn expand(
                     #server_use
                     async move {
                         #decode
-                        #(#injections)*
+                        #(#lets)*
                         let __out = #callee(#(#call_args),*).await;
                         #finish
                     }
@@ -952,69 +744,38 @@ pub fn expand(
     }
 }
 
-/// A stand-in `ToolDef` for a tool with errors, so a server listing it shows no follow-on
-/// errors.
+/// A stand-in `ToolDef` for a tool with errors.
 pub fn placeholder(def_ty: &TokenStream, name: &str) -> TokenStream {
     let p = quote!(::mcp::__private);
-    quote! {
-        impl<__S: ?::core::marker::Sized> #p::ToolDef<__S> for #def_ty {
-            const NAME: &'static str = #name;
-            fn info() -> &'static #p::ToolInfo {
-                ::core::unimplemented!()
-            }
-            fn call<'__a>(
-                _: &'__a __S,
-                _: #p::Context,
-                _: ::core::option::Option<::std::boxed::Box<#p::RawValue>>,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<#p::CallToolResult, #p::McpError>,
-            > + ::core::marker::Send + '__a {
-                ::core::future::ready(::core::result::Result::Err(#p::McpError::internal("invalid tool")))
-            }
+    let items = quote! {
+        const NAME: &'static str = #name;
+        fn info() -> &'static #p::ToolInfo {
+            ::core::unimplemented!()
         }
-    }
+    };
+    let args = quote!(::core::option::Option<::std::boxed::Box<#p::RawValue>>);
+    util::placeholder(
+        quote!(#p::ToolDef),
+        def_ty,
+        items,
+        "call",
+        &[args],
+        quote!(#p::CallToolResult),
+        "tool",
+    )
 }
 
 /// `#[mcp::tool]` on a free function.
 pub fn tool_attr(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut f: syn::ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(_) => {
-            let e = syn::Error::new(
-                Span::call_site(),
-                "`#[mcp::tool]` goes on an `async fn` (or on `&self` methods inside `#[mcp::server] impl`)",
-            );
-            {
-                let e = e.to_compile_error();
-                return quote!(#e #item);
-            }
-        }
-    };
-    let mut errors = Errors::default();
-    f.attrs.retain(|a| !is_attr(a, "tool"));
-    let model = parse(args, &f.attrs, &mut f.sig, Kind::Free, &mut errors);
-    let ident = &f.sig.ident;
-    let vis = &f.vis;
-    let def_ty = quote!(#ident);
-    let strukt = quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #vis struct #ident {}
-    };
-    match model {
-        Some(m) if errors.is_empty() => {
-            let body = expand(&m, &def_ty, None);
-            quote!(#f #strukt #body)
-        }
-        _ if matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
-            // A method outside `#[mcp::server] impl`: only the method itself may be emitted.
-            let errs = errors.to_compile_errors();
-            quote!(#errs #f)
-        }
-        _ => {
-            let errs = errors.to_compile_errors();
-            let ph = placeholder(&def_ty, &ident.to_string());
-            quote!(#errs #f #strukt #ph)
-        }
-    }
+    util::free_fn_attr(
+        &FreeFnAttr {
+            name: "tool",
+            written: "#[mcp::tool]",
+            parse: |args, attrs, sig, errors| parse(args, attrs, sig, Kind::Free, errors),
+            expand: |m, def_ty| expand(m, def_ty, None),
+            placeholder,
+        },
+        args,
+        item,
+    )
 }

@@ -1,7 +1,7 @@
 //! Shared pieces: the error accumulator, attribute-key parsing with "did you mean", docs.
 
 use proc_macro2::{Span, TokenStream};
-use quote::ToTokens;
+use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
 
 /// Collects every error of one macro invocation, so the user sees all mistakes at once.
@@ -133,6 +133,15 @@ pub fn reserved_message(name: &str) -> String {
     )
 }
 
+/// `tokens` with `Self` as the server type of a method (`server`), as they are for a free
+/// function.
+pub fn self_as(server: Option<&TokenStream>, tokens: TokenStream) -> TokenStream {
+    match server {
+        Some(s) => replace_self(tokens, s),
+        None => tokens,
+    }
+}
+
 /// Replaces `Self` with `ty` (for code generated outside the user's impl block).
 pub fn replace_self(tokens: TokenStream, ty: &TokenStream) -> TokenStream {
     use proc_macro2::TokenTree;
@@ -227,4 +236,189 @@ pub fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
 pub fn is_string(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none()
         && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_none()))
+}
+
+/// The pieces of a `…Def` implementation of the trait `tr` (a path such as
+/// `::mcp::__private::PromptDef`) for `def_ty` that depend on whether the function
+/// `fn_ident` is free (`server` is `None`; `bounds` go on its `__S`) or a method of
+/// `server`: the impl head, what the body calls (`f` or `__server.f`), the server type in
+/// the signature (`__S` or the server), and the statement that marks `__server` used.
+pub fn def_impl(
+    tr: TokenStream,
+    def_ty: &TokenStream,
+    fn_ident: &syn::Ident,
+    server: Option<&TokenStream>,
+    bounds: &[TokenStream],
+) -> [TokenStream; 4] {
+    match server {
+        None => [
+            quote!(impl<__S: ?::core::marker::Sized #(+ #bounds)*> #tr<__S> for #def_ty),
+            quote!(#fn_ident),
+            quote!(__S),
+            quote!(let _ = __server;),
+        ],
+        Some(s) => [
+            quote!(impl #tr<#s> for #def_ty),
+            quote!(__server.#fn_ident),
+            s.clone(),
+            TokenStream::new(),
+        ],
+    }
+}
+
+/// A stand-in implementation of `tr` (a `…Def` trait) for a function with errors, so a
+/// server listing it shows no follow-on errors: `items` (its constants and listing
+/// functions) and the handler `method(server, ctx, extra...)` that fails with
+/// "invalid `what`".
+pub fn placeholder(
+    tr: TokenStream,
+    def_ty: &TokenStream,
+    items: TokenStream,
+    method: &str,
+    extra: &[TokenStream],
+    output: TokenStream,
+    what: &str,
+) -> TokenStream {
+    let p = quote!(::mcp::__private);
+    let method = syn::Ident::new(method, Span::call_site());
+    let message = format!("invalid {what}");
+    quote! {
+        impl<__S: ?::core::marker::Sized> #tr<__S> for #def_ty {
+            #items
+            fn #method<'__a>(
+                _: &'__a __S,
+                _: #p::Context,
+                #(_: #extra,)*
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#output, #p::McpError>,
+            > + ::core::marker::Send + '__a {
+                ::core::future::ready(::core::result::Result::Err(#p::McpError::internal(#message)))
+            }
+        }
+    }
+}
+
+/// How one attribute macro treats a function: parse it into a model (reporting into
+/// `Errors`), expand a model for the definition type, or write a stand-in.
+pub struct FreeFnAttr<M> {
+    /// The attribute's name (`prompt`): the attribute is removed from the function.
+    pub name: &'static str,
+    /// How the attribute is written, for the error on a non-function (`#[mcp::prompt]`).
+    pub written: &'static str,
+    /// Parses and checks; strips parameter attributes from the signature in every case.
+    pub parse: fn(TokenStream, &[syn::Attribute], &mut syn::Signature, &mut Errors) -> Option<M>,
+    /// The trait implementation for a model, on the definition type.
+    pub expand: fn(&M, &TokenStream) -> TokenStream,
+    /// The stand-in implementation on the definition type, given the function's name.
+    pub placeholder: fn(&TokenStream, &str) -> TokenStream,
+}
+
+/// `#[mcp::tool]`-style attributes on a free function: the function as written (less
+/// parameter attributes), a hidden unit struct of the same name that implements the
+/// handler trait, and every error at once. With errors the struct gets a stand-in
+/// implementation, except for a method outside `#[mcp::server] impl`, where only the
+/// method may be emitted.
+pub fn free_fn_attr<M>(attr: &FreeFnAttr<M>, args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut f: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = syn::Error::new(
+                Span::call_site(),
+                format!(
+                    "`{}` goes on an `async fn` (or on `&self` methods inside `#[mcp::server] impl`)",
+                    attr.written
+                ),
+            )
+            .to_compile_error();
+            return quote!(#e #item);
+        }
+    };
+    let mut errors = Errors::default();
+    f.attrs.retain(|a| !is_attr(a, attr.name));
+    let model = (attr.parse)(args, &f.attrs, &mut f.sig, &mut errors);
+    let ident = &f.sig.ident;
+    let vis = &f.vis;
+    let def_ty = quote!(#ident);
+    let strukt = quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {}
+    };
+    match model {
+        Some(m) if errors.is_empty() => {
+            let body = (attr.expand)(&m, &def_ty);
+            quote!(#f #strukt #body)
+        }
+        _ if matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(_))) => {
+            let errs = errors.to_compile_errors();
+            quote!(#errs #f)
+        }
+        _ => {
+            let errs = errors.to_compile_errors();
+            let ph = (attr.placeholder)(&def_ty, &ident.to_string());
+            quote!(#errs #f #strukt #ph)
+        }
+    }
+}
+
+/// Reports a handler method inside `#[mcp::server] impl` (`kind` a method) that takes no
+/// `self`: `attr` is its attribute (`prompt`), `list` the server option for free
+/// functions (`prompts`).
+pub fn check_method_has_self(
+    sig: &syn::Signature,
+    method_without_self: bool,
+    attr: &str,
+    list: &str,
+    errors: &mut Errors,
+) {
+    if method_without_self {
+        errors.spanned(
+            &sig.ident,
+            format!(
+                "a `#[{attr}]` method inside `#[mcp::server] impl` takes `&self`; move functions \
+                 without `self` out of the impl and list them in `{list}(...)`"
+            ),
+        );
+    }
+}
+
+/// The handler's name (`name = "..."`, else the function's) and where to report it.
+pub fn handler_name(name: Option<&syn::LitStr>, sig: &syn::Signature) -> (String, Span) {
+    match name {
+        Some(n) => (n.value(), n.span()),
+        None => (unraw(&sig.ident), sig.ident.span()),
+    }
+}
+
+/// The function's return type (`()` when none) and its span; `impl Trait` is refused
+/// ("a `what` cannot return `impl Trait`: name the type`why`").
+pub fn return_type(
+    sig: &syn::Signature,
+    what: &str,
+    why: &str,
+    errors: &mut Errors,
+) -> (TokenStream, Span) {
+    match &sig.output {
+        syn::ReturnType::Default => (quote!(()), sig.ident.span()),
+        syn::ReturnType::Type(_, ty) => {
+            if matches!(&**ty, syn::Type::ImplTrait(_)) {
+                errors.spanned(
+                    ty,
+                    format!("a {what} cannot return `impl Trait`: name the type{why}"),
+                );
+            }
+            (ty.to_token_stream(), syn::spanned::Spanned::span(&**ty))
+        }
+    }
+}
+
+/// The parameter's name when `pat` is a plain identifier; otherwise reports `message`.
+pub fn plain_param_name(pat: &syn::Pat, message: &str, errors: &mut Errors) -> Option<syn::Ident> {
+    match pat {
+        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Some(pi.ident.clone()),
+        other => {
+            errors.spanned(other, message);
+            None
+        }
+    }
 }

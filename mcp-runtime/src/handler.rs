@@ -114,7 +114,8 @@ pub struct Registry {
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
     resource_fns: HashMap<String, Arc<ResourceFn>>,
-    template_fn: Option<Arc<ResourceFn>>,
+    /// The reader of `templates[i]`, same index.
+    template_fns: Vec<Arc<ResourceFn>>,
     completion_fns: HashMap<(RefKind, String, String), Arc<CompleteFn>>,
     /// Bumped by every change, so cached list encodings are dropped.
     generation: u64,
@@ -168,16 +169,31 @@ impl Registry {
             .insert(uri, Arc::new(move |ctx, uri| Box::pin(handler(ctx, uri))));
     }
 
-    /// Registers a resource template and the reader for URIs that match no concrete
-    /// resource (it returns `Err` with the not-found error for URIs it does not know).
+    /// Registers a resource template and its reader. A URI that is no concrete resource
+    /// goes to the reader of the first template (in registration order) it matches
+    /// ([`match_template`](crate::resource_def::match_template)); a URI no template
+    /// matches is not found. Replaces a template with the same URI template.
     pub fn add_template<F, Fut>(&mut self, template: ResourceTemplate, reader: F)
     where
         F: Fn(Context, String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
     {
         self.generation += 1;
-        self.templates.push(template);
-        self.template_fn = Some(Arc::new(move |ctx, uri| Box::pin(reader(ctx, uri))));
+        let reader: Arc<ResourceFn> = Arc::new(move |ctx, uri| Box::pin(reader(ctx, uri)));
+        match self
+            .templates
+            .iter()
+            .position(|t| t.uri_template == template.uri_template)
+        {
+            Some(i) => {
+                self.templates[i] = template;
+                self.template_fns[i] = reader;
+            }
+            None => {
+                self.templates.push(template);
+                self.template_fns.push(reader);
+            }
+        }
     }
 
     /// Registers the completer of `argument` of a prompt (`CompletionReference::prompt`) or
@@ -281,7 +297,12 @@ impl ServerHandler for Registry {
     ) -> Option<impl Future<Output = Result<ReadResourceResult, McpError>> + Send + '_> {
         self.resource_fns
             .get(uri)
-            .or(self.template_fn.as_ref())
+            .or_else(|| {
+                let i = self.templates.iter().position(|t| {
+                    crate::resource_def::match_template(&t.uri_template, uri).is_some()
+                })?;
+                Some(&self.template_fns[i])
+            })
             .map(|f| f(ctx, uri.to_owned()))
     }
     fn has_completions(&self) -> bool {

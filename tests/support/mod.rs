@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+pub mod http;
+
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 
@@ -84,11 +86,18 @@ impl Wire {
     pub async fn request(&mut self, id: Value, method: &str, params: Value) -> Value {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await;
+        self.response(id).await.0
+    }
+
+    /// Reads until the response to `id`; it and every message before it, answering none.
+    pub async fn response(&mut self, id: Value) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
         loop {
             let v = self.recv().await;
             if v.get("id") == Some(&id) && v.get("method").is_none() {
-                return v;
+                return (v, before);
             }
+            before.push(v);
         }
     }
 

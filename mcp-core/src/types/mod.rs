@@ -288,6 +288,8 @@ impl Adapt for EmptyResult {
     }
 }
 
+#[macro_use]
+mod paginated;
 pub mod capabilities;
 pub use capabilities::*;
 pub mod lifecycle;

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Adapt, CacheScope, ContentBlock, Cursor, Icon, Meta, ResultType, Role, only_in, shape_cache,
-    shape_icons, shape_result_type, since,
+    Adapt, ContentBlock, Icon, Meta, ResultType, Role, only_in, shape_icons, shape_result_type,
+    since,
 };
 use crate::version::ProtocolVersion;
 
@@ -112,57 +112,18 @@ impl Adapt for PromptMessage {
     }
 }
 
-/// Params of `prompts/list` (paginated).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListPromptsParams {
-    /// Where to continue from (a previous `nextCursor`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<Cursor>,
-    /// Request metadata (required on 2026-07-28; filled by the envelope code).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-}
+list_params!(
+    /// Params of `prompts/list` (paginated).
+    ListPromptsParams,
+    "prompts/list"
+);
 
-impl ListPromptsParams {
-    /// The method name.
-    pub const METHOD: &'static str = "prompts/list";
-}
-
-impl Adapt for ListPromptsParams {
-    fn adapt(&mut self, _rev: ProtocolVersion) {}
-}
-
-/// Result of `prompts/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListPromptsResult {
+list_result!(
+    /// Result of `prompts/list`.
+    ListPromptsResult,
     /// One page of prompts.
-    pub prompts: Vec<Prompt>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// 2026-07-28 result type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// 2026-07-28 cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// 2026-07-28 cache scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-}
-
-impl Adapt for ListPromptsResult {
-    fn adapt(&mut self, rev: ProtocolVersion) {
-        self.prompts.adapt(rev);
-        shape_result_type(&mut self.result_type, rev);
-        shape_cache(&mut self.ttl_ms, &mut self.cache_scope, rev);
-    }
-}
+    prompts: Prompt
+);
 
 /// Params of `prompts/get`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

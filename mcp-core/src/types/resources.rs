@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Adapt, Annotations, CacheScope, Cursor, Icon, Meta, ResourceContents, ResultType, only_in,
-    shape_cache, shape_icons, shape_result_type, since,
+    Adapt, Annotations, CacheScope, Icon, Meta, ResourceContents, ResultType, only_in, shape_cache,
+    shape_icons, shape_result_type, since,
 };
 use crate::version::ProtocolVersion;
 
@@ -109,109 +109,31 @@ impl Adapt for ResourceTemplate {
     }
 }
 
-/// Params of `resources/list` (paginated).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListResourcesParams {
-    /// Where to continue from (a previous `nextCursor`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<Cursor>,
-    /// Request metadata (required on 2026-07-28; filled by the envelope code).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-}
+list_params!(
+    /// Params of `resources/list` (paginated).
+    ListResourcesParams,
+    "resources/list"
+);
 
-impl ListResourcesParams {
-    /// The method name.
-    pub const METHOD: &'static str = "resources/list";
-}
-
-impl Adapt for ListResourcesParams {
-    fn adapt(&mut self, _rev: ProtocolVersion) {}
-}
-
-/// Result of `resources/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListResourcesResult {
+list_result!(
+    /// Result of `resources/list`.
+    ListResourcesResult,
     /// One page of resources.
-    pub resources: Vec<Resource>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// 2026-07-28 result type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// 2026-07-28 cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// 2026-07-28 cache scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-}
+    resources: Resource
+);
 
-impl Adapt for ListResourcesResult {
-    fn adapt(&mut self, rev: ProtocolVersion) {
-        self.resources.adapt(rev);
-        shape_result_type(&mut self.result_type, rev);
-        shape_cache(&mut self.ttl_ms, &mut self.cache_scope, rev);
-    }
-}
+list_params!(
+    /// Params of `resources/templates/list` (paginated).
+    ListResourceTemplatesParams,
+    "resources/templates/list"
+);
 
-/// Params of `resources/templates/list` (paginated).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListResourceTemplatesParams {
-    /// Where to continue from (a previous `nextCursor`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<Cursor>,
-    /// Request metadata (required on 2026-07-28; filled by the envelope code).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-}
-
-impl ListResourceTemplatesParams {
-    /// The method name.
-    pub const METHOD: &'static str = "resources/templates/list";
-}
-
-impl Adapt for ListResourceTemplatesParams {
-    fn adapt(&mut self, _rev: ProtocolVersion) {}
-}
-
-/// Result of `resources/templates/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListResourceTemplatesResult {
+list_result!(
+    /// Result of `resources/templates/list`.
+    ListResourceTemplatesResult,
     /// One page of templates.
-    pub resource_templates: Vec<ResourceTemplate>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// 2026-07-28 result type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// 2026-07-28 cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// 2026-07-28 cache scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-}
-
-impl Adapt for ListResourceTemplatesResult {
-    fn adapt(&mut self, rev: ProtocolVersion) {
-        self.resource_templates.adapt(rev);
-        shape_result_type(&mut self.result_type, rev);
-        shape_cache(&mut self.ttl_ms, &mut self.cache_scope, rev);
-    }
-}
+    resource_templates: ResourceTemplate
+);
 
 /// Params of `resources/read`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

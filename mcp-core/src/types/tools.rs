@@ -14,9 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    Adapt, CacheScope, ContentBlock, Cursor, Icon, Meta, ResultType, TaskMetadata,
-    content::shape_structured_content, content::some_value, only_in, shape_cache, shape_icons,
-    shape_result_type, since,
+    Adapt, ContentBlock, Icon, Meta, ResultType, TaskMetadata, content::shape_structured_content,
+    content::some_value, only_in, shape_icons, shape_result_type, since,
 };
 use crate::version::ProtocolVersion;
 
@@ -212,58 +211,19 @@ pub enum TaskSupport {
     Required,
 }
 
-/// Params of `tools/list` (paginated). Same shape as the `PaginatedRequestParams`
-/// definition.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListToolsParams {
-    /// Where to continue from (a previous `nextCursor`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<Cursor>,
-    /// Request metadata (required on 2026-07-28; filled by the envelope code).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-}
+list_params!(
+    /// Params of `tools/list` (paginated). Same shape as the `PaginatedRequestParams`
+    /// definition.
+    ListToolsParams,
+    "tools/list"
+);
 
-impl ListToolsParams {
-    /// The method name.
-    pub const METHOD: &'static str = "tools/list";
-}
-
-impl Adapt for ListToolsParams {
-    fn adapt(&mut self, _rev: ProtocolVersion) {}
-}
-
-/// Result of `tools/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListToolsResult {
+list_result!(
+    /// Result of `tools/list`.
+    ListToolsResult,
     /// One page of tools.
-    pub tools: Vec<Tool>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// 2026-07-28 result type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// 2026-07-28 cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// 2026-07-28 cache scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-}
-
-impl Adapt for ListToolsResult {
-    fn adapt(&mut self, rev: ProtocolVersion) {
-        self.tools.adapt(rev);
-        shape_result_type(&mut self.result_type, rev);
-        shape_cache(&mut self.ttl_ms, &mut self.cache_scope, rev);
-    }
-}
+    tools: Tool
+);
 
 /// The `task` field of a task-augmented `tools/call`: the `TaskMetadata` definition
 /// (2025-11-25 only), the same type every task-augmented request uses.
