@@ -130,8 +130,7 @@ impl Context {
             }
             Arc::new(ClientView {
                 info: decode(raw, mcp_core::meta::CLIENT_INFO),
-                capabilities: decode(raw, mcp_core::meta::CLIENT_CAPABILITIES)
-                    .unwrap_or_default(),
+                capabilities: decode(raw, mcp_core::meta::CLIENT_CAPABILITIES).unwrap_or_default(),
             })
         })
     }

@@ -258,12 +258,12 @@ impl<H: ServerHandler> Dispatcher<H> {
 
     /// A copy of `ctx` for a handler, carrying the [`ServerHandle`].
     pub(crate) fn handler_ctx(&self, ctx: &Context) -> Context {
-        self.into_handler_ctx(ctx.clone())
+        self.hand_to_handler(ctx.clone())
     }
 
     /// `ctx` handed on to a handler: the [`ServerHandle`] lives on the connection (set
     /// once, an atomic load afterwards), so nothing is copied per request.
-    pub(crate) fn into_handler_ctx(&self, ctx: Context) -> Context {
+    pub(crate) fn hand_to_handler(&self, ctx: Context) -> Context {
         ctx.peer.conn.server.get_or_init(|| self.handle.clone());
         ctx
     }
@@ -281,7 +281,12 @@ impl<H: ServerHandler> Dispatcher<H> {
                 .get_or_init(|| ServerInfoStamp::new(&self.identity.info, rev));
             match value.meta_mut() {
                 // The usual case: the pre-encoded `serverInfo` is written beside the fields.
-                None => return Reply::json(&Stamped { value: &value, meta: info }),
+                None => {
+                    return Reply::json(&Stamped {
+                        value: &value,
+                        meta: info,
+                    });
+                }
                 Some(meta) if !meta.contains_key(SERVER_INFO) => {
                     meta.insert(SERVER_INFO.to_owned(), info.value.clone());
                 }
@@ -404,7 +409,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                     )
                     .await;
                 }
-                let mut hctx = self.into_handler_ctx(ctx);
+                let mut hctx = self.hand_to_handler(ctx);
                 let round =
                     rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments)?;
                 let Some(fut) = handler.call_tool(&name, hctx, args) else {
@@ -420,7 +425,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
             "prompts/get" => {
                 let call: PromptCall = parse(params)?;
-                let mut hctx = self.into_handler_ctx(ctx);
+                let mut hctx = self.hand_to_handler(ctx);
                 let raw_args = raw_arguments(params);
                 let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args)?;
                 let args = call.arguments.unwrap_or_default();
@@ -451,7 +456,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 {
                     return self.shape(read?, version);
                 }
-                let mut hctx = self.into_handler_ctx(ctx);
+                let mut hctx = self.hand_to_handler(ctx);
                 let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None)?;
                 let Some(fut) = handler.read_resource(&p.uri, hctx) else {
                     return Err(not_found());
@@ -468,8 +473,11 @@ impl<H: ServerHandler> Dispatcher<H> {
                 self.shape_cached(result, version, method, Some(&p.uri))
             }
             "completion/complete" => {
-                let result =
-                    crate::completion::complete(&*handler, self.into_handler_ctx(ctx), parse(params)?);
+                let result = crate::completion::complete(
+                    &*handler,
+                    self.hand_to_handler(ctx),
+                    parse(params)?,
+                );
                 self.shape(result.await?, version)
             }
             "skills/list" | "skills/get" | "resources/directory/read" => match &self.skills {

@@ -98,9 +98,7 @@ pub(crate) fn scoped<F: Future>(ctx: Option<Context>, fut: F) -> impl Future<Out
 
 /// Whether events of this message may go to its client at all.
 fn bridged(ctx: &Context) -> bool {
-    !ctx.is_notification()
-        && ctx.method() != "subscriptions/listen"
-        && ctx.log_level().is_some()
+    !ctx.is_notification() && ctx.method() != "subscriptions/listen" && ctx.log_level().is_some()
 }
 
 fn level(l: &Level) -> LoggingLevel {
