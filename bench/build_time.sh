@@ -2,7 +2,8 @@
 # Times a clean build of examples/bookshop.rs (bench/build-time/ours, a crate depending on
 # `mcp` from this repository) against the same server on rmcp (bench/build-time/rmcp), with
 # the same cargo settings (the environment's; CARGO_INCREMENTAL and RUSTFLAGS are printed),
-# interleaved over rounds, and prints one JSON line per build:
+# interleaved over rounds, and writes one JSON line per build to bench/build-time/results.jsonl
+# (read by bench/report.py for the BENCHMARKS.md target row):
 #   full: everything, dependencies included (a fresh target dir);
 #   leaf: only what is not a registry dependency, after a full build (ours: the four mcp
 #         crates and the bookshop crate; rmcp: the bookshop crate).
@@ -38,6 +39,8 @@ build() { # impl target -> seconds
   end=$(date +%s.%N)
   echo "$end - $start" | bc
 }
+RESULTS=$DIR/results.jsonl
+: > "$RESULTS"
 for round in $(seq "$ROUNDS"); do
   for impl in ours rmcp; do
     target=$DIR/target-$impl
@@ -48,6 +51,6 @@ for round in $(seq "$ROUNDS"); do
     cargo clean --quiet --profile "$PROFILE" --manifest-path "$DIR/$impl/Cargo.toml" --target-dir "$target" $(leaf_pkgs "$impl")
     leaf=$(build "$impl" "$target")
     units=$(find "$target" -name '*.rlib' -path "*/deps/*" | wc -l)
-    echo "{\"impl\":\"$impl\",\"round\":$round,\"profile\":\"$PROFILE\",\"full_s\":$full,\"leaf_s\":$leaf,\"rlibs\":$units,\"load\":$load}"
+    echo "{\"impl\":\"$impl\",\"round\":$round,\"profile\":\"$PROFILE\",\"full_s\":$full,\"leaf_s\":$leaf,\"rlibs\":$units,\"load\":$load}" | tee -a "$RESULTS"
   done
 done
