@@ -171,12 +171,40 @@ def targets(d):
             continue
         mib = v["rss_kib"] / 1024
         rows.append((f"{n} {label}", f"≤ {limit} MiB RSS", f"{mib:.1f} MiB", (mib <= limit, f"{mib:.1f} MiB")))
-    rows.append(("clean build of `examples/bookshop`", "no slower than the same server on rmcp",
-                 "not measured by this script", None))
+    rows.append(build_row(folder_root()))
     out = ["| scenario | target | measured | verdict |", "| --- | --- | --- | --- |"]
     for name, target, measured, v in rows:
         out.append(f"| {name} | {target} | {measured} | {verdict(*v) if v else 'not measured'} |")
     return out
+
+
+def folder_root():
+    return Path(__file__).resolve().parent
+
+
+def build_times(bench):
+    """bench/build-time/results.jsonl (written by bench/build_time.sh): impl -> [runs]."""
+    path = bench / "build-time" / "results.jsonl"
+    runs = defaultdict(list)
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                runs[r["impl"]].append(r)
+    return runs
+
+
+def build_row(bench):
+    runs = build_times(bench)
+    label, target = "clean build of `examples/bookshop`", "no slower than the same server on rmcp"
+    if not runs.get("ours") or not runs.get("rmcp"):
+        return (label, target, "not measured (run bench/build_time.sh)", None)
+    med = lambda impl, k: statistics.median(r[k] for r in runs[impl])
+    full = med("ours", "full_s") / med("rmcp", "full_s")
+    leaf = med("ours", "leaf_s") / med("rmcp", "leaf_s")
+    measured = (f"{med('ours', 'full_s'):.0f} s vs {med('rmcp', 'full_s'):.0f} s ({full:.2f}×) clean; "
+                f"{med('ours', 'leaf_s'):.1f} s vs {med('rmcp', 'leaf_s'):.1f} s ({leaf:.2f}×) without deps")
+    return (label, target, measured, (full <= 1.0, f"{full:.2f}× rmcp's clean build"))
 
 
 def cost_verdict(r, c, slack):

@@ -55,7 +55,9 @@ http_cmd() {
   case $1 in
     ours) echo "$OURS --http 127.0.0.1:$2 --max-sessions 20000" ;;
     floor) echo "$FLOOR_HTTP 127.0.0.1:$2" ;;
-    rmcp) echo "$RMCP --http 127.0.0.1:$2" ;;
+    rmcp|rmcp-listen) echo "$RMCP --http 127.0.0.1:$2" ;;
+    # the listen-memory scenario: change notifications on
+    ours-listen) echo "$OURS --http 127.0.0.1:$2 --subscriptions" ;;
   esac
 }
 
@@ -135,7 +137,7 @@ for impl in ours rmcp; do
   json=$("$LOADGEN" sessions --url "http://127.0.0.1:$PORT/mcp" --count "$SESSIONS" --pid "$SERVER_PID") || true
   stop_http
   record "sessions-$SESSIONS" "$impl" 1 "${json:-$FAIL}"
-  start_http "$impl"
+  start_http "$impl-listen"
   json=$("$LOADGEN" listen --url "http://127.0.0.1:$PORT/mcp" --count "$LISTENS" --pid "$SERVER_PID") || true
   stop_http
   record "listen-$LISTENS" "$impl" 1 "${json:-$FAIL}"

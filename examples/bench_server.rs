@@ -2,16 +2,19 @@
 //! tools written with the macros, so the figures measure the framework, not the tools.
 //!
 //! `cargo run --release --example bench_server -- [--stdio | --http 127.0.0.1:PORT]
-//! [--layers 10] [--max-sessions N]`
+//! [--layers 10] [--max-sessions N] [--subscriptions]`
 //!
 //! - `add {a, b}` answers a text block with the sum.
 //! - `echo {text}` answers a text block with the text.
 //! - `--layers 10` puts ten pass-through static middleware layers in front of the tools.
 //! - `--max-sessions N` raises the legacy HTTP session cap (the session-memory scenario
 //!   opens 10,000).
-
-// Ten nested layers over the full dispatcher exceed rustc's default layout query depth.
-#![recursion_limit = "256"]
+//! - `--subscriptions` turns change notifications on (`subscriptions/listen`; the
+//!   listen-memory scenario holds 1,000 streams open). The macro server goes through
+//!   `Server::builder(..).handler(..)` for it.
+//!
+//! Ten static layers need no `recursion_limit` attribute: the chain's futures nest one
+//! level per layer.
 
 use std::net::SocketAddr;
 
@@ -58,6 +61,7 @@ struct Args {
     http: Option<SocketAddr>,
     layers: usize,
     max_sessions: Option<usize>,
+    subscriptions: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -65,6 +69,7 @@ fn parse_args() -> Result<Args, String> {
         http: None,
         layers: 0,
         max_sessions: None,
+        subscriptions: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -82,6 +87,7 @@ fn parse_args() -> Result<Args, String> {
                     other => return Err(format!("--layers {other}: only 0 or 10")),
                 }
             }
+            "--subscriptions" => out.subscriptions = true,
             "--max-sessions" => {
                 let v = value("a count")?;
                 out.max_sessions = Some(v.parse().map_err(|e| format!("--max-sessions {v}: {e}"))?);
@@ -119,8 +125,22 @@ async fn main() -> std::io::Result<()> {
             std::process::exit(2);
         }
     };
-    match args.layers {
-        10 => serve(Bench10.into_server(), &args).await,
-        _ => serve(Bench.into_server(), &args).await,
+    match (args.layers, args.subscriptions) {
+        (10, false) => serve(Bench10.into_server(), &args).await,
+        (10, true) => {
+            let server = builder()
+                .handler(Bench10)
+                .layers((p0, p1, p2, p3, p4, p5, p6, p7, p8, p9))
+                .subscriptions(true)
+                .build();
+            serve(server, &args).await
+        }
+        (_, false) => serve(Bench.into_server(), &args).await,
+        (_, true) => serve(builder().handler(Bench).subscriptions(true).build(), &args).await,
     }
+}
+
+/// The builder the macro's `into_server` starts from.
+fn builder() -> mcp::runtime::ServerBuilder {
+    Server::builder("bench", env!("CARGO_PKG_VERSION"))
 }

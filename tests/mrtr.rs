@@ -692,3 +692,27 @@ async fn round_trip_over_http_bound_to_the_principal() {
     assert_eq!(result_text(&r2), "Hello, Alice!", "{r2}");
     stop.cancel();
 }
+
+/// A first attempt starts no round until the handler asks (the retry members are looked for
+/// by name first); a retry whose member names are written with JSON escapes is still read
+/// as a retry, and a bad state there is still refused.
+#[tokio::test]
+async fn retry_members_written_with_escapes_are_still_a_retry() {
+    let mut w = wire(RequestStateConfig::default());
+    let r1 = call(&mut w, 1, "numbered", json!({"arguments": {"n": 1}})).await;
+    let st = state(&r1);
+    let meta = with_meta(json!({}), caps())["_meta"].to_string();
+    let line = |id: u64, token: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"numbered","arguments":{{"n":1}},"input\u0052esponses":{{"who":{{"action":"accept","content":{{"name":"Ada"}}}}}},"request\u0053tate":"{token}","_meta":{meta}}}}}"#
+        ) + "\n"
+    };
+    w.send_raw(line(2, &st).as_bytes()).await;
+    let ok = w.recv().await;
+    assert_eq!(result_text(&ok), "Ada #1", "{ok}");
+    w.send_raw(line(3, "not-a-state").as_bytes()).await;
+    assert_invalid_state(&w.recv().await);
+    // A first attempt that asks still gets its round, bound to its own arguments.
+    let r = call(&mut w, 4, "numbered", json!({"arguments": {"n": 2}})).await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+}

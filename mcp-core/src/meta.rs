@@ -74,10 +74,6 @@ pub struct RequestMeta {
     pub protocol_version: Option<String>,
     /// The same value parsed; `None` when absent or not a known revision.
     pub version: Option<ProtocolVersion>,
-    /// `io.modelcontextprotocol/clientInfo` (an `Implementation` object).
-    pub client_info: Option<Map<String, Value>>,
-    /// `io.modelcontextprotocol/clientCapabilities` (a `ClientCapabilities` object).
-    pub client_capabilities: Option<Map<String, Value>>,
     /// `io.modelcontextprotocol/logLevel`: one of [`LOG_LEVELS`].
     pub log_level: Option<String>,
     /// `progressToken`: a string or an integer, with its JSON type kept.
@@ -158,13 +154,10 @@ fn take_string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, Er
     }
 }
 
-fn take_object(
-    map: &Map<String, Value>,
-    key: &str,
-) -> Result<Option<Map<String, Value>>, ErrorObject> {
+/// Checks that `key` is absent or an object (read later from `raw`, never copied).
+fn check_object(map: &Map<String, Value>, key: &str) -> Result<(), ErrorObject> {
     match map.get(key) {
-        None => Ok(None),
-        Some(Value::Object(o)) => Ok(Some(o.clone())),
+        None | Some(Value::Object(_)) => Ok(()),
         Some(_) => Err(invalid_field(key)),
     }
 }
@@ -220,11 +213,11 @@ impl RequestMeta {
         {
             return Err(invalid_field(LOG_LEVEL));
         }
+        check_object(&map, CLIENT_INFO)?;
+        check_object(&map, CLIENT_CAPABILITIES)?;
         Ok(Self {
             version: protocol_version.as_deref().and_then(ProtocolVersion::parse),
             protocol_version,
-            client_info: take_object(&map, CLIENT_INFO)?,
-            client_capabilities: take_object(&map, CLIENT_CAPABILITIES)?,
             log_level,
             progress_token: take_id(&map, PROGRESS_TOKEN)?,
             subscription_id: take_id(&map, SUBSCRIPTION_ID)?,
@@ -241,10 +234,22 @@ impl RequestMeta {
         if self.protocol_version.is_none() {
             return Err(missing_field(PROTOCOL_VERSION));
         }
-        if self.client_capabilities.is_none() {
+        if self.client_capabilities().is_none() {
             return Err(missing_field(CLIENT_CAPABILITIES));
         }
         Ok(())
+    }
+
+    /// `io.modelcontextprotocol/clientInfo` (an `Implementation` object), read in place
+    /// from [`raw`](Self::raw).
+    pub fn client_info(&self) -> Option<&Map<String, Value>> {
+        self.raw.get(CLIENT_INFO).and_then(Value::as_object)
+    }
+
+    /// `io.modelcontextprotocol/clientCapabilities` (a `ClientCapabilities` object), read in
+    /// place from [`raw`](Self::raw).
+    pub fn client_capabilities(&self) -> Option<&Map<String, Value>> {
+        self.raw.get(CLIENT_CAPABILITIES).and_then(Value::as_object)
     }
 
     /// Whether this envelope carries a protocol version (the mark of a modern request).
@@ -358,11 +363,11 @@ mod tests {
         assert_eq!(m.protocol_version.as_deref(), Some("2026-07-28"));
         assert_eq!(m.version, Some(ProtocolVersion::V2026_07_28));
         assert_eq!(
-            Value::Object(m.client_capabilities.clone().unwrap()),
+            Value::Object(m.client_capabilities().cloned().unwrap()),
             json!({"elicitation":{}})
         );
         assert_eq!(
-            Value::Object(m.client_info.clone().unwrap()),
+            Value::Object(m.client_info().cloned().unwrap()),
             json!({"name":"c","version":"1"})
         );
         assert_eq!(m.log_level.as_deref(), Some("warning"));

@@ -45,6 +45,8 @@ pub struct Context {
     pub(crate) extensions: Extensions,
     pub(crate) cancel: CancellationToken,
     pub(crate) peer: Peer,
+    /// The multi-round slot of a modern first attempt (`input_rounds::begin`).
+    pub(crate) lazy_round: Option<Arc<crate::input_rounds::LazyRound>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -118,16 +120,17 @@ impl Context {
             if let Some(c) = &self.shared.session_client {
                 return c.clone();
             }
-            let meta = self.shared.meta.as_ref();
+            let raw = self.shared.meta.as_ref().map(|m| &m.raw);
+            // Decoded from the parsed `_meta` in place (no copy of the objects).
             fn decode<T: serde::de::DeserializeOwned>(
-                m: Option<&serde_json::Map<String, serde_json::Value>>,
+                raw: Option<&mcp_core::types::Meta>,
+                key: &str,
             ) -> Option<T> {
-                m.and_then(|m| serde_json::from_value(serde_json::Value::Object(m.clone())).ok())
+                raw?.get(key).and_then(|v| T::deserialize(v).ok())
             }
             Arc::new(ClientView {
-                info: decode(meta.and_then(|m| m.client_info.as_ref())),
-                capabilities: decode(meta.and_then(|m| m.client_capabilities.as_ref()))
-                    .unwrap_or_default(),
+                info: decode(raw, mcp_core::meta::CLIENT_INFO),
+                capabilities: decode(raw, mcp_core::meta::CLIENT_CAPABILITIES).unwrap_or_default(),
             })
         })
     }
@@ -165,7 +168,8 @@ impl Context {
     /// The handle on the server (dynamic registration, change notifications); set for
     /// tool, prompt and resource handlers.
     pub fn server(&self) -> Option<&crate::handle::ServerHandle> {
-        self.extensions.get::<crate::handle::ServerHandle>()
+        // Kept on the connection (set once by the dispatcher), not copied into each request.
+        self.peer.conn.server.get()
     }
 
     /// The task this call runs as, when it runs as one (`crate::tasks`).

@@ -85,7 +85,7 @@ pub struct Dispatcher<H> {
     pub(crate) identity: Arc<ServerIdentity>,
     /// `serverInfo` shaped and encoded once per revision (it is stamped on every modern
     /// result, so it is not rebuilt per request).
-    pub(crate) server_info: Arc<[std::sync::OnceLock<serde_json::Value>; 5]>,
+    pub(crate) server_info: Arc<[std::sync::OnceLock<ServerInfoStamp>; 5]>,
     /// List results encoded once per revision and page (see `list_cache.rs`).
     pub(crate) lists: Arc<ListCache>,
     /// The skills extension, when configured.
@@ -107,6 +107,36 @@ impl<H> Clone for Dispatcher<H> {
             tasks: self.tasks.clone(),
         }
     }
+}
+
+/// `serverInfo` for one revision: as a value (for a result that has its own `_meta`) and
+/// pre-encoded (for the others: written as is, never copied into the result).
+#[derive(Debug)]
+pub(crate) struct ServerInfoStamp {
+    value: serde_json::Value,
+    meta: Box<RawValue>,
+}
+
+impl ServerInfoStamp {
+    fn new(info: &Implementation, rev: ProtocolVersion) -> Self {
+        let value = mcp_core::types::to_value_for(info, rev);
+        let meta = serde_json::value::to_raw_value(&serde_json::json!({ SERVER_INFO: value }))
+            .expect("serverInfo encodes");
+        Self { value, meta }
+    }
+}
+
+/// A result without `_meta` serialized with the `serverInfo`-only `_meta` appended.
+#[derive(serde::Serialize)]
+struct Stamped<'a, T> {
+    #[serde(flatten)]
+    value: &'a T,
+    #[serde(rename = "_meta", serialize_with = "stamp_meta")]
+    meta: &'a ServerInfoStamp,
+}
+
+fn stamp_meta<S: serde::Serializer>(stamp: &&ServerInfoStamp, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&*stamp.meta, s)
 }
 
 /// The session of the connection a context belongs to (inserted by the kernel).
@@ -228,8 +258,13 @@ impl<H: ServerHandler> Dispatcher<H> {
 
     /// A copy of `ctx` for a handler, carrying the [`ServerHandle`].
     pub(crate) fn handler_ctx(&self, ctx: &Context) -> Context {
-        let mut ctx = ctx.clone();
-        ctx.extensions.insert(self.handle.clone());
+        self.hand_to_handler(ctx.clone())
+    }
+
+    /// `ctx` handed on to a handler: the [`ServerHandle`] lives on the connection (set
+    /// once, an atomic load afterwards), so nothing is copied per request.
+    pub(crate) fn hand_to_handler(&self, ctx: Context) -> Context {
+        ctx.peer.conn.server.get_or_init(|| self.handle.clone());
         ctx
     }
 
@@ -242,11 +277,20 @@ impl<H: ServerHandler> Dispatcher<H> {
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         value.adapt(rev);
         if rev.era() == Era::Modern {
-            let meta = value.meta_mut().get_or_insert_with(Meta::new);
-            if !meta.contains_key(SERVER_INFO) {
-                let info = self.server_info[rev as usize]
-                    .get_or_init(|| mcp_core::types::to_value_for(&self.identity.info, rev));
-                meta.insert(SERVER_INFO.to_owned(), info.clone());
+            let info = self.server_info[rev as usize]
+                .get_or_init(|| ServerInfoStamp::new(&self.identity.info, rev));
+            match value.meta_mut() {
+                // The usual case: the pre-encoded `serverInfo` is written beside the fields.
+                None => {
+                    return Reply::json(&Stamped {
+                        value: &value,
+                        meta: info,
+                    });
+                }
+                Some(meta) if !meta.contains_key(SERVER_INFO) => {
+                    meta.insert(SERVER_INFO.to_owned(), info.value.clone());
+                }
+                Some(_) => {}
             }
         }
         Reply::json(&value)
@@ -267,7 +311,9 @@ impl<H: ServerHandler> Dispatcher<H> {
     }
 
     async fn dispatch(&self, ctx: Context) -> HandlerResult {
-        let method: &str = &ctx.method;
+        // Owned, so the context itself can move into the handler.
+        let method_name = ctx.method.clone();
+        let method: &str = &method_name;
         let era = ctx.era;
         let session = ctx.extensions.get::<SessionSlot>().map(|s| s.0.clone());
         let (initialized, version) = match (&session, era) {
@@ -363,14 +409,15 @@ impl<H: ServerHandler> Dispatcher<H> {
                     )
                     .await;
                 }
-                let mut hctx = self.handler_ctx(&ctx);
+                let mut hctx = self.hand_to_handler(ctx);
                 let round =
                     rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments)?;
                 let Some(fut) = handler.call_tool(&name, hctx, args) else {
                     return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
                 };
                 let result = CatchUnwind::new(fut).await;
-                if let Some(ir) = rounds::finish(round.as_deref())? {
+                let ir = rounds::finish(round, &self.identity, method, &name, call.arguments)?;
+                if let Some(ir) = ir {
                     return self.shape(ir, version);
                 }
                 self.shape(result?, version)
@@ -378,7 +425,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
             "prompts/get" => {
                 let call: PromptCall = parse(params)?;
-                let mut hctx = self.handler_ctx(&ctx);
+                let mut hctx = self.hand_to_handler(ctx);
                 let raw_args = raw_arguments(params);
                 let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args)?;
                 let args = call.arguments.unwrap_or_default();
@@ -389,7 +436,8 @@ impl<H: ServerHandler> Dispatcher<H> {
                     )));
                 };
                 let result = CatchUnwind::new(fut).await;
-                if let Some(ir) = rounds::finish(round.as_deref())? {
+                let ir = rounds::finish(round, &self.identity, method, &call.name, raw_args)?;
+                if let Some(ir) = ir {
                     return self.shape(ir, version);
                 }
                 self.shape(result?, version)
@@ -408,13 +456,13 @@ impl<H: ServerHandler> Dispatcher<H> {
                 {
                     return self.shape(read?, version);
                 }
-                let mut hctx = self.handler_ctx(&ctx);
+                let mut hctx = self.hand_to_handler(ctx);
                 let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None)?;
                 let Some(fut) = handler.read_resource(&p.uri, hctx) else {
                     return Err(not_found());
                 };
                 let result = CatchUnwind::new(fut).await;
-                if let Some(ir) = rounds::finish(round.as_deref())? {
+                if let Some(ir) = rounds::finish(round, &self.identity, method, &p.uri, None)? {
                     return self.shape(ir, version);
                 }
                 let result = result?;
@@ -425,8 +473,11 @@ impl<H: ServerHandler> Dispatcher<H> {
                 self.shape_cached(result, version, method, Some(&p.uri))
             }
             "completion/complete" => {
-                let result =
-                    crate::completion::complete(&*handler, self.handler_ctx(&ctx), parse(params)?);
+                let result = crate::completion::complete(
+                    &*handler,
+                    self.hand_to_handler(ctx),
+                    parse(params)?,
+                );
                 self.shape(result.await?, version)
             }
             "skills/list" | "skills/get" | "resources/directory/read" => match &self.skills {

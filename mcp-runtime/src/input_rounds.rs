@@ -11,10 +11,15 @@
 //! recorded requests into an `input_required` result whose new state carries the answers the
 //! handler used and the keys now asked, one round further (`-32602` past the round limit);
 //! an answer that did not fit its request is `-32602` naming the key.
+//!
+//! A first attempt (params without `inputResponses` / `requestState`) has nothing to open:
+//! [`begin`] then only arms a [`LazyRound`], and the round, its associated data and its
+//! state exist only once the handler asks for input — most tools never do.
 
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_core::jsonrpc::ErrorObject;
 use mcp_core::types::{InputRequest, InputRequiredResult, InputResponse, ResultType};
@@ -109,19 +114,84 @@ fn principal(ctx: &Context) -> Option<String> {
     None
 }
 
-/// Prepares a modern request's handler run: `None` on legacy connections (interaction
-/// calls go to the peer there).
+/// How one handler run takes part in multi-round-trip requests (what [`begin`] set up).
+pub(crate) enum Started {
+    /// Legacy connections: interaction calls go to the peer.
+    Off,
+    /// A retry (the params carry `inputResponses` or `requestState`): the round was opened
+    /// before the handler ran.
+    Opened(Arc<Round>),
+    /// A first attempt: bookkeeping starts only if the handler asks for input.
+    Lazy(Arc<LazyRound>),
+}
+
+/// The multi-round slot of a first attempt: empty until the handler asks for input, so a
+/// handler that never does pays one small allocation and no parse of its params.
+pub(crate) struct LazyRound {
+    cfg: RequestStateConfig,
+    /// The default-key counter (`elicit-1`, `sample-2`, ...).
+    calls: AtomicUsize,
+    /// The round and the caller's principal, made on the first input request.
+    round: OnceLock<(Round, Option<String>)>,
+}
+
+impl LazyRound {
+    /// The next default key for an interaction of `kind`.
+    pub(crate) fn next_key(&self, kind: &str) -> String {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{kind}-{n}")
+    }
+
+    /// Records (or answers, never: a first attempt has no answers) one input request of
+    /// the handler running under `ctx`.
+    pub(crate) async fn resolve(
+        &self,
+        ctx: &Context,
+        key: &str,
+        request: InputRequest,
+    ) -> Result<InputResponse, InteractionError> {
+        let (round, _) = self.round.get_or_init(|| {
+            let round = Round {
+                cfg: self.cfg.clone(),
+                aad: Vec::new(),
+                round: 0,
+                answers: BTreeMap::new(),
+                inner: Mutex::default(),
+            };
+            (round, principal(ctx))
+        });
+        round.resolve(key, request).await
+    }
+}
+
+/// Whether `params` may carry retry members; a false positive only costs the full parse.
+/// A backslash anywhere counts (a key may be written with escapes).
+fn may_be_retry(params: &str) -> bool {
+    params.contains("inputResponses") || params.contains("requestState") || params.contains('\\')
+}
+
+/// Prepares a modern request's handler run: [`Started::Off`] on legacy connections
+/// (interaction calls go to the peer there).
 pub(crate) fn begin(
     ctx: &mut Context,
     identity: &ServerIdentity,
     method: &str,
     target: &str,
     arguments: Option<&RawValue>,
-) -> Result<Option<Arc<Round>>, McpError> {
+) -> Result<Started, McpError> {
     if ctx.era() != Era::Modern {
-        return Ok(None);
+        return Ok(Started::Off);
     }
     let cfg = identity.request_state.clone();
+    if !ctx.params().is_some_and(|p| may_be_retry(p.get())) {
+        let lazy = Arc::new(LazyRound {
+            cfg,
+            calls: AtomicUsize::new(0),
+            round: OnceLock::new(),
+        });
+        ctx.lazy_round = Some(lazy.clone());
+        return Ok(Started::Lazy(lazy));
+    }
     let params = ctx.params().map_or("{}", RawValue::get);
     let retry: RetryParams<'_> =
         serde_json::from_str(params).map_err(|_| McpError::invalid_params("Invalid params"))?;
@@ -168,15 +238,41 @@ pub(crate) fn begin(
         inner: Mutex::default(),
     });
     ctx.set_input_resolver(round.clone());
-    Ok(Some(round))
+    Ok(Started::Opened(round))
 }
 
 /// After the handler: the `input_required` result when it asked for input, or the error
-/// of an answer that did not fit; `None` to send the handler's own outcome.
-pub(crate) fn finish(round: Option<&Round>) -> Result<Option<InputRequiredResult>, McpError> {
-    let Some(round) = round else {
-        return Ok(None);
-    };
+/// of an answer that did not fit; `None` to send the handler's own outcome. `binding` is
+/// what [`begin`] was given (a lazy round computes its associated data only now).
+pub(crate) fn finish(
+    started: Started,
+    identity: &ServerIdentity,
+    method: &str,
+    target: &str,
+    arguments: Option<&RawValue>,
+) -> Result<Option<InputRequiredResult>, McpError> {
+    match started {
+        Started::Off => Ok(None),
+        Started::Opened(round) => input_required(&round, &round.aad),
+        Started::Lazy(lazy) => {
+            let Some((round, principal)) = lazy.round.get() else {
+                return Ok(None);
+            };
+            let aad = Binding {
+                method,
+                target,
+                arguments,
+                audience: round.cfg.audience_name().unwrap_or(&identity.info.name),
+                principal: principal.as_deref(),
+            }
+            .aad();
+            input_required(round, &aad)
+        }
+    }
+}
+
+/// The outcome of a round whose handler has returned, sealed with `aad`.
+fn input_required(round: &Round, aad: &[u8]) -> Result<Option<InputRequiredResult>, McpError> {
     let mut inner = round.inner.lock().expect("round lock");
     if let Some(e) = inner.failure.take() {
         return Err(e.into());
@@ -204,7 +300,7 @@ pub(crate) fn finish(round: Option<&Round>) -> Result<Option<InputRequiredResult
     Ok(Some(InputRequiredResult {
         result_type: ResultType::InputRequired,
         input_requests: Some(pending),
-        request_state: Some(round.cfg.seal(&round.aad, &payload)),
+        request_state: Some(round.cfg.seal(aad, &payload)),
         meta: None,
     }))
 }

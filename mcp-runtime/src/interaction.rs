@@ -183,6 +183,7 @@ impl Context {
     /// default-key counter starting again at 1. A task runner uses this to park a task while
     /// it waits for `tasks/update`.
     pub fn set_input_resolver(&mut self, resolver: Arc<dyn InputResolver>) {
+        self.lazy_round = None;
         self.extensions_mut().insert(InputChannel {
             resolver,
             calls: AtomicUsize::new(0),
@@ -289,6 +290,10 @@ impl Context {
             let key = key.unwrap_or_else(|| ch.next_key(kind));
             let resolver = ch.resolver.clone();
             return resolver.resolve(&key, request).await;
+        }
+        if let Some(lazy) = &self.lazy_round {
+            let key = key.unwrap_or_else(|| lazy.next_key(kind));
+            return lazy.resolve(self, &key, request).await;
         }
         if self.era() == Era::Modern {
             return Err(InteractionError::NotAvailable);

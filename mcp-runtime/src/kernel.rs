@@ -143,6 +143,7 @@ pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
         extensions,
         cancel: p.cancel,
         peer: p.peer,
+        lazy_round: None,
     }
 }
 

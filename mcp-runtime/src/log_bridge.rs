@@ -80,19 +80,25 @@ pub async fn in_request<F: Future>(ctx: Context, fut: F) -> F::Output {
     CURRENT.scope(ctx, fut).await
 }
 
-/// Runs a request's chain with the request as the bridge's current one (the server calls
-/// this around every message; it costs nothing until a [`ClientLogLayer`] exists).
-pub(crate) async fn scoped<F: Future>(ctx: &Context, fut: F) -> F::Output {
-    if INSTALLED.load(Ordering::Relaxed) && bridged(ctx) {
-        CURRENT.scope(ctx.clone(), fut).await
-    } else {
-        fut.await
+/// The context to run a request's chain under (see [`scoped`]): `None` — and no copy of the
+/// context — unless a [`ClientLogLayer`] exists and the client takes log messages from
+/// this request (its level is the session's, or the request's `_meta` opt-in, when it
+/// starts: a `logging/setLevel` applies to the requests that follow it).
+pub(crate) fn scope_for(ctx: &Context) -> Option<Context> {
+    (INSTALLED.load(Ordering::Relaxed) && bridged(ctx)).then(|| ctx.clone())
+}
+
+/// Runs a request's chain with `ctx` (from [`scope_for`]) as the bridge's current request.
+pub(crate) fn scoped<F: Future>(ctx: Option<Context>, fut: F) -> impl Future<Output = F::Output> {
+    match ctx {
+        Some(ctx) => tokio_util::either::Either::Left(CURRENT.scope(ctx, fut)),
+        None => tokio_util::either::Either::Right(fut),
     }
 }
 
 /// Whether events of this message may go to its client at all.
 fn bridged(ctx: &Context) -> bool {
-    !ctx.is_notification() && ctx.method() != "subscriptions/listen"
+    !ctx.is_notification() && ctx.method() != "subscriptions/listen" && ctx.log_level().is_some()
 }
 
 fn level(l: &Level) -> LoggingLevel {

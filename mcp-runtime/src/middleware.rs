@@ -9,6 +9,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use tokio_util::either::Either;
+
 use crate::context::Context;
 use crate::error::HandlerResult;
 
@@ -34,8 +36,12 @@ impl<'a, E: Endpoint + ?Sized> Next<'a, E> {
     }
 
     /// Runs the rest of the chain (validation, lookup, the handler, result shaping).
-    pub async fn run(self, ctx: Context) -> HandlerResult {
-        self.inner.call(ctx).await
+    ///
+    /// The inner endpoint's future itself, not a wrapper around it: each layer adds one
+    /// level of nesting, not two, so deep static chains stay within rustc's default
+    /// layout depth.
+    pub fn run(self, ctx: Context) -> impl Future<Output = HandlerResult> + Send + 'a {
+        self.inner.call(ctx)
     }
 }
 
@@ -208,42 +214,42 @@ impl<E> DynLayers<E> {
     }
 }
 
-struct DynStep<'a, E> {
+/// One step of the dynamic slot; the innermost endpoint is reached through a box, so the
+/// slot's future does not nest the endpoint's (the boxed path allocates per layer anyway).
+struct DynStep<'a> {
     rest: &'a [Arc<dyn DynMiddleware>],
-    inner: &'a E,
+    inner: &'a dyn DynEndpoint,
 }
 
-impl<E: Endpoint> Endpoint for DynStep<'_, E> {
+impl Endpoint for DynStep<'_> {
     async fn call(&self, ctx: Context) -> HandlerResult {
-        {
-            match self.rest.split_first() {
-                None => self.inner.call(ctx).await,
-                Some((first, rest)) => {
-                    let step = DynStep {
-                        rest,
-                        inner: self.inner,
-                    };
-                    let next: Next<'_, dyn DynEndpoint> = Next::new(&step);
-                    first.handle_dyn(ctx, next).await
-                }
+        match self.rest.split_first() {
+            None => self.inner.call_boxed(ctx).await,
+            Some((first, rest)) => {
+                let step = DynStep {
+                    rest,
+                    inner: self.inner,
+                };
+                let next: Next<'_, dyn DynEndpoint> = Next::new(&step);
+                first.handle_dyn(ctx, next).await
             }
         }
     }
 }
 
 impl<E: Endpoint> Endpoint for DynLayers<E> {
-    async fn call(&self, ctx: Context) -> HandlerResult {
-        {
-            if self.layers.is_empty() {
-                // The common case costs nothing.
-                return self.inner.call(ctx).await;
-            }
+    fn call(&self, ctx: Context) -> impl Future<Output = HandlerResult> + Send + '_ {
+        if self.layers.is_empty() {
+            // The common case costs nothing: the endpoint's own future.
+            return Either::Left(self.inner.call(ctx));
+        }
+        Either::Right(async move {
             DynStep {
                 rest: &self.layers,
                 inner: &self.inner,
             }
             .call(ctx)
             .await
-        }
+        })
     }
 }

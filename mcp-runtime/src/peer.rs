@@ -78,6 +78,8 @@ pub(crate) struct ConnShared {
     /// The legacy session's resource subscriptions (`resources/subscribe`).
     pub(crate) subscriptions:
         std::sync::OnceLock<std::sync::Arc<crate::subscriptions::LegacySubscriptions>>,
+    /// The server's handle for `Context::server`, set by the dispatcher on first use.
+    pub(crate) server: std::sync::OnceLock<crate::handle::ServerHandle>,
 }
 
 impl ConnShared {
@@ -95,6 +97,7 @@ impl ConnShared {
             filters,
             closing: Default::default(),
             subscriptions: Default::default(),
+            server: Default::default(),
         }
     }
 

@@ -401,16 +401,28 @@ pub async fn listen(target: &Target, count: usize, pid: u32) -> Result<serde_jso
             }));
         }
         let mut body = resp.into_body();
-        // The first event (the acknowledgement) shows the stream is live.
-        match tokio::time::timeout(Duration::from_secs(5), body.frame()).await {
-            Ok(Some(Ok(_))) => {}
-            other => {
-                return Err(format!(
-                    "listen stream {i}: no first event ({})",
-                    other.is_ok()
-                ));
+        // The acknowledgement (the first `data:` event; comments and priming events before
+        // it are skipped) must name this stream's request id.
+        let mut seen = Vec::new();
+        let ack = loop {
+            if let Some(event) = first_data_event(&seen) {
+                break event;
             }
-        }
+            match tokio::time::timeout(Duration::from_secs(5), body.frame()).await {
+                Ok(Some(Ok(f))) => {
+                    if let Ok(data) = f.into_data() {
+                        seen.extend_from_slice(&data);
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "listen stream {i}: no acknowledgement ({})",
+                        if other.is_ok() { "stream ended" } else { "timeout" }
+                    ));
+                }
+            }
+        };
+        check_ack(&ack, i).map_err(|e| format!("listen stream {i}: {e}"))?;
         open.push((conn, body));
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -425,4 +437,37 @@ pub async fn listen(target: &Target, count: usize, pid: u32) -> Result<serde_jso
     });
     drop(open);
     Ok(report)
+}
+
+/// The `data:` payload of the first SSE event in `buf` that has one, once it is complete.
+fn first_data_event(buf: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(buf).replace("\r\n", "\n");
+    let mut rest = text.as_str();
+    while let Some(end) = rest.find("\n\n") {
+        let event = &rest[..end];
+        let data: Vec<&str> = event
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|d| d.strip_prefix(' ').unwrap_or(d))
+            .collect();
+        if !data.is_empty() && data.iter().any(|d| !d.is_empty()) {
+            return Some(data.join("\n"));
+        }
+        rest = &rest[end + 2..];
+    }
+    None
+}
+
+/// Checks that `event` is `notifications/subscriptions/acknowledged` for request `id`.
+fn check_ack(event: &str, id: usize) -> Result<(), String> {
+    let v: serde_json::Value =
+        serde_json::from_str(event).map_err(|e| format!("event is not JSON ({e}): {event}"))?;
+    if v["method"] != "notifications/subscriptions/acknowledged" {
+        return Err(format!("first event is not the acknowledgement: {}", proto::preview(event.as_bytes())));
+    }
+    let sid = &v["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"];
+    if sid.as_u64() != Some(id as u64) {
+        return Err(format!("acknowledgement names subscription {sid}, not {id}"));
+    }
+    Ok(())
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Times a clean build of examples/bookshop.rs (bench/build-time/ours, a crate depending on
+# `mcp` from this repository) against the same server on rmcp (bench/build-time/rmcp), with
+# the same cargo settings (the environment's; CARGO_INCREMENTAL and RUSTFLAGS are printed),
+# interleaved over rounds, and writes one JSON line per build to bench/build-time/results.jsonl
+# (read by bench/report.py for the BENCHMARKS.md target row):
+#   full: everything, dependencies included (a fresh target dir);
+#   leaf: only what is not a registry dependency, after a full build (ours: the four mcp
+#         crates and the bookshop crate; rmcp: the bookshop crate).
+#
+#   bench/build_time.sh [--rounds N] [--profile dev|release]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DIR=$ROOT/bench/build-time
+ROUNDS=1 PROFILE=dev
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) ROUNDS=$2; shift ;;
+    --profile) PROFILE=$2; shift ;;
+    *) echo "usage: bench/build_time.sh [--rounds N] [--profile dev|release]" >&2; exit 2 ;;
+  esac
+  shift
+done
+echo "# CARGO_INCREMENTAL=${CARGO_INCREMENTAL-} RUSTFLAGS=${RUSTFLAGS-} profile=$PROFILE $(rustc --version)" >&2
+# Fetch first, so the timings contain no downloads.
+for impl in ours rmcp; do
+  cargo fetch --quiet --manifest-path "$DIR/$impl/Cargo.toml"
+done
+leaf_pkgs() {
+  case $1 in
+    ours) echo "-p bookshop-ours -p mcp -p mcp-runtime -p mcp-core -p mcp-macros" ;;
+    rmcp) echo "-p bookshop-rmcp" ;;
+  esac
+}
+build() { # impl target -> seconds
+  local start end
+  start=$(date +%s.%N)
+  cargo build --quiet --profile "$PROFILE" --manifest-path "$DIR/$1/Cargo.toml" --target-dir "$2"
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc
+}
+RESULTS=$DIR/results.jsonl
+: > "$RESULTS"
+for round in $(seq "$ROUNDS"); do
+  for impl in ours rmcp; do
+    target=$DIR/target-$impl
+    rm -rf "$target"
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    full=$(build "$impl" "$target")
+    # shellcheck disable=SC2046
+    cargo clean --quiet --profile "$PROFILE" --manifest-path "$DIR/$impl/Cargo.toml" --target-dir "$target" $(leaf_pkgs "$impl")
+    leaf=$(build "$impl" "$target")
+    units=$(find "$target" -name '*.rlib' -path "*/deps/*" | wc -l)
+    echo "{\"impl\":\"$impl\",\"round\":$round,\"profile\":\"$PROFILE\",\"full_s\":$full,\"leaf_s\":$leaf,\"rlibs\":$units,\"load\":$load}" | tee -a "$RESULTS"
+  done
+done
