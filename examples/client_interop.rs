@@ -1219,7 +1219,7 @@ async fn everything_checks(client: &Client, host: &Host, report: &mut Report) {
             // "Debug-level message", ... except the server's own "Alert level-message".
             let word = data.split(['-', ' ']).next().unwrap_or("").to_lowercase();
             same("level named in the message", word.as_str(), level)?;
-            Ok(format!("{level}"))
+            Ok(level.to_owned())
         })
         .await;
     report

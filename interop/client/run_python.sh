@@ -27,8 +27,13 @@ timeout 900 cargo build --example client_interop
 SERVER="$VENV/bin/python interop/client/python_server.py"
 PORT="${INTEROP_PORT:-$(interop_free_port)}"
 LOG="$VENV/client-interop-python-http.log"
-interop_start_listening "python_server.py http" "$LOG" "$PORT" \
-    timeout 900 $SERVER http "$PORT" || exit 1
+# The SDK takes seconds to import on a busy machine: up to 60 s to listen.
+interop_start "python_server.py http" "$LOG" timeout 900 $SERVER http "$PORT"
+if ! interop_wait_port "$PORT" "$INTEROP_PID" 600; then
+    echo "FAIL: python_server.py did not listen on 127.0.0.1:$PORT"
+    interop_tail_log "$LOG"
+    exit 1
+fi
 
 runs=0
 failed=()
