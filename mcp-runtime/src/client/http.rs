@@ -11,8 +11,11 @@
 //! - notifications and answers to the server's requests are POSTed in order (the driver
 //!   waits for each `202`).
 //! - legacy sessions: `Mcp-Session-Id` from the `initialize` response and the negotiated
-//!   `MCP-Protocol-Version` go on every later request; after `notifications/initialized`
-//!   the standalone GET stream is opened (a `405` is fine); a `404` for the session
+//!   `MCP-Protocol-Version` go on every later request; the standalone GET stream is opened
+//!   (a `405` is fine) and answered *before* `notifications/initialized` is POSTed, since
+//!   servers drop what they send with no GET stream open and many send list changes or a
+//!   `roots/list` while handling `initialized` (opened after it when the server refused
+//!   the early GET); a `404` for the session
 //!   re-initializes (once per request) and the request is sent again; shutdown DELETEs the
 //!   session.
 //! - 2026-07-28 requests carry `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
@@ -41,7 +44,7 @@ use mcp_core::jsonrpc::{ErrorObject, RequestId};
 use mcp_core::meta;
 use mcp_core::version::ProtocolVersion;
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::conn::{self, MAX_FRAME, Outgoing, Shared};
@@ -146,6 +149,9 @@ impl std::fmt::Debug for Credentials {
             .finish()
     }
 }
+
+/// How long `notifications/initialized` waits for the standalone GET stream to be answered.
+const GET_READY: Duration = Duration::from_secs(2);
 
 /// How many reconnections in a row a broken 2024-11-05 SSE stream gets.
 const SSE_RECONNECTS: u32 = 5;
@@ -685,6 +691,9 @@ impl HttpConn {
 
     /// A notification or a response, POSTed; waits for the `202`.
     async fn post_oneway(self: &Arc<Self>, frame: &Bytes, info: &Info) -> Result<(), ClientError> {
+        let initialized =
+            info.method.as_deref() == Some("notifications/initialized") && !info.modern;
+        let early_get = initialized && self.open_get_stream_first().await;
         let mut retried = false;
         loop {
             let session = if info.modern { None } else { self.session_id() };
@@ -708,8 +717,8 @@ impl HttpConn {
                 // Not expected for a notification, but a server may answer anyway.
                 conn::route(&self.shared, &self.out, &body);
             }
-            if info.method.as_deref() == Some("notifications/initialized") && !info.modern {
-                self.start_get_stream();
+            if initialized && !early_get {
+                self.start_get_stream(None);
             }
             return Ok(());
         }
@@ -898,13 +907,24 @@ impl HttpConn {
         }
     }
 
-    fn start_get_stream(self: &Arc<Self>) {
+    /// Opens the standalone GET stream and waits (up to [`GET_READY`]) for the server's
+    /// answer, so that what it sends while handling `notifications/initialized` has a
+    /// stream to go on. `true` when nothing is left to do: the stream is open, or the
+    /// server has none (`405`).
+    async fn open_get_stream_first(self: &Arc<Self>) -> bool {
+        let (tx, rx) = oneshot::channel();
+        self.start_get_stream(Some(tx));
+        matches!(tokio::time::timeout(GET_READY, rx).await, Ok(Ok(true)))
+    }
+
+    /// Starts the GET loop (replacing a running one); `ready` hears how its first GET went.
+    fn start_get_stream(self: &Arc<Self>, ready: Option<oneshot::Sender<bool>>) {
         if self.shut.load(Ordering::SeqCst) {
             return;
         }
         let session = self.session_id();
         let this = self.clone();
-        let h = tokio::spawn(async move { this.get_loop(session).await });
+        let h = tokio::spawn(async move { this.get_loop(session, ready).await });
         let old = self
             .state
             .lock()
@@ -918,9 +938,18 @@ impl HttpConn {
 
     /// The standalone GET stream of a legacy session, reconnected (with `Last-Event-ID`)
     /// when the server ends it; over on 405, 404, 409 or repeated failures.
-    async fn get_loop(self: Arc<Self>, session: Option<String>) {
+    async fn get_loop(
+        self: Arc<Self>,
+        session: Option<String>,
+        mut ready: Option<oneshot::Sender<bool>>,
+    ) {
         let mut parser = SseParser::new(self.settings.max_frame);
         let mut failures = 0;
+        let mut tell = |ok: bool| {
+            if let Some(tx) = ready.take() {
+                let _ = tx.send(ok);
+            }
+        };
         loop {
             if self.shut.load(Ordering::SeqCst) || self.session_id() != session {
                 return;
@@ -931,6 +960,7 @@ impl HttpConn {
                 .await
             {
                 Err(e) => {
+                    tell(false);
                     failures += 1;
                     tracing::debug!(error = %e, "GET stream failed");
                     if failures > 3 {
@@ -938,10 +968,12 @@ impl HttpConn {
                     }
                 }
                 Ok(r) if r.status().is_success() && is_sse(&r) => {
+                    tell(true);
                     failures = 0;
                     self.read_sse(r.into_body(), &mut parser, None, false).await;
                 }
                 Ok(r) => {
+                    tell(r.status() == StatusCode::METHOD_NOT_ALLOWED);
                     tracing::debug!(status = %r.status(), "no GET stream");
                     return;
                 }
@@ -1057,6 +1089,7 @@ impl HttpConn {
             params: None,
             modern: false,
         };
+        let early_get = self.open_get_stream_first().await;
         let session = self.session_id();
         let resp = self.post(&note, &info, session.as_deref()).await?;
         let status = resp.status();
@@ -1064,7 +1097,9 @@ impl HttpConn {
         if !status.is_success() {
             return Err(http_error(status, &body));
         }
-        self.start_get_stream();
+        if !early_get {
+            self.start_get_stream(None);
+        }
         Ok(())
     }
 

@@ -1020,19 +1020,8 @@ impl Client {
             Ok(Discovery::Modern) => return Ok(()),
             Ok(Discovery::Retry(supported)) => {
                 // A recognized modern answer: retry once with a listed version we speak.
-                let pick = supported
-                    .iter()
-                    .filter_map(|s| ProtocolVersion::parse(s))
-                    .filter(|v| v.era() == Era::Modern)
-                    .max();
-                if let Some(v) = pick {
-                    return match self.discover(v, Some(probe_timeout)).await? {
-                        Discovery::Modern => Ok(()),
-                        Discovery::Retry(supported) => Err(ClientError::UnsupportedVersion {
-                            requested: v.as_str().to_owned(),
-                            supported,
-                        }),
-                    };
+                if let Some(r) = self.discover_listed(&supported, Some(probe_timeout)).await {
+                    return r;
                 }
                 // No modern revision in common: the legacy handshake is the only way left.
                 tracing::debug!(?supported, "no common modern revision: trying initialize");
@@ -1044,7 +1033,48 @@ impl Client {
             }
             Err(e) => tracing::debug!(error = %e, "server/discover failed: trying initialize"),
         }
-        self.initialize(ProtocolVersion::LATEST_HANDSHAKE).await
+        match self.initialize(ProtocolVersion::LATEST_HANDSHAKE).await {
+            // A slow-starting modern server answered the timed-out probe after all, which
+            // fixed the connection as modern: `initialize` gets the recognized modern error.
+            // Discover again (no probe timeout now: the server is up and modern).
+            Err(ClientError::Rpc(e)) if e.code == UNSUPPORTED_PROTOCOL_VERSION => {
+                let mut supported = supported_of(&e);
+                if supported.is_empty() {
+                    supported.push(preferred.as_str().to_owned());
+                }
+                tracing::debug!(
+                    ?supported,
+                    "initialize refused as modern: discovering again"
+                );
+                match self.discover_listed(&supported, None).await {
+                    Some(r) => r,
+                    None => Err(ClientError::Rpc(e)),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// `server/discover` at the newest modern revision of `supported` we speak (`None`
+    /// when there is none); a refusal of that one too is final.
+    async fn discover_listed(
+        &self,
+        supported: &[String],
+        timeout: Option<Duration>,
+    ) -> Option<Result<(), ClientError>> {
+        let v = supported
+            .iter()
+            .filter_map(|s| ProtocolVersion::parse(s))
+            .filter(|v| v.era() == Era::Modern)
+            .max()?;
+        Some(match self.discover(v, timeout).await {
+            Ok(Discovery::Modern) => Ok(()),
+            Ok(Discovery::Retry(supported)) => Err(ClientError::UnsupportedVersion {
+                requested: v.as_str().to_owned(),
+                supported,
+            }),
+            Err(e) => Err(e),
+        })
     }
 
     /// Auto mode over HTTP (protocol.md §4.3), remembering the era per URL.
