@@ -490,7 +490,15 @@ impl<H: ServerHandler> Dispatcher<H> {
                 }),
             ));
         }
-        let capabilities = self.capabilities();
+        let mut capabilities = self.capabilities();
+        if ctx
+            .peer
+            .conn
+            .sessionless
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            crate::subscriptions::withhold(&mut capabilities);
+        }
         crate::subscriptions::attach_legacy(
             &ctx.peer.conn,
             &self.handle.notifier,

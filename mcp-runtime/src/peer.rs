@@ -78,6 +78,9 @@ pub(crate) struct ConnShared {
     /// The legacy session's resource subscriptions (`resources/subscribe`).
     pub(crate) subscriptions:
         std::sync::OnceLock<std::sync::Arc<crate::subscriptions::LegacySubscriptions>>,
+    /// A stateless legacy HTTP request: nothing outlives it, so the server can promise no
+    /// notifications of its own (`resources/subscribe`, `listChanged`).
+    pub(crate) sessionless: std::sync::atomic::AtomicBool,
 }
 
 impl ConnShared {
@@ -95,6 +98,7 @@ impl ConnShared {
             filters,
             closing: Default::default(),
             subscriptions: Default::default(),
+            sessionless: Default::default(),
         }
     }
 
