@@ -9,8 +9,9 @@
 //! its cancellations (`sleep`, `stats`), log messages (`log`), elicitation, sampling and
 //! roots through the context (`ask_name`, `summarize`, `list_roots`: each says how often it
 //! ran, which tells a server-to-client request — one run — from a 2026 `input_required`
-//! round — a re-run), resource updates (`touch`); a resource and a template; a prompt with
-//! a completion; change notifications on.
+//! round — a re-run), two of them at once (`ask_both`), resource updates (`touch`), a tool
+//! added at run time (`enable_echo`); a resource and a template; a prompt with a
+//! completion; change notifications on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,8 +35,8 @@ pub const ICON: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCA
 pub struct Observed {
     /// `sleep` calls that saw their cancellation.
     pub cancelled: AtomicU64,
-    /// Runs of each interaction tool (`ask_name`, `summarize`, `list_roots`), in that order.
-    pub runs: [AtomicU64; 3],
+    /// Runs of each interaction tool (`ask_name`, `summarize`, `list_roots`, `ask_both`).
+    pub runs: [AtomicU64; 4],
 }
 
 #[derive(serde::Deserialize)]
@@ -116,13 +117,7 @@ fn tools(b: ServerBuilder, observed: &Arc<Observed>) -> ServerBuilder {
             json!({"city": {"type": "string"}, "celsius": {"type": "number"}}),
             &["city", "celsius"],
         ));
-    let (o1, o2, o3, o4, o5) = (
-        observed.clone(),
-        observed.clone(),
-        observed.clone(),
-        observed.clone(),
-        observed.clone(),
-    );
+    let [o1, o2, o3, o4, o5, o6] = std::array::from_fn(|_| observed.clone());
     b.tool(
         add.with_input_schema(object(
             json!({"a": {"type": "integer"}, "b": {"type": "integer"}}),
@@ -229,6 +224,32 @@ fn tools(b: ServerBuilder, observed: &Arc<Observed>) -> ServerBuilder {
             Ok(text(format!("{} (runs={runs})", uris.join(" "))))
         }
     })
+    .tool(Tool::new("ask_both"), move |ctx, _a: NoArgs| {
+        let observed = o6.clone();
+        async move {
+            // Two questions at once: two requests in flight on legacy, one round on 2026.
+            let runs = run(&observed, 3);
+            let params = CreateMessageParams::new(vec![SamplingMessage::user_text("hi")], 10);
+            let (answer, roots) = tokio::join!(ctx.sample(params), ctx.roots());
+            let (answer, roots) = (answer?, roots?);
+            Ok(text(format!(
+                "{} and {} root(s) (runs={runs})",
+                answer.model,
+                roots.len()
+            )))
+        }
+    })
+    .tool(Tool::new("enable_echo"), |ctx, _a: NoArgs| async move {
+        let handle = ctx
+            .server()
+            .ok_or_else(|| McpError::internal("no server handle"))?;
+        let echo = Tool::new("echo")
+            .with_input_schema(object(json!({"text": {"type": "string"}}), &["text"]));
+        handle
+            .add_tool(echo, |_ctx, a: TextArgs| async move { Ok(text(a.text)) })
+            .map_err(|e| McpError::internal(e.to_string()))?;
+        Ok(text("echo is enabled"))
+    })
     .tool(
         Tool::new("touch").with_input_schema(object(json!({"uri": {"type": "string"}}), &["uri"])),
         |ctx, a: UriArgs| async move {
@@ -306,6 +327,8 @@ pub fn server(versions: SupportedVersions, observed: Arc<Observed>) -> Server {
         .instructions("The client matrix server.")
         .supported_versions(versions)
         .subscriptions(true)
+        // Lists come in pages, so clients follow cursors.
+        .page_size(4)
         .elicitation_form::<Person>()
         .without_tracing();
     content(tools(b, &observed)).build()

@@ -190,8 +190,8 @@ fn client_builder(v: V, mode: Mode, host: &Arc<Host>) -> mcp::runtime::client::C
         .mode(connect_mode(v, mode))
         .capabilities(caps)
         .handler(Handler(host.clone()))
-        .request_timeout(Duration::from_secs(5))
-        .probe_timeout(Duration::from_secs(2))
+        .request_timeout(Duration::from_secs(10))
+        .probe_timeout(Duration::from_secs(5))
         .connect_timeout(Duration::from_secs(5))
         .stderr(StderrMode::Capture)
 }
@@ -294,9 +294,27 @@ async fn run(t: Transport, v: V, mode: Mode) {
             v
         };
         session(&c, t, expected, &host).await;
-        c.shutdown().await.unwrap();
+        let status = c.shutdown().await.unwrap();
+        if t == Transport::Stdio {
+            // Closing stdin lets the child finish on its own, with success.
+            let status = status.expect("a child's exit status");
+            assert!(status.success(), "{status:?}: {:?}", c.stderr());
+        }
+        // A closed client fails at once, whatever the transport.
+        let e = c
+            .call_tool("add", json!({"a": 1, "b": 1}))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(e, ClientError::Closed(_) | ClientError::ProcessExited(_)),
+            "{e:?}"
+        );
     };
-    tokio::time::timeout(Duration::from_secs(30), work)
+    if t == Transport::Stdio {
+        // Building the fixture (once) is not part of the session's time.
+        examples_dir();
+    }
+    tokio::time::timeout(Duration::from_secs(60), work)
         .await
         .unwrap_or_else(|_| panic!("({t:?}, {v}, {mode:?}) hung"));
 }
@@ -377,7 +395,10 @@ async fn session(c: &Client, t: Transport, v: V, host: &Host) {
     assert_eq!(resources.subscribe, Some(true).filter(|_| stateful));
     c.ping().await.unwrap();
 
-    // Tools, shaped for the revision.
+    // Tools, shaped for the revision, in pages of 4.
+    let first = c.list_tools(None).await.unwrap();
+    assert_eq!(first.tools.len(), 4);
+    assert!(first.next_cursor.is_some());
     let tools = c.list_all_tools().await.unwrap();
     let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
@@ -392,6 +413,8 @@ async fn session(c: &Client, t: Transport, v: V, host: &Host) {
             "ask_name",
             "summarize",
             "list_roots",
+            "ask_both",
+            "enable_echo",
             "touch"
         ]
     );
@@ -438,11 +461,19 @@ async fn session(c: &Client, t: Transport, v: V, host: &Host) {
     assert_eq!(text(&r), "counted to 3");
     assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
 
+    let session_id = c.http_session_id();
+    assert_eq!(
+        session_id.is_some(),
+        t == Transport::Http && !modern,
+        "Mcp-Session-Id: {session_id:?}"
+    );
+
     cancellation(c).await;
     resources_and_prompts(c, titled, iconed).await;
     logging(c, modern, stateful).await;
     interactions(c, v, stateful, host).await;
     subscriptions(c, modern, stateful).await;
+    list_changed(c, modern, stateful).await;
 }
 
 /// Dropping a running call cancels it on the server, and the connection goes on.
@@ -584,6 +615,13 @@ async fn interactions(c: &Client, v: V, stateful: bool, host: &Host) {
     assert_eq!(answered(&host.elicits), elicited);
     assert_eq!(answered(&host.samples), u32::from(stateful));
     assert_eq!(answered(&host.roots), u32::from(stateful));
+    if stateful {
+        // Both questions of one call: still one extra run on 2026 (one round for both).
+        let r = c.call_tool("ask_both", ()).await.unwrap();
+        assert_eq!(text(&r), format!("model-x and 1 root(s) (runs={runs})"));
+        assert_eq!(answered(&host.samples), 2);
+        assert_eq!(answered(&host.roots), 2);
+    }
 }
 
 /// Legacy: `resources/subscribe` and `notifications/resources/updated` on the session;
@@ -625,6 +663,44 @@ async fn subscriptions(c: &Client, modern: bool, stateful: bool) {
     })
     .await;
     c.unsubscribe_resource(URI).await.unwrap();
+}
+
+/// A tool added at run time: `notifications/tools/list_changed` on the legacy session or
+/// on a 2026 listen stream, and the next `tools/list` has it.
+async fn list_changed(c: &Client, modern: bool, stateful: bool) {
+    const CHANGED: &str = "notifications/tools/list_changed";
+    let mut rx = c.notifications();
+    let mut sub = None;
+    if modern {
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            ..SubscriptionFilter::default()
+        };
+        let s = c.listen(filter).await.unwrap();
+        assert_eq!(s.acknowledged().tools_list_changed, Some(true));
+        sub = Some(s);
+    }
+    let caps = c.server_capabilities();
+    let promised = caps.tools.and_then(|t| t.list_changed);
+    assert_eq!(
+        promised,
+        Some(true).filter(|_| stateful),
+        "tools.listChanged"
+    );
+    c.call_tool("enable_echo", ()).await.unwrap();
+    if let Some(mut s) = sub {
+        let n = tokio::time::timeout(Duration::from_secs(5), s.next())
+            .await
+            .expect("no list change on the listen stream")
+            .expect("the listen stream ended");
+        assert_eq!(n.method, CHANGED);
+    } else if stateful {
+        wait_for(&mut rx, CHANGED, |_| true).await;
+    }
+    let tools = c.list_all_tools().await.unwrap();
+    assert_eq!(tools.last().map(|t| t.name.as_str()), Some("echo"));
+    let r = c.call_tool("echo", json!({"text": "hi"})).await.unwrap();
+    assert_eq!(text(&r), "hi");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -491,12 +491,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             ));
         }
         let mut capabilities = self.capabilities();
-        if ctx
-            .peer
-            .conn
-            .sessionless
-            .load(std::sync::atomic::Ordering::Relaxed)
-        {
+        if ctx.peer.conn.is_sessionless() {
             crate::subscriptions::withhold(&mut capabilities);
         }
         crate::subscriptions::attach_legacy(

@@ -80,7 +80,7 @@ pub(crate) struct ConnShared {
         std::sync::OnceLock<std::sync::Arc<crate::subscriptions::LegacySubscriptions>>,
     /// A stateless legacy HTTP request: nothing outlives it, so the server can promise no
     /// notifications of its own (`resources/subscribe`, `listChanged`).
-    pub(crate) sessionless: std::sync::atomic::AtomicBool,
+    sessionless: std::sync::atomic::AtomicBool,
 }
 
 impl ConnShared {
@@ -100,6 +100,16 @@ impl ConnShared {
             subscriptions: Default::default(),
             sessionless: Default::default(),
         }
+    }
+
+    /// Marks the connection as one stateless legacy HTTP request.
+    pub(crate) fn mark_sessionless(&self) {
+        self.sessionless.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the connection is one stateless legacy HTTP request.
+    pub(crate) fn is_sessionless(&self) -> bool {
+        self.sessionless.load(Ordering::Relaxed)
     }
 
     /// Sends one encoded message through the outgoing filters to the writer.

@@ -128,9 +128,7 @@ fn stateless_session<E: Endpoint + 'static>(state: &Arc<HttpState<E>>) -> Arc<Ht
         None,
         None,
     );
-    s.conn
-        .sessionless
-        .store(true, std::sync::atomic::Ordering::Relaxed);
+    s.conn.mark_sessionless();
     s
 }
 
