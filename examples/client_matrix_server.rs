@@ -5,7 +5,7 @@
 //! only one it offers).
 //!
 //! What it has, each piece shaped per revision by the runtime: tools with titles and icons
-//! (`add`), structured output (`weather`), progress (`countdown`), a slow tool that counts
+//! (`add`), an `x-mcp-header` argument (`region`), structured output (`weather`), progress (`countdown`), a slow tool that counts
 //! its cancellations (`sleep`, `stats`), log messages (`log`), elicitation, sampling and
 //! roots through the context (`ask_name`, `summarize`, `list_roots`: each says how often it
 //! ran, which tells a server-to-client request — one run — from a 2026 `input_required`
@@ -43,6 +43,11 @@ pub struct Observed {
 struct AddArgs {
     a: i64,
     b: i64,
+}
+
+#[derive(serde::Deserialize)]
+struct RegionArgs {
+    region: String,
 }
 
 #[derive(serde::Deserialize)]
@@ -111,6 +116,11 @@ fn tools(b: ServerBuilder, observed: &Arc<Observed>) -> ServerBuilder {
         icons: icons(),
         ..Tool::new("add")
     };
+    // On 2026 HTTP the argument also travels as the `Mcp-Param-Region` header.
+    let region = Tool::new("region").with_input_schema(object(
+        json!({"region": {"type": "string", "x-mcp-header": "Region"}}),
+        &["region"],
+    ));
     let weather = Tool::new("weather")
         .with_input_schema(object(json!({"city": {"type": "string"}}), &["city"]))
         .with_output_schema(object(
@@ -125,6 +135,9 @@ fn tools(b: ServerBuilder, observed: &Arc<Observed>) -> ServerBuilder {
         )),
         |_ctx, a: AddArgs| async move { Ok(text((a.a + a.b).to_string())) },
     )
+    .tool(region, |_ctx, a: RegionArgs| async move {
+        Ok(text(format!("served from {}", a.region)))
+    })
     .tool(weather, |_ctx, a: CityArgs| async move {
         let celsius = 10.0 + a.city.len() as f64;
         Ok(CallToolResult::structured(

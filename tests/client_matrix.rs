@@ -405,6 +405,7 @@ async fn session(c: &Client, t: Transport, v: V, host: &Host) {
         names,
         [
             "add",
+            "region",
             "weather",
             "countdown",
             "sleep",
@@ -421,7 +422,7 @@ async fn session(c: &Client, t: Transport, v: V, host: &Host) {
     assert_eq!(tools[0].title.is_some(), titled, "add.title");
     assert_eq!(tools[0].icons.is_some(), iconed, "add.icons");
     assert_eq!(
-        tools[1].output_schema.is_some(),
+        tools[2].output_schema.is_some(),
         titled,
         "weather.outputSchema"
     );
@@ -429,6 +430,25 @@ async fn session(c: &Client, t: Transport, v: V, host: &Host) {
     assert_eq!(text(&r), "5");
     let e = c.call_tool("nope", ()).await.unwrap_err();
     assert_eq!(e.code(), Some(-32602), "{e}");
+    let r = c
+        .call_tool("region", json!({"region": "eu-west"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "served from eu-west");
+
+    // Calls in flight at once on one connection, answered each to its own caller.
+    let calls: Vec<_> = (0..8)
+        .map(|i| {
+            let c = c.clone();
+            tokio::spawn(async move { c.call_tool("add", json!({"a": i, "b": 100})).await })
+        })
+        .collect();
+    let mut sums = Vec::new();
+    for call in calls {
+        sums.push(text(&call.await.unwrap().unwrap()));
+    }
+    let want: Vec<String> = (100..108).map(|n: i32| n.to_string()).collect();
+    assert_eq!(sums, want);
 
     // Structured output: `structuredContent` from 2025-06-18, the JSON text everywhere.
     let r = c
