@@ -541,7 +541,10 @@ impl<H: ServerHandler> Dispatcher<H> {
                 }),
             ));
         }
-        let capabilities = self.capabilities();
+        let mut capabilities = self.capabilities();
+        if ctx.peer.conn.is_sessionless() {
+            crate::subscriptions::withhold(&mut capabilities);
+        }
         crate::subscriptions::attach_legacy(
             &ctx.peer.conn,
             &self.handle.notifier,

@@ -147,11 +147,25 @@ impl Registry {
     {
         self.generation += 1;
         let name = prompt.name.clone();
+        // The declared required arguments are checked here, as the macros do.
+        let required: Vec<String> = (prompt.arguments.iter().flatten())
+            .filter(|a| a.required == Some(true))
+            .map(|a| a.name.clone())
+            .collect();
         self.prompts.retain(|p| p.name != name);
         self.prompts.push(prompt);
+        let handler = Arc::new(handler);
         self.prompt_fns.insert(
             name,
-            Arc::new(move |ctx, args| Box::pin(handler(ctx, args))),
+            Arc::new(move |ctx, args| -> BoxFuture<'static, _> {
+                match required.iter().find(|r| !args.contains_key(*r)) {
+                    Some(m) => {
+                        let e = McpError::invalid_params(format!("Missing required argument: {m}"));
+                        Box::pin(std::future::ready(Err(e)))
+                    }
+                    None => Box::pin(handler(ctx, args)),
+                }
+            }),
         );
     }
 

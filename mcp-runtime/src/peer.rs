@@ -80,6 +80,9 @@ pub(crate) struct ConnShared {
         std::sync::OnceLock<std::sync::Arc<crate::subscriptions::LegacySubscriptions>>,
     /// The server's handle for `Context::server`, set by the dispatcher on first use.
     pub(crate) server: std::sync::OnceLock<crate::handle::ServerHandle>,
+    /// A stateless legacy HTTP request: nothing outlives it, so the server can promise no
+    /// notifications of its own (`resources/subscribe`, `listChanged`).
+    sessionless: std::sync::atomic::AtomicBool,
 }
 
 impl ConnShared {
@@ -98,7 +101,18 @@ impl ConnShared {
             closing: Default::default(),
             subscriptions: Default::default(),
             server: Default::default(),
+            sessionless: Default::default(),
         }
+    }
+
+    /// Marks the connection as one stateless legacy HTTP request.
+    pub(crate) fn mark_sessionless(&self) {
+        self.sessionless.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the connection is one stateless legacy HTTP request.
+    pub(crate) fn is_sessionless(&self) -> bool {
+        self.sessionless.load(Ordering::Relaxed)
     }
 
     /// Sends one encoded message through the outgoing filters to the writer.

@@ -471,6 +471,21 @@ pub(crate) fn advertise(caps: &mut mcp_core::types::ServerCapabilities) {
     }
 }
 
+/// Takes back what [`advertise`] promised, for a connection that cannot carry
+/// server-initiated notifications (stateless legacy HTTP).
+pub(crate) fn withhold(caps: &mut mcp_core::types::ServerCapabilities) {
+    if let Some(t) = &mut caps.tools {
+        t.list_changed = None;
+    }
+    if let Some(p) = &mut caps.prompts {
+        p.list_changed = None;
+    }
+    if let Some(r) = &mut caps.resources {
+        r.list_changed = None;
+        r.subscribe = None;
+    }
+}
+
 /// The subscriptions of one legacy session (stdio connection, HTTP session, SSE session).
 #[derive(Debug, Default)]
 pub(crate) struct LegacySubscriptions {

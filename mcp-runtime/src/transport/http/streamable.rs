@@ -118,6 +118,40 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// The throwaway session of one stateless legacy request.
+fn stateless_session<E: Endpoint + 'static>(state: &Arc<HttpState<E>>) -> Arc<HttpSession> {
+    let s = HttpSession::new(
+        String::new(),
+        state.kernel.options.peer_request_timeout,
+        state.kernel.filters.clone(),
+        state.shutdown.child_token(),
+        None,
+        None,
+    );
+    s.conn.mark_sessionless();
+    s
+}
+
+/// Ends the throwaway session of a stateless legacy request when dropped.
+struct CloseOnDrop(Arc<HttpSession>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// `r` with `guard` dropped when its body is (finished, or abandoned by the client).
+fn close_with_body(r: Response, guard: CloseOnDrop) -> Response {
+    use http_body_util::BodyExt;
+    r.map(|body| {
+        axum::body::Body::new(body.map_frame(move |frame| {
+            let _owned = &guard;
+            frame
+        }))
+    })
+}
+
 impl<E: Endpoint + 'static> HttpState<E> {
     /// Runs one request through the chain in its own task; the final frame arrives on the
     /// returned channel (nothing when the request was cancelled). `after` sees the outcome
@@ -757,14 +791,7 @@ async fn legacy_post<E: Endpoint + 'static>(
     }
     let stateless = state.opts.stateless_legacy;
     let session = if stateless {
-        let s = HttpSession::new(
-            String::new(),
-            state.kernel.options.peer_request_timeout,
-            state.kernel.filters.clone(),
-            state.shutdown.child_token(),
-            None,
-            None,
-        );
+        let s = stateless_session(state);
         {
             let mut st = s.state.lock().expect("session lock");
             st.initialized = true;
@@ -839,6 +866,9 @@ async fn legacy_post<E: Endpoint + 'static>(
             Some(tx),
             Some(permit),
         );
+        // A stateless request's session lives as long as its answer: a streamed answer
+        // keeps it until the body ends (a client that leaves cancels the request).
+        let close = stateless.then(|| CloseOnDrop(session.clone()));
         let r = if !stateless && state.resumable(&session) {
             state.respond_resumable(&session, rx, fin).await
         } else {
@@ -846,7 +876,10 @@ async fn legacy_post<E: Endpoint + 'static>(
                 .respond(rx, fin, legacy_status, Vec::new(), None)
                 .await
         };
-        return done(r);
+        return match close {
+            Some(guard) => close_with_body(r, guard),
+            None => r,
+        };
     }
     // A 2025-03-26 batch: one JSON array once every request is answered.
     let mut fins = Vec::new();
@@ -897,14 +930,7 @@ async fn legacy_initialize<E: Endpoint + 'static>(
     };
     let stateless = state.opts.stateless_legacy;
     let session = if stateless {
-        HttpSession::new(
-            String::new(),
-            state.kernel.options.peer_request_timeout,
-            state.kernel.filters.clone(),
-            state.shutdown.child_token(),
-            None,
-            None,
-        )
+        stateless_session(state)
     } else {
         match state.create_session(false) {
             Some(s) => s,
