@@ -13,7 +13,7 @@ use mcp_core::types::{
     InputRequests, InputResponse, InputResponses, Task, TaskStatus, TaskStatusNotificationParams,
 };
 use mcp_core::version::{Era, ProtocolVersion};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::{Notify, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
@@ -178,28 +178,57 @@ impl TaskEngine {
         Fut: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
         let id = new_task_id();
-        let ttl = self.ttl_for(requested_ttl);
-        let mut record = TaskRecord::new(&id, ttl, owner_of(ctx));
-        record.task.poll_interval =
-            Some(u64::try_from(self.options.poll_interval.as_millis()).unwrap_or(u64::MAX));
-        let task = record.task.clone();
-        self.store.create(record).await.map_err(store_error)?;
-
         let cancel = CancellationToken::new();
-        let version = ctx.version.unwrap_or(match ctx.era {
-            Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
-            Era::Modern => ProtocolVersion::LATEST,
-        });
+        let tctx = self.task_context(ctx, &id, &cancel, None);
+        let ttl = self.ttl_for(requested_ttl);
+        let peer = (ctx.era == Era::Legacy).then(|| tctx.peer.clone());
+        let task = self.register(ctx, peer, &id, ttl, &cancel).await?;
+        self.spawn(id, ttl, cancel, work(tctx));
+        Ok(task)
+    }
+
+    /// The context a task's work runs with: `cancel` as its token, a [`TaskHandle`] (gated
+    /// on `ready` when the task is created later than the context), and a peer writing to
+    /// the connection rather than to the originating request's stream.
+    pub(crate) fn task_context(
+        self: &Arc<Self>,
+        ctx: &Context,
+        id: &str,
+        cancel: &CancellationToken,
+        ready: Option<watch::Receiver<bool>>,
+    ) -> Context {
         let mut tctx = ctx.clone();
         tctx.cancel = cancel.clone();
         tctx.peer.out = None;
         tctx.extensions.insert(TaskHandle {
             engine: self.clone(),
-            task_id: id.clone(),
+            task_id: id.to_owned(),
+            ready,
         });
-        let peer = (ctx.era == Era::Legacy).then(|| tctx.peer.clone());
+        tctx
+    }
+
+    /// Creates the record of task `id` (started by the request of `ctx`; `peer`: where a
+    /// legacy task's status notifications go) and tracks it as running.
+    pub(crate) async fn register(
+        &self,
+        ctx: &Context,
+        peer: Option<Peer>,
+        id: &str,
+        ttl: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> Result<Task, McpError> {
+        let mut record = TaskRecord::new(id, ttl, owner_of(ctx));
+        record.task.poll_interval =
+            Some(u64::try_from(self.options.poll_interval.as_millis()).unwrap_or(u64::MAX));
+        let task = record.task.clone();
+        self.store.create(record).await.map_err(store_error)?;
+        let version = ctx.version.unwrap_or(match ctx.era {
+            Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
+            Era::Modern => ProtocolVersion::LATEST,
+        });
         self.running.lock().expect("running lock").insert(
-            id.clone(),
+            id.to_owned(),
             Running {
                 cancel: cancel.clone(),
                 peer,
@@ -207,10 +236,23 @@ impl TaskEngine {
                 input: PendingInput::default(),
             },
         );
+        Ok(task)
+    }
 
+    /// Runs the work of registered task `id` in the background until it ends, is cancelled
+    /// or outlives the task's retention, and records how it ended.
+    pub(crate) fn spawn<Fut>(
+        self: &Arc<Self>,
+        id: String,
+        ttl: Option<Duration>,
+        cancel: CancellationToken,
+        work: Fut,
+    ) where
+        Fut: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
         let engine = self.clone();
         tokio::spawn(async move {
-            let run = crate::panic::CatchUnwind::new(work(tctx));
+            let run = crate::panic::CatchUnwind::new(work);
             // Work outliving its task's retention is stopped: nobody can see its result.
             let expiry = async {
                 match ttl {
@@ -224,24 +266,29 @@ impl TaskEngine {
                 _ = expiry => None,
                 out = run => Some(out),
             };
-            let update = match outcome {
-                None => None,
-                Some(Ok(result)) => Some(TaskUpdate::completed(result)),
-                Some(Err(McpError::Cancelled)) => Some(TaskUpdate::cancelled()),
-                Some(Err(e)) => {
-                    if e.as_protocol().is_none() {
-                        tracing::error!(task = %id, error = %e, "task failed");
-                    }
-                    Some(TaskUpdate::failed(e.to_wire()))
-                }
-            };
-            if let Some(update) = update {
-                engine.apply(&id, update).await.ok();
-            }
-            engine.running.lock().expect("running lock").remove(&id);
-            engine.changed.notify_waiters();
+            engine.settle(&id, outcome).await;
         });
-        Ok(task)
+    }
+
+    /// Records the outcome of task `id`'s work (`None`: it was stopped, the store already
+    /// says why) and forgets it as running.
+    pub(crate) async fn settle(&self, id: &str, outcome: Option<Result<CallToolResult, McpError>>) {
+        let update = match outcome {
+            None => None,
+            Some(Ok(result)) => Some(TaskUpdate::completed(result)),
+            Some(Err(McpError::Cancelled)) => Some(TaskUpdate::cancelled()),
+            Some(Err(e)) => {
+                if e.as_protocol().is_none() {
+                    tracing::error!(task = %id, error = %e, "task failed");
+                }
+                Some(TaskUpdate::failed(e.to_wire()))
+            }
+        };
+        if let Some(update) = update {
+            self.apply(id, update).await.ok();
+        }
+        self.running.lock().expect("running lock").remove(id);
+        self.changed.notify_waiters();
     }
 
     /// Writes `update` to the store and announces the new state.
@@ -501,6 +548,9 @@ async fn ask_legacy(
 pub struct TaskHandle {
     engine: Arc<TaskEngine>,
     task_id: String,
+    /// Set while the call still runs inline (its input rounds, 2026): the task exists once
+    /// this turns `true`; dropped unset when the call finished inline.
+    ready: Option<watch::Receiver<bool>>,
 }
 
 impl std::fmt::Debug for TaskHandle {
@@ -517,6 +567,20 @@ impl TaskHandle {
         &self.task_id
     }
 
+    /// Waits until the task exists: a call that starts inline (2026, input rounds first)
+    /// becomes a task at its first wait, which may be this one.
+    async fn created(&self) -> Result<(), McpError> {
+        match &self.ready {
+            None => Ok(()),
+            Some(rx) => rx
+                .clone()
+                .wait_for(|created| *created)
+                .await
+                .map(|_| ())
+                .map_err(|_| McpError::Cancelled),
+        }
+    }
+
     /// Parks the task in `input_required` with `requests` (keyed by ids of your choosing)
     /// and waits for every answer. On 2026 the client reads them from `tasks/get` and
     /// answers with `tasks/update` (one key at a time if it likes); on 2025-11-25 they are
@@ -527,11 +591,13 @@ impl TaskHandle {
         if requests.is_empty() {
             return Ok(InputResponses::new());
         }
+        self.created().await?;
         self.engine.request_input(&self.task_id, requests).await
     }
 
     /// Updates the task's `statusMessage` (it stays `working`).
     pub async fn set_status_message(&self, message: impl Into<String>) -> Result<(), McpError> {
+        self.created().await?;
         self.engine
             .apply(&self.task_id, TaskUpdate::working().with_message(message))
             .await
@@ -584,7 +650,7 @@ pub(crate) fn owner_of(ctx: &Context) -> Option<String> {
 }
 
 /// A random 128-bit task id.
-fn new_task_id() -> String {
+pub(crate) fn new_task_id() -> String {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).expect("the OS random source failed");
     let mut s = String::with_capacity(32);

@@ -37,6 +37,7 @@
 //! [`ServerBuilder::task_store`]: crate::ServerBuilder::task_store
 //! [`Context::task`]: crate::Context::task
 
+mod compose;
 mod engine;
 pub(crate) mod methods;
 mod store;
