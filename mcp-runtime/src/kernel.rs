@@ -510,6 +510,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 out: None,
                 era,
                 in_initialize,
+                task: None,
             },
         });
 

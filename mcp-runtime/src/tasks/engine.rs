@@ -16,6 +16,7 @@ use mcp_core::version::{Era, ProtocolVersion};
 use tokio::sync::{Notify, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::related::RelatedTask;
 use super::store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
 use crate::context::Context;
 use crate::error::McpError;
@@ -75,6 +76,8 @@ struct Running {
     cancel: CancellationToken,
     /// The connection that started it (legacy: status notifications go there).
     peer: Option<Peer>,
+    /// Legacy: tags its messages and marks it `input_required` while a request waits.
+    related: Option<Arc<RelatedTask>>,
     /// The revision it was started on.
     version: ProtocolVersion,
     /// Input the tool is waiting for (2026: answered through `tasks/update`).
@@ -200,6 +203,9 @@ impl TaskEngine {
         let mut tctx = ctx.clone();
         tctx.cancel = cancel.clone();
         tctx.peer.out = None;
+        if ctx.era == Era::Legacy {
+            tctx.peer.task = Some(Arc::new(RelatedTask::new(id, self)));
+        }
         tctx.extensions.insert(TaskHandle {
             engine: self.clone(),
             task_id: id.to_owned(),
@@ -208,8 +214,8 @@ impl TaskEngine {
         tctx
     }
 
-    /// Creates the record of task `id` (started by the request of `ctx`; `peer`: where a
-    /// legacy task's status notifications go) and tracks it as running.
+    /// Creates the record of task `id` (started by the request of `ctx`; `peer`: the legacy
+    /// task's own, where its status notifications go untagged) and tracks it as running.
     pub(crate) async fn register(
         &self,
         ctx: &Context,
@@ -227,11 +233,14 @@ impl TaskEngine {
             Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
             Era::Modern => ProtocolVersion::LATEST,
         });
+        let mut peer = peer;
+        let related = peer.as_mut().and_then(|p| p.task.take());
         self.running.lock().expect("running lock").insert(
             id.to_owned(),
             Running {
                 cancel: cancel.clone(),
                 peer,
+                related,
                 version,
                 input: PendingInput::default(),
             },
@@ -451,68 +460,66 @@ impl TaskEngine {
         requests: InputRequests,
     ) -> Result<InputResponses, McpError> {
         let (tx, rx) = oneshot::channel();
-        let (peer, all_pending) = {
+        let legacy = {
+            let running = self.running.lock().expect("running lock");
+            let r = running
+                .get(task_id)
+                .ok_or_else(|| McpError::internal("the task is not running"))?;
+            match (&r.peer, r.version.era()) {
+                (Some(p), Era::Legacy) => {
+                    let mut peer = p.clone();
+                    peer.task = r.related.clone();
+                    Some(peer)
+                }
+                _ => None,
+            }
+        };
+        if let Some(peer) = legacy {
+            // 2025-11-25: the receiver asks the requestor itself, as ordinary requests
+            // tagged with the related task (which marks the task `input_required` while
+            // they wait: `related.rs`).
+            return ask_legacy(&peer, requests).await;
+        }
+        let all_pending = {
             let mut running = self.running.lock().expect("running lock");
             let r = running
                 .get_mut(task_id)
                 .ok_or_else(|| McpError::internal("the task is not running"))?;
-            match (&r.peer, r.version.era()) {
-                (Some(p), Era::Legacy) => (Some(p.clone()), requests.clone()),
-                _ => {
-                    let input = &mut r.input;
-                    if let Some(k) = requests.keys().find(|k| input.pending.contains_key(*k)) {
-                        return Err(McpError::internal(format!(
-                            "input key `{k}` is already waiting for an answer"
-                        )));
-                    }
-                    let id = input.next_waiter;
-                    input.next_waiter += 1;
-                    input.waiters.insert(
-                        id,
-                        Waiter {
-                            remaining: requests.len(),
-                            answered: InputResponses::new(),
-                            reply: tx,
-                        },
-                    );
-                    for (k, req) in &requests {
-                        input.pending.insert(k.clone(), (req.clone(), id));
-                    }
-                    (None, input.requests())
-                }
+            let input = &mut r.input;
+            if let Some(k) = requests.keys().find(|k| input.pending.contains_key(*k)) {
+                return Err(McpError::internal(format!(
+                    "input key `{k}` is already waiting for an answer"
+                )));
             }
+            let id = input.next_waiter;
+            input.next_waiter += 1;
+            input.waiters.insert(
+                id,
+                Waiter {
+                    remaining: requests.len(),
+                    answered: InputResponses::new(),
+                    reply: tx,
+                },
+            );
+            for (k, req) in &requests {
+                input.pending.insert(k.clone(), (req.clone(), id));
+            }
+            input.requests()
         };
         self.apply(task_id, TaskUpdate::input_required(all_pending))
             .await
             .map_err(store_error)?;
-        let legacy = peer.is_some();
-        let responses = match peer {
-            // 2025-11-25: the receiver asks the requestor itself, as ordinary requests
-            // tagged with the related task.
-            Some(peer) => ask_legacy(&peer, task_id, requests).await?,
-            None => rx.await.map_err(|_| McpError::Cancelled)?,
-        };
-        // `tasks/update` already moved a 2026 task back to `working` (or kept it waiting
-        // for another caller's keys); a legacy task is resumed here.
-        if legacy {
-            match self.apply(task_id, TaskUpdate::working()).await {
-                Ok(_) => {}
-                Err(TaskStoreError::Terminal(_)) => return Err(McpError::Cancelled),
-                Err(e) => return Err(store_error(e)),
-            }
-        }
-        Ok(responses)
+        // `tasks/update` moves the task back to `working` (or keeps it waiting for another
+        // caller's keys).
+        rx.await.map_err(|_| McpError::Cancelled)
     }
 }
 
-async fn ask_legacy(
-    peer: &Peer,
-    task_id: &str,
-    requests: InputRequests,
-) -> Result<InputResponses, McpError> {
+async fn ask_legacy(peer: &Peer, requests: InputRequests) -> Result<InputResponses, McpError> {
     let mut out = InputResponses::new();
     for (key, request) in requests {
         let method = request.method();
+        // The task's peer adds the related-task `_meta`.
         let mut params = match &request {
             InputRequest::Elicit(p) => serde_json::to_value(p),
             InputRequest::CreateMessage(p) => serde_json::to_value(p),
@@ -521,17 +528,6 @@ async fn ask_legacy(
         .map_err(McpError::from)?;
         if !params.is_object() {
             params = serde_json::json!({});
-        }
-        let meta = params
-            .as_object_mut()
-            .expect("object")
-            .entry("_meta")
-            .or_insert_with(|| serde_json::json!({}));
-        if let Some(m) = meta.as_object_mut() {
-            m.insert(
-                mcp_core::types::RELATED_TASK_META_KEY.to_owned(),
-                serde_json::json!({ "taskId": task_id }),
-            );
         }
         let raw = serde_json::value::to_raw_value(&params).map_err(McpError::from)?;
         let answer = peer.request_raw(method, Some(&raw)).await?;

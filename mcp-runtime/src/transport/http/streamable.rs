@@ -557,6 +557,7 @@ fn modern_context<E: Endpoint + 'static>(
             out: None,
             era: Era::Modern,
             in_initialize: false,
+            task: None,
         },
     })
 }
@@ -593,6 +594,7 @@ pub(super) fn legacy_context(
             out,
             era: Era::Legacy,
             in_initialize: method == "initialize",
+            task: None,
         },
     })
 }
