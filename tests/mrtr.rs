@@ -716,3 +716,40 @@ async fn retry_members_written_with_escapes_are_still_a_retry() {
     let r = call(&mut w, 4, "numbered", json!({"arguments": {"n": 2}})).await;
     assert_eq!(r["result"]["resultType"], "input_required", "{r}");
 }
+
+#[tokio::test]
+async fn a_single_use_state_is_refused_on_replay_and_a_default_one_is_not() {
+    use mcp::runtime::request_state::InMemoryReplayGuard;
+
+    let answer = |st: &str| json!({"inputResponses": {"user_name": accept(json!({"name": "Ada"}))}, "requestState": st});
+
+    // Default: a state may be presented again until it expires.
+    let mut w = wire(RequestStateConfig::default());
+    let st = state(&call(&mut w, 1, "greet", json!({})).await);
+    assert_eq!(
+        result_text(&call(&mut w, 2, "greet", answer(&st)).await),
+        "Hello, Ada!"
+    );
+    assert_eq!(
+        result_text(&call(&mut w, 3, "greet", answer(&st)).await),
+        "Hello, Ada!"
+    );
+
+    // Single use: the second presentation is the ordinary invalid-state error.
+    let guard = Arc::new(InMemoryReplayGuard::new(16));
+    let mut w = wire(RequestStateConfig::default().single_use(guard.clone()));
+    let st = state(&call(&mut w, 1, "greet", json!({})).await);
+    assert_eq!(
+        result_text(&call(&mut w, 2, "greet", answer(&st)).await),
+        "Hello, Ada!"
+    );
+    assert_invalid_state(&call(&mut w, 3, "greet", answer(&st)).await);
+    assert_eq!(guard.len(), 1);
+    // A fresh round gets a fresh state, usable once.
+    let st2 = state(&call(&mut w, 4, "greet", json!({})).await);
+    assert_ne!(st, st2);
+    assert_eq!(
+        result_text(&call(&mut w, 5, "greet", answer(&st2)).await),
+        "Hello, Ada!"
+    );
+}

@@ -867,3 +867,284 @@ async fn the_tool_macro_declares_task_support_and_runs_as_a_task() {
         .await;
     assert_eq!(res["result"]["content"][0]["text"], "3 pages", "{res}");
 }
+
+// ---------------------------------------------------------------------------------------
+// 2026: input rounds first, then the task (SEP-2322 + SEP-2663)
+// ---------------------------------------------------------------------------------------
+
+#[derive(schemars::JsonSchema, serde::Deserialize)]
+struct Named {
+    name: String,
+}
+
+#[derive(schemars::JsonSchema, serde::Deserialize)]
+struct City {
+    city: String,
+}
+
+/// A task-required tool that asks for a name in input rounds, then works (becoming a
+/// task), then asks for a city as the task.
+fn composing_server() -> Server {
+    Server::builder("compose", "1.0.0")
+        .tool(
+            Tool::new("greet_later").with_task_support(TaskSupport::Required),
+            |ctx: Context, _a: Value| async move {
+                let name = ctx.elicit::<Named>("Name?").key("user_name").await?;
+                let name = name.accepted().map_or("nobody".into(), |n| n.name);
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                let city = ctx.elicit::<City>("City?").key("city").await?;
+                let city = city.accepted().map_or("nowhere".into(), |c| c.city);
+                Ok(text(format!("{name} from {city}")))
+            },
+        )
+        .build()
+}
+
+fn compose_call(extra: Value) -> Value {
+    let mut p = json!({"name": "greet_later", "arguments": {}});
+    if let (Some(p), Some(extra)) = (p.as_object_mut(), extra.as_object()) {
+        p.extend(extra.clone());
+    }
+    let mut p = modern_ext(p);
+    p["_meta"]["io.modelcontextprotocol/clientCapabilities"]["elicitation"] = json!({});
+    p
+}
+
+#[tokio::test]
+async fn modern_input_rounds_run_inline_then_the_call_becomes_a_task() {
+    let server = composing_server();
+    let mut w = Wire::new(server.serve_in_memory());
+    let r1 = w
+        .request(json!(1), "tools/call", compose_call(json!({})))
+        .await;
+    let ir = &r1["result"];
+    assert_eq!(ir["resultType"], "input_required", "{r1}");
+    assert!(
+        ir.get("taskId").is_none(),
+        "no task during the rounds: {ir}"
+    );
+    assert_eq!(
+        ir["inputRequests"]["user_name"]["method"],
+        "elicitation/create"
+    );
+    let state = ir["requestState"].as_str().unwrap().to_owned();
+
+    let r2 = w
+        .request(
+            json!(2),
+            "tools/call",
+            compose_call(json!({
+                "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Ada"}}},
+                "requestState": state,
+            })),
+        )
+        .await;
+    let t = &r2["result"];
+    assert_eq!(t["resultType"], "task", "{r2}");
+    assert!(
+        t.get("requestState").is_none() && t.get("inputRequests").is_none(),
+        "{t}"
+    );
+    let id = t["taskId"].as_str().unwrap().to_owned();
+
+    // Input asked after the call became a task parks the task instead.
+    let waiting = poll_status(&mut w, &id, "input_required").await;
+    let keys: Vec<&String> = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["city"]);
+    w.request(
+        json!(3),
+        "tasks/update",
+        modern_ext(json!({"taskId": id, "inputResponses": {
+            "city": {"action": "accept", "content": {"city": "London"}}
+        }})),
+    )
+    .await;
+    let done = poll_terminal(&mut w, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "Ada from London");
+}
+
+#[tokio::test]
+async fn modern_bad_round_answers_are_refused_before_any_task_exists() {
+    let server = composing_server();
+    let mut w = Wire::new(server.serve_in_memory());
+    let r1 = w
+        .request(json!(1), "tools/call", compose_call(json!({})))
+        .await;
+    let state = r1["result"]["requestState"].as_str().unwrap().to_owned();
+
+    // An answer of the wrong kind for the key asked: -32602 naming it, no task.
+    let bad = w
+        .request(
+            json!(2),
+            "tools/call",
+            compose_call(json!({
+                "inputResponses": {"user_name": {"roots": []}},
+                "requestState": state,
+            })),
+        )
+        .await;
+    assert_eq!(code(&bad), -32602, "{bad}");
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("user_name"),
+        "{bad}"
+    );
+
+    // A tampered requestState is -32602 too.
+    let mut forged = state.clone();
+    forged.push('A');
+    let bad = w
+        .request(
+            json!(3),
+            "tools/call",
+            compose_call(json!({
+                "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Ada"}}},
+                "requestState": forged,
+            })),
+        )
+        .await;
+    assert_eq!(code(&bad), -32602, "{bad}");
+
+    // The genuine state still works: the rounds lost nothing.
+    let ok = w
+        .request(
+            json!(4),
+            "tools/call",
+            compose_call(json!({
+                "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Ada"}}},
+                "requestState": state,
+            })),
+        )
+        .await;
+    assert_eq!(ok["result"]["resultType"], "task", "{ok}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 2025-11-25: messages from inside a task carry the related task
+// ---------------------------------------------------------------------------------------
+
+fn chatty_server() -> Server {
+    Server::builder("chatty", "1.0.0")
+        .tool(
+            Tool::new("chatty").with_task_support(TaskSupport::Optional),
+            |ctx: Context, _a: Value| async move {
+                let _ = ctx.progress(1.0, Some(2.0), Some("half way")).await;
+                ctx.log(
+                    mcp::types::LoggingLevel::Info,
+                    Some("chatty"),
+                    json!("working"),
+                )
+                .await?;
+                let name = ctx.elicit::<Named>("Name?").await?;
+                let name = name.accepted().map_or("nobody".into(), |n| n.name);
+                Ok(text(format!("asked {name}")))
+            },
+        )
+        .build()
+}
+
+fn related(m: &Value) -> &Value {
+    &m["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"]
+}
+
+#[tokio::test]
+async fn legacy_task_messages_carry_the_related_task_and_a_waiting_request_means_input_required() {
+    let server = chatty_server();
+    let mut w = Wire::new(server.serve_in_memory());
+    let init = w
+        .request(
+            json!(0),
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "t", "version": "0"}
+            }),
+        )
+        .await;
+    assert!(init.get("result").is_some(), "{init}");
+    w.notify("notifications/initialized", json!({})).await;
+    let lvl = w
+        .request(json!(1), "logging/setLevel", json!({"level": "debug"}))
+        .await;
+    assert!(lvl.get("result").is_some(), "{lvl}");
+
+    let mut call = task_call("chatty", json!({}), None);
+    call["_meta"] = json!({"progressToken": "p1"});
+    w.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}))
+        .await;
+    let (mut created, mut progress, mut log, mut ask, mut statuses) =
+        (None, None, None, None, Vec::new());
+    while created.is_none() || progress.is_none() || log.is_none() || ask.is_none() {
+        let m = w.recv().await;
+        match m["method"].as_str() {
+            None if m["id"] == 2 => created = Some(m),
+            Some("notifications/progress") => progress = Some(m),
+            Some("notifications/message") => log = Some(m),
+            Some("elicitation/create") => ask = Some(m),
+            Some("notifications/tasks/status") => statuses.push(m),
+            _ => panic!("unexpected {m}"),
+        }
+    }
+    let id = created.unwrap()["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (progress, log, ask) = (progress.unwrap(), log.unwrap(), ask.unwrap());
+    assert_eq!(related(&progress), id.as_str(), "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "p1");
+    assert_eq!(related(&log), id.as_str(), "{log}");
+    assert_eq!(log["params"]["data"], "working");
+    assert_eq!(related(&ask), id.as_str(), "{ask}");
+
+    // While the elicitation waits, the task is input_required.
+    w.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"taskId": id}}))
+        .await;
+    let got = loop {
+        let m = w.recv().await;
+        if m["id"] == 3 && m.get("method").is_none() {
+            break m;
+        }
+        statuses.push(m);
+    };
+    assert_eq!(got["result"]["status"], "input_required", "{got}");
+
+    w.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {
+        "action": "accept", "content": {"name": "Ada"}
+    }}))
+    .await;
+    w.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/result", "params": {"taskId": id}}))
+        .await;
+    let res = loop {
+        let m = w.recv().await;
+        if m["id"] == 4 && m.get("method").is_none() {
+            break m;
+        }
+        statuses.push(m);
+    };
+    assert_eq!(res["result"]["content"][0]["text"], "asked Ada", "{res}");
+
+    // Status notifications name the task in their params, untagged; the waiting request
+    // showed as input_required, then working again before completion.
+    let seen: Vec<&str> = statuses
+        .iter()
+        .map(|m| {
+            assert_eq!(m["method"], "notifications/tasks/status", "{m}");
+            assert!(related(m).is_null(), "{m}");
+            m["params"]["status"].as_str().unwrap()
+        })
+        .collect();
+    let waited = seen.iter().position(|s| *s == "input_required");
+    let resumed = seen.iter().rposition(|s| *s == "working");
+    assert!(
+        matches!((waited, resumed), (Some(a), Some(b)) if a < b),
+        "{seen:?}"
+    );
+}

@@ -1,5 +1,6 @@
 //! Fixtures of the tasks extension scenarios (`tasks-*`): a sync tool, task-supporting tools
-//! that sleep, fail, panic or park for input, and one that requires a task.
+//! that sleep, fail, panic or park for input, one that requires a task, and one that asks
+//! for input in MRTR rounds before it becomes a task (`tasks-mrtr-composition`).
 
 use std::time::Duration;
 
@@ -30,6 +31,11 @@ struct DeleteArgs {
 
 #[derive(serde::Deserialize)]
 struct NoArgs {}
+
+#[derive(schemars::JsonSchema, serde::Deserialize)]
+struct UserName {
+    name: String,
+}
 
 fn text(s: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s.into())])
@@ -163,6 +169,26 @@ pub fn install(builder: ServerBuilder) -> ServerBuilder {
                     describe(answers.get("name")),
                     describe(answers.get("confirm"))
                 )))
+            },
+        )
+        .tool(
+            Tool::new("test_tool_with_task")
+                .with_description(
+                    "Asks for the user's name in an input round, then greets as a task",
+                )
+                .with_task_support(TaskSupport::Required),
+            |ctx, _a: NoArgs| async move {
+                let name = ctx
+                    .elicit::<UserName>("What is your name?")
+                    .key("user_name")
+                    .await?;
+                let name = match name.accepted() {
+                    Some(n) => n.name,
+                    None => "stranger".into(),
+                };
+                // The slow part, past the input: this is where the call becomes a task.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Ok(text(format!("Hello, {name}!")))
             },
         )
 }

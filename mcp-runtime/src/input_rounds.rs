@@ -45,6 +45,16 @@ pub(crate) struct Round {
     inner: Mutex<RoundInner>,
 }
 
+impl Round {
+    /// Whether this run asked for input it does not have yet (or got an answer that did
+    /// not fit): its outcome will be `input_required` (or that error), so it must finish
+    /// inline rather than become a task.
+    pub(crate) fn is_asking(&self) -> bool {
+        let inner = self.inner.lock().expect("round lock");
+        !inner.pending.is_empty() || inner.failure.is_some()
+    }
+}
+
 #[derive(Default)]
 struct RoundInner {
     pending: BTreeMap<String, InputRequest>,

@@ -511,6 +511,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 out: None,
                 era,
                 in_initialize,
+                task: None,
             },
         });
 

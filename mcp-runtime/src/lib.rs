@@ -63,7 +63,7 @@ pub use kernel::ServerOptions;
 pub use middleware::{Chain, Endpoint, Middleware, Next};
 pub use peer::{Peer, PeerError};
 pub use prompt_def::{IntoPromptResult, PromptDef};
-pub use request_state::{RequestStateConfig, RequestStateKey};
+pub use request_state::{InMemoryReplayGuard, ReplayGuard, RequestStateConfig, RequestStateKey};
 pub use resource_def::{IntoReadResult, ResourceDef};
 pub use server::{BuildError, Server, ServerBuilder};
 pub use subscriptions::{InMemoryBus, ServerEvent, SubscriptionBus};

@@ -158,6 +158,9 @@ fn forward(ctx: &Context, event: &Event<'_>) {
     params.insert("level".into(), serde_json::to_value(lvl).expect("level"));
     params.insert("logger".into(), event.metadata().target().into());
     params.insert("data".into(), data);
+    if let Some(t) = &ctx.peer().task {
+        t.tag_map(&mut params);
+    }
     let params = Value::Object(params).to_string();
     let mut frame = Vec::new();
     jsonrpc::write_notification(&mut frame, "notifications/message", Some(&params));

@@ -191,6 +191,8 @@ pub struct Peer {
     pub(crate) out: Option<mpsc::Sender<Vec<u8>>>,
     pub(crate) era: Era,
     pub(crate) in_initialize: bool,
+    /// Set inside a 2025-11-25 task: its messages carry the related-task `_meta`.
+    pub(crate) task: Option<std::sync::Arc<crate::tasks::RelatedTask>>,
 }
 
 impl Peer {
@@ -206,7 +208,13 @@ impl Peer {
         if self.in_initialize {
             return Err(PeerError::DuringInitialize);
         }
-        self.conn.request(self.out.as_ref(), method, params).await
+        match &self.task {
+            Some(t) => {
+                t.request(&self.conn, self.out.as_ref(), method, params)
+                    .await
+            }
+            None => self.conn.request(self.out.as_ref(), method, params).await,
+        }
     }
 
     /// Sends a typed request and decodes the typed result.
@@ -227,6 +235,8 @@ impl Peer {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<(), PeerError> {
+        let tagged = self.task.as_ref().and_then(|t| t.tag(params));
+        let params = tagged.as_deref().or(params);
         let mut frame = Vec::new();
         jsonrpc::write_notification(&mut frame, method, params.map(RawValue::get));
         let sent = match &self.out {

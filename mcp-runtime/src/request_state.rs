@@ -11,9 +11,19 @@
 //!
 //! Token: base64url (no padding) of `version (1) ‖ nonce (24) ‖ ciphertext ‖ tag (16)`.
 //! Keys rotate through a list: the first seals, every key opens.
+//!
+//! Replay: by default a state opens as often as it is presented until it expires (a client
+//! may retry a round whose answer it lost). [`RequestStateConfig::single_use`] makes each
+//! state open once: a [`ReplayGuard`] remembers the nonce of every state it let through
+//! until that state's expiry, and a second use is the same `-32602`. It is off by default
+//! because it makes the server stateful: behind a load balancer every instance must consult
+//! one shared guard (implement [`ReplayGuard`] over a shared store with an atomic
+//! insert-if-absent and a TTL), or a replay sent to another instance gets through;
+//! [`InMemoryReplayGuard`] protects one process only.
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -83,6 +93,7 @@ pub struct RequestStateConfig {
     ttl: Duration,
     max_rounds: u32,
     audience: Option<String>,
+    replay: Guard,
 }
 
 impl Default for RequestStateConfig {
@@ -92,7 +103,110 @@ impl Default for RequestStateConfig {
             ttl: Duration::from_secs(600),
             max_rounds: 8,
             audience: None,
+            replay: Guard(None),
         }
+    }
+}
+
+/// Remembers which sealed states were already used, so each opens only once
+/// ([`RequestStateConfig::single_use`]).
+///
+/// Share one guard between every instance that can receive a retry: an implementation over
+/// a shared store inserts the nonce if absent, with the expiry as its TTL, atomically.
+pub trait ReplayGuard: Send + Sync + 'static {
+    /// Records the first use of the state with `nonce`, valid until `expires_ms` (ms since
+    /// the epoch). Returns `false` when it was used before, or when the use cannot be
+    /// recorded (the state is then refused: a guard that forgets is no guard).
+    fn first_use(&self, nonce: &[u8; 24], expires_ms: u64) -> bool;
+}
+
+/// The optional guard, opaque in `Debug` output.
+#[derive(Clone)]
+struct Guard(Option<Arc<dyn ReplayGuard>>);
+
+impl fmt::Debug for Guard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "single-use"
+        } else {
+            "reusable"
+        })
+    }
+}
+
+/// A [`ReplayGuard`] for one process, bounded: it holds at most `capacity` nonces, forgets
+/// each once its state has expired, and when full of unexpired ones refuses new states
+/// (`-32602`) rather than forget a used one.
+pub struct InMemoryReplayGuard {
+    capacity: usize,
+    seen: Mutex<Seen>,
+}
+
+#[derive(Default)]
+struct Seen {
+    by_nonce: HashMap<[u8; NONCE_LEN], u64>,
+    by_expiry: BTreeSet<(u64, [u8; NONCE_LEN])>,
+}
+
+/// The default capacity of an [`InMemoryReplayGuard`].
+pub const DEFAULT_REPLAY_CAPACITY: usize = 100_000;
+
+impl InMemoryReplayGuard {
+    /// A guard holding at most `capacity` (at least 1) used states.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            capacity: capacity.max(1),
+            seen: Mutex::default(),
+        }
+    }
+
+    /// How many used states it remembers now.
+    pub fn len(&self) -> usize {
+        self.seen.lock().expect("replay lock").by_nonce.len()
+    }
+
+    /// Whether it remembers none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Default for InMemoryReplayGuard {
+    fn default() -> Self {
+        Self::new(DEFAULT_REPLAY_CAPACITY)
+    }
+}
+
+impl fmt::Debug for InMemoryReplayGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InMemoryReplayGuard")
+            .field("capacity", &self.capacity)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+impl ReplayGuard for InMemoryReplayGuard {
+    fn first_use(&self, nonce: &[u8; NONCE_LEN], expires_ms: u64) -> bool {
+        let mut seen = self.seen.lock().expect("replay lock");
+        if seen.by_nonce.contains_key(nonce) {
+            return false;
+        }
+        // Forget what has expired: those states no longer open anyway.
+        let now = now_ms();
+        while let Some(&(exp, n)) = seen.by_expiry.first() {
+            if exp > now {
+                break;
+            }
+            seen.by_expiry.pop_first();
+            seen.by_nonce.remove(&n);
+        }
+        if seen.by_nonce.len() >= self.capacity {
+            return false;
+        }
+        seen.by_nonce.insert(*nonce, expires_ms);
+        seen.by_expiry.insert((expires_ms, *nonce));
+        true
     }
 }
 
@@ -137,6 +251,28 @@ impl RequestStateConfig {
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audience = Some(audience.into());
         self
+    }
+
+    /// Makes every state open only once: `guard` records each state let through until it
+    /// expires, and a replay is `-32602 Invalid or expired requestState`. Off by default: a
+    /// deployment of several instances must give them one shared guard (see
+    /// [`ReplayGuard`]), and a client can no longer retry a round whose answer it lost.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_runtime::request_state::{InMemoryReplayGuard, RequestStateConfig};
+    ///
+    /// let cfg = RequestStateConfig::default().single_use(Arc::new(InMemoryReplayGuard::default()));
+    /// assert!(cfg.is_single_use());
+    /// ```
+    pub fn single_use(mut self, guard: Arc<dyn ReplayGuard>) -> Self {
+        self.replay = Guard(Some(guard));
+        self
+    }
+
+    /// Whether states open only once.
+    pub fn is_single_use(&self) -> bool {
+        self.replay.0.is_some()
     }
 
     /// The configured round bound.
@@ -187,6 +323,13 @@ impl RequestStateConfig {
         let payload: StatePayload = serde_json::from_slice(&plain).map_err(|_| invalid())?;
         if now_ms() >= payload.exp {
             return Err(invalid());
+        }
+        // Only a genuine, unexpired state is recorded, so forgeries cannot fill the guard.
+        if let Some(guard) = &self.replay.0 {
+            let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| invalid())?;
+            if !guard.first_use(nonce, payload.exp) {
+                return Err(invalid());
+            }
         }
         Ok(payload)
     }
@@ -375,6 +518,47 @@ mod tests {
         let zero = cfg.clone().ttl(Duration::ZERO);
         let token = zero.seal(&aad, &payload(zero.expiry()));
         assert!(zero.open(&aad, &token).is_err());
+    }
+
+    #[test]
+    fn a_single_use_state_opens_once_and_a_reusable_one_until_expiry() {
+        let aad = binding(None, None).aad();
+        let reusable = RequestStateConfig::default();
+        assert!(!reusable.is_single_use());
+        let token = reusable.seal(&aad, &payload(reusable.expiry()));
+        assert!(reusable.open(&aad, &token).is_ok());
+        assert!(reusable.open(&aad, &token).is_ok());
+
+        let guard = Arc::new(InMemoryReplayGuard::new(8));
+        let once = reusable.clone().single_use(guard.clone());
+        let token = once.seal(&aad, &payload(once.expiry()));
+        // A forged token is refused without being recorded.
+        assert!(once.open(&aad, &format!("{token}x")).is_err());
+        assert!(guard.is_empty());
+        assert!(once.open(&aad, &token).is_ok());
+        assert_eq!(
+            once.open(&aad, &token).unwrap_err().message,
+            INVALID_STATE_MESSAGE
+        );
+        // Another state of the same request is a use of its own.
+        let next = once.seal(&aad, &payload(once.expiry()));
+        assert!(once.open(&aad, &next).is_ok());
+        assert_eq!(guard.len(), 2);
+    }
+
+    #[test]
+    fn the_in_memory_guard_is_bounded_and_forgets_expired_states() {
+        let guard = InMemoryReplayGuard::new(2);
+        let later = now_ms() + 60_000;
+        assert!(guard.first_use(&[1; 24], later));
+        assert!(!guard.first_use(&[1; 24], later), "a replay");
+        assert!(guard.first_use(&[2; 24], now_ms().saturating_sub(1)));
+        // Full: the expired entry is forgotten to make room.
+        assert!(guard.first_use(&[3; 24], later));
+        assert_eq!(guard.len(), 2);
+        // Full of unexpired states: a new one is refused rather than one forgotten.
+        assert!(!guard.first_use(&[4; 24], later));
+        assert!(!guard.first_use(&[1; 24], later), "still remembered");
     }
 
     #[test]

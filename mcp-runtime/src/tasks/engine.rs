@@ -13,9 +13,10 @@ use mcp_core::types::{
     InputRequests, InputResponse, InputResponses, Task, TaskStatus, TaskStatusNotificationParams,
 };
 use mcp_core::version::{Era, ProtocolVersion};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::{Notify, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::related::RelatedTask;
 use super::store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
 use crate::context::Context;
 use crate::error::McpError;
@@ -75,6 +76,8 @@ struct Running {
     cancel: CancellationToken,
     /// The connection that started it (legacy: status notifications go there).
     peer: Option<Peer>,
+    /// Legacy: tags its messages and marks it `input_required` while a request waits.
+    related: Option<Arc<RelatedTask>>,
     /// The revision it was started on.
     version: ProtocolVersion,
     /// Input the tool is waiting for (2026: answered through `tasks/update`).
@@ -178,39 +181,87 @@ impl TaskEngine {
         Fut: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
         let id = new_task_id();
+        let cancel = CancellationToken::new();
+        let tctx = self.task_context(ctx, &id, &cancel, None);
         let ttl = self.ttl_for(requested_ttl);
-        let mut record = TaskRecord::new(&id, ttl, owner_of(ctx));
+        let peer = (ctx.era == Era::Legacy).then(|| tctx.peer.clone());
+        let task = self.register(ctx, peer, &id, ttl, &cancel).await?;
+        self.spawn(id, ttl, cancel, work(tctx));
+        Ok(task)
+    }
+
+    /// The context a task's work runs with: `cancel` as its token, a [`TaskHandle`] (gated
+    /// on `ready` when the task is created later than the context), and a peer writing to
+    /// the connection rather than to the originating request's stream.
+    pub(crate) fn task_context(
+        self: &Arc<Self>,
+        ctx: &Context,
+        id: &str,
+        cancel: &CancellationToken,
+        ready: Option<watch::Receiver<bool>>,
+    ) -> Context {
+        let mut tctx = ctx.clone();
+        tctx.cancel = cancel.clone();
+        tctx.peer.out = None;
+        if ctx.era == Era::Legacy {
+            tctx.peer.task = Some(Arc::new(RelatedTask::new(id, self)));
+        }
+        tctx.extensions.insert(TaskHandle {
+            engine: self.clone(),
+            task_id: id.to_owned(),
+            ready,
+        });
+        tctx
+    }
+
+    /// Creates the record of task `id` (started by the request of `ctx`; `peer`: the legacy
+    /// task's own, where its status notifications go untagged) and tracks it as running.
+    pub(crate) async fn register(
+        &self,
+        ctx: &Context,
+        peer: Option<Peer>,
+        id: &str,
+        ttl: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> Result<Task, McpError> {
+        let mut record = TaskRecord::new(id, ttl, owner_of(ctx));
         record.task.poll_interval =
             Some(u64::try_from(self.options.poll_interval.as_millis()).unwrap_or(u64::MAX));
         let task = record.task.clone();
         self.store.create(record).await.map_err(store_error)?;
-
-        let cancel = CancellationToken::new();
         let version = ctx.version.unwrap_or(match ctx.era {
             Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
             Era::Modern => ProtocolVersion::LATEST,
         });
-        let mut tctx = ctx.clone();
-        tctx.cancel = cancel.clone();
-        tctx.peer.out = None;
-        tctx.extensions.insert(TaskHandle {
-            engine: self.clone(),
-            task_id: id.clone(),
-        });
-        let peer = (ctx.era == Era::Legacy).then(|| tctx.peer.clone());
+        let mut peer = peer;
+        let related = peer.as_mut().and_then(|p| p.task.take());
         self.running.lock().expect("running lock").insert(
-            id.clone(),
+            id.to_owned(),
             Running {
                 cancel: cancel.clone(),
                 peer,
+                related,
                 version,
                 input: PendingInput::default(),
             },
         );
+        Ok(task)
+    }
 
+    /// Runs the work of registered task `id` in the background until it ends, is cancelled
+    /// or outlives the task's retention, and records how it ended.
+    pub(crate) fn spawn<Fut>(
+        self: &Arc<Self>,
+        id: String,
+        ttl: Option<Duration>,
+        cancel: CancellationToken,
+        work: Fut,
+    ) where
+        Fut: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
         let engine = self.clone();
         tokio::spawn(async move {
-            let run = crate::panic::CatchUnwind::new(work(tctx));
+            let run = crate::panic::CatchUnwind::new(work);
             // Work outliving its task's retention is stopped: nobody can see its result.
             let expiry = async {
                 match ttl {
@@ -224,24 +275,29 @@ impl TaskEngine {
                 _ = expiry => None,
                 out = run => Some(out),
             };
-            let update = match outcome {
-                None => None,
-                Some(Ok(result)) => Some(TaskUpdate::completed(result)),
-                Some(Err(McpError::Cancelled)) => Some(TaskUpdate::cancelled()),
-                Some(Err(e)) => {
-                    if e.as_protocol().is_none() {
-                        tracing::error!(task = %id, error = %e, "task failed");
-                    }
-                    Some(TaskUpdate::failed(e.to_wire()))
-                }
-            };
-            if let Some(update) = update {
-                engine.apply(&id, update).await.ok();
-            }
-            engine.running.lock().expect("running lock").remove(&id);
-            engine.changed.notify_waiters();
+            engine.settle(&id, outcome).await;
         });
-        Ok(task)
+    }
+
+    /// Records the outcome of task `id`'s work (`None`: it was stopped, the store already
+    /// says why) and forgets it as running.
+    pub(crate) async fn settle(&self, id: &str, outcome: Option<Result<CallToolResult, McpError>>) {
+        let update = match outcome {
+            None => None,
+            Some(Ok(result)) => Some(TaskUpdate::completed(result)),
+            Some(Err(McpError::Cancelled)) => Some(TaskUpdate::cancelled()),
+            Some(Err(e)) => {
+                if e.as_protocol().is_none() {
+                    tracing::error!(task = %id, error = %e, "task failed");
+                }
+                Some(TaskUpdate::failed(e.to_wire()))
+            }
+        };
+        if let Some(update) = update {
+            self.apply(id, update).await.ok();
+        }
+        self.running.lock().expect("running lock").remove(id);
+        self.changed.notify_waiters();
     }
 
     /// Writes `update` to the store and announces the new state.
@@ -404,68 +460,66 @@ impl TaskEngine {
         requests: InputRequests,
     ) -> Result<InputResponses, McpError> {
         let (tx, rx) = oneshot::channel();
-        let (peer, all_pending) = {
+        let legacy = {
+            let running = self.running.lock().expect("running lock");
+            let r = running
+                .get(task_id)
+                .ok_or_else(|| McpError::internal("the task is not running"))?;
+            match (&r.peer, r.version.era()) {
+                (Some(p), Era::Legacy) => {
+                    let mut peer = p.clone();
+                    peer.task = r.related.clone();
+                    Some(peer)
+                }
+                _ => None,
+            }
+        };
+        if let Some(peer) = legacy {
+            // 2025-11-25: the receiver asks the requestor itself, as ordinary requests
+            // tagged with the related task (which marks the task `input_required` while
+            // they wait: `related.rs`).
+            return ask_legacy(&peer, requests).await;
+        }
+        let all_pending = {
             let mut running = self.running.lock().expect("running lock");
             let r = running
                 .get_mut(task_id)
                 .ok_or_else(|| McpError::internal("the task is not running"))?;
-            match (&r.peer, r.version.era()) {
-                (Some(p), Era::Legacy) => (Some(p.clone()), requests.clone()),
-                _ => {
-                    let input = &mut r.input;
-                    if let Some(k) = requests.keys().find(|k| input.pending.contains_key(*k)) {
-                        return Err(McpError::internal(format!(
-                            "input key `{k}` is already waiting for an answer"
-                        )));
-                    }
-                    let id = input.next_waiter;
-                    input.next_waiter += 1;
-                    input.waiters.insert(
-                        id,
-                        Waiter {
-                            remaining: requests.len(),
-                            answered: InputResponses::new(),
-                            reply: tx,
-                        },
-                    );
-                    for (k, req) in &requests {
-                        input.pending.insert(k.clone(), (req.clone(), id));
-                    }
-                    (None, input.requests())
-                }
+            let input = &mut r.input;
+            if let Some(k) = requests.keys().find(|k| input.pending.contains_key(*k)) {
+                return Err(McpError::internal(format!(
+                    "input key `{k}` is already waiting for an answer"
+                )));
             }
+            let id = input.next_waiter;
+            input.next_waiter += 1;
+            input.waiters.insert(
+                id,
+                Waiter {
+                    remaining: requests.len(),
+                    answered: InputResponses::new(),
+                    reply: tx,
+                },
+            );
+            for (k, req) in &requests {
+                input.pending.insert(k.clone(), (req.clone(), id));
+            }
+            input.requests()
         };
         self.apply(task_id, TaskUpdate::input_required(all_pending))
             .await
             .map_err(store_error)?;
-        let legacy = peer.is_some();
-        let responses = match peer {
-            // 2025-11-25: the receiver asks the requestor itself, as ordinary requests
-            // tagged with the related task.
-            Some(peer) => ask_legacy(&peer, task_id, requests).await?,
-            None => rx.await.map_err(|_| McpError::Cancelled)?,
-        };
-        // `tasks/update` already moved a 2026 task back to `working` (or kept it waiting
-        // for another caller's keys); a legacy task is resumed here.
-        if legacy {
-            match self.apply(task_id, TaskUpdate::working()).await {
-                Ok(_) => {}
-                Err(TaskStoreError::Terminal(_)) => return Err(McpError::Cancelled),
-                Err(e) => return Err(store_error(e)),
-            }
-        }
-        Ok(responses)
+        // `tasks/update` moves the task back to `working` (or keeps it waiting for another
+        // caller's keys).
+        rx.await.map_err(|_| McpError::Cancelled)
     }
 }
 
-async fn ask_legacy(
-    peer: &Peer,
-    task_id: &str,
-    requests: InputRequests,
-) -> Result<InputResponses, McpError> {
+async fn ask_legacy(peer: &Peer, requests: InputRequests) -> Result<InputResponses, McpError> {
     let mut out = InputResponses::new();
     for (key, request) in requests {
         let method = request.method();
+        // The task's peer adds the related-task `_meta`.
         let mut params = match &request {
             InputRequest::Elicit(p) => serde_json::to_value(p),
             InputRequest::CreateMessage(p) => serde_json::to_value(p),
@@ -474,17 +528,6 @@ async fn ask_legacy(
         .map_err(McpError::from)?;
         if !params.is_object() {
             params = serde_json::json!({});
-        }
-        let meta = params
-            .as_object_mut()
-            .expect("object")
-            .entry("_meta")
-            .or_insert_with(|| serde_json::json!({}));
-        if let Some(m) = meta.as_object_mut() {
-            m.insert(
-                mcp_core::types::RELATED_TASK_META_KEY.to_owned(),
-                serde_json::json!({ "taskId": task_id }),
-            );
         }
         let raw = serde_json::value::to_raw_value(&params).map_err(McpError::from)?;
         let answer = peer.request_raw(method, Some(&raw)).await?;
@@ -501,6 +544,9 @@ async fn ask_legacy(
 pub struct TaskHandle {
     engine: Arc<TaskEngine>,
     task_id: String,
+    /// Set while the call still runs inline (its input rounds, 2026): the task exists once
+    /// this turns `true`; dropped unset when the call finished inline.
+    ready: Option<watch::Receiver<bool>>,
 }
 
 impl std::fmt::Debug for TaskHandle {
@@ -517,6 +563,20 @@ impl TaskHandle {
         &self.task_id
     }
 
+    /// Waits until the task exists: a call that starts inline (2026, input rounds first)
+    /// becomes a task at its first wait, which may be this one.
+    async fn created(&self) -> Result<(), McpError> {
+        match &self.ready {
+            None => Ok(()),
+            Some(rx) => rx
+                .clone()
+                .wait_for(|created| *created)
+                .await
+                .map(|_| ())
+                .map_err(|_| McpError::Cancelled),
+        }
+    }
+
     /// Parks the task in `input_required` with `requests` (keyed by ids of your choosing)
     /// and waits for every answer. On 2026 the client reads them from `tasks/get` and
     /// answers with `tasks/update` (one key at a time if it likes); on 2025-11-25 they are
@@ -527,11 +587,13 @@ impl TaskHandle {
         if requests.is_empty() {
             return Ok(InputResponses::new());
         }
+        self.created().await?;
         self.engine.request_input(&self.task_id, requests).await
     }
 
     /// Updates the task's `statusMessage` (it stays `working`).
     pub async fn set_status_message(&self, message: impl Into<String>) -> Result<(), McpError> {
+        self.created().await?;
         self.engine
             .apply(&self.task_id, TaskUpdate::working().with_message(message))
             .await
@@ -584,7 +646,7 @@ pub(crate) fn owner_of(ctx: &Context) -> Option<String> {
 }
 
 /// A random 128-bit task id.
-fn new_task_id() -> String {
+pub(crate) fn new_task_id() -> String {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).expect("the OS random source failed");
     let mut s = String::with_capacity(32);

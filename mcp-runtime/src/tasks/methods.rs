@@ -124,7 +124,8 @@ fn missing_extension(message: &str) -> McpError {
 }
 
 /// Starts tool `name` as a task and answers with the created task (`CreateTaskResult`,
-/// or the extension's flat `resultType: "task"` result on 2026).
+/// or the extension's flat `resultType: "task"` result on 2026, after any input rounds:
+/// `compose.rs`).
 pub(crate) async fn call_as_task<H: ServerHandler>(
     d: &Dispatcher<H>,
     engine: &Arc<TaskEngine>,
@@ -134,6 +135,10 @@ pub(crate) async fn call_as_task<H: ServerHandler>(
     ttl: Option<u64>,
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {
+    if ctx.era == Era::Modern {
+        // 2026: input rounds inline first, then the task.
+        return super::compose::call(d, engine, ctx, name, args, version).await;
+    }
     let handler = d.handler.load();
     let task = engine
         .start(&d.handler_ctx(ctx), ttl, move |tctx| async move {

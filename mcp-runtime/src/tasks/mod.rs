@@ -37,11 +37,14 @@
 //! [`ServerBuilder::task_store`]: crate::ServerBuilder::task_store
 //! [`Context::task`]: crate::Context::task
 
+mod compose;
 mod engine;
 pub(crate) mod methods;
+mod related;
 mod store;
 
 pub use engine::{TaskEngine, TaskEvent, TaskHandle, TaskNotifier, TaskOptions};
+pub(crate) use related::RelatedTask;
 pub use store::{
     DEFAULT_TASK_CAPACITY, InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore,
     TaskStoreError, TaskUpdate, iso8601,

@@ -591,6 +591,7 @@ fn modern_context<E: Endpoint + 'static>(
             out: None,
             era: Era::Modern,
             in_initialize: false,
+            task: None,
         },
     })
 }
@@ -627,6 +628,7 @@ pub(super) fn legacy_context(
             out,
             era: Era::Legacy,
             in_initialize: method == "initialize",
+            task: None,
         },
     })
 }
