@@ -202,6 +202,20 @@ pub(crate) fn begin(
         ctx.lazy_round = Some(lazy.clone());
         return Ok(Started::Lazy(lazy));
     }
+    open(ctx, identity, method, target, arguments).map(Started::Opened)
+}
+
+/// Opens a modern request's round now (a retry's answers and state read and checked), and
+/// makes it the context's input resolver. The task composer needs the round from the start,
+/// to see whether the tool is asking.
+pub(crate) fn open(
+    ctx: &mut Context,
+    identity: &ServerIdentity,
+    method: &str,
+    target: &str,
+    arguments: Option<&RawValue>,
+) -> Result<Arc<Round>, McpError> {
+    let cfg = identity.request_state.clone();
     let params = ctx.params().map_or("{}", RawValue::get);
     let retry: RetryParams<'_> =
         serde_json::from_str(params).map_err(|_| McpError::invalid_params("Invalid params"))?;
@@ -248,7 +262,7 @@ pub(crate) fn begin(
         inner: Mutex::default(),
     });
     ctx.set_input_resolver(round.clone());
-    Ok(Started::Opened(round))
+    Ok(round)
 }
 
 /// After the handler: the `input_required` result when it asked for input, or the error
@@ -279,6 +293,11 @@ pub(crate) fn finish(
             input_required(round, &aad)
         }
     }
+}
+
+/// [`finish`] for a round [`open`]ed up front.
+pub(crate) fn finish_opened(round: &Round) -> Result<Option<InputRequiredResult>, McpError> {
+    input_required(round, &round.aad)
 }
 
 /// The outcome of a round whose handler has returned, sealed with `aad`.

@@ -17,7 +17,7 @@ use std::task::Poll;
 use mcp_core::types::{
     CallToolResult, ExtCreateTaskResult, InputRequest, InputRequests, InputResponse,
 };
-use mcp_core::version::ProtocolVersion;
+use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -80,12 +80,12 @@ pub(crate) async fn call<H: ServerHandler>(
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {
     let mut hctx = d.handler_ctx(ctx);
-    let Some(round) = rounds::begin(&mut hctx, &d.identity, ctx.method(), &name, args.as_deref())?
-    else {
+    if ctx.era() != Era::Modern {
         return Err(McpError::internal(
             "input rounds exist only on 2026 requests",
         ));
-    };
+    }
+    let round = rounds::open(&mut hctx, &d.identity, ctx.method(), &name, args.as_deref())?;
     let id = new_task_id();
     let cancel = CancellationToken::new();
     let (created, ready) = watch::channel(false);
@@ -128,7 +128,7 @@ pub(crate) async fn call<H: ServerHandler>(
             return Err(McpError::Cancelled);
         }
         Inline::Done(out) => {
-            if let Some(ir) = rounds::finish(Some(&round))? {
+            if let Some(ir) = rounds::finish_opened(&round)? {
                 return d.shape(ir, version);
             }
             let task = engine.register(ctx, None, &id, ttl, &cancel).await?;
