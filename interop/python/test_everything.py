@@ -305,6 +305,8 @@ def batch(rev: str) -> Callable[[], Awaitable[None]]:
         async with httpx2.AsyncClient(timeout=10.0) as h:
             r = await h.post(url, json=init, headers=accept)
             check(r.status_code == 200, f"initialize: {r.status_code} {r.text}")
+            got = sse_or_json(r)["result"]["protocolVersion"]
+            check(got == rev, f"negotiated {got}, want {rev}")
             session = {**accept, "Mcp-Session-Id": r.headers["mcp-session-id"]}
             if since(rev, "2025-06-18"):
                 session["MCP-Protocol-Version"] = rev
@@ -355,6 +357,13 @@ def table(results: dict[tuple[str, str], str]) -> None:
         print(f"{t:<16}" + "".join(f"{results.get((t, r), '-'):<12}" for r in revs))
 
 
+def leaf(e: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups: what a task group wrapped."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return e
+
+
 async def main() -> int:
     passed = failed = 0
     results: dict[tuple[str, str], str] = {}
@@ -369,7 +378,8 @@ async def main() -> int:
         except BaseException as e:  # noqa: BLE001 - report every failure, keep going
             failed += 1
             results[(transport, rev)] = "FAIL"
-            print(f"FAIL {name}: {type(e).__name__}: {e}")
+            cause = leaf(e)
+            print(f"FAIL {name}: {type(cause).__name__}: {cause}")
             traceback.print_exc()
     table(results)
     print(f"{passed} passed, {failed} failed")
