@@ -11,6 +11,12 @@
 #   interop_start_listening NAME LOG PORT CMD...
 #                                          interop_start + interop_wait_port; on failure prints
 #                                          the log and "0 passed, 1 failed" and returns 1
+#   interop_start_per_revision LOGDIR BINARY REV...
+#                                          one `BINARY --http 127.0.0.1:PORT --protocol-versions
+#                                          REV` per REV (ports: free ones, or $INTEROP_PORT,
+#                                          +1, ... when set), each listening before the next;
+#                                          sets INTEROP_SERVERS (REV=http://127.0.0.1:PORT each)
+#                                          and INTEROP_LOGS (LOGDIR/<name>-REV.log each)
 #   interop_stop PID                       SIGTERM, up to 5 s, then SIGKILL; reaps it
 #   interop_stop_all                       stops every server started here (the EXIT trap)
 #   interop_npm_install DIR PACKAGE VERSION
@@ -68,6 +74,22 @@ interop_start_listening() { # name log port cmd...
         echo "0 passed, 1 failed"
         return 1
     fi
+}
+
+interop_start_per_revision() { # logdir binary rev...
+    local dir="$1" bin="$2" n=0 rev port log
+    shift 2
+    INTEROP_SERVERS=()
+    INTEROP_LOGS=()
+    for rev in "$@"; do
+        if [ -n "${INTEROP_PORT:-}" ]; then port=$((INTEROP_PORT + n)); else port="$(interop_free_port)"; fi
+        log="$dir/$(basename "$bin")-$rev.log"
+        interop_start_listening "$(basename "$bin") ($rev)" "$log" "$port" \
+            "$bin" --http "127.0.0.1:$port" --protocol-versions "$rev" || return 1
+        INTEROP_SERVERS+=("$rev=http://127.0.0.1:$port")
+        INTEROP_LOGS+=("$log")
+        n=$((n + 1))
+    done
 }
 
 interop_stop() { # pid

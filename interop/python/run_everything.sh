@@ -15,36 +15,22 @@ set -euo pipefail
 BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
 . interop/lib.sh
+. interop/python/venv.sh
 
-MCP_VERSION=2.3.0        # PyPI `mcp`; pulls mcp-types==2.3.0 (keep in step with run.sh)
-PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
-VENV="${INTEROP_VENV:-target/interop-venv}"
 REVISIONS="${INTEROP_REVISIONS:-2024-11-05 2025-03-26 2025-06-18 2025-11-25 2026-07-28}"
 
-echo "== python everything interop: venv $VENV ($("$PYTHON" --version 2>&1), mcp==$MCP_VERSION)"
-interop_venv "$VENV" "$PYTHON" "mcp==$MCP_VERSION"
-"$VENV/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"), "mcp-types", m.version("mcp-types"), "httpx2", m.version("httpx2"))'
+python_venv "python everything interop"
 
 echo "== cargo build --example everything"
 timeout 900 cargo build --example everything
 
-SERVERS=()
-LOGS=()
-n=0
-for rev in $REVISIONS; do
-    if [ -n "${INTEROP_PORT:-}" ]; then port=$((INTEROP_PORT + n)); else port="$(interop_free_port)"; fi
-    log="$VENV/everything-$rev.log"
-    interop_start_listening "everything ($rev)" "$log" "$port" \
-        "$BIN/everything" --http "127.0.0.1:$port" --protocol-versions "$rev"
-    SERVERS+=("$rev=http://127.0.0.1:$port")
-    LOGS+=("$log")
-    n=$((n + 1))
-done
+read -ra REVS <<<"$REVISIONS"
+interop_start_per_revision "$VENV" "$BIN/everything" "${REVS[@]}"
 
 echo "== python client <-> everything (stdio, /mcp, /sse) at: $REVISIONS"
 rc=0
-timeout 600 "$VENV/bin/python" interop/python/test_everything.py "$BIN/everything" "${SERVERS[@]}" || rc=$?
+timeout 600 "$VENV/bin/python" interop/python/test_everything.py "$BIN/everything" "${INTEROP_SERVERS[@]}" || rc=$?
 if [ "$rc" -ne 0 ]; then
-    for log in "${LOGS[@]}"; do interop_tail_log "$log"; done
+    for log in "${INTEROP_LOGS[@]}"; do interop_tail_log "$log"; done
 fi
 exit "$rc"

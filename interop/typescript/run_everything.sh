@@ -14,9 +14,8 @@ set -euo pipefail
 BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
 . interop/lib.sh
+. interop/typescript/versions.sh
 
-V1_VERSION=1.32.2        # npm @modelcontextprotocol/sdk (keep in step with run.sh)
-V2_VERSION=2.4.0         # npm @modelcontextprotocol/client (2026-07-28)
 REVISIONS="${INTEROP_REVISIONS:-2024-11-05 2025-03-26 2025-06-18 2025-11-25 2026-07-28}"
 export INTEROP_TS_DIR="$(interop_abs "${INTEROP_TS_DIR:-target/interop-ts}")"
 export INTEROP_TS2_DIR="$(interop_abs "${INTEROP_TS2_DIR:-target/interop-ts2}")"
@@ -28,23 +27,13 @@ interop_npm_install "$INTEROP_TS2_DIR" @modelcontextprotocol/client "$V2_VERSION
 echo "== cargo build --example everything"
 timeout 900 cargo build --example everything
 
-SERVERS=()
-LOGS=()
-n=0
-for rev in $REVISIONS; do
-    if [ -n "${INTEROP_PORT:-}" ]; then port=$((INTEROP_PORT + n)); else port="$(interop_free_port)"; fi
-    log="$INTEROP_TS2_DIR/everything-$rev.log"
-    interop_start_listening "everything ($rev)" "$log" "$port" \
-        "$BIN/everything" --http "127.0.0.1:$port" --protocol-versions "$rev"
-    SERVERS+=("$rev=http://127.0.0.1:$port")
-    LOGS+=("$log")
-    n=$((n + 1))
-done
+read -ra REVS <<<"$REVISIONS"
+interop_start_per_revision "$INTEROP_TS2_DIR" "$BIN/everything" "${REVS[@]}"
 
 echo "== node test_everything.mjs <-> everything (stdio, /mcp, /sse) at: $REVISIONS"
 rc=0
-timeout 600 node interop/typescript/test_everything.mjs "$BIN/everything" "${SERVERS[@]}" || rc=$?
+timeout 600 node interop/typescript/test_everything.mjs "$BIN/everything" "${INTEROP_SERVERS[@]}" || rc=$?
 if [ "$rc" -ne 0 ]; then
-    for log in "${LOGS[@]}"; do interop_tail_log "$log"; done
+    for log in "${INTEROP_LOGS[@]}"; do interop_tail_log "$log"; done
 fi
 exit "$rc"
