@@ -20,6 +20,7 @@
 //!   annotations and a resource link, each turned into text where a revision lacks it), `weather` (structured output), `countdown`
 //!   (progress), `sleep` (cancellation; `stats` counts what was cancelled), `log_demo`
 //!   (`tracing` events reach the client through the log bridge), `ask_name` (elicitation),
+//!   `sign_in` (URL-mode elicitation),
 //!   `summarize` (sampling), `list_roots` (roots), `report` (may run as a task),
 //!   `enable_echo` (adds a tool at run time: list-changed), `touch_note` (resource updated);
 //! - resources: `everything://readme` (text), `everything://logo.png` (binary), the template
@@ -41,9 +42,9 @@ use mcp::runtime::log_bridge::ClientLogLayer;
 use mcp::runtime::skills::{EmbeddedFile, SkillSet};
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
 use mcp::types::{
-    Annotations, AudioContent, CompletionReference, CreateMessageParams, GetPromptResult,
-    PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
-    SamplingMessage,
+    Annotations, AudioContent, CompletionReference, CreateMessageParams, ElicitAction,
+    GetPromptResult, PromptMessage, ReadResourceResult, Resource, ResourceContents,
+    ResourceTemplate, Role, SamplingMessage,
 };
 use mcp::version::SupportedVersions;
 use mcp::{Elicitation, Progress};
@@ -196,6 +197,17 @@ async fn ask_name(ctx: &Context) -> Result<String, McpError> {
     })
 }
 
+/// Sends the user to a sign-in page (URL-mode elicitation: 2025-11-25 and 2026-07-28).
+#[mcp::tool]
+async fn sign_in(ctx: &Context) -> Result<String, McpError> {
+    let url = "https://example.com/sign-in";
+    Ok(match ctx.elicit_url("Sign in to continue.", url).await? {
+        ElicitAction::Accept => "You went to sign in.".into(),
+        ElicitAction::Decline => "You declined to sign in.".into(),
+        ElicitAction::Cancel => "You cancelled.".into(),
+    })
+}
+
 /// Summarizes `text` with the client's model (sampling).
 #[mcp::tool]
 async fn summarize(text: String, ctx: &Context) -> Result<String, McpError> {
@@ -302,6 +314,7 @@ fn server(versions: SupportedVersions) -> Server {
             r.add_tool_def::<stats>();
             r.add_tool_def::<log_demo>();
             r.add_tool_def::<ask_name>();
+            r.add_tool_def::<sign_in>();
             r.add_tool_def::<summarize>();
             r.add_tool_def::<list_roots>();
             r.add_tool_def::<report>();

@@ -23,7 +23,7 @@ present where it defines it and absent where it does not (`features`):
   2025-03-26  tool annotations, audio content, the `completions` capability; JSON-RPC
               batches over Streamable HTTP (checked on the raw wire: the SDK never batches)
   2025-06-18  titles, outputSchema + structuredContent, resource links, elicitation
-  2025-11-25  icons, `execution.taskSupport`, the `tasks` capability
+  2025-11-25  icons, URL-mode elicitation, `execution.taskSupport`, the `tasks` capability
   2026-07-28  elicitation and sampling as `input_required` rounds (answered through the
               same callbacks, then the call is retried)
 A batch is refused on every revision but 2025-03-26.
@@ -54,7 +54,7 @@ TEST_TIMEOUT_S = 60.0
 BINARY = sys.argv[1]
 SERVERS: dict[str, str] = dict(arg.split("=", 1) for arg in sys.argv[2:])
 
-TOOLS = {"add", "media", "countdown", "sleep", "stats", "log_demo", "ask_name", "summarize", "weather"}
+TOOLS = {"add", "media", "sign_in", "countdown", "sleep", "stats", "log_demo", "ask_name", "summarize", "weather"}
 PROMPTS = {"greet", "describe_logo"}
 RESOURCES = {"everything://readme", "everything://logo.png"}
 TEMPLATES = {"everything://notes/{id}"}
@@ -90,6 +90,7 @@ class Observed:
     def __init__(self) -> None:
         self.logs: list[tuple[str, Any]] = []
         self.elicitations: list[str] = []
+        self.urls: list[str] = []
         self.samplings: list[str] = []
 
 
@@ -98,6 +99,9 @@ def make_client(transport: Any, mode: str, seen: Observed) -> Client:
         seen.logs.append((params.level, params.data))
 
     async def on_elicit(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        if params.mode == "url":
+            seen.urls.append(params.url)
+            return types.ElicitResult(action="accept")
         seen.elicitations.append(params.message)
         return types.ElicitResult(action="accept", content={"name": "Ada", "age": 36})
 
@@ -205,6 +209,15 @@ async def exercise(client: Client, seen: Observed, rev: str) -> None:
         refused = await refusal(client.call_tool("ask_name", {}))
         check(refused is not None, f"ask_name at {rev} (no elicitation) succeeded")
         check(seen.elicitations == [], f"elicitation reached the client at {rev}: {seen.elicitations}")
+    # URL-mode elicitation (2025-11-25+).
+    if since(rev, "2025-11-25"):
+        r = await client.call_tool("sign_in", {})
+        check(not r.is_error and texts(r) == ["You went to sign in."], f"sign_in: {r}")
+        check(seen.urls == ["https://example.com/sign-in"], f"URL elicitations seen: {seen.urls}")
+    else:
+        refused = await refusal(client.call_tool("sign_in", {}))
+        check(refused is not None, f"sign_in at {rev} (no URL elicitation) succeeded")
+        check(seen.urls == [], f"URL elicitation reached the client at {rev}: {seen.urls}")
     r = await client.call_tool("summarize", {"text": "a long text " * 10})
     check(not r.is_error and texts(r) == ["Summary: a short summary"], f"summarize: {r}")
     check(len(seen.samplings) == 1 and "a long text" in seen.samplings[0], f"sampling saw {seen.samplings}")

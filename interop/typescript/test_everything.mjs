@@ -18,7 +18,7 @@
 //               resource links arrive as text blocks; no elicitation; no `completions` capability
 //   2025-03-26  tool annotations, audio content, the `completions` capability
 //   2025-06-18  titles, outputSchema + structuredContent, resource links, elicitation
-//   2025-11-25  icons, `execution.taskSupport`, the `tasks` capability
+//   2025-11-25  icons, URL-mode elicitation, `execution.taskSupport`, the `tasks` capability
 // and the lists, tool calls, text and binary resources, a prompt, completion, progress,
 // cancellation (the server counts what it saw cancelled), logging, elicitation and sampling.
 //
@@ -124,10 +124,15 @@ async function until(what, cond, ms = 5_000) {
 class Seen {
     logs = [];
     elicitations = [];
+    urls = [];
     samplings = [];
 }
 
 const elicit = (seen) => async (req) => {
+    if (req.params.mode === 'url') {
+        seen.urls.push(req.params.url);
+        return { action: 'accept' };
+    }
     seen.elicitations.push(req.params.message);
     return { action: 'accept', content: { name: 'Ada', age: 36 } };
 };
@@ -137,7 +142,7 @@ const sample = (seen) => async (req) => {
 };
 
 function v1Client(seen, _rev) {
-    const c = new v1.Client({ name: 'interop-v1', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+    const c = new v1.Client({ name: 'interop-v1', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} }, sampling: {} } });
     c.setRequestHandler(v1.types.ElicitRequestSchema, elicit(seen));
     c.setRequestHandler(v1.types.CreateMessageRequestSchema, sample(seen));
     c.setNotificationHandler(v1.types.LoggingMessageNotificationSchema, (n) => seen.logs.push(n.params.level));
@@ -148,7 +153,7 @@ function v2Client(seen, rev) {
     const mode = rev === MODERN ? { pin: MODERN } : 'legacy';
     const c = new v2.Client(
         { name: 'interop-v2', version: '1.0.0' },
-        { capabilities: { elicitation: {}, sampling: {} }, versionNegotiation: { mode } }
+        { capabilities: { elicitation: { form: {}, url: {} }, sampling: {} }, versionNegotiation: { mode } }
     );
     c.setRequestHandler('elicitation/create', elicit(seen));
     c.setRequestHandler('sampling/createMessage', sample(seen));
@@ -205,7 +210,7 @@ async function exercise(client, seen, wire, rev) {
     await features(client, wire, rev);
     const era = rev === MODERN ? 'modern' : 'legacy';
     const names = (await client.listTools()).tools.map((t) => t.name);
-    for (const t of ['add', 'media', 'countdown', 'sleep', 'stats', 'log_demo', 'ask_name', 'summarize', 'weather']) {
+    for (const t of ['add', 'media', 'sign_in', 'countdown', 'sleep', 'stats', 'log_demo', 'ask_name', 'summarize', 'weather']) {
         check(names.includes(t), `tools/list lacks ${t}: ${names}`);
     }
     const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
@@ -281,6 +286,16 @@ async function exercise(client, seen, wire, rev) {
         const refused = await client.callTool({ name: 'ask_name', arguments: {} }).then((res) => res.isError, () => true);
         check(refused, `ask_name at ${rev} (no elicitation) succeeded`);
         check(seen.elicitations.length === 0, `elicitation reached the client at ${rev}`);
+    }
+    // URL-mode elicitation (2025-11-25+).
+    if (since(rev, '2025-11-25')) {
+        r = await client.callTool({ name: 'sign_in', arguments: {} });
+        check(texts(r)[0] === 'You went to sign in.', `sign_in: ${JSON.stringify(r)}`);
+        check(seen.urls.join() === 'https://example.com/sign-in', `URL elicitations seen: ${seen.urls}`);
+    } else {
+        const refused = await client.callTool({ name: 'sign_in', arguments: {} }).then((res) => res.isError, () => true);
+        check(refused, `sign_in at ${rev} (no URL elicitation) succeeded`);
+        check(seen.urls.length === 0, `URL elicitation reached the client at ${rev}`);
     }
     r = await client.callTool({ name: 'summarize', arguments: { text: 'a long text '.repeat(10) } });
     check(texts(r)[0] === 'Summary: a short summary', `summarize: ${JSON.stringify(r)}`);
