@@ -18,7 +18,8 @@
 //               resource links arrive as text blocks; no elicitation; no `completions` capability
 //   2025-03-26  tool annotations, audio content, the `completions` capability
 //   2025-06-18  titles, outputSchema + structuredContent, resource links, elicitation
-//   2025-11-25  icons, URL-mode elicitation, `execution.taskSupport`, the `tasks` capability
+//   2025-11-25  icons, URL-mode elicitation, `execution.taskSupport`, the `tasks` capability,
+//               and (v1, which has a task client) `report` run as a task to its result
 // and the lists, tool calls, text and binary resources, a prompt, completion, progress,
 // cancellation (the server counts what it saw cancelled), logging, elicitation and sampling.
 //
@@ -287,6 +288,22 @@ async function exercise(client, seen, wire, rev) {
         check(refused, `ask_name at ${rev} (no elicitation) succeeded`);
         check(seen.elicitations.length === 0, `elicitation reached the client at ${rev}`);
     }
+    // Tasks (2025-11-25): v1 runs `report` (taskSupport optional) as a task and polls it.
+    if (rev === '2025-11-25' && client.experimental?.tasks) {
+        const kinds = [];
+        let result;
+        const stream = client.experimental.tasks.callToolStream(
+            { name: 'report', arguments: { topic: 'interop' } }, undefined, { task: { ttl: 60_000 } });
+        for await (const m of stream) {
+            kinds.push(m.type);
+            if (m.type === 'error') throw m.error;
+            if (m.type === 'result') result = m.result;
+        }
+        check(kinds[0] === 'taskCreated' && kinds.at(-1) === 'result', `task stream ${kinds}`);
+        check(texts(result)[0] === 'Report on interop: all is well.', `task result ${JSON.stringify(result)}`);
+        check(wire.result('tasks/result') !== undefined, 'no tasks/result on the wire');
+    }
+
     // URL-mode elicitation (2025-11-25+).
     if (since(rev, '2025-11-25')) {
         r = await client.callTool({ name: 'sign_in', arguments: {} });
