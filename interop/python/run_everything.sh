@@ -27,10 +27,12 @@ timeout 900 cargo build --example everything
 read -ra REVS <<<"$REVISIONS"
 interop_start_per_revision "$VENV" "$BIN/everything" "${REVS[@]}"
 
+export INTEROP_STDIO_LOG="$VENV/everything-stdio.log"
+: >"$INTEROP_STDIO_LOG"
 echo "== python client <-> everything (stdio, /mcp, /sse) at: $REVISIONS"
 rc=0
 timeout 600 "$VENV/bin/python" interop/python/test_everything.py "$BIN/everything" "${INTEROP_SERVERS[@]}" || rc=$?
 if [ "$rc" -ne 0 ]; then
-    for log in "${INTEROP_LOGS[@]}"; do interop_tail_log "$log"; done
+    for log in "${INTEROP_LOGS[@]}" "$INTEROP_STDIO_LOG"; do interop_tail_log "$log"; done
 fi
 exit "$rc"

@@ -4,6 +4,7 @@ exercises examples/everything.rs over every transport it shares with us, at ever
 it speaks.
 
 Usage: test_everything.py BINARY REV=BASE_URL [REV=BASE_URL ...]
+Env: INTEROP_STDIO_LOG, the file the stdio servers' stderr is appended to (default: dropped).
 
 Each REV=BASE_URL names an `everything --http` process started with
 `--protocol-versions REV` (BASE_URL e.g. http://127.0.0.1:3001; `/mcp` is Streamable HTTP,
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sys
 import traceback
 from typing import Any, Awaitable, Callable
@@ -45,6 +47,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.sse import sse_client
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 MODERN = "2026-07-28"
@@ -52,6 +55,8 @@ REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", MODERN)
 TEST_TIMEOUT_S = 60.0
 
 BINARY = sys.argv[1]
+# Where the stdio servers' stderr goes (run_everything.sh shows it when a test fails).
+STDIO_LOG = os.environ.get("INTEROP_STDIO_LOG", os.devnull)
 SERVERS: dict[str, str] = dict(arg.split("=", 1) for arg in sys.argv[2:])
 
 TOOLS = {"add", "media", "sign_in", "countdown", "sleep", "stats", "log_demo", "ask_name", "summarize", "weather"}
@@ -277,8 +282,9 @@ def stdio(rev: str) -> Callable[[], Awaitable[None]]:
         args = ["--stdio", "--protocol-versions", rev]
         params = StdioServerParameters(command=BINARY, args=args)
         mode = "auto" if rev == MODERN else "legacy"
-        async with make_client(params, mode, seen) as client:
-            await exercise(client, seen, rev)
+        with open(STDIO_LOG, "a", encoding="utf-8") as errlog:
+            async with make_client(stdio_client(params, errlog=errlog), mode, seen) as client:
+                await exercise(client, seen, rev)
 
     return run
 
