@@ -11,8 +11,10 @@ Each REV=BASE_URL names an `everything --http` process started with
 `/sse` the 2024-11-05 HTTP+SSE transport). The client always offers its newest handshake
 revision (2025-11-25), so a server offering only REV makes it negotiate down to REV; each
 test asserts the negotiated revision. Per legacy REV: stdio (`BINARY --stdio
---protocol-versions REV`), Streamable HTTP and HTTP+SSE (`mode="legacy"`); per 2026-07-28:
-stdio and Streamable HTTP (`mode="auto"`, adopted through `server/discover`).
+--protocol-versions REV`), Streamable HTTP and HTTP+SSE (`mode="legacy"`), and stdio in
+`mode="auto"` (the `server/discover` probe fails as on a legacy server, and the client falls
+back to `initialize`); per 2026-07-28: stdio and Streamable HTTP (`mode="auto"`, adopted
+through `server/discover`).
 
 Each run checks: the lists; tool calls; text and binary resources; a prompt; completion;
 progress; a cancelled call (the server counts the cancellations it observed, read back
@@ -276,12 +278,11 @@ async def features(client: Client, rev: str) -> None:
         check(link.type == "text" and "everything://readme" in link.text, f"link at {rev}: {link}")
 
 
-def stdio(rev: str) -> Callable[[], Awaitable[None]]:
+def stdio(rev: str, mode: str) -> Callable[[], Awaitable[None]]:
     async def run() -> None:
         seen = Observed()
         args = ["--stdio", "--protocol-versions", rev]
         params = StdioServerParameters(command=BINARY, args=args)
-        mode = "auto" if rev == MODERN else "legacy"
         with open(STDIO_LOG, "a", encoding="utf-8") as errlog:
             async with make_client(stdio_client(params, errlog=errlog), mode, seen) as client:
                 await exercise(client, seen, rev)
@@ -355,7 +356,7 @@ def sse_or_json(r: Any) -> Any:
     return r.json()
 
 
-TRANSPORTS = ("stdio", "streamable-http", "http+sse", "raw batch")
+TRANSPORTS = ("stdio", "stdio auto", "streamable-http", "http+sse", "raw batch")
 
 
 def tests() -> list[tuple[str, str, Callable[[], Awaitable[None]]]]:
@@ -363,9 +364,17 @@ def tests() -> list[tuple[str, str, Callable[[], Awaitable[None]]]]:
     for rev in REVISIONS:
         if rev not in SERVERS:
             continue
-        out += [("stdio", rev, stdio(rev)), ("streamable-http", rev, http(rev))]
-        if rev != MODERN:
-            out += [("http+sse", rev, sse(rev)), ("raw batch", rev, batch(rev))]
+        if rev == MODERN:
+            out += [("stdio", rev, stdio(rev, "auto")), ("streamable-http", rev, http(rev))]
+            continue
+        out += [
+            ("stdio", rev, stdio(rev, "legacy")),
+            # Dual-era probing: `server/discover` first, then the fall back to `initialize`.
+            ("stdio auto", rev, stdio(rev, "auto")),
+            ("streamable-http", rev, http(rev)),
+            ("http+sse", rev, sse(rev)),
+            ("raw batch", rev, batch(rev)),
+        ]
     return out
 
 
