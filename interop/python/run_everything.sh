@@ -2,9 +2,10 @@
 # Interop: the official Python MCP SDK client exercises examples/everything.rs over stdio,
 # Streamable HTTP (/mcp) and HTTP+SSE (/sse) at every revision it speaks: 2024-11-05,
 # 2025-03-26, 2025-06-18 and 2025-11-25 (legacy; the server offers only that revision, so the
-# client negotiates down to it) and 2026-07-28 (stdio and Streamable HTTP). One `everything
-# --http` process per revision, started and stopped here. See test_everything.py for what
-# is checked. Needs python3 (>= 3.10), pip, cargo.
+# client negotiates down to it; over stdio also in auto mode: probe, then fall back) and
+# 2026-07-28 (stdio and Streamable HTTP). One `everything --http` process per revision,
+# started and stopped here. See test_everything.py for what is checked. Needs python3
+# (>= 3.10), pip, cargo.
 #
 # Env: PYTHON (interpreter, default python3.11 if present else python3),
 #      INTEROP_VENV (default target/interop-venv, shared with run.sh),

@@ -3,7 +3,8 @@
 # they speak: SDK v1 (@modelcontextprotocol/sdk) and the v2 client (@modelcontextprotocol/client,
 # legacy mode) at 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 over stdio, Streamable
 # HTTP and HTTP+SSE (the server offers only that revision, so the clients negotiate down to
-# it), and v2 at 2026-07-28 over stdio and Streamable HTTP. One `everything --http` process
+# it), v2 in auto mode (probe, then fall back) at the same revisions over stdio and Streamable
+# HTTP, and v2 at 2026-07-28 over stdio and Streamable HTTP. One `everything --http` process
 # per revision, started and stopped here. See test_everything.mjs for what is checked.
 # Packages go into target/ (never the repo).
 #

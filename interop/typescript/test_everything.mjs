@@ -7,6 +7,9 @@
 //   and 2025-11-25 over stdio, Streamable HTTP and the 2024-11-05 HTTP+SSE transport
 //   (elicitation and sampling arrive as server-to-client requests). Both clients offer
 //   2025-11-25; a server offering only REV makes them negotiate down to it.
+// - v2 in `'auto'` mode at each legacy revision over stdio and Streamable HTTP: the
+//   `server/discover` probe fails as on a legacy server, and the client falls back to
+//   `initialize`;
 // - v2 at 2026-07-28 (pinned) over stdio and Streamable HTTP (elicitation and sampling arrive
 //   as `input_required` rounds, answered by the same handlers, and the call is retried with
 //   `requestState`).
@@ -150,8 +153,11 @@ function v1Client(seen, _rev) {
     return c;
 }
 
-function v2Client(seen, rev) {
-    const mode = rev === MODERN ? { pin: MODERN } : 'legacy';
+/** v2 in `'auto'` mode: the `server/discover` probe, then (on a legacy server) `initialize`. */
+const v2AutoClient = (seen, rev) => v2Client(seen, rev, 'auto');
+
+function v2Client(seen, rev, negotiation) {
+    const mode = negotiation ?? (rev === MODERN ? { pin: MODERN } : 'legacy');
     const c = new v2.Client(
         { name: 'interop-v2', version: '1.0.0' },
         { capabilities: { elicitation: { form: {}, url: {} }, sampling: {} }, versionNegotiation: { mode } }
@@ -337,16 +343,18 @@ const TRANSPORTS = {
     'streamable-http': (sdk, rev) => new sdk.StreamableHTTPClientTransport(new URL(`${SERVERS[rev]}/mcp`)),
     'http+sse': (sdk, rev) => new sdk.SSEClientTransport(new URL(`${SERVERS[rev]}/sse`)),
 };
-const CLIENTS = { v1: [v1, v1Client], v2: [v2, v2Client] };
+const CLIENTS = { v1: [v1, v1Client], v2: [v2, v2Client], 'v2 auto': [v2, v2AutoClient] };
 
 /** [client, transport, revision, test]: every legacy revision for both clients (HTTP+SSE
  * included), 2026-07-28 for v2 over stdio and Streamable HTTP. */
 const TESTS = [];
 for (const [name, [sdk, make]] of Object.entries(CLIENTS)) {
     for (const rev of REVISIONS.filter((r) => r in SERVERS)) {
-        if (rev === MODERN && name === 'v1') continue;
+        if (rev === MODERN && name !== 'v2') continue;
         for (const [t, transport] of Object.entries(TRANSPORTS)) {
             if (rev === MODERN && t === 'http+sse') continue;
+            // Auto mode probes stdio and Streamable HTTP; HTTP+SSE has no probe.
+            if (name === 'v2 auto' && t === 'http+sse') continue;
             TESTS.push([name, t, rev, () => run(make, transport(sdk, rev), rev)]);
         }
     }
@@ -369,11 +377,12 @@ for (const [client, transport, rev, test] of TESTS) {
     }
 }
 const revs = REVISIONS.filter((r) => r in SERVERS);
-console.log('typescript'.padEnd(22) + revs.map((r) => r.padEnd(12)).join(''));
+console.log('typescript'.padEnd(26) + revs.map((r) => r.padEnd(12)).join(''));
 for (const client of Object.keys(CLIENTS)) {
     for (const t of Object.keys(TRANSPORTS)) {
         const row = `${client} ${t}`;
-        console.log(row.padEnd(22) + revs.map((r) => (results.get(`${row}|${r}`) ?? '-').padEnd(12)).join(''));
+        const cells = revs.map((r) => results.get(`${row}|${r}`) ?? '-');
+        if (cells.some((c) => c !== '-')) console.log(row.padEnd(26) + cells.map((c) => c.padEnd(12)).join(''));
     }
 }
 console.log(`${passed} passed, ${failed} failed`);
