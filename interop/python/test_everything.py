@@ -29,7 +29,8 @@ present where it defines it and absent where it does not (`features`):
   2025-11-25  icons, URL-mode elicitation, `execution.taskSupport`, the `tasks` capability
   2026-07-28  elicitation and sampling as `input_required` rounds (answered through the
               same callbacks, then the call is retried)
-A batch is refused on every revision but 2025-03-26.
+A batch is refused on every revision but 2025-03-26. And `--protocol-versions` with a name
+that is no revision exits 2 naming it.
 
 Prints one line per test, then a summary table (transport x revision) and
 `<n> passed, <m> failed` as its last line; exits non-zero on any failure.
@@ -356,11 +357,22 @@ def sse_or_json(r: Any) -> Any:
     return r.json()
 
 
+async def bad_revisions() -> None:
+    """`--protocol-versions` with a name that is no revision: exit 2 naming the bad name,
+    before serving anything."""
+    for arg, bad in [("2025-13-01", "2025-13-01"), ("2025-06-18,nope", "nope"), ("", '""')]:
+        with anyio.fail_after(10):
+            p = await anyio.run_process([BINARY, "--stdio", "--protocol-versions", arg], check=False)
+        err = p.stderr.decode()
+        check(p.returncode == 2 and "--protocol-versions" in err and bad in err, f"{arg!r}: exit {p.returncode}, {err!r}")
+        check(p.stdout == b"", f"{arg!r}: wrote {p.stdout!r}")
+
+
 TRANSPORTS = ("stdio", "stdio auto", "streamable-http", "http+sse", "raw batch")
 
 
 def tests() -> list[tuple[str, str, Callable[[], Awaitable[None]]]]:
-    out = []
+    out = [("command line", "bad revision", bad_revisions)]
     for rev in REVISIONS:
         if rev not in SERVERS:
             continue
