@@ -5,15 +5,22 @@
 //! cargo run --example everything -- --stdio
 //! cargo run --example everything -- --http 127.0.0.1:3000   # Streamable HTTP at /mcp
 //! cargo run --example everything -- --sse 127.0.0.1:3000    # HTTP+SSE (2024-11-05) at /sse
+//! cargo run --example everything -- --stdio --protocol-versions 2025-03-26,2024-11-05
 //! ```
+//!
+//! `--protocol-versions` narrows the revisions offered (default: all five), so a client that
+//! asks for its newest revision negotiates down to the newest one listed; the interop
+//! drivers use it to reach every revision a client speaks.
 //!
 //! Both HTTP flags serve the same router (Streamable HTTP at `/mcp`, the 2024-11-05
 //! transport at `/sse` + `/messages`), so any client of any revision can connect to either.
 //!
 //! What is in it:
-//! - tools written with `#[mcp::tool]`: `add`, `weather` (structured output), `countdown`
+//! - tools written with `#[mcp::tool]`: `add` (a title and an icon), `media` (audio with
+//!   annotations and a resource link, each turned into text where a revision lacks it), `weather` (structured output), `countdown`
 //!   (progress), `sleep` (cancellation; `stats` counts what was cancelled), `log_demo`
 //!   (`tracing` events reach the client through the log bridge), `ask_name` (elicitation),
+//!   `sign_in` (URL-mode elicitation),
 //!   `summarize` (sampling), `list_roots` (roots), `report` (may run as a task),
 //!   `enable_echo` (adds a tool at run time: list-changed), `touch_note` (resource updated);
 //! - resources: `everything://readme` (text), `everything://logo.png` (binary), the template
@@ -35,9 +42,11 @@ use mcp::runtime::log_bridge::ClientLogLayer;
 use mcp::runtime::skills::{EmbeddedFile, SkillSet};
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
 use mcp::types::{
-    CompletionReference, CreateMessageParams, GetPromptResult, PromptMessage, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, Role, SamplingMessage,
+    Annotations, AudioContent, CompletionReference, CreateMessageParams, ElicitAction,
+    GetPromptResult, PromptMessage, ReadResourceResult, Resource, ResourceContents,
+    ResourceTemplate, Role, SamplingMessage,
 };
+use mcp::version::SupportedVersions;
 use mcp::{Elicitation, Progress};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -64,9 +73,32 @@ const SKILL: &[u8] =
 Greet people by name, and ask how they are.\n";
 
 /// Adds two integers.
-#[mcp::tool(read_only, idempotent)]
+#[mcp::tool(
+    read_only,
+    idempotent,
+    title = "Add two integers",
+    icons("https://example.com/icons/add.svg")
+)]
 async fn add(a: i64, b: i64) -> String {
     (a + b).to_string()
+}
+
+/// An empty clip: a valid 8 kHz mono WAV header with no samples.
+const SILENCE_WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+
+/// An audio clip for the user (annotated) and a link to the readme.
+#[mcp::tool(read_only)]
+async fn media() -> Vec<ContentBlock> {
+    let mut audio = AudioContent::new(SILENCE_WAV, "audio/wav");
+    audio.annotations = Some(Annotations {
+        audience: Some(vec![Role::User]),
+        priority: Some(0.5),
+        ..Default::default()
+    });
+    vec![
+        ContentBlock::Audio(audio),
+        ContentBlock::resource_link("everything://readme", "readme"),
+    ]
 }
 
 /// Today's weather in a city.
@@ -165,6 +197,17 @@ async fn ask_name(ctx: &Context) -> Result<String, McpError> {
     })
 }
 
+/// Sends the user to a sign-in page (URL-mode elicitation: 2025-11-25 and 2026-07-28).
+#[mcp::tool]
+async fn sign_in(ctx: &Context) -> Result<String, McpError> {
+    let url = "https://example.com/sign-in";
+    Ok(match ctx.elicit_url("Sign in to continue.", url).await? {
+        ElicitAction::Accept => "You went to sign in.".into(),
+        ElicitAction::Decline => "You declined to sign in.".into(),
+        ElicitAction::Cancel => "You cancelled.".into(),
+    })
+}
+
 /// Summarizes `text` with the client's model (sampling).
 #[mcp::tool]
 async fn summarize(text: String, ctx: &Context) -> Result<String, McpError> {
@@ -252,23 +295,26 @@ async fn describe_logo() -> GetPromptResult {
 
 const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
 
-fn server() -> Server {
+fn server(versions: SupportedVersions) -> Server {
     static SKILLS: &[EmbeddedFile] = &[EmbeddedFile::new("greeting-etiquette/SKILL.md", SKILL)];
     let skills = SkillSet::from_embedded(SKILLS).expect("the embedded skill is valid");
     Server::builder("everything", env!("CARGO_PKG_VERSION"))
         .instructions("Every feature of the mcp Rust SDK in one server.")
+        .supported_versions(versions)
         .subscriptions(true)
         .skills(skills)
         .cache_hint_for("tools/list", CacheHint::private(1_000))
         .elicitation_form::<Person>()
         .registry(|r| {
             r.add_tool_def::<add>();
+            r.add_tool_def::<media>();
             r.add_tool_def::<weather>();
             r.add_tool_def::<countdown>();
             r.add_tool_def::<sleep>();
             r.add_tool_def::<stats>();
             r.add_tool_def::<log_demo>();
             r.add_tool_def::<ask_name>();
+            r.add_tool_def::<sign_in>();
             r.add_tool_def::<summarize>();
             r.add_tool_def::<list_roots>();
             r.add_tool_def::<report>();
@@ -333,8 +379,57 @@ fn server() -> Server {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: everything --stdio | --http HOST:PORT | --sse HOST:PORT");
+    eprintln!(
+        "usage: everything (--stdio | --http HOST:PORT | --sse HOST:PORT) [--protocol-versions REV,REV...]"
+    );
     std::process::exit(2)
+}
+
+/// The transport to serve, from the command line.
+enum Serve {
+    Stdio,
+    Http(std::net::SocketAddr, &'static str),
+}
+
+/// Parses `--protocol-versions 2025-03-26,2024-11-05`: every name must be a known revision.
+fn parse_versions(list: &str) -> Result<SupportedVersions, String> {
+    let versions = list
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<ProtocolVersion>()
+                .map_err(|e| e.to_string())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(SupportedVersions::only(&versions))
+}
+
+fn parse_args(args: &[String]) -> (Serve, SupportedVersions) {
+    let mut serve = None;
+    let mut versions = SupportedVersions::all();
+    let mut it = args.iter().map(String::as_str);
+    while let Some(flag) = it.next() {
+        match flag {
+            "--stdio" if serve.is_none() => serve = Some(Serve::Stdio),
+            "--http" | "--sse" if serve.is_none() => {
+                let addr = it
+                    .next()
+                    .and_then(|a| a.parse().ok())
+                    .unwrap_or_else(|| usage());
+                let path = if flag == "--http" { "/mcp" } else { "/sse" };
+                serve = Some(Serve::Http(addr, path));
+            }
+            "--protocol-versions" => {
+                let list = it.next().unwrap_or_else(|| usage());
+                versions = parse_versions(list).unwrap_or_else(|e| {
+                    eprintln!("everything: --protocol-versions: {e}");
+                    std::process::exit(2)
+                });
+            }
+            _ => usage(),
+        }
+    }
+    (serve.unwrap_or_else(|| usage()), versions)
 }
 
 #[tokio::main]
@@ -350,24 +445,20 @@ async fn main() -> std::io::Result<()> {
         .init();
 
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["--stdio"] => server().serve_stdio().await,
-        [flag @ ("--http" | "--sse"), addr] => {
-            let addr: std::net::SocketAddr = addr.parse().unwrap_or_else(|_| usage());
+    let (serve, versions) = parse_args(&args);
+    match serve {
+        Serve::Stdio => server(versions).serve_stdio().await,
+        Serve::Http(addr, path) => {
             let stop = CancellationToken::new();
             mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
             let listener = tokio::net::TcpListener::bind(addr).await?;
-            let path = if *flag == "--http" { "/mcp" } else { "/sse" };
-            eprintln!("everything on http://{addr}{path}");
-            server()
+            eprintln!(
+                "everything on http://{addr}{path} ({})",
+                versions.strings().join(", ")
+            );
+            server(versions)
                 .serve_http_on(listener, HttpOptions::default(), stop)
                 .await
         }
-        _ => usage(),
     }
 }

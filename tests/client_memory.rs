@@ -264,8 +264,10 @@ async fn auto_picks_modern_on_a_dual_era_server() {
     exercise(&c).await;
 }
 
+/// Pinned to 2026 against a legacy-only server: the probe is refused as a legacy server
+/// refuses it, and the error names the revisions the server does speak.
 #[tokio::test]
-async fn pinned_modern_against_a_legacy_only_server_is_unsupported_version() {
+async fn pinned_modern_against_a_legacy_only_server_fails_naming_its_revisions() {
     let s = server(Arc::default())
         .supported_versions(SupportedVersions::only(&[V::V2025_11_25]))
         .build();
@@ -275,21 +277,19 @@ async fn pinned_modern_against_a_legacy_only_server_is_unsupported_version() {
         .await
         .expect_err("must fail");
     match e {
-        ClientError::UnsupportedVersion {
-            requested,
-            supported,
-        } => {
-            assert_eq!(requested, "2026-07-28");
-            assert!(supported.is_empty(), "{supported:?}");
+        ClientError::Rpc(err) => {
+            assert_eq!(err.code, -32600, "{err:?}");
+            assert!(err.message.contains("2025-11-25"), "{err:?}");
         }
         other => panic!("{other:?}"),
     }
 }
 
-/// What a legacy-only server of ours answers to the modern probe: -32022 listing no modern
-/// revision.
+/// What a legacy-only server of ours answers to the modern probe: what a legacy server
+/// answers (-32600), not -32022, which tells a dual-era client "modern: do not fall back"
+/// (the Python SDK then gives up); `initialize` follows on the same stream.
 #[tokio::test]
-async fn a_legacy_only_server_answers_discover_with_32022() {
+async fn a_legacy_only_server_answers_discover_like_a_legacy_server() {
     let s = server(Arc::default())
         .supported_versions(SupportedVersions::only(&[V::V2025_11_25]))
         .build();
@@ -297,14 +297,17 @@ async fn a_legacy_only_server_answers_discover_with_32022() {
     let r = w
         .request(json!(1), "server/discover", support::modern(json!({})))
         .await;
-    assert_eq!(support::code(&r), -32022, "{r}");
-    assert_eq!(r["error"]["data"]["supported"], json!([]), "{r}");
+    assert_eq!(support::code(&r), -32600, "{r}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("2025-11-25"), "{r}");
+    assert_eq!(
+        w.initialize("2025-11-25").await["protocolVersion"],
+        "2025-11-25"
+    );
 }
 
-/// Fails today: the kernel fixes the stream's era to modern on the `server/discover` probe
-/// even when it serves no modern revision, so the `initialize` that follows gets -32022 too
-/// (see `a_legacy_only_server_answers_discover_with_32022`). The client side is exercised
-/// by `auto_falls_back_when_the_probe_is_never_answered` and the -32601 case below.
+/// Auto mode on a legacy-only server: the probe fails as on a legacy server and the client
+/// falls back to `initialize`.
 #[tokio::test]
 async fn auto_falls_back_to_initialize_on_a_legacy_only_server() {
     let s = server(Arc::default())

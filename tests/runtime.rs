@@ -551,8 +551,9 @@ async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes
     // Had the cancellation been dropped, "late" would arrive within 300 ms.
     m.expect_silence(500).await;
 
-    // A legacy-only server: the discover probe fails (-32022) and fixes no era, so the
-    // client can fall back to initialize on the same stream.
+    // A legacy-only server: the discover probe fails as on a legacy server (-32600, not
+    // -32022, which would mean "modern: do not fall back"), so the client falls back to
+    // initialize on the same stream.
     let legacy_only = Server::builder("runtime", "1")
         .supported_versions(mcp::version::SupportedVersions::only(&[
             ProtocolVersion::V2025_11_25,
@@ -562,7 +563,7 @@ async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes
     let r = w
         .request(json!(1), "server/discover", modern(json!({})))
         .await;
-    assert_eq!(code(&r), -32022);
+    assert_eq!(code(&r), -32600);
     assert_eq!(
         w.initialize("2025-11-25").await["protocolVersion"],
         "2025-11-25"

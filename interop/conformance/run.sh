@@ -15,6 +15,7 @@
 set -euo pipefail
 BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
+. interop/lib.sh
 
 STABLE=0.1.16
 ALPHA=0.2.0-alpha.12
@@ -36,14 +37,8 @@ EXT_SCENARIOS=()
 if [ "${#EXT_FILES[@]}" -gt 0 ]; then mapfile -t EXT_SCENARIOS < <(scenario_lines "${EXT_FILES[@]}"); fi
 
 install_suite() { # version -> prints the CLI path
-    local v="$1" d="$DIR/$1"
-    if [ ! -f "$d/node_modules/@modelcontextprotocol/conformance/package.json" ]; then
-        mkdir -p "$d"
-        echo '{"name":"conformance-runner","private":true}' >"$d/package.json"
-        timeout 600 npm install --prefix "$d" --no-audit --no-fund --silent \
-            "@modelcontextprotocol/conformance@$v" >&2
-    fi
-    echo "$d/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+    interop_npm_install "$DIR/$1" @modelcontextprotocol/conformance "$1"
+    echo "$DIR/$1/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 }
 
 echo "== conformance: installing suites $STABLE and $ALPHA into $DIR"
@@ -54,13 +49,7 @@ echo "== cargo build --example conformance_server"
 [ -n "${CONFORMANCE_NO_BUILD:-}" ] || timeout 900 cargo build --example conformance_server
 
 LOG="$DIR/server.log"
-$BIN/conformance_server --port "$PORT" >"$LOG" 2>&1 &
-SERVER=$!
-trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
-    sleep 0.1
-done
+interop_start_listening conformance_server "$LOG" "$PORT" $BIN/conformance_server --port "$PORT"
 
 failed=0
 passed=0

@@ -8,21 +8,10 @@
 set -euo pipefail
 BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
+. interop/lib.sh
+. interop/python/venv.sh
 
-MCP_VERSION=2.3.0        # PyPI `mcp`; pulls mcp-types==2.3.0
-PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
-VENV="${INTEROP_VENV:-target/interop-venv}"
-STAMP="$VENV/.mcp-$MCP_VERSION"
-
-echo "== python interop: venv $VENV ($("$PYTHON" --version 2>&1), mcp==$MCP_VERSION)"
-if [ ! -f "$STAMP" ]; then
-    rm -rf "$VENV"
-    timeout 120 "$PYTHON" -m venv "$VENV"
-    timeout 600 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input \
-        --quiet --timeout 60 --retries 3 "mcp==$MCP_VERSION"
-    touch "$STAMP"
-fi
-"$VENV/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"), "mcp-types", m.version("mcp-types"))'
+python_venv "python interop"
 
 echo "== cargo build --example bookshop"
 timeout 900 cargo build --example bookshop

@@ -10,56 +10,20 @@
 set -euo pipefail
 BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
+. interop/lib.sh
+. interop/python/venv.sh
 
-MCP_VERSION=2.3.0        # PyPI `mcp`; pulls mcp-types==2.3.0 (keep in step with run.sh)
-PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
-VENV="${INTEROP_VENV:-target/interop-venv}"
-STAMP="$VENV/.mcp-$MCP_VERSION"
-
-echo "== python http interop: venv $VENV ($("$PYTHON" --version 2>&1), mcp==$MCP_VERSION)"
-if [ ! -f "$STAMP" ]; then
-    rm -rf "$VENV"
-    timeout 120 "$PYTHON" -m venv "$VENV"
-    timeout 600 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input \
-        --quiet --timeout 60 --retries 3 "mcp==$MCP_VERSION"
-    touch "$STAMP"
-fi
-"$VENV/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"), "mcp-types", m.version("mcp-types"), "httpx2", m.version("httpx2"))'
+python_venv "python http interop"
 
 echo "== cargo build --example conformance_server"
 timeout 900 cargo build --example conformance_server
 
-PORT="${INTEROP_PORT:-$(timeout 10 "$VENV/bin/python" -c \
-    'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')}"
+PORT="${INTEROP_PORT:-$(interop_free_port)}"
 LOG="$VENV/conformance_server.log"
-$BIN/conformance_server --port "$PORT" >"$LOG" 2>&1 &
-SERVER=$!
-stop_server() {
-    kill -TERM "$SERVER" 2>/dev/null || return 0
-    for _ in $(seq 1 50); do
-        kill -0 "$SERVER" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$SERVER" 2>/dev/null || true
-    wait "$SERVER" 2>/dev/null || true
-}
-trap stop_server EXIT
-up=0
-for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then up=1; break; fi
-    kill -0 "$SERVER" 2>/dev/null || break
-    sleep 0.1
-done
-if [ "$up" -ne 1 ]; then
-    echo "FAIL: conformance_server did not listen on 127.0.0.1:$PORT"; cat "$LOG"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+interop_start_listening conformance_server "$LOG" "$PORT" $BIN/conformance_server --port "$PORT"
 
 echo "== python client <-> conformance_server on http://127.0.0.1:$PORT/mcp"
 rc=0
 timeout 180 "$VENV/bin/python" interop/python/test_http.py "http://127.0.0.1:$PORT/mcp" || rc=$?
-if [ "$rc" -ne 0 ]; then
-    echo "--- server log $LOG:"; tail -50 "$LOG"
-fi
+[ "$rc" -eq 0 ] || interop_tail_log "$LOG"
 exit "$rc"

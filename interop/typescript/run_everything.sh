@@ -1,57 +1,40 @@
 #!/usr/bin/env bash
-# Interop: the official TypeScript clients exercise examples/everything.rs: SDK v1
-# (@modelcontextprotocol/sdk) at 2025-11-25 over stdio, Streamable HTTP and HTTP+SSE, and the
-# v2 client (@modelcontextprotocol/client) at 2026-07-28 over stdio and Streamable HTTP.
-# See test_everything.mjs for what is checked. Packages go into target/ (never the repo).
+# Interop: the official TypeScript clients exercise examples/everything.rs at every revision
+# they speak: SDK v1 (@modelcontextprotocol/sdk) and the v2 client (@modelcontextprotocol/client,
+# legacy mode) at 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 over stdio, Streamable
+# HTTP and HTTP+SSE (the server offers only that revision, so the clients negotiate down to
+# it), v2 in auto mode (probe, then fall back) at the same revisions over stdio and Streamable
+# HTTP, and v2 at 2026-07-28 over stdio and Streamable HTTP. One `everything --http` process
+# per revision, started and stopped here. See test_everything.mjs for what is checked.
+# Packages go into target/ (never the repo).
 #
 # Env: INTEROP_TS_DIR (default target/interop-ts), INTEROP_TS2_DIR (default target/interop-ts2),
-#      INTEROP_PORT (default: a free port).
+#      INTEROP_REVISIONS (default: all five, space-separated),
+#      INTEROP_PORT (default: free ports; else the first of consecutive ports, one per revision).
 set -euo pipefail
 BIN="${CARGO_TARGET_DIR:-target}/debug/examples"
 cd "$(dirname "$0")/../.."
+. interop/lib.sh
+. interop/typescript/versions.sh
 
-V1_VERSION=1.32.2        # npm @modelcontextprotocol/sdk (keep in step with run.sh)
-V2_VERSION=2.4.0         # npm @modelcontextprotocol/client (2026-07-28)
-abs() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
-export INTEROP_TS_DIR="$(abs "${INTEROP_TS_DIR:-target/interop-ts}")"
-export INTEROP_TS2_DIR="$(abs "${INTEROP_TS2_DIR:-target/interop-ts2}")"
+REVISIONS="${INTEROP_REVISIONS:-2024-11-05 2025-03-26 2025-06-18 2025-11-25 2026-07-28}"
+export INTEROP_TS_DIR="$(interop_abs "${INTEROP_TS_DIR:-target/interop-ts}")"
+export INTEROP_TS2_DIR="$(interop_abs "${INTEROP_TS2_DIR:-target/interop-ts2}")"
 
-install() { # dir package version
-    local have
-    have="$(node -p "try{require('$1/node_modules/$2/package.json').version}catch{''}" 2>/dev/null || true)"
-    if [ "$have" != "$3" ]; then
-        mkdir -p "$1"
-        echo '{"name":"interop","private":true}' >"$1/package.json"
-        timeout 600 npm install --prefix "$1" --no-audit --no-fund --silent "$2@$3" >&2
-    fi
-}
 echo "== typescript everything interop: sdk@$V1_VERSION, client@$V2_VERSION (node $(node --version))"
-install "$INTEROP_TS_DIR" @modelcontextprotocol/sdk "$V1_VERSION"
-install "$INTEROP_TS2_DIR" @modelcontextprotocol/client "$V2_VERSION"
+interop_npm_install "$INTEROP_TS_DIR" @modelcontextprotocol/sdk "$V1_VERSION"
+interop_npm_install "$INTEROP_TS2_DIR" @modelcontextprotocol/client "$V2_VERSION"
 
 echo "== cargo build --example everything"
 timeout 900 cargo build --example everything
 
-PORT="${INTEROP_PORT:-$(timeout 10 node -e \
-    "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}"
-LOG="$INTEROP_TS2_DIR/everything.log"
-$BIN/everything --http "127.0.0.1:$PORT" >"$LOG" 2>&1 &
-SERVER=$!
-trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
-up=0
-for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then up=1; break; fi
-    kill -0 "$SERVER" 2>/dev/null || break
-    sleep 0.1
-done
-if [ "$up" -ne 1 ]; then
-    echo "FAIL: everything did not listen on 127.0.0.1:$PORT"; cat "$LOG"; exit 1
-fi
+read -ra REVS <<<"$REVISIONS"
+interop_start_per_revision "$INTEROP_TS2_DIR" "$BIN/everything" "${REVS[@]}"
 
-echo "== node test_everything.mjs <-> everything (stdio, http://127.0.0.1:$PORT/mcp, /sse)"
+echo "== node test_everything.mjs <-> everything (stdio, /mcp, /sse) at: $REVISIONS"
 rc=0
-timeout 400 node interop/typescript/test_everything.mjs "$BIN/everything" "http://127.0.0.1:$PORT" || rc=$?
+timeout 600 node interop/typescript/test_everything.mjs "$BIN/everything" "${INTEROP_SERVERS[@]}" || rc=$?
 if [ "$rc" -ne 0 ]; then
-    echo "--- server log $LOG:"; tail -50 "$LOG"
+    for log in "${INTEROP_LOGS[@]}"; do interop_tail_log "$log"; done
 fi
 exit "$rc"

@@ -402,13 +402,18 @@ impl<E: Endpoint + 'static> Kernel<E> {
 
         // The first request fixes the era of the stream. A modern opening that fails its
         // checks (say -32022 for a version we do not serve) fixes nothing, so the client can
-        // retry with another version or fall back to `initialize` on the same stream.
+        // retry with another version or fall back to `initialize` on the same stream. A
+        // server serving no modern revision answers a modern probe as a legacy server does
+        // (-32600, below): a -32022 would tell a dual-era client "modern, do not fall back".
         let (locked, opening) = {
             let era = conn.era.lock().expect("era lock");
             match (*era, &id) {
                 (Some(e), _) => (Some(e), None),
                 (None, Some(_)) => {
-                    let e = if method != "initialize" && meta::carries_modern_envelope(params) {
+                    let e = if method != "initialize"
+                        && self.identity.supported.serves_modern()
+                        && meta::carries_modern_envelope(params)
+                    {
                         Era::Modern
                     } else {
                         Era::Legacy
@@ -469,9 +474,16 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     Err(_) => meta::carries_modern_envelope(params),
                 };
                 if id.is_some() && method != "initialize" && modern {
-                    let err = ErrorObject::invalid_request(
-                        "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
-                    );
+                    let err = if supported.serves_modern() {
+                        ErrorObject::invalid_request(
+                            "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
+                        )
+                    } else {
+                        ErrorObject::invalid_request(format!(
+                            "Invalid Request: this server speaks only the initialize handshake ({})",
+                            supported.strings().join(", ")
+                        ))
+                    };
                     conn.respond_error(&sink, id.as_ref(), &err).await;
                     return;
                 }
