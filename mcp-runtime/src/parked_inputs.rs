@@ -3,7 +3,9 @@
 //!
 //! The handler keeps calling `ctx.elicit()` / `ctx.sample()` / `ctx.roots()` as usual; with
 //! a [`ParkedInputs`] attached ([`Context::set_input_resolver`](crate::Context)) each call
-//! parks its request under its key and waits. The task runner shows
+//! parks its request under its key and waits. It is a building block for a task runner of
+//! your own (the built-in task engine, `tasks::TaskEngine`, keeps its pending input itself):
+//! the runner shows
 //! [`ParkedInputs::pending`] as the task's `inputRequests` (status `input_required` while
 //! [`ParkedInputs::is_waiting`]), and hands the client's `inputResponses` to
 //! [`ParkedInputs::answer`], which checks them against the parked requests, wakes the calls

@@ -104,11 +104,13 @@ pub fn parse_var<T: std::str::FromStr>(value: &str, name: &str) -> Result<T, Mcp
         .map_err(|_| McpError::invalid_params(format!("invalid value for `{name}` in the URI")))
 }
 
-/// Matches `uri` against an RFC 6570 level-1 template (`{var}` expressions only); the
-/// percent-decoded values in template order, or `None`.
+/// Matches `uri` against an RFC 6570 template of single-variable expressions: `{var}`,
+/// `{+var}` (reserved) and `{#var}` (fragment); the percent-decoded values in template
+/// order, or `None`.
 ///
-/// A value is a non-empty run of characters up to the next literal of the template and
-/// never holds `/` (simple expansion percent-encodes it).
+/// A value is a non-empty run of characters up to the next literal of the template. A simple
+/// `{var}` value never holds `/` (simple expansion percent-encodes it); a reserved or
+/// fragment value may (`file:///{+path}` matches `file:///src/main.rs`).
 pub fn match_template(template: &str, uri: &str) -> Option<Vec<String>> {
     let mut vars = Vec::new();
     let mut t = template;
@@ -116,15 +118,23 @@ pub fn match_template(template: &str, uri: &str) -> Option<Vec<String>> {
     while !t.is_empty() {
         if let Some(rest) = t.strip_prefix('{') {
             let end = rest.find('}')?;
+            let expr = &rest[..end];
             t = &rest[end + 1..];
-            let next = t.find('{').map_or(t, |i| &t[..i]);
+            let reserved = expr.starts_with(['+', '#']);
+            if expr.starts_with('#') {
+                u = u.strip_prefix('#')?;
+            }
+            let mut next = t.find('{').map_or(t, |i| &t[..i]);
+            if next.is_empty() && t.starts_with("{#") {
+                next = "#"; // a fragment expression right after: its `#` ends this value
+            }
             let cut = if next.is_empty() {
                 u.len()
             } else {
                 u.find(next)?
             };
             let raw = &u[..cut];
-            if raw.is_empty() || raw.contains('/') {
+            if raw.is_empty() || (!reserved && raw.contains('/')) {
                 return None;
             }
             vars.push(percent_decode(raw)?);
@@ -138,13 +148,13 @@ pub fn match_template(template: &str, uri: &str) -> Option<Vec<String>> {
     u.is_empty().then_some(vars)
 }
 
-/// The variable names of a template, in order.
+/// The variable names of a template, in order (without an expression's operator).
 pub fn template_variables(template: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut t = template;
     while let Some(i) = t.find('{') {
         let Some(j) = t[i..].find('}') else { break };
-        out.push(&t[i + 1..i + j]);
+        out.push(t[i + 1..i + j].trim_start_matches(['+', '#']));
         t = &t[i + j + 1..];
     }
     out
@@ -186,6 +196,25 @@ mod tests {
         assert_eq!(m("books://{id}", "books://%zz"), None);
         assert_eq!(m("books://list", "books://list"), Some(vec![]));
         assert_eq!(template_variables("a://{x}/{y}"), ["x", "y"]);
+    }
+
+    #[test]
+    fn reserved_and_fragment_values_may_hold_slashes() {
+        let m = |t, u| match_template(t, u);
+        assert_eq!(
+            m("file:///{+path}", "file:///src/main.rs"),
+            Some(vec!["src/main.rs".into()])
+        );
+        assert_eq!(m("file:///{+path}", "file:///"), None);
+        assert_eq!(
+            m("doc://{id}{#part}", "doc://7#a/b"),
+            Some(vec!["7".into(), "a/b".into()])
+        );
+        assert_eq!(m("doc://{id}{#part}", "doc://7a/b"), None);
+        assert_eq!(
+            template_variables("file:///{+path}{#frag}"),
+            ["path", "frag"]
+        );
     }
 
     #[test]
