@@ -25,6 +25,10 @@ use sha2::{Digest, Sha256};
 
 use ProtocolVersion as V;
 
+#[path = "support/oauth_form.rs"]
+mod oauth_form;
+use oauth_form::{decode_form, json_response};
+
 #[derive(serde::Deserialize)]
 struct NoArgs {}
 
@@ -91,33 +95,6 @@ struct As {
     log: Arc<Mutex<AsLog>>,
 }
 
-fn decode_form(s: &str) -> HashMap<String, String> {
-    fn dec(s: &str) -> String {
-        let b = s.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < b.len() {
-            match b[i] {
-                b'+' => out.push(b' '),
-                b'%' if i + 2 < b.len() => {
-                    out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
-                    i += 2;
-                }
-                c => out.push(c),
-            }
-            i += 1;
-        }
-        String::from_utf8(out).unwrap()
-    }
-    s.split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (dec(k), dec(v))
-        })
-        .collect()
-}
-
 fn enc(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
@@ -125,14 +102,6 @@ fn enc(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-fn json_response(status: u16, v: Value) -> axum::response::Response {
-    axum::response::Response::builder()
-        .status(status)
-        .header("content-type", "application/json")
-        .body(axum::body::Body::from(v.to_string()))
-        .unwrap()
 }
 
 impl As {
