@@ -1089,3 +1089,39 @@ async fn legacy_errors_before_the_handler_are_400_with_the_jsonrpc_error() {
     assert_eq!(r.status, 400);
     assert_eq!(r.json()["error"]["code"], -32700);
 }
+
+/// `serve_http_on` serves its paths without a router: any other path is 404. An answer
+/// that is ready at once (run in the connection's task) and one that has to wait (moved
+/// to a task of its own) are both plain JSON, each with its own id and result.
+#[tokio::test]
+async fn direct_server_404_elsewhere_and_json_for_quick_and_waiting_answers() {
+    let s = start(HttpOptions::default()).await;
+    let r = call(s.addr, "POST", "/elsewhere", &[], Some("{}".into())).await;
+    assert_eq!(r.status, 404);
+    let r = call(s.addr, "GET", "/", &[], None).await;
+    assert_eq!(r.status, 404);
+    let sid = legacy_session(s.addr, "2025-11-25").await;
+    let h = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("x-test", "yes"),
+    ];
+    for (id, name, args, text) in [
+        (2, "echo", json!({}), "x-test=yes"),
+        (3, "slow", json!({"ms": 30}), "slow done"),
+        (4, "echo", json!({}), "x-test=yes"),
+    ] {
+        let r = post(
+            s.addr,
+            &h,
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": name, "arguments": args}}),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(r.json()["id"], id);
+        assert_eq!(r.json()["result"]["content"][0]["text"], text, "{}", r.body);
+    }
+    assert_eq!(s.flags.completed.load(Ordering::SeqCst), 1);
+}

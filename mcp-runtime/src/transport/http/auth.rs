@@ -361,6 +361,16 @@ impl AuthOptions {
         out
     }
 
+    /// Whether `path` is one of [`Self::metadata_paths`] (checked on every request, so
+    /// without building the list).
+    pub(super) fn is_metadata_path(&self, mcp_path: &str, path: &str) -> bool {
+        path.strip_prefix(WELL_KNOWN).is_some_and(|rest| {
+            rest.is_empty()
+                || rest == mcp_path.trim_end_matches('/')
+                || rest == self.resource_path()
+        })
+    }
+
     /// Authenticates one request: its principal, or the 401/403/500 to send.
     pub(super) async fn authenticate(&self, parts: &Parts) -> Result<Principal, Response> {
         let token = bearer_token(parts);

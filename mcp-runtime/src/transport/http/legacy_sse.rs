@@ -171,11 +171,13 @@ pub(super) async fn post<E: Endpoint + 'static>(
                     params,
                     None,
                     Some(permit),
-                );
+                    false,
+                )
+                .await;
                 let s = session.clone();
                 s.answering.fetch_add(1, Ordering::SeqCst);
                 tokio::spawn(async move {
-                    if let Ok((frame, _)) = fin.await {
+                    if let Some((frame, _)) = fin.wait().await {
                         // Already filtered: straight to the stream.
                         let _ = s.conn.out.send(frame).await;
                     }

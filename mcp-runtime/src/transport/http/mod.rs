@@ -44,6 +44,7 @@ pub mod jwt;
 mod lane;
 mod legacy_sse;
 mod resume;
+mod serve;
 mod session;
 pub(crate) mod sse;
 mod streamable;
@@ -340,13 +341,12 @@ impl<E: Endpoint + 'static> HttpState<E> {
     pub(crate) fn session(&self, id: &str) -> Option<Arc<HttpSession>> {
         let mut map = self.sessions.lock().expect("sessions lock");
         let s = map.get(id)?.clone();
-        if s.expired(self.opts.session_idle_timeout) || s.closed.is_cancelled() {
+        if s.closed.is_cancelled() || !s.touch_unless_expired(self.opts.session_idle_timeout) {
             map.remove(id);
             drop(map);
             s.close();
             return None;
         }
-        s.touch();
         Some(s)
     }
 
@@ -380,17 +380,23 @@ impl<E: Endpoint + 'static> HttpState<E> {
         self.opts.auth.as_ref()?.step_up(parts, requests)
     }
 
-    /// Host/Origin validation; `Some(403)` when refused.
+    /// Host/Origin validation; `Some(403)` when refused. Runs on every request, so the
+    /// allow-lists are borrowed, never built.
     fn check_origin(&self, headers: &HeaderMap) -> Option<Response> {
-        let (hosts, origins): (Vec<String>, Vec<String>) = match &self.opts.dns_rebinding {
+        const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+        let (hosts, origins): (&[String], &[String]) = match &self.opts.dns_rebinding {
             DnsRebinding::Off => return None,
-            DnsRebinding::Auto => (
-                vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
-                Vec::new(),
-            ),
-            DnsRebinding::Allow { hosts, origins } => (hosts.clone(), origins.clone()),
+            DnsRebinding::Auto => (&[], &[]),
+            DnsRebinding::Allow { hosts, origins } => (hosts, origins),
         };
-        let host_ok = |h: &str| hosts.iter().any(|a| a.eq_ignore_ascii_case(h));
+        let auto = matches!(self.opts.dns_rebinding, DnsRebinding::Auto);
+        let host_ok = |h: &str| {
+            if auto {
+                LOOPBACK.iter().any(|a| a.eq_ignore_ascii_case(h))
+            } else {
+                hosts.iter().any(|a| a.eq_ignore_ascii_case(h))
+            }
+        };
         for host in headers.get_all(header::HOST) {
             let ok = host.to_str().ok().map(host_of).is_some_and(host_ok);
             if !ok {
@@ -411,11 +417,27 @@ impl<E: Endpoint + 'static> HttpState<E> {
         None
     }
 
+    /// Whether `path` is one this transport serves (the direct server answers 404 to the
+    /// rest, as the router does).
+    fn serves_path(&self, path: &str) -> bool {
+        path == self.opts.path
+            || self
+                .opts
+                .legacy_sse
+                .as_ref()
+                .is_some_and(|(a, b)| path == a || path == b)
+            || self
+                .opts
+                .auth
+                .as_ref()
+                .is_some_and(|auth| auth.is_metadata_path(&self.opts.path, path))
+    }
+
     async fn handle(self: Arc<Self>, req: axum::extract::Request) -> Response {
         self.start_reaper();
-        let path = req.uri().path().to_owned();
+        let path = req.uri().path();
         if let Some(auth) = &self.opts.auth
-            && auth.metadata_paths(&self.opts.path).contains(&path)
+            && auth.is_metadata_path(&self.opts.path, path)
         {
             // Public: no token, readable cross-origin.
             return auth::metadata_response(auth, req.method());
@@ -447,6 +469,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
             }
         };
         if let Some((sse_path, post_path)) = &self.opts.legacy_sse {
+            let path = req.uri().path();
             if path == *sse_path {
                 return legacy_sse::stream(&self, req).await;
             }
@@ -545,7 +568,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
 
     /// The HTTP transports as an [`axum::Router`], and a handle for stats and shutdown.
     pub fn http_router(&self, opts: HttpOptions) -> (axum::Router, HttpHandle) {
-        let state = HttpState::new(self.kernel.clone(), opts);
+        let (state, handle) = self.http_state(opts);
         let mut paths = vec![state.opts.path.clone()];
         if let Some((a, b)) = &state.opts.legacy_sse {
             paths.push(a.clone());
@@ -569,13 +592,22 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
                 }),
             );
         }
+        (router, handle)
+    }
+
+    /// The shared state of one HTTP transport, and its handle.
+    fn http_state(
+        &self,
+        opts: HttpOptions,
+    ) -> (Arc<HttpState<crate::server::Composed<C, H>>>, HttpHandle) {
+        let state = HttpState::new(self.kernel.clone(), opts);
         let weak = Arc::downgrade(&state);
         let handle = HttpHandle {
             stats: Arc::new(move || weak.upgrade().map(|s| s.stats()).unwrap_or_default()),
             draining: state.draining.clone(),
             shutdown: state.shutdown.clone(),
         };
-        (router, handle)
+        (state, handle)
     }
 
     /// Serves Streamable HTTP (and 2024-11-05 HTTP+SSE) on `addr` until SIGTERM/SIGINT,
@@ -592,47 +624,36 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// gracefully: no new connections or requests, standalone streams end, requests in
     /// flight get `shutdown_grace` to send their answers (on their SSE streams too), then
     /// everything still open is closed.
+    ///
+    /// Each connection is served by hyper's HTTP/1.1 connection directly (with
+    /// `TCP_NODELAY`), not through [`Self::http_router`]: the paths are the same, matched
+    /// by string; everything else is 404.
     pub async fn serve_http_on(
         &self,
         listener: tokio::net::TcpListener,
         mut opts: HttpOptions,
         stop: CancellationToken,
     ) -> std::io::Result<()> {
-        use axum::serve::ListenerExt;
         let local = listener.local_addr()?;
         if matches!(opts.dns_rebinding, DnsRebinding::Auto) && !local.ip().is_loopback() {
             opts.dns_rebinding = DnsRebinding::Off;
         }
         let grace = opts.shutdown_grace;
-        let (router, handle) = self.http_router(opts);
-        let listener = listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::debug!(error = %e, "TCP_NODELAY failed");
-            }
-        });
+        let (state, handle) = self.http_state(opts);
         tracing::info!(%local, "serving MCP over HTTP");
-        let streams = handle.clone();
-        let stopped = stop.clone();
-        let listens = self.handle();
-        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
-            stopped.cancelled().await;
-            streams.drain();
-            // Listen streams end with their closing result instead of holding the grace.
-            listens.end_listens();
-        });
-        let serve = std::pin::pin!(serve.into_future());
-        let mut serve = serve;
-        let r = tokio::select! {
-            r = &mut serve => r,
-            _ = stop.cancelled() => match tokio::time::timeout(grace, serve).await {
-                Ok(r) => r,
-                Err(_) => {
-                    tracing::warn!("shutdown grace period over; closing connections");
-                    Ok(())
-                }
-            },
-        };
+        let closing = CancellationToken::new();
+        let conns = tokio_util::task::TaskTracker::new();
+        serve::accept_loop(&state, listener, &stop, &closing, &conns).await;
+        // No new connections; new requests get 503; standalone streams end; listen
+        // streams end with their closing result instead of holding the grace.
+        handle.drain();
+        self.handle().end_listens();
+        closing.cancel();
+        conns.close();
+        if tokio::time::timeout(grace, conns.wait()).await.is_err() {
+            tracing::warn!("shutdown grace period over; closing connections");
+        }
         handle.shutdown();
-        r
+        Ok(())
     }
 }

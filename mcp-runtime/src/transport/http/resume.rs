@@ -10,12 +10,13 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use mcp_core::jsonrpc::ErrorObject;
 use mcp_core::version::ProtocolVersion;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::lane::{Attached, Lane};
 use super::session::HttpSession;
-use super::sse::{Final, SseBody};
+use super::sse::SseBody;
+use super::streamable::{Fin, First};
 use super::{HttpState, empty, error_response, json_response, sse_response};
 use crate::middleware::Endpoint;
 
@@ -37,21 +38,12 @@ impl<E: Endpoint + 'static> HttpState<E> {
         self: &Arc<Self>,
         session: &Arc<HttpSession>,
         mut rx: mpsc::Receiver<Vec<u8>>,
-        mut fin: oneshot::Receiver<Final>,
+        fin: Fin,
     ) -> Response {
-        enum First {
-            Msg(Option<Vec<u8>>),
-            Fin(Result<Final, oneshot::error::RecvError>),
-        }
-        let first = tokio::select! {
-            biased;
-            m = rx.recv() => First::Msg(m),
-            f = &mut fin => First::Fin(f),
-        };
         let mut queued = Vec::new();
         let mut last = None;
-        match first {
-            First::Fin(Ok((frame, _))) => {
+        let fin = match fin.first(&mut rx).await {
+            First::Fin(Some((frame, _))) => {
                 while let Ok(m) = rx.try_recv() {
                     queued.push(m);
                 }
@@ -59,16 +51,20 @@ impl<E: Endpoint + 'static> HttpState<E> {
                     return json_response(StatusCode::OK, frame);
                 }
                 last = Some(frame);
+                None
             }
-            First::Fin(Err(_)) => return empty(StatusCode::NO_CONTENT),
-            First::Msg(None) => {
+            First::Fin(None) => return empty(StatusCode::NO_CONTENT),
+            First::Msg(None, fin) => {
                 return match fin.await {
                     Ok((frame, _)) => json_response(StatusCode::OK, frame),
                     Err(_) => empty(StatusCode::NO_CONTENT),
                 };
             }
-            First::Msg(Some(m)) => queued.push(m),
-        }
+            First::Msg(Some(m), fin) => {
+                queued.push(m);
+                Some(fin)
+            }
+        };
 
         let lane = Lane::new(&session.id, self.opts.event_store.clone(), None, 0);
         let name = lane.key.stream.clone();
@@ -103,9 +99,10 @@ impl<E: Endpoint + 'static> HttpState<E> {
             for m in queued {
                 deliver(m).await;
             }
-            match last {
-                Some(f) => lane.push(f, true).await,
-                None => loop {
+            match (last, fin) {
+                (Some(f), _) => lane.push(f, true).await,
+                (None, None) => lane.finish(),
+                (None, Some(mut fin)) => loop {
                     tokio::select! {
                         biased;
                         m = rx.recv() => match m {

@@ -89,6 +89,25 @@ impl HttpSession {
         !busy && self.last_seen.lock().expect("session lock").elapsed() > timeout
     }
 
+    /// Marks the session seen now, unless it has expired (then `false`): what
+    /// `expired` then `touch` answer, with the clock read and the busy checks only when
+    /// the last sighting is older than `timeout` (on every request of a session).
+    pub(crate) fn touch_unless_expired(&self, timeout: Duration) -> bool {
+        let now = Instant::now();
+        {
+            let mut last = self.last_seen.lock().expect("session lock");
+            if now.saturating_duration_since(*last) <= timeout {
+                *last = now;
+                return true;
+            }
+        }
+        let busy = self.has_stream() || !self.in_flight.lock().expect("lock").is_empty();
+        if busy {
+            self.touch();
+        }
+        busy
+    }
+
     /// Binds the session to the subject of `principal` (when authenticated).
     pub(crate) fn set_owner(&self, principal: Option<&Principal>) {
         *self.owner.lock().expect("owner lock") = principal.map(|p| p.subject.clone());

@@ -1,6 +1,8 @@
 //! Streamable HTTP: one endpoint, both eras, routed per request.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
@@ -64,11 +66,20 @@ pub(super) fn owned(m: Message<'_>) -> Msg {
 
 /// Decodes a body into its messages; `true` when it was a batch.
 pub(super) fn decode_all(bytes: &[u8], allow_batch: bool) -> (Vec<Result<Msg, DecodeError>>, bool) {
+    owned_frame(decode(bytes, allow_batch))
+}
+
+fn decode(bytes: &[u8], allow_batch: bool) -> Frame<'_> {
     let opts = DecodeOptions {
         allow_batch,
         ..DecodeOptions::default()
     };
-    match jsonrpc::decode(bytes, opts) {
+    jsonrpc::decode(bytes, opts)
+}
+
+/// The messages of a decoded body, owned; `true` when it was a batch.
+fn owned_frame(frame: Frame<'_>) -> (Vec<Result<Msg, DecodeError>>, bool) {
+    match frame {
         Frame::Single(r) => (vec![r.map(owned)], false),
         Frame::Batch(items) => (items.into_iter().map(|r| r.map(owned)).collect(), true),
     }
@@ -79,6 +90,20 @@ pub(super) fn http_request(parts: &axum::http::request::Parts) -> HttpRequest {
         method: parts.method.clone(),
         uri: parts.uri.clone(),
         headers: parts.headers.clone(),
+    }
+}
+
+/// What the context of the request `parts` learns, the parts moved rather than copied
+/// (the request's own checks are over by then).
+fn into_incoming(parts: axum::http::request::Parts) -> Incoming {
+    let mut extensions = parts.extensions;
+    Incoming {
+        principal: extensions.remove::<Principal>(),
+        http: HttpRequest {
+            method: parts.method,
+            uri: parts.uri,
+            headers: parts.headers,
+        },
     }
 }
 
@@ -97,9 +122,14 @@ pub(super) fn incoming(parts: &axum::http::request::Parts) -> Incoming {
     }
 }
 
-fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn header_str<'a>(h: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
 }
+
+// Looked up by `HeaderName` (a hash) rather than by `&str` (parsed on every lookup).
+static MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+static MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// Cancels a token when dropped, unless disarmed.
 struct CancelOnDrop(Option<CancellationToken>);
@@ -153,40 +183,50 @@ fn close_with_body(r: Response, guard: CloseOnDrop) -> Response {
 }
 
 impl<E: Endpoint + 'static> HttpState<E> {
-    /// Runs one request through the chain in its own task; the final frame arrives on the
-    /// returned channel (nothing when the request was cancelled). `after` sees the outcome
-    /// first (to commit `initialize`, to forget the in-flight entry).
-    pub(super) fn spawn_request(
+    /// Runs one request through the chain. With `inline`, the chain is first polled here,
+    /// in the connection's task: an answer that is ready at once (most are) needs no task,
+    /// no channel and no wake-up of another thread. A request that has to wait (and every
+    /// one without `inline`) goes on in a task of its own, so a client that leaves does
+    /// not cancel it. The final frame is `None` when the request was cancelled. `after`
+    /// sees the outcome first (to commit `initialize`, to forget the in-flight entry).
+    pub(super) async fn run_request(
         self: &Arc<Self>,
         ctx: Context,
         cancel: CancellationToken,
         id: RequestId,
         permit: Option<OwnedSemaphorePermit>,
+        inline: bool,
         after: impl FnOnce(Option<&HandlerResult>) + Send + 'static,
-    ) -> oneshot::Receiver<Final> {
-        let (tx, rx) = oneshot::channel();
+    ) -> Fin {
         let this = self.clone();
-        tokio::spawn(async move {
+        let mut run = Box::pin(async move {
             // The handler is polled first: one that watches `ctx.cancellation()` sees the
             // cancellation and finishes (its outcome is not sent); one that does not is
             // dropped.
-            let never = CancellationToken::new();
-            let run = this.kernel.run(ctx, &never);
-            let out = tokio::select! {
-                biased;
-                out = run => out,
-                _ = cancel.cancelled() => None,
-            };
+            let out = this.kernel.run(ctx, &cancel).await;
             after(out.as_ref());
             drop(permit);
-            if let (Some(out), false) = (out, cancel.is_cancelled()) {
-                let (frame, code) = encode_outcome(&id, out);
-                if let Some(frame) = this.kernel.filters.outgoing(frame) {
-                    let _ = tx.send((frame, code));
+            match (out, cancel.is_cancelled()) {
+                (Some(out), false) => {
+                    let (frame, code) = encode_outcome(&id, out);
+                    this.kernel.filters.outgoing(frame).map(|f| (f, code))
                 }
+                _ => None,
             }
         });
-        rx
+        if inline {
+            let polled = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
+            if let Poll::Ready(out) = polled {
+                return Fin::Ready(out);
+            }
+        }
+        let (tx, rx) = oneshot::channel();
+        tokio::spawn(async move {
+            if let Some(f) = run.await {
+                let _ = tx.send(f);
+            }
+        });
+        Fin::Pending(rx)
     }
 
     /// Runs a notification through the chain (its outcome is only logged).
@@ -212,32 +252,22 @@ impl<E: Endpoint + 'static> HttpState<E> {
 
     /// Answers a request: plain JSON when its outcome comes before any message, else an
     /// SSE stream of the messages and then the response.
-    #[allow(clippy::too_many_arguments)]
     async fn respond(
         &self,
         mut rx: mpsc::Receiver<Vec<u8>>,
-        mut fin: oneshot::Receiver<Final>,
+        fin: Fin,
         status_of: fn(Option<i32>) -> StatusCode,
         extra: Vec<(HeaderName, HeaderValue)>,
         cancel_on_close: Option<CancellationToken>,
     ) -> Response {
         // Dropped with the request future (the client went away before the answer).
         let mut guard = CancelOnDrop(cancel_on_close);
-        enum First {
-            Msg(Option<Vec<u8>>),
-            Fin(Result<Final, oneshot::error::RecvError>),
-        }
-        let first = tokio::select! {
-            biased;
-            m = rx.recv() => First::Msg(m),
-            f = &mut fin => First::Fin(f),
-        };
-        let mut body = SseBody::new(rx, None, self.opts.keep_alive);
-        let mut resp = match first {
-            First::Fin(Ok((frame, code))) => match body.rx.as_mut().and_then(|r| r.try_recv().ok())
-            {
-                None => json_response(status_of(code), frame),
-                Some(m) => {
+        let mut resp = match fin.first(&mut rx).await {
+            First::Fin(Some((frame, code))) => match rx.try_recv() {
+                Err(_) => json_response(status_of(code), frame),
+                Ok(m) => {
+                    // Messages came before the answer: an SSE stream that ends with it.
+                    let mut body = SseBody::new(rx, None, self.opts.keep_alive);
                     body.push_message(&m);
                     let mut rest = Vec::new();
                     if let Some(rx) = body.rx.as_mut() {
@@ -253,19 +283,20 @@ impl<E: Endpoint + 'static> HttpState<E> {
                     sse_response(body)
                 }
             },
-            First::Fin(Err(_)) => {
+            First::Fin(None) => {
                 // Cancelled: nothing is sent for it.
                 guard.disarm();
                 return empty(StatusCode::NO_CONTENT);
             }
-            First::Msg(None) => match fin.await {
+            First::Msg(None, fin) => match fin.await {
                 Ok((frame, code)) => json_response(status_of(code), frame),
                 Err(_) => {
                     guard.disarm();
                     return empty(StatusCode::NO_CONTENT);
                 }
             },
-            First::Msg(Some(m)) => {
+            First::Msg(Some(m), fin) => {
+                let mut body = SseBody::new(rx, None, self.opts.keep_alive);
                 body.push_message(&m);
                 body.fin = Some(fin);
                 if let Some(t) = guard.disarm() {
@@ -280,6 +311,43 @@ impl<E: Endpoint + 'static> HttpState<E> {
             resp.headers_mut().insert(k, v);
         }
         resp
+    }
+}
+
+/// The final frame of a request: ready at once, or to come from its task (`None`: the
+/// request was cancelled, nothing is sent for it).
+pub(super) enum Fin {
+    Ready(Option<Final>),
+    Pending(oneshot::Receiver<Final>),
+}
+
+/// What a request produced first: its final frame, or a message (or the end of its
+/// messages) while the final frame is still to come.
+pub(super) enum First {
+    Fin(Option<Final>),
+    Msg(Option<Vec<u8>>, oneshot::Receiver<Final>),
+}
+
+impl Fin {
+    /// Waits for the final frame.
+    pub(super) async fn wait(self) -> Option<Final> {
+        match self {
+            Fin::Ready(f) => f,
+            Fin::Pending(rx) => rx.await.ok(),
+        }
+    }
+
+    /// Waits for the final frame or the first message on `rx`, whichever comes first
+    /// (the message when both are there).
+    pub(super) async fn first(self, rx: &mut mpsc::Receiver<Vec<u8>>) -> First {
+        match self {
+            Fin::Ready(f) => First::Fin(f),
+            Fin::Pending(mut fin) => tokio::select! {
+                biased;
+                m = rx.recv() => First::Msg(m, fin),
+                f = &mut fin => First::Fin(f.ok()),
+            },
+        }
     }
 }
 
@@ -336,9 +404,7 @@ pub(super) async fn handle<E: Endpoint + 'static>(
 ) -> Response {
     let (parts, body) = req.into_parts();
     let supported = state.kernel.identity.supported;
-    let header_pv = header_str(&parts.headers, headers::MCP_PROTOCOL_VERSION).map(str::to_owned);
-    let header_modern = header_pv
-        .as_deref()
+    let header_modern = header_str(&parts.headers, &MCP_PROTOCOL_VERSION)
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| v.era() == Era::Modern);
     match parts.method {
@@ -362,8 +428,11 @@ pub(super) async fn handle<E: Endpoint + 'static>(
             return r;
         }
     }
-    if let Some(ct) = header_str(&parts.headers, header::CONTENT_TYPE.as_str())
-        && !ct.to_ascii_lowercase().starts_with("application/json")
+    if let Some(ct) = header_str(&parts.headers, &header::CONTENT_TYPE)
+        && !ct
+            .as_bytes()
+            .get(..16)
+            .is_some_and(|p| p.eq_ignore_ascii_case(b"application/json"))
     {
         return error_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -389,22 +458,51 @@ pub(super) async fn handle<E: Endpoint + 'static>(
         Ok(b) => b,
         Err(r) => return r,
     };
-    let bytes = match state.kernel.filters.incoming(bytes.to_vec()) {
-        Some(b) => Bytes::from(b),
-        None => return empty(StatusCode::ACCEPTED),
-    };
-    // Per request: the modern envelope (or a 2026 header) selects the stateless era.
-    let modern = supported.serves_modern()
-        && (!supported.serves_legacy() || header_modern || enveloped(&bytes));
-    if modern {
-        modern_post(state, &parts, &bytes).await
+    let bytes = if state.kernel.filters.is_empty() {
+        bytes
     } else {
-        legacy_post(state, &parts, header_pv.as_deref(), &bytes).await
+        match state.kernel.filters.incoming(bytes.to_vec()) {
+            Some(b) => Bytes::from(b),
+            None => return empty(StatusCode::ACCEPTED),
+        }
+    };
+    // Per request: the modern envelope (or a 2026 header) selects the stateless era. The
+    // body is decoded once, as the era it then turns out to be needs (batches only for
+    // legacy).
+    let forced_modern = supported.serves_modern() && (!supported.serves_legacy() || header_modern);
+    let frame = decode(&bytes, !forced_modern);
+    if forced_modern || (supported.serves_modern() && enveloped(&frame, &bytes)) {
+        modern_post(state, parts, frame).await
+    } else {
+        legacy_post(state, parts, frame).await
     }
 }
 
-/// Whether the body is one non-`initialize` message carrying the 2026 `_meta` envelope.
-fn enveloped(bytes: &[u8]) -> bool {
+/// Whether the body (`frame` as decoded from `bytes`) is one non-`initialize` message
+/// carrying the 2026 `_meta` envelope. A message that did not decode is probed on its
+/// own, so that an invalid 2026 message gets the 2026 error.
+fn enveloped(frame: &Frame<'_>, bytes: &[u8]) -> bool {
+    let (method, params) = match frame {
+        Frame::Single(Ok(Message::Request(r))) => (Some(&*r.method), r.params),
+        Frame::Single(Ok(Message::Notification(n))) => (Some(&*n.method), n.params),
+        Frame::Single(Err(_)) => return probe_enveloped(bytes),
+        _ => return false,
+    };
+    method != Some("initialize") && may_have_meta(params) && meta::carries_modern_envelope(params)
+}
+
+/// `false` when `params` surely has no `_meta` member: the name is not in the text and no
+/// escape could spell it. Saves parsing the params of most legacy requests for a `_meta`
+/// they do not have.
+fn may_have_meta(params: Option<&RawValue>) -> bool {
+    params.is_some_and(|p| {
+        let p = p.get();
+        p.contains("_meta") || p.contains('\\')
+    })
+}
+
+/// [`enveloped`] for a body that is no valid message: only its `method` and `params`.
+fn probe_enveloped(bytes: &[u8]) -> bool {
     #[derive(serde::Deserialize)]
     struct Probe<'a> {
         #[serde(borrow, default)]
@@ -433,10 +531,10 @@ fn method_not_allowed() -> Response {
 
 async fn modern_post<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
-    parts: &axum::http::request::Parts,
-    bytes: &[u8],
+    parts: axum::http::request::Parts,
+    frame: Frame<'_>,
 ) -> Response {
-    let (mut items, batch) = decode_all(bytes, false);
+    let (mut items, batch) = owned_frame(frame);
     let item = match (batch, items.pop()) {
         (false, Some(i)) => i,
         _ => {
@@ -478,7 +576,7 @@ async fn modern_post<E: Endpoint + 'static>(
             let (tx, _rx) = mpsc::channel(1);
             let ctx = modern_context(
                 state,
-                parts,
+                into_incoming(parts),
                 &method,
                 params.as_deref(),
                 None,
@@ -519,7 +617,7 @@ async fn modern_post<E: Endpoint + 'static>(
                 Ok(x) => x,
                 Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
             };
-            if let Some(r) = state.step_up(parts, [(method.as_str(), params)]) {
+            if let Some(r) = state.step_up(&parts, [(method.as_str(), params)]) {
                 return r;
             }
             // A listen stream is long-lived, not work in flight: it holds no slot (the
@@ -537,7 +635,7 @@ async fn modern_post<E: Endpoint + 'static>(
             let cancel = state.shutdown.child_token();
             let ctx = modern_context(
                 state,
-                parts,
+                into_incoming(parts),
                 &method,
                 params,
                 Some(id.clone()),
@@ -546,7 +644,9 @@ async fn modern_post<E: Endpoint + 'static>(
                 tx,
                 cancel.clone(),
             );
-            let fin = state.spawn_request(ctx, cancel.clone(), id, permit, |_| {});
+            let fin = state
+                .run_request(ctx, cancel.clone(), id, permit, true, |_| {})
+                .await;
             state
                 .respond(rx, fin, modern_status, Vec::new(), Some(cancel))
                 .await
@@ -557,7 +657,7 @@ async fn modern_post<E: Endpoint + 'static>(
 #[allow(clippy::too_many_arguments)]
 fn modern_context<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
-    parts: &axum::http::request::Parts,
+    http: Incoming,
     method: &str,
     params: Option<&RawValue>,
     id: Option<RequestId>,
@@ -567,9 +667,9 @@ fn modern_context<E: Endpoint + 'static>(
     cancel: CancellationToken,
 ) -> Context {
     let mut extensions = Extensions::default();
-    extensions.insert(http_request(parts));
-    if let Some(p) = parts.extensions.get::<Principal>() {
-        extensions.insert(p.clone());
+    extensions.insert(http.http);
+    if let Some(p) = http.principal {
+        extensions.insert(p);
     }
     let conn = Arc::new(ConnShared::new(
         tx,
@@ -619,7 +719,11 @@ pub(super) fn legacy_context(
         id,
         version,
         era: Era::Legacy,
-        meta: RequestMeta::from_params(params).ok().flatten(),
+        meta: if may_have_meta(params) {
+            RequestMeta::from_params(params).ok().flatten()
+        } else {
+            None
+        },
         session: Some(&session.state),
         extensions,
         cancel,
@@ -661,7 +765,7 @@ fn find_session<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     parts: &axum::http::request::Parts,
 ) -> Result<Arc<HttpSession>, Response> {
-    let Some(id) = header_str(&parts.headers, headers::MCP_SESSION_ID) else {
+    let Some(id) = header_str(&parts.headers, &MCP_SESSION_ID) else {
         return Err(bad_request(
             "Bad Request: Mcp-Session-Id header is required",
         ));
@@ -710,9 +814,9 @@ pub(super) fn apply_unanswered<E: Endpoint + 'static>(
     }
 }
 
-/// Starts one legacy request in `session`.
+/// Starts one legacy request in `session` (`inline`: see [`HttpState::run_request`]).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn start_legacy_request<E: Endpoint + 'static>(
+pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     session: &Arc<HttpSession>,
     http: Incoming,
@@ -721,7 +825,8 @@ pub(super) fn start_legacy_request<E: Endpoint + 'static>(
     params: Option<Box<RawValue>>,
     out: Option<mpsc::Sender<Vec<u8>>>,
     permit: Option<OwnedSemaphorePermit>,
-) -> oneshot::Receiver<Final> {
+    inline: bool,
+) -> Fin {
     let cancel = session.closed.child_token();
     let control = match &out {
         Some(o) if state.resumable(session) && state.prime_for(session).is_some() => {
@@ -751,28 +856,30 @@ pub(super) fn start_legacy_request<E: Endpoint + 'static>(
     }
     let s = session.clone();
     let rid = id.clone();
-    state.spawn_request(ctx, cancel, id, permit, move |out| {
-        if is_init {
-            if let Some(Ok(Reply::Result(raw))) = out {
-                crate::kernel::commit_initialize(&s.state, Some(&rid), params.as_deref(), raw);
+    state
+        .run_request(ctx, cancel, id, permit, inline, move |out| {
+            if is_init {
+                if let Some(Ok(Reply::Result(raw))) = out {
+                    crate::kernel::commit_initialize(&s.state, Some(&rid), params.as_deref(), raw);
+                }
+            } else {
+                s.in_flight.lock().expect("lock").remove(&rid);
             }
-        } else {
-            s.in_flight.lock().expect("lock").remove(&rid);
-        }
-        s.touch();
-    })
+            s.touch();
+        })
+        .await
 }
 
 async fn legacy_post<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
-    parts: &axum::http::request::Parts,
-    header_pv: Option<&str>,
-    bytes: &[u8],
+    parts: axum::http::request::Parts,
+    frame: Frame<'_>,
 ) -> Response {
     let supported = state.kernel.identity.supported;
-    let (items, batch) = decode_all(bytes, true);
+    let (items, batch) = owned_frame(frame);
     let is_init = !batch
         && matches!(items.first(), Some(Ok(Msg::Request { method, .. })) if method == "initialize");
+    let header_pv = header_str(&parts.headers, &MCP_PROTOCOL_VERSION);
     if let Some(v) = header_pv
         && !is_init
         && !ProtocolVersion::parse(v)
@@ -787,9 +894,9 @@ async fn legacy_post<E: Endpoint + 'static>(
                 .join(", ")
         ));
     }
-    let http = incoming(parts);
+    let header_version = header_pv.and_then(ProtocolVersion::parse);
     if is_init {
-        return legacy_initialize(state, http, items).await;
+        return legacy_initialize(state, into_incoming(parts), items).await;
     }
     let stateless = state.opts.stateless_legacy;
     let session = if stateless {
@@ -797,15 +904,11 @@ async fn legacy_post<E: Endpoint + 'static>(
         {
             let mut st = s.state.lock().expect("session lock");
             st.initialized = true;
-            st.version = Some(
-                header_pv
-                    .and_then(ProtocolVersion::parse)
-                    .unwrap_or(ProtocolVersion::V2025_03_26),
-            );
+            st.version = Some(header_version.unwrap_or(ProtocolVersion::V2025_03_26));
         }
         s
     } else {
-        match find_session(state, parts) {
+        match find_session(state, &parts) {
             Ok(s) => s,
             Err(r) => return r,
         }
@@ -835,7 +938,7 @@ async fn legacy_post<E: Endpoint + 'static>(
                 }
             }
             Ok(Msg::Request { id, method, params }) => requests.push((id, method, params)),
-            Ok(other) => apply_unanswered(state, &session, &http, other),
+            Ok(other) => apply_unanswered(state, &session, &incoming(&parts), other),
         }
     }
     let done = |r: Response| {
@@ -845,9 +948,10 @@ async fn legacy_post<E: Endpoint + 'static>(
         r
     };
     let each = requests.iter().map(|(_, m, p)| (m.as_str(), p.as_deref()));
-    if let Some(r) = state.step_up(parts, each) {
+    if let Some(r) = state.step_up(&parts, each) {
         return done(r);
     }
+    let http = into_incoming(parts);
     if requests.is_empty() && errors.is_empty() {
         return done(empty(StatusCode::ACCEPTED));
     }
@@ -867,7 +971,9 @@ async fn legacy_post<E: Endpoint + 'static>(
             params,
             Some(tx),
             Some(permit),
-        );
+            true,
+        )
+        .await;
         // A stateless request's session lives as long as its answer: a streamed answer
         // keeps it until the body ends (a client that leaves cancels the request).
         let close = stateless.then(|| CloseOnDrop(session.clone()));
@@ -890,7 +996,7 @@ async fn legacy_post<E: Endpoint + 'static>(
             Ok(p) => p,
             Err(r) => return done(r),
         };
-        fins.push(start_legacy_request(
+        let fin = start_legacy_request(
             state,
             &session,
             http.clone(),
@@ -899,11 +1005,14 @@ async fn legacy_post<E: Endpoint + 'static>(
             params,
             None,
             Some(permit),
-        ));
+            true,
+        )
+        .await;
+        fins.push(fin);
     }
     let mut parts_out = errors;
     for f in fins {
-        if let Ok((frame, _)) = f.await {
+        if let Some((frame, _)) = f.wait().await {
             parts_out.push(frame);
         }
     }
@@ -956,7 +1065,9 @@ async fn legacy_initialize<E: Endpoint + 'static>(
         params,
         Some(tx),
         Some(permit),
-    );
+        true,
+    )
+    .await;
     let headers = if stateless {
         Vec::new()
     } else {
@@ -995,7 +1106,7 @@ async fn legacy_get<E: Endpoint + 'static>(
         Ok(s) => s,
         Err(r) => return r,
     };
-    let resumed = header_str(&parts.headers, "last-event-id")
+    let resumed = header_str(&parts.headers, &LAST_EVENT_ID)
         .filter(|v| !v.is_empty())
         .and_then(|last| state.resume(&session, last));
     let mut r = match resumed {
@@ -1037,7 +1148,7 @@ fn legacy_delete<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     parts: &axum::http::request::Parts,
 ) -> Response {
-    let Some(id) = header_str(&parts.headers, headers::MCP_SESSION_ID) else {
+    let Some(id) = header_str(&parts.headers, &MCP_SESSION_ID) else {
         return bad_request("Bad Request: Mcp-Session-Id header is required");
     };
     if state.session(id).is_some_and(|s| !s.owned_by(parts)) {
