@@ -368,22 +368,46 @@ fn accepts(headers: &HeaderMap, what: &str) -> bool {
     })
 }
 
+#[derive(serde::Deserialize)]
+struct VersionProbe {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    v: Option<serde_json::Value>,
+}
+
+fn string_of(v: Option<serde_json::Value>) -> Option<String> {
+    match v? {
+        serde_json::Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
 /// The body's `_meta` protocol version, as sent.
 fn body_protocol_version(params: Option<&RawValue>) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct P {
         #[serde(rename = "_meta")]
-        meta: Option<M>,
-    }
-    #[derive(serde::Deserialize)]
-    struct M {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-        v: Option<serde_json::Value>,
+        meta: Option<VersionProbe>,
     }
     let p: P = serde_json::from_str(params?.get()).ok()?;
-    match p.meta?.v? {
-        serde_json::Value::String(s) => Some(s),
-        _ => None,
+    string_of(p.meta?.v)
+}
+
+/// [`body_protocol_version`] and [`tool_name`] in one pass over the params (what the
+/// header checks of a 2026 request need). Params that one of them would not read take
+/// the two probes apart, so the answers are theirs exactly.
+fn version_and_tool_name(params: Option<&RawValue>) -> (Option<String>, Option<String>) {
+    #[derive(serde::Deserialize)]
+    struct P {
+        #[serde(rename = "_meta")]
+        meta: Option<VersionProbe>,
+        name: Option<serde_json::Value>,
+    }
+    let Some(raw) = params else {
+        return (None, None);
+    };
+    match serde_json::from_str::<P>(raw.get()) {
+        Ok(p) => (p.meta.and_then(|m| string_of(m.v)), string_of(p.name)),
+        Err(_) => (body_protocol_version(params), tool_name(params)),
     }
 }
 
@@ -392,10 +416,7 @@ fn tool_name(params: Option<&RawValue>) -> Option<String> {
     struct P {
         name: Option<serde_json::Value>,
     }
-    match serde_json::from_str::<P>(params?.get()).ok()?.name? {
-        serde_json::Value::String(s) => Some(s),
-        _ => None,
-    }
+    string_of(serde_json::from_str::<P>(params?.get()).ok()?.name)
 }
 
 pub(super) async fn handle<E: Endpoint + 'static>(
@@ -598,11 +619,11 @@ async fn modern_post<E: Endpoint + 'static>(
                 );
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
             }
-            let pv = body_protocol_version(params);
-            let schema = if method == "tools/call" {
-                tool_name(params).and_then(|n| state.kernel.header_schemas.get(&n))
+            let (pv, schema) = if method == "tools/call" {
+                let (pv, name) = version_and_tool_name(params);
+                (pv, name.and_then(|n| state.kernel.header_schemas.get(&n)))
             } else {
-                None
+                (body_protocol_version(params), None)
             };
             if let Err(e) = headers::validate_request_headers(
                 &hs,
@@ -1157,5 +1178,68 @@ fn legacy_delete<E: Endpoint + 'static>(
     match state.remove_session(id) {
         Some(_) => empty(StatusCode::OK),
         None => session_not_found(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn one_pass_probe_reads_what_the_two_probes_read() {
+        let pv = r#""io.modelcontextprotocol/protocolVersion""#;
+        let cases = [
+            format!(r#"{{"name":"add","_meta":{{{pv}:"2026-07-28","x":[1,{{}}]}},"arguments":{{}}}}"#),
+            format!(r#"{{"_meta":{{{pv}:"2026-07-28"}}}}"#),
+            r#"{"name":"add"}"#.to_owned(),
+            // What one probe reads and the other does not: each keeps its own answer.
+            r#"{"name":"add","_meta":5}"#.to_owned(),
+            format!(r#"{{"name":7,"_meta":{{{pv}:"2026-07-28"}}}}"#),
+            format!(r#"{{"name":"a","name":"b","_meta":{{{pv}:"2026-07-28"}}}}"#),
+            format!(r#"{{"name":"add","_meta":{{{pv}:3}}}}"#),
+            r#"{"name":null,"_meta":null}"#.to_owned(),
+            "[1,2]".to_owned(),
+        ];
+        for c in &cases {
+            let p = raw(c);
+            let apart = (body_protocol_version(Some(&p)), tool_name(Some(&p)));
+            assert_eq!(version_and_tool_name(Some(&p)), apart, "{c}");
+        }
+        assert_eq!(version_and_tool_name(None), (None, None));
+        let p = raw(&cases[0]);
+        assert_eq!(
+            version_and_tool_name(Some(&p)),
+            (Some("2026-07-28".into()), Some("add".into()))
+        );
+        let p = raw(&cases[4]);
+        assert_eq!(
+            version_and_tool_name(Some(&p)),
+            (Some("2026-07-28".into()), None)
+        );
+        let p = raw(&cases[3]);
+        assert_eq!(version_and_tool_name(Some(&p)), (None, Some("add".into())));
+    }
+
+    #[test]
+    fn meta_pre_check_never_misses_a_meta() {
+        for (params, may) in [
+            (r#"{"name":"add","arguments":{"a":1}}"#, false),
+            (r#"{"_meta":{"progressToken":1}}"#, true),
+            // An escape could spell the name: the full parse decides.
+            (r#"{"\u005fmeta":{"progressToken":1}}"#, true),
+        ] {
+            let p = raw(params);
+            assert_eq!(may_have_meta(Some(&p)), may, "{params}");
+            if !may {
+                assert!(RequestMeta::from_params(Some(&p)).unwrap().is_none());
+            }
+        }
+        let escaped = raw(r#"{"\u005fmeta":{"progressToken":1}}"#);
+        assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
+        assert!(!may_have_meta(None));
     }
 }
