@@ -1193,7 +1193,9 @@ mod tests {
     fn one_pass_probe_reads_what_the_two_probes_read() {
         let pv = r#""io.modelcontextprotocol/protocolVersion""#;
         let cases = [
-            format!(r#"{{"name":"add","_meta":{{{pv}:"2026-07-28","x":[1,{{}}]}},"arguments":{{}}}}"#),
+            format!(
+                r#"{{"name":"add","_meta":{{{pv}:"2026-07-28","x":[1,{{}}]}},"arguments":{{}}}}"#
+            ),
             format!(r#"{{"_meta":{{{pv}:"2026-07-28"}}}}"#),
             r#"{"name":"add"}"#.to_owned(),
             // What one probe reads and the other does not: each keeps its own answer.
