@@ -18,7 +18,7 @@ use mcp_core::types::{
     SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
     SubscriptionsListenResult,
 };
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Context;
@@ -35,7 +35,7 @@ pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// How many listen streams a server keeps open at once unless told otherwise.
 pub const DEFAULT_MAX_LISTENS: usize = 1024;
 
-/// How many events one subscriber may have queued before it is marked lagged.
+/// How many events one subscriber may fall behind before it is marked lagged.
 pub const DEFAULT_BUFFER: usize = 64;
 
 /// Something that changed on the server, published once and delivered to every subscriber
@@ -138,20 +138,49 @@ impl BusSender {
 
 /// The receiving half of one bus subscription. Dropping it ends the subscription.
 #[derive(Debug)]
-pub struct BusReceiver {
-    rx: mpsc::Receiver<ServerEvent>,
-    lagged: Arc<AtomicBool>,
+pub struct BusReceiver(Receiving);
+
+/// Where a [`BusReceiver`] reads from.
+#[derive(Debug)]
+enum Receiving {
+    /// Its own bounded queue (a [`subscription`] pair, which a remote bus pumps into).
+    Queue {
+        rx: mpsc::Receiver<ServerEvent>,
+        lagged: Arc<AtomicBool>,
+    },
+    /// A cursor into the [`InMemoryBus`]'s one shared ring: a subscriber costs a few bytes
+    /// instead of a queue of its own (1,000 listen streams hold 1,000 of them).
+    Ring {
+        rx: broadcast::Receiver<ServerEvent>,
+        lagged: AtomicBool,
+    },
 }
 
 impl BusReceiver {
     /// The next event; `None` when the bus is gone.
     pub async fn recv(&mut self) -> Option<ServerEvent> {
-        self.rx.recv().await
+        match &mut self.0 {
+            Receiving::Queue { rx, .. } => rx.recv().await,
+            Receiving::Ring { rx, lagged } => loop {
+                match rx.recv().await {
+                    Ok(event) => return Some(event),
+                    // Overwritten before this subscriber read them: mark it, go on with the
+                    // oldest event still in the ring.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        lagged.store(true, Ordering::Release)
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            },
+        }
     }
 
     /// Whether events were lost since the last call (clears the mark).
     pub fn take_lagged(&self) -> bool {
-        self.lagged.swap(false, Ordering::AcqRel)
+        match &self.0 {
+            Receiving::Queue { lagged, .. } => lagged.swap(false, Ordering::AcqRel),
+            Receiving::Ring { lagged, .. } => lagged.swap(false, Ordering::AcqRel),
+        }
     }
 }
 
@@ -164,7 +193,7 @@ pub fn subscription(capacity: usize) -> (BusSender, BusReceiver) {
             tx,
             lagged: lagged.clone(),
         },
-        BusReceiver { rx, lagged },
+        BusReceiver(Receiving::Queue { rx, lagged }),
     )
 }
 
@@ -193,19 +222,19 @@ impl<B: SubscriptionBus + ?Sized> SubscriptionBus for Arc<B> {
     }
 }
 
-/// The in-process bus: a list of bounded per-subscriber buffers.
+/// The in-process bus: one ring of the last `capacity` events, shared by every subscriber
+/// (each holds only its read position). A subscriber that falls more than `capacity`
+/// events behind loses the oldest ones and is marked lagged.
 #[derive(Debug)]
 pub struct InMemoryBus {
-    senders: Mutex<Vec<BusSender>>,
-    capacity: usize,
+    ring: broadcast::Sender<ServerEvent>,
 }
 
 impl InMemoryBus {
-    /// A bus whose subscribers buffer up to `capacity` events each.
+    /// A bus whose subscribers may fall up to `capacity` events behind (at least 1).
     pub fn new(capacity: usize) -> Self {
         Self {
-            senders: Mutex::new(Vec::new()),
-            capacity: capacity.max(1),
+            ring: broadcast::channel(capacity.max(1)).0,
         }
     }
 }
@@ -218,20 +247,19 @@ impl Default for InMemoryBus {
 
 impl SubscriptionBus for InMemoryBus {
     fn publish(&self, event: ServerEvent) {
-        let mut senders = self.senders.lock().expect("bus lock");
-        senders.retain(|s| s.deliver(event.clone()));
+        // An error only means nobody is subscribed.
+        let _ = self.ring.send(event);
     }
 
     fn subscribe(&self) -> BusReceiver {
-        let (tx, rx) = subscription(self.capacity);
-        self.senders.lock().expect("bus lock").push(tx);
-        rx
+        BusReceiver(Receiving::Ring {
+            rx: self.ring.subscribe(),
+            lagged: AtomicBool::new(false),
+        })
     }
 
     fn subscribers(&self) -> usize {
-        let mut senders = self.senders.lock().expect("bus lock");
-        senders.retain(|s| !s.is_closed());
-        senders.len()
+        self.ring.receiver_count()
     }
 }
 
@@ -330,8 +358,10 @@ fn resync(f: &SubscriptionFilter) -> Vec<ServerEvent> {
     out
 }
 
-fn id_value(id: &RequestId) -> serde_json::Value {
-    serde_json::to_value(id).expect("a request id serializes")
+/// The `_meta` of a listen-stream notification: `{subscriptionId: <the listen request id>}`.
+fn subscription_meta(id: &RequestId) -> serde_json::Value {
+    let id = serde_json::to_value(id).expect("a request id serializes");
+    serde_json::Value::Object([(SUBSCRIPTION_ID_KEY.to_owned(), id)].into_iter().collect())
 }
 
 fn notification_frame(
@@ -363,12 +393,17 @@ pub(crate) async fn listen(
         .request_id()
         .cloned()
         .ok_or_else(|| McpError::invalid_params("subscriptions/listen must be a request"))?;
-    let params: SubscriptionsListenParams = ctx.decode_params().map_err(|_| {
-        McpError::invalid_params(
-            "Invalid params: `notifications` (a SubscriptionFilter) is required",
-        )
-    })?;
-    let filter = honoured(&params.notifications, tasks);
+    // What lives across the loop's waits is kept for the stream's whole life (1,000 open
+    // streams hold 1,000 of each): the decoded params, the acknowledgement and their maps
+    // are dropped before it, and each event's `_meta` is built when the event is sent.
+    let filter = {
+        let params: SubscriptionsListenParams = ctx.decode_params().map_err(|_| {
+            McpError::invalid_params(
+                "Invalid params: `notifications` (a SubscriptionFilter) is required",
+            )
+        })?;
+        honoured(&params.notifications, tasks)
+    };
 
     // Count first, so a refused stream never subscribes.
     if notifier.listens.fetch_add(1, Ordering::AcqRel) >= notifier.max_listens {
@@ -383,20 +418,19 @@ pub(crate) async fn listen(
     // Subscribe before acknowledging, so nothing published after the ack is missed.
     let mut rx = bus.subscribe();
 
-    let ack = SubscriptionsAcknowledgedParams::new(&id, filter.clone());
-    let ack = serde_json::value::to_raw_value(&ack).expect("ack serializes");
-    if ctx
+    let ack = {
+        let ack = SubscriptionsAcknowledgedParams::new(&id, filter.clone());
+        serde_json::value::to_raw_value(&ack).expect("ack serializes")
+    };
+    let sent = ctx
         .peer()
         .notify_raw(SubscriptionsAcknowledgedParams::METHOD, Some(&ack))
-        .await
-        .is_err()
-    {
+        .await;
+    drop(ack);
+    if sent.is_err() {
         return Err(crate::peer::PeerError::Disconnected.into());
     }
 
-    let mut meta = serde_json::Map::new();
-    meta.insert(SUBSCRIPTION_ID_KEY.into(), id_value(&id));
-    let meta = serde_json::Value::Object(meta);
     let closing = ctx.peer().conn.closing.clone();
     loop {
         let event = tokio::select! {
@@ -419,7 +453,7 @@ pub(crate) async fn listen(
             batch.push(event);
         }
         for event in batch {
-            let params = event.params(Some(meta.clone()));
+            let params = event.params(Some(subscription_meta(&id)));
             let params = serde_json::value::to_raw_value(&params).expect("map");
             if ctx
                 .peer()
@@ -614,14 +648,41 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_full_buffer_marks_the_subscriber_lagged() {
+    async fn a_subscriber_overrun_on_the_ring_is_marked_lagged_and_reads_on() {
         let bus = InMemoryBus::new(1);
         let mut a = bus.subscribe();
         bus.publish(ServerEvent::ToolsListChanged);
         bus.publish(ServerEvent::PromptsListChanged);
+        // The ring kept the newest event; the overrun shows once it is read.
+        assert_eq!(a.recv().await, Some(ServerEvent::PromptsListChanged));
         assert!(a.take_lagged());
         assert!(!a.take_lagged());
+        bus.publish(ServerEvent::ResourcesListChanged);
+        assert_eq!(a.recv().await, Some(ServerEvent::ResourcesListChanged));
+        assert!(!a.take_lagged());
+    }
+
+    #[tokio::test]
+    async fn a_dropped_bus_ends_its_subscribers() {
+        let bus = InMemoryBus::new(4);
+        let mut a = bus.subscribe();
+        bus.publish(ServerEvent::ToolsListChanged);
+        drop(bus);
         assert_eq!(a.recv().await, Some(ServerEvent::ToolsListChanged));
+        assert_eq!(a.recv().await, None);
+    }
+
+    #[tokio::test]
+    async fn a_full_subscription_queue_drops_new_events_and_marks_lagged() {
+        let (tx, mut rx) = subscription(1);
+        assert!(tx.deliver(ServerEvent::ToolsListChanged));
+        assert!(tx.deliver(ServerEvent::PromptsListChanged));
+        assert!(rx.take_lagged());
+        assert!(!rx.take_lagged());
+        assert_eq!(rx.recv().await, Some(ServerEvent::ToolsListChanged));
+        drop(rx);
+        assert!(tx.is_closed());
+        assert!(!tx.deliver(ServerEvent::ToolsListChanged));
     }
 
     #[test]
