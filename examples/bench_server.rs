@@ -139,7 +139,15 @@ fn main() -> std::io::Result<()> {
     } else {
         tokio::runtime::Builder::new_multi_thread()
     };
-    runtime.enable_all().build()?.block_on(run(args))
+    let runtime = runtime.enable_all().build()?;
+    // The server runs in a task (on a worker, not in `block_on` on the main thread): its
+    // writer task is then woken on the same worker, with no hand-off to another thread per
+    // answer, and on a multi-thread runtime an idle worker can still take it over.
+    runtime.block_on(async {
+        tokio::spawn(run(args))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+    })
 }
 
 async fn run(args: Args) -> std::io::Result<()> {

@@ -204,16 +204,25 @@ impl Conn {
 
     /// Answers a request with its outcome (`None`: cancelled, nothing to send); logs the
     /// error of a notification, which never reaches the wire (semantics item 15).
-    async fn finish(&self, sink: &Sink, id: Option<&RequestId>, out: Option<HandlerResult>) {
+    /// Returns the size of the answer sent (0: none).
+    async fn finish(
+        &self,
+        sink: &Sink,
+        id: Option<&RequestId>,
+        out: Option<HandlerResult>,
+    ) -> usize {
         match (id, out) {
             (Some(id), Some(out)) => {
                 let (frame, _) = encode_outcome(id, out);
+                let size = frame.len();
                 self.respond(sink, frame).await;
+                size
             }
             (None, Some(Err(e))) => {
                 tracing::warn!(error = %e, "error while handling a notification");
+                0
             }
-            _ => {}
+            _ => 0,
         }
     }
 
@@ -585,8 +594,13 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let mut chain = request_run::start(&self.endpoint, ctx);
         if let Poll::Ready(out) = request_run::poll_once(&mut chain).await {
             // Nobody else saw this request, so nothing can have cancelled it.
-            conn.finish(&sink, id.as_ref(), Some(out)).await;
+            let sent = conn.finish(&sink, id.as_ref(), Some(out)).await;
             drop(permit);
+            if sent >= request_run::LARGE_ANSWER {
+                // Let the writer start on a large answer before reading on: on a
+                // current-thread runtime it would otherwise wait for the input to drain.
+                tokio::task::yield_now().await;
+            }
             return;
         }
         if let Some(id) = &id {

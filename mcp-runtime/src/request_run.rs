@@ -21,6 +21,11 @@ use crate::error::{HandlerResult, McpError};
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 
+/// An answer from this size on makes the reader yield once after sending it inline, so the
+/// writer (on the same thread under a current-thread runtime) gets it moving while the next
+/// frames wait; small answers keep batching into one write per read.
+pub(crate) const LARGE_ANSWER: usize = 32 * 1024;
+
 /// Starts the chain of `ctx` on an endpoint shared with the connection, panics caught;
 /// nothing runs until the first poll. The future is `Unpin` (`CatchUnwind` keeps the chain
 /// in its one box), so it can be polled in place and then moved into a task.
