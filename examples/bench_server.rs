@@ -2,7 +2,7 @@
 //! tools written with the macros, so the figures measure the framework, not the tools.
 //!
 //! `cargo run --release --example bench_server -- [--stdio | --http 127.0.0.1:PORT]
-//! [--layers 10] [--max-sessions N] [--subscriptions]`
+//! [--layers 10] [--max-sessions N] [--subscriptions] [--multi-thread]`
 //!
 //! - `add {a, b}` answers a text block with the sum.
 //! - `echo {text}` answers a text block with the text.
@@ -12,6 +12,9 @@
 //! - `--subscriptions` turns change notifications on (`subscriptions/listen`; the
 //!   listen-memory scenario holds 1,000 streams open). The macro server goes through
 //!   `Server::builder(..).handler(..)` for it.
+//! - stdio runs on a current-thread runtime (one connection, answered inline by its
+//!   reading task); `--multi-thread` gives it the multi-thread runtime instead, for
+//!   comparison. HTTP always runs on the multi-thread runtime.
 //!
 //! Ten static layers need no `recursion_limit` attribute: the chain's futures nest one
 //! level per layer.
@@ -62,6 +65,7 @@ struct Args {
     layers: usize,
     max_sessions: Option<usize>,
     subscriptions: bool,
+    multi_thread: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -70,6 +74,7 @@ fn parse_args() -> Result<Args, String> {
         layers: 0,
         max_sessions: None,
         subscriptions: false,
+        multi_thread: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -88,6 +93,7 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--subscriptions" => out.subscriptions = true,
+            "--multi-thread" => out.multi_thread = true,
             "--max-sessions" => {
                 let v = value("a count")?;
                 out.max_sessions = Some(v.parse().map_err(|e| format!("--max-sessions {v}: {e}"))?);
@@ -116,8 +122,7 @@ async fn serve<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
     server.serve_http_on(listener, opts, stop).await
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
+fn main() -> std::io::Result<()> {
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
@@ -125,6 +130,27 @@ async fn main() -> std::io::Result<()> {
             std::process::exit(2);
         }
     };
+    // stdio is one connection whose requests are answered inline by its reading task: a
+    // current-thread runtime runs the reader and the writer on one thread, with no wake-ups
+    // across threads, and the writer batches every answer of a read into one write.
+    // HTTP serves many connections at once, so it keeps a worker per core.
+    let mut runtime = if args.http.is_none() && !args.multi_thread {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    let runtime = runtime.enable_all().build()?;
+    // The server runs in a task (on a worker, not in `block_on` on the main thread): its
+    // writer task is then woken on the same worker, with no hand-off to another thread per
+    // answer, and on a multi-thread runtime an idle worker can still take it over.
+    runtime.block_on(async {
+        tokio::spawn(run(args))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+    })
+}
+
+async fn run(args: Args) -> std::io::Result<()> {
     match (args.layers, args.subscriptions) {
         (10, false) => serve(Bench10.into_server(), &args).await,
         (10, true) => {

@@ -27,6 +27,9 @@ pub(crate) struct RequestShared {
     pub(crate) meta: Option<RequestMeta>,
     pub(crate) client: OnceLock<Arc<ClientView>>,
     pub(crate) session_client: Option<Arc<ClientView>>,
+    /// The legacy session of the connection (none on modern requests): a field, not an
+    /// extension, so building a context inserts nothing into a map.
+    pub(crate) session: Option<crate::dispatch::Session>,
     /// The last progress value sent, to keep progress strictly increasing.
     pub(crate) last_progress: Mutex<Option<f64>>,
 }
@@ -107,6 +110,11 @@ impl Context {
     /// The connection's era.
     pub fn era(&self) -> Era {
         self.era
+    }
+
+    /// The legacy session this request belongs to, if any.
+    pub(crate) fn session(&self) -> Option<&crate::dispatch::Session> {
+        self.shared.session.as_ref()
     }
 
     /// The parsed `_meta` of this request (modern requests always have one).

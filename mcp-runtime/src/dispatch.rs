@@ -139,16 +139,15 @@ fn stamp_meta<S: serde::Serializer>(stamp: &&ServerInfoStamp, s: S) -> Result<S:
     serde::Serialize::serialize(&*stamp.meta, s)
 }
 
-/// The session of the connection a context belongs to (inserted by the kernel).
-#[derive(Clone)]
-pub(crate) struct SessionSlot(pub(crate) Session);
-
 #[derive(Deserialize)]
 struct NameArgs<'a> {
     #[serde(borrow)]
     name: std::borrow::Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    /// The 2025-11-25 `task` augmentation, read in the same pass (`plan_tool_call`).
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -315,7 +314,7 @@ impl<H: ServerHandler> Dispatcher<H> {
         let method_name = ctx.method.clone();
         let method: &str = &method_name;
         let era = ctx.era;
-        let session = ctx.extensions.get::<SessionSlot>().map(|s| s.0.clone());
+        let session = ctx.session().cloned();
         let (initialized, version) = match (&session, era) {
             (Some(s), Era::Legacy) => {
                 let s = s.lock().expect("session lock");
@@ -402,7 +401,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 let name = call.name.into_owned();
                 if let (Some(engine), Some(ttl)) = (
                     &self.tasks,
-                    crate::tasks::methods::plan_tool_call(handler.tools(), &name, &ctx, params)?,
+                    crate::tasks::methods::plan_tool_call(handler.tools(), &name, &ctx, call.task)?,
                 ) {
                     return crate::tasks::methods::call_as_task(
                         self, engine, &ctx, name, args, ttl, version,

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use mcp_core::codec::{self, WireCodec};
@@ -23,13 +24,14 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::context::{ClientView, Context, RequestShared};
-use crate::dispatch::{ServerIdentity, Session, SessionSlot, SessionState};
-use crate::error::{HandlerResult, McpError, Reply};
+use crate::dispatch::{ServerIdentity, Session, SessionState};
+use crate::error::{HandlerResult, Reply};
 use crate::extensions::Extensions;
 use crate::filter::Filters;
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 use crate::peer::{ConnShared, Peer};
+use crate::request_run;
 use crate::transport::framing::{FrameReader, Framing, ReadEvent, write_frame};
 
 /// Limits and timeouts of a connection.
@@ -120,14 +122,13 @@ pub(crate) struct ContextParts<'a> {
 
 /// Builds the context of one message.
 pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
-    let mut extensions = p.extensions;
-    let session_client = match (p.era, p.session) {
-        (Era::Legacy, Some(s)) => {
-            extensions.insert(SessionSlot(s.clone()));
-            s.lock().expect("session lock").client.clone()
-        }
-        _ => None,
+    let session = match p.era {
+        Era::Legacy => p.session.cloned(),
+        Era::Modern => None,
     };
+    let session_client = session
+        .as_ref()
+        .and_then(|s| s.lock().expect("session lock").client.clone());
     Context {
         method: Arc::from(p.method),
         params: p.params.map(|p| Arc::from(p.to_owned())),
@@ -138,9 +139,10 @@ pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
             meta: p.meta,
             client: Default::default(),
             session_client,
+            session,
             last_progress: Mutex::new(None),
         }),
-        extensions,
+        extensions: p.extensions,
         cancel: p.cancel,
         peer: p.peer,
         lazy_round: None,
@@ -197,6 +199,30 @@ impl Conn {
                 self.shared.send(frame).await;
             }
             Sink::Batch(items) => items.lock().expect("batch lock").push(frame),
+        }
+    }
+
+    /// Answers a request with its outcome (`None`: cancelled, nothing to send); logs the
+    /// error of a notification, which never reaches the wire (semantics item 15).
+    /// Returns the size of the answer sent (0: none).
+    async fn finish(
+        &self,
+        sink: &Sink,
+        id: Option<&RequestId>,
+        out: Option<HandlerResult>,
+    ) -> usize {
+        match (id, out) {
+            (Some(id), Some(out)) => {
+                let (frame, _) = encode_outcome(id, out);
+                let size = frame.len();
+                self.respond(sink, frame).await;
+                size
+            }
+            (None, Some(Err(e))) => {
+                tracing::warn!(error = %e, "error while handling a notification");
+                0
+            }
+            _ => 0,
         }
     }
 
@@ -325,7 +351,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
             allow_batch,
             ..DecodeOptions::default()
         };
-        let bytes: Arc<[u8]> = bytes.into();
+        // Decoded in place: what outlives the frame (params, ids) is copied out by the
+        // context, so the frame needs no shared copy.
         match jsonrpc::decode(&bytes, opts) {
             Frame::Single(Err(e)) => {
                 if e.should_reply() {
@@ -468,7 +495,11 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 }
                 // One parse of `_meta` serves both the envelope check and the context; the
                 // probe runs only when the envelope is malformed (a typed read fails).
-                let request_meta = RequestMeta::from_params(params);
+                let request_meta = if without_meta(params) {
+                    Ok(None)
+                } else {
+                    RequestMeta::from_params(params)
+                };
                 let modern = match &request_meta {
                     Ok(m) => m.as_ref().is_some_and(RequestMeta::is_modern_envelope),
                     Err(_) => meta::carries_modern_envelope(params),
@@ -506,7 +537,9 @@ impl<E: Endpoint + 'static> Kernel<E> {
             token.cancel();
         }
 
-        let cancel = conn.shutdown.child_token();
+        // Not a child of the connection's shutdown token: most requests finish inline,
+        // and only the ones that wait watch the shutdown (`run_request`).
+        let cancel = CancellationToken::new();
         let in_initialize = method == "initialize";
         let ctx = new_context(ContextParts {
             method: &method,
@@ -540,30 +573,62 @@ impl<E: Endpoint + 'static> Kernel<E> {
             return;
         }
 
+        self.run_request(conn, tracker, ctx, cancel, id, sink, permit)
+            .await;
+    }
+
+    /// Runs one request or notification: answered inline when its chain completes on the
+    /// first poll (no task, no in-flight entry), else moved into a task of its own, tracked
+    /// for cancellation and shutdown (`request_run`).
+    #[allow(clippy::too_many_arguments)]
+    async fn run_request(
+        &self,
+        conn: &Arc<Conn>,
+        tracker: &TaskTracker,
+        ctx: Context,
+        cancel: CancellationToken,
+        id: Option<RequestId>,
+        sink: Sink,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) {
+        let mut chain = request_run::start(&self.endpoint, ctx);
+        if let Poll::Ready(out) = request_run::poll_once(&mut chain).await {
+            // Nobody else saw this request, so nothing can have cancelled it.
+            let sent = conn.finish(&sink, id.as_ref(), Some(out)).await;
+            drop(permit);
+            if sent >= request_run::LARGE_ANSWER {
+                // Let the writer start on a large answer before reading on: on a
+                // current-thread runtime it would otherwise wait for the input to drain.
+                tokio::task::yield_now().await;
+            }
+            return;
+        }
         if let Some(id) = &id {
             conn.in_flight
                 .lock()
                 .expect("in-flight lock")
                 .insert(id.clone(), cancel.clone());
         }
-        let this = self.clone();
+        let timeout = self.options.request_timeout;
         let conn = conn.clone();
         tracker.spawn(async move {
-            let out = this.run(ctx, &cancel).await;
-            match id {
-                Some(id) => {
-                    conn.in_flight.lock().expect("in-flight lock").remove(&id);
-                    // A cancelled request sends nothing, even if its result arrived late.
-                    if let (Some(out), false) = (out, cancel.is_cancelled()) {
-                        this.write_outcome(&conn, &sink, &id, out).await;
-                    }
+            let run = request_run::finish(chain, &cancel, timeout);
+            tokio::pin!(run);
+            let out = tokio::select! {
+                biased;
+                out = &mut run => out,
+                // The grace period is over: the handler sees its token fire and may finish.
+                _ = conn.shutdown.cancelled() => {
+                    cancel.cancel();
+                    run.await
                 }
-                None => {
-                    if let Some(Err(e)) = out {
-                        // Semantics item 15: logged, never on the wire.
-                        tracing::warn!(error = %e, "error while handling a notification");
-                    }
-                }
+            };
+            if let Some(id) = &id {
+                conn.in_flight.lock().expect("in-flight lock").remove(id);
+            }
+            // A cancelled request sends nothing, even if its result arrived late.
+            if !cancel.is_cancelled() {
+                conn.finish(&sink, id.as_ref(), out).await;
             }
             drop(permit);
         });
@@ -591,27 +656,23 @@ impl<E: Endpoint + 'static> Kernel<E> {
         cancel: &CancellationToken,
     ) -> Option<HandlerResult> {
         let fut = CatchUnwind::new(self.endpoint.call(ctx));
-        let timed = async {
-            match self.options.request_timeout {
-                Some(t) => tokio::time::timeout(t, fut)
-                    .await
-                    .unwrap_or(Err(McpError::Timeout)),
-                None => fut.await,
-            }
-        };
-        // The handler first: one that watches its token gets to see the cancellation and
-        // finish (the result is still dropped by the caller) instead of being torn down.
-        tokio::select! {
-            biased;
-            out = timed => Some(out),
-            _ = cancel.cancelled() => None,
-        }
+        request_run::finish(fut, cancel, self.options.request_timeout).await
     }
 
     async fn write_outcome(&self, conn: &Conn, sink: &Sink, id: &RequestId, out: HandlerResult) {
         let (frame, _) = encode_outcome(id, out);
         conn.respond(sink, frame).await;
     }
+}
+
+/// Whether `params` surely hold no `_meta` member, found without parsing them: a key that
+/// decodes to `_meta` is either spelled so or written with an escape. Most legacy requests
+/// carry none, and this scan is far cheaper than the parse that looks for it.
+fn without_meta(params: Option<&RawValue>) -> bool {
+    params.is_none_or(|p| {
+        let text = p.get();
+        !text.contains("_meta") && !text.contains('\\')
+    })
 }
 
 /// The `protocolVersion` an `initialize` offered (`data.requested` of the -32022 it gets on
@@ -714,5 +775,32 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             return Err(e);
         }
         buf.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn without_meta_is_sure_only_when_no_key_can_decode_to_meta() {
+        assert!(without_meta(None));
+        assert!(without_meta(Some(&raw(
+            r#"{"name":"add","arguments":{"a":1}}"#
+        ))));
+        assert!(!without_meta(Some(&raw(
+            r#"{"_meta":{"progressToken":1}}"#
+        ))));
+        // An escaped key may decode to `_meta`: the full parse decides.
+        assert!(!without_meta(Some(&raw(
+            r#"{"\u005fmeta":{"progressToken":1}}"#
+        ))));
+        // The parse it stands for agrees on what it lets through.
+        let escaped = raw(r#"{"\u005fmeta":{"progressToken":7}}"#);
+        assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
     }
 }

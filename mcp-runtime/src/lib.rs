@@ -36,6 +36,7 @@ mod panic;
 pub mod parked_inputs;
 pub mod peer;
 pub mod prompt_def;
+mod request_run;
 pub mod request_state;
 pub mod resource_def;
 pub mod server;

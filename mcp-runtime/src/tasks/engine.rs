@@ -638,9 +638,8 @@ pub(crate) fn owner_of(ctx: &Context) -> Option<String> {
     }
     match ctx.era {
         Era::Legacy => ctx
-            .extensions
-            .get::<crate::dispatch::SessionSlot>()
-            .map(|s| s.0.lock().expect("session lock").task_scope().to_owned()),
+            .session()
+            .map(|s| s.lock().expect("session lock").task_scope().to_owned()),
         Era::Modern => None,
     }
 }
