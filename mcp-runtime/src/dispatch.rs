@@ -27,6 +27,8 @@ use crate::list_cache::{ListCache, ListKind};
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 
+mod tool_result_encoding;
+
 /// What the server says about itself.
 #[derive(Debug, Clone)]
 pub struct ServerIdentity {
@@ -149,6 +151,9 @@ struct NameArgs<'a> {
     name: std::borrow::Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    /// The 2025-11-25 task request, read in the same pass (see `plan_tool_call`).
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -352,7 +357,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             ));
         }
         let params = ctx.params.clone();
-        let params = params.as_deref();
+        let params = params.as_deref().map(|b| &**b);
         let handler = self.handler.load();
         match method {
             "initialize" => self.initialize(&ctx, session.as_ref()),
@@ -402,7 +407,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 let name = call.name.into_owned();
                 if let (Some(engine), Some(ttl)) = (
                     &self.tasks,
-                    crate::tasks::methods::plan_tool_call(handler.tools(), &name, &ctx, params)?,
+                    crate::tasks::methods::plan_tool_call(handler.tools(), &name, &ctx, call.task)?,
                 ) {
                     return crate::tasks::methods::call_as_task(
                         self, engine, &ctx, name, args, ttl, version,
@@ -420,7 +425,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 if let Some(ir) = ir {
                     return self.shape(ir, version);
                 }
-                self.shape(result?, version)
+                self.shape_tool_result(result?, version)
             }
             "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
             "prompts/get" => {

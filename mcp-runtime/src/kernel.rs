@@ -130,7 +130,7 @@ pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
     };
     Context {
         method: Arc::from(p.method),
-        params: p.params.map(|p| Arc::from(p.to_owned())),
+        params: p.params.map(|p| Arc::new(p.to_owned())),
         id: p.id,
         version: p.version,
         era: p.era,
@@ -325,7 +325,6 @@ impl<E: Endpoint + 'static> Kernel<E> {
             allow_batch,
             ..DecodeOptions::default()
         };
-        let bytes: Arc<[u8]> = bytes.into();
         match jsonrpc::decode(&bytes, opts) {
             Frame::Single(Err(e)) => {
                 if e.should_reply() {

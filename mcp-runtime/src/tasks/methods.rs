@@ -53,12 +53,6 @@ fn support_of(tool: &Tool) -> TaskSupport {
     tool.task_support()
 }
 
-#[derive(Deserialize)]
-struct TaskParam {
-    #[serde(default)]
-    task: Option<TaskMetadata>,
-}
-
 /// Decides how a `tools/call` runs: `Ok(None)` directly, `Ok(Some(ttl))` as a task with the
 /// requested retention (ms). Errors as the spec says:
 ///
@@ -67,11 +61,13 @@ struct TaskParam {
 /// - 2026 (extension): the server decides; a client that did not declare the extension
 ///   gets direct execution, or `-32021` for a tool that requires a task. A legacy `task`
 ///   param is ignored.
+///
+/// `task` is the raw `task` member of the params (the dispatcher reads it with the name).
 pub(crate) fn plan_tool_call(
     tools: &[Tool],
     name: &str,
     ctx: &Context,
-    params: Option<&RawValue>,
+    task: Option<&RawValue>,
 ) -> Result<Option<Option<u64>>, McpError> {
     let Some(tool) = tools.iter().find(|t| t.name == name) else {
         return Ok(None);
@@ -82,9 +78,9 @@ pub(crate) fn plan_tool_call(
             if ctx.version != Some(ProtocolVersion::V2025_11_25) {
                 return Ok(None);
             }
-            let requested = params
-                .and_then(|p| serde_json::from_str::<TaskParam>(p.get()).ok())
-                .and_then(|p| p.task);
+            let requested = task
+                .and_then(|t| serde_json::from_str::<Option<TaskMetadata>>(t.get()).ok())
+                .flatten();
             match (requested, support) {
                 (Some(_), TaskSupport::Forbidden) => Err(McpError::Protocol(ErrorObject::new(
                     METHOD_NOT_FOUND,

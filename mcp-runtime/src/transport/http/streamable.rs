@@ -389,7 +389,7 @@ pub(super) async fn handle<E: Endpoint + 'static>(
         Ok(b) => b,
         Err(r) => return r,
     };
-    let bytes = match state.kernel.filters.incoming(bytes.to_vec()) {
+    let bytes = match state.kernel.filters.incoming(bytes) {
         Some(b) => Bytes::from(b),
         None => return empty(StatusCode::ACCEPTED),
     };
