@@ -156,6 +156,121 @@ pub fn write_call_tool_result(
     Ok(())
 }
 
+/// [`find_member`] could not answer without decoding: the text is not an object, a key has
+/// escapes (it might spell the wanted one), or the wanted key appears twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NeedsParse;
+
+/// The raw text of member `key` of the JSON object `object`, found without decoding
+/// anything: each string is skipped with one memchr search, so a large argument costs a
+/// fraction of a serde pass over it.
+///
+/// `object` should be valid JSON (the text of a `RawValue`, which serde has checked); for
+/// other text the answer is unspecified, but this never panics.
+///
+/// ```
+/// use mcp_core::fast_json::{NeedsParse, find_member};
+/// let params = r#"{"name":"echo","arguments":{"text":"}\"{"},"_meta":{"k":1}}"#;
+/// assert_eq!(find_member(params, "_meta"), Ok(Some(r#"{"k":1}"#)));
+/// assert_eq!(find_member(params, "task"), Ok(None));
+/// assert_eq!(find_member(r#"{"_m\u0065ta":1}"#, "_meta"), Err(NeedsParse));
+/// ```
+pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, NeedsParse> {
+    let b = object.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return Err(NeedsParse);
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Ok(None);
+    }
+    let mut found = None;
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return Err(NeedsParse);
+        }
+        let key_end = string_end(b, i + 1)?;
+        let name = &b[i + 1..key_end];
+        if memchr::memchr(b'\\', name).is_some() {
+            return Err(NeedsParse);
+        }
+        i = skip_ws(b, key_end + 1);
+        if b.get(i) != Some(&b':') {
+            return Err(NeedsParse);
+        }
+        let start = skip_ws(b, i + 1);
+        let end = value_end(b, start)?;
+        if name == key.as_bytes() {
+            if found.is_some() {
+                return Err(NeedsParse);
+            }
+            found = Some(object.get(start..end).ok_or(NeedsParse)?);
+        }
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Ok(found),
+            _ => return Err(NeedsParse),
+        }
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The index of the quote that closes the string whose contents start at `i`.
+fn string_end(b: &[u8], mut i: usize) -> Result<usize, NeedsParse> {
+    loop {
+        let rest = b.get(i..).ok_or(NeedsParse)?;
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(k) if rest[k] == b'\\' => i += k + 2,
+            Some(k) => return Ok(i + k),
+            None => return Err(NeedsParse),
+        }
+    }
+}
+
+/// The index just past the JSON value that starts at `i`.
+fn value_end(b: &[u8], mut i: usize) -> Result<usize, NeedsParse> {
+    match b.get(i) {
+        Some(b'"') => Ok(string_end(b, i + 1)? + 1),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            while let Some(&c) = b.get(i) {
+                i += 1;
+                match c {
+                    b'"' => i = string_end(b, i)? + 1,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(i);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Err(NeedsParse)
+        }
+        Some(_) => {
+            // A number or a literal: up to the next delimiter.
+            while !matches!(
+                b.get(i),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                i += 1;
+            }
+            Ok(i)
+        }
+        None => Err(NeedsParse),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,5 +363,49 @@ mod tests {
             ..CallToolResult::default()
         });
         same_as_serde(&CallToolResult::error("bad"));
+    }
+
+    #[test]
+    fn members_are_found_as_serde_finds_them() {
+        let cases = [
+            (r#"{}"#, None),
+            (
+                r#" { "a" : 1 , "_meta" : { "x" : [ "}" , "\\\"" ] } } "#,
+                Some(r#"{ "x" : [ "}" , "\\\"" ] }"#),
+            ),
+            (r#"{"_meta":null}"#, Some("null")),
+            (r#"{"a":"_meta","b":{"_meta":1},"c":[{"_meta":2}]}"#, None),
+            (r#"{"a":-1.5e3,"_meta":true}"#, Some("true")),
+            (r#"{"text":"\"_meta\":1","_meta":"x"}"#, Some(r#""x""#)),
+            (r#"{"_meta":12}"#, Some("12")),
+        ];
+        for (text, want) in cases {
+            assert_eq!(find_member(text, "_meta"), Ok(want), "{text}");
+            // The same answer as a serde probe of the one member.
+            #[derive(serde::Deserialize)]
+            struct Probe<'a> {
+                #[serde(rename = "_meta", borrow)]
+                meta: Option<&'a serde_json::value::RawValue>,
+            }
+            let p: Probe<'_> = serde_json::from_str(text).unwrap();
+            if want != Some("null") {
+                assert_eq!(p.meta.map(|r| r.get()), want, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn members_that_need_a_parse_say_so() {
+        for text in [
+            r#"{"_meta":1,"_meta":2}"#,
+            r#"{"_m\u0065ta":1}"#,
+            r#"[1]"#,
+            r#"{"a":"unterminated"#,
+            r#"{"a":[1,2"#,
+            r#"{"a" 1}"#,
+            "",
+        ] {
+            assert_eq!(find_member(text, "_meta"), Err(NeedsParse), "{text}");
+        }
     }
 }
