@@ -11,7 +11,10 @@ use serde_json::value::RawValue;
 use super::{Dispatcher, ServerInfoStamp};
 use crate::error::{HandlerResult, Reply};
 
-impl<H> Dispatcher<H> {
+/// Results with at least this much text take the one-pass encoder.
+const FAST_FROM: usize = 1024;
+
+impl<H: crate::handler::ServerHandler> Dispatcher<H> {
     /// [`shape`](Self::shape) for a `tools/call` result: adapted for the revision, stamped
     /// with `serverInfo` on modern ones, encoded in one pass.
     pub(super) fn shape_tool_result(
@@ -19,6 +22,17 @@ impl<H> Dispatcher<H> {
         mut value: CallToolResult,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
+        // A small result is cheaper through serde: the fast path ends with a check of the
+        // bytes (to make the `RawValue`) that costs more than it saves on a short text.
+        let text: usize = value
+            .content
+            .iter()
+            .filter_map(|b| b.as_text())
+            .map(str::len)
+            .sum();
+        if text < FAST_FROM {
+            return self.shape(value, version);
+        }
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         value.adapt(rev);
         let stamp = (rev.era() == Era::Modern).then(|| {
