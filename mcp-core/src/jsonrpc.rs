@@ -376,21 +376,23 @@ fn decode_batch(text: &str, opts: DecodeOptions) -> Frame<'_> {
 /// and not serde_json's fixed recursion limit.
 fn check_depth(bytes: &[u8], max: usize) -> Result<(), DecodeError> {
     let mut depth = 0usize;
-    let mut in_str = false;
-    let mut escaped = false;
-    for &b in bytes {
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-            continue;
-        }
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
         match b {
-            b'"' => in_str = true,
+            // A string: jump to its closing quote (one search, not a byte loop, so a large
+            // text argument costs a memchr pass).
+            b'"' => loop {
+                match memchr::memchr2(b'"', b'\\', bytes.get(i..).unwrap_or_default()) {
+                    Some(k) if bytes[i + k] == b'\\' => i += k + 2,
+                    Some(k) => {
+                        i += k + 1;
+                        break;
+                    }
+                    // Unterminated: serde reports it.
+                    None => return Ok(()),
+                }
+            },
             b'{' | b'[' => {
                 depth += 1;
                 if depth > max {
@@ -808,6 +810,28 @@ mod tests {
             "[".repeat(200)
         );
         assert!(one(s.as_bytes()).is_ok());
+        // An escaped backslash ends before the quote; the brackets after the string count.
+        let deep_after = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{{\"a\":\"\\\\\",\"b\":{}{}}}}}",
+            "[".repeat(20),
+            "]".repeat(20)
+        );
+        let shallow = DecodeOptions {
+            max_depth: 10,
+            ..DecodeOptions::default()
+        };
+        match decode(deep_after.as_bytes(), shallow) {
+            Frame::Single(Err(e)) => assert!(e.error.message.contains("nesting"), "{e:?}"),
+            other => panic!("expected the depth error, got {other:?}"),
+        }
+        assert!(one(deep_after.as_bytes()).is_ok());
+        // A frame cut inside a string, even right after a backslash, is a parse error.
+        for cut in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\\"[..],
+            b"{\"a\":\"\\\\\\",
+        ] {
+            assert_eq!(code(cut).0, PARSE_ERROR, "{}", String::from_utf8_lossy(cut));
+        }
     }
 
     #[test]

@@ -129,6 +129,9 @@ pub(crate) enum MetaLocation<'a> {
     Present(&'a RawValue),
 }
 
+/// Params at least this long are searched for `_meta` by [`crate::fast_json::find_member`].
+const SCAN_FROM: usize = 1024;
+
 /// Finds the raw `_meta` member of a params object. Fails with -32602 when the params are
 /// not an object (or not valid JSON, or `_meta` is duplicated).
 pub(crate) fn locate_meta(params: Option<&RawValue>) -> Result<MetaLocation<'_>, ErrorObject> {
@@ -137,6 +140,20 @@ pub(crate) fn locate_meta(params: Option<&RawValue>) -> Result<MetaLocation<'_>,
     };
     if !params.get().starts_with('{') {
         return Err(ErrorObject::invalid_params("params must be an object"));
+    }
+    // Large params (a big argument) are answered by a scan that skips each string with one
+    // search; small ones by the serde probe, which then costs less than scan plus parse. The
+    // probe also names what the scan cannot decide.
+    if params.get().len() >= SCAN_FROM {
+        match crate::fast_json::find_member(params.get(), "_meta") {
+            Ok(None | Some("null")) => return Ok(MetaLocation::Absent),
+            Ok(Some(text)) => {
+                if let Ok(raw) = serde_json::from_str::<&RawValue>(text) {
+                    return Ok(MetaLocation::Present(raw));
+                }
+            }
+            Err(_) => {}
+        }
     }
     let probe: ParamsProbe<'_> = serde_json::from_str(params.get())
         .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))?;
@@ -489,6 +506,34 @@ mod tests {
         }
         let e = parse(r#"{"_meta":{},"_meta":{}}"#).unwrap_err();
         assert_eq!(e.code, crate::jsonrpc::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn large_params_are_read_as_small_ones() {
+        // Above the scan threshold: the same answers as the serde probe gives small params.
+        let text = format!("{}\\\"}}{{", "x".repeat(2 * SCAN_FROM));
+        let big =
+            |rest: &str| format!(r#"{{"name":"echo","arguments":{{"text":"{text}"}}{rest}}}"#);
+        let m = parse(&big(r#","_meta":{"progressToken":"p"}"#))
+            .unwrap()
+            .unwrap();
+        assert_eq!(m.progress_token, Some(RequestId::String("p".into())));
+        assert_eq!(parse(&big("")).unwrap(), None);
+        assert_eq!(parse(&big(r#","_meta":null"#)).unwrap(), None);
+        let e = parse(&big(r#","_meta":1"#)).unwrap_err();
+        assert_eq!(e.message, "invalid _meta field: _meta");
+        for dup in [
+            r#","_meta":{},"_meta":{}"#,
+            r#","_m\u0065ta":{},"_meta":{}"#,
+        ] {
+            let e = parse(&big(dup)).unwrap_err();
+            assert_eq!(e.code, crate::jsonrpc::INVALID_PARAMS, "{dup}");
+        }
+        // An escaped key that spells `_meta` is still found.
+        let m = parse(&big(r#","_m\u0065ta":{"progressToken":2}"#))
+            .unwrap()
+            .unwrap();
+        assert_eq!(m.progress_token, Some(RequestId::Number(2)));
     }
 
     #[test]

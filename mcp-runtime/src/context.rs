@@ -40,7 +40,9 @@ pub(crate) struct RequestShared {
 #[derive(Clone)]
 pub struct Context {
     pub(crate) method: Arc<str>,
-    pub(crate) params: Option<Arc<RawValue>>,
+    /// Boxed inside the `Arc`: the frame's params are copied once (an `Arc<RawValue>` can
+    /// only be made from a `Box<RawValue>` by copying it again).
+    pub(crate) params: Option<Arc<Box<RawValue>>>,
     pub(crate) id: Option<RequestId>,
     pub(crate) version: Option<ProtocolVersion>,
     pub(crate) era: Era,
@@ -76,19 +78,19 @@ impl Context {
 
     /// The raw, not yet validated params.
     pub fn params(&self) -> Option<&RawValue> {
-        self.params.as_deref()
+        self.params.as_deref().map(|b| &**b)
     }
 
     /// Replaces the params with `value` (rewriting).
     pub fn set_params<T: serde::Serialize>(&mut self, value: &T) -> Result<(), serde_json::Error> {
         let raw = serde_json::value::to_raw_value(value)?;
-        self.params = Some(Arc::from(raw));
+        self.params = Some(Arc::new(raw));
         Ok(())
     }
 
     /// Decodes the params into `T`.
     pub fn decode_params<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.params.as_deref().map_or("{}", RawValue::get))
+        serde_json::from_str(self.params().map_or("{}", RawValue::get))
     }
 
     /// The request id; `None` for a notification.

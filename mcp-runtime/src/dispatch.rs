@@ -27,6 +27,8 @@ use crate::list_cache::{ListCache, ListKind};
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 
+mod tool_result_encoding;
+
 /// What the server says about itself.
 #[derive(Debug, Clone)]
 pub struct ServerIdentity {
@@ -351,7 +353,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             ));
         }
         let params = ctx.params.clone();
-        let params = params.as_deref();
+        let params = params.as_deref().map(|b| &**b);
         let handler = self.handler.load();
         match method {
             "initialize" => self.initialize(&ctx, session.as_ref()),
@@ -419,7 +421,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 if let Some(ir) = ir {
                     return self.shape(ir, version);
                 }
-                self.shape(result?, version)
+                self.shape_tool_result(result?, version)
             }
             "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
             "prompts/get" => {

@@ -131,7 +131,7 @@ pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
         .and_then(|s| s.lock().expect("session lock").client.clone());
     Context {
         method: Arc::from(p.method),
-        params: p.params.map(|p| Arc::from(p.to_owned())),
+        params: p.params.map(|p| Arc::new(p.to_owned())),
         id: p.id,
         version: p.version,
         era: p.era,

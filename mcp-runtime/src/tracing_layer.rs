@@ -91,8 +91,10 @@ fn is_error_result(json: &str) -> bool {
         #[serde(rename = "isError", default)]
         is_error: bool,
     }
-    // Cheap pre-check: most results carry no `isError` at all.
-    json.contains("\"isError\"") && serde_json::from_str::<Probe>(json).is_ok_and(|p| p.is_error)
+    // Cheap pre-check: most results carry no `isError` at all (a vectorized search: the
+    // result may hold a large text).
+    memchr::memmem::find(json.as_bytes(), b"\"isError\"").is_some()
+        && serde_json::from_str::<Probe>(json).is_ok_and(|p| p.is_error)
 }
 
 /// A parsed W3C `traceparent` header value.
@@ -179,7 +181,17 @@ mod otel {
 
 #[cfg(test)]
 mod tests {
-    use super::TraceParent;
+    use super::{TraceParent, is_error_result};
+
+    #[test]
+    fn is_error_is_read_from_the_member_not_the_text() {
+        let text = format!("{}\\\"isError\\\":true", "x".repeat(70_000));
+        let result =
+            |tail: &str| format!(r#"{{"content":[{{"type":"text","text":"{text}"}}]{tail}}}"#);
+        assert!(!is_error_result(&result("")));
+        assert!(!is_error_result(&result(r#","isError":false"#)));
+        assert!(is_error_result(&result(r#","isError":true"#)));
+    }
 
     #[test]
     fn parses_w3c_traceparent() {

@@ -126,11 +126,18 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
             if buf.is_empty() {
                 return Ok((out, total, false));
             }
-            let (chunk, done) = match memchr(b'\n', buf) {
+            let (chunk, done) = match memchr::memchr(b'\n', buf) {
                 Some(i) => (&buf[..i], Some(i + 1)),
                 None => (buf, None),
             };
             if total + chunk.len() <= max {
+                if done.is_none() {
+                    // The line goes on past this buffer: make room for at least as much
+                    // again (capped at the limit), so a large frame grows in a few steps
+                    // instead of being copied at each doubling from a small start.
+                    let want = (2 * (total + chunk.len())).min(max);
+                    out.reserve(want.saturating_sub(out.len()));
+                }
                 out.extend_from_slice(chunk);
             } else {
                 // Too long: keep only the head, for `skipped_head`.
@@ -243,10 +250,6 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
         }
         Ok(())
     }
-}
-
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|b| *b == needle)
 }
 
 /// Appends one frame (`body` is one JSON message without newlines) in `framing` to `out`.

@@ -141,7 +141,7 @@ pub(super) async fn post<E: Endpoint + 'static>(
         Ok(b) => b,
         Err(r) => return r,
     };
-    let Some(bytes) = state.kernel.filters.incoming(bytes.to_vec()) else {
+    let Some(bytes) = state.kernel.filters.incoming(bytes) else {
         return empty(StatusCode::ACCEPTED);
     };
     let http = incoming(&parts);

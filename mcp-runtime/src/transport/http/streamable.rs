@@ -482,8 +482,8 @@ pub(super) async fn handle<E: Endpoint + 'static>(
     let bytes = if state.kernel.filters.is_empty() {
         bytes
     } else {
-        match state.kernel.filters.incoming(bytes.to_vec()) {
-            Some(b) => Bytes::from(b),
+        match state.kernel.filters.incoming(bytes) {
+            Some(b) => b,
             None => return empty(StatusCode::ACCEPTED),
         }
     };
@@ -531,11 +531,28 @@ fn probe_enveloped(bytes: &[u8]) -> bool {
         #[serde(borrow, default)]
         params: Option<&'a RawValue>,
     }
+    if !may_be_enveloped(bytes) {
+        return false;
+    }
     match serde_json::from_slice::<Probe<'_>>(bytes) {
         Ok(p) => {
             p.method.as_deref() != Some("initialize") && meta::carries_modern_envelope(p.params)
         }
         Err(_) => false,
+    }
+}
+
+/// `false` when a scan finds no `params._meta` (a legacy body usually has none), without
+/// decoding a large argument; `true` when only the full probe can tell.
+fn may_be_enveloped(bytes: &[u8]) -> bool {
+    use mcp_core::fast_json::find_member;
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return true;
+    };
+    match find_member(text, "params") {
+        Ok(None) => false,
+        Ok(Some(params)) => !matches!(find_member(params, "_meta"), Ok(None | Some("null"))),
+        Err(_) => true,
     }
 }
 

@@ -1,0 +1,411 @@
+//! Hand-written JSON encoding for the payload-heavy hot path: string literals escaped in one
+//! word-at-a-time pass, and [`CallToolResult`] written straight into a buffer.
+//!
+//! serde_json escapes strings byte by byte (a table lookup per byte); for a tool that returns
+//! a large text that loop is most of the cost of the answer. The output here is byte for
+//! byte what `serde_json::to_vec` writes (the tests compare them), so either may be used.
+//!
+//! ```
+//! let mut out = Vec::new();
+//! mcp_core::fast_json::write_str(&mut out, "a \"quoted\"\nline");
+//! assert_eq!(out, br#""a \"quoted\"\nline""#);
+//! ```
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::types::{CallToolResult, ContentBlock, Meta, ResultType};
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Non-zero when some byte of `w` is `< 0x20`, `"` or `\` (the bytes JSON strings escape).
+#[inline]
+fn escape_mask(w: u64) -> u64 {
+    let zero_byte = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let control = w.wrapping_sub(LO * 0x20) & !w & HI;
+    control | zero_byte(w ^ (LO * u64::from(b'"'))) | zero_byte(w ^ (LO * u64::from(b'\\')))
+}
+
+/// The escape sequence of `b`, if it needs one (serde_json's choice: the short forms where
+/// JSON has them, `\u00xx` with lower-case hex otherwise).
+#[inline]
+fn escape_of(b: u8) -> Option<&'static [u8]> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // `\u00xx` for every control byte, built once.
+    static CONTROL: [[u8; 6]; 32] = {
+        let mut t = [[0u8; 6]; 32];
+        let mut i = 0;
+        while i < 32 {
+            t[i] = [b'\\', b'u', b'0', b'0', HEX[i >> 4], HEX[i & 0xf]];
+            i += 1;
+        }
+        t
+    };
+    Some(match b {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        b'\n' => b"\\n",
+        b'\r' => b"\\r",
+        b'\t' => b"\\t",
+        0x08 => b"\\b",
+        0x0c => b"\\f",
+        0..=0x1f => &CONTROL[b as usize],
+        _ => return None,
+    })
+}
+
+/// Appends `s` as a JSON string literal, quotes included.
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut run = 0; // start of the bytes not yet copied
+    let mut i = 0;
+    while i < bytes.len() {
+        // 32 clean bytes at a time (the usual case in a long text), then word by word.
+        if let Some(block) = bytes.get(i..i + 32) {
+            let m = |k: usize| {
+                escape_mask(u64::from_le_bytes(
+                    block[k..k + 8].try_into().expect("8 bytes"),
+                ))
+            };
+            if m(0) | m(8) | m(16) | m(24) == 0 {
+                i += 32;
+                continue;
+            }
+        }
+        if let Some(word) = bytes.get(i..i + 8) {
+            let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            if escape_mask(w) == 0 {
+                i += 8;
+                continue;
+            }
+        }
+        if let Some(esc) = escape_of(bytes[i]) {
+            out.extend_from_slice(&bytes[run..i]);
+            out.extend_from_slice(esc);
+            run = i + 1;
+        }
+        i += 1;
+    }
+    out.extend_from_slice(&bytes[run..]);
+    out.push(b'"');
+}
+
+/// The members of a [`CallToolResult`] after `content`, with the same names and skip rules,
+/// so serde writes them exactly as the derived encoding does.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AfterContent<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured_content: &'a Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_error: &'a Option<bool>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: &'a Option<Meta>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_type: &'a Option<ResultType>,
+}
+
+/// Appends `result` as JSON, the same bytes as `serde_json::to_writer(out, result)`.
+///
+/// Plain text blocks (no annotations, no `_meta`) have their text escaped by [`write_str`];
+/// every other part goes through serde.
+pub fn write_call_tool_result(
+    out: &mut Vec<u8>,
+    result: &CallToolResult,
+) -> Result<(), serde_json::Error> {
+    let text_len: usize = result
+        .content
+        .iter()
+        .map(|b| b.as_text().map_or(0, str::len))
+        .sum();
+    out.reserve(text_len + 64);
+    out.extend_from_slice(b"{\"content\":[");
+    for (i, block) in result.content.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match block {
+            ContentBlock::Text(t) if t.annotations.is_none() && t.meta.is_none() => {
+                out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+                write_str(out, &t.text);
+                out.push(b'}');
+            }
+            other => serde_json::to_writer(&mut *out, other)?,
+        }
+    }
+    out.push(b']');
+    let rest = AfterContent {
+        structured_content: &result.structured_content,
+        is_error: &result.is_error,
+        meta: &result.meta,
+        result_type: &result.result_type,
+    };
+    let mark = out.len();
+    serde_json::to_writer(&mut *out, &rest)?;
+    if out.len() - mark == 2 {
+        // `{}`: nothing after `content`.
+        out.truncate(mark);
+        out.push(b'}');
+    } else {
+        // `{"isError":true,…}` continues the object: its `{` becomes a `,`.
+        out[mark] = b',';
+    }
+    Ok(())
+}
+
+/// [`find_member`] could not answer without decoding: the text is not an object, a key has
+/// escapes (it might spell the wanted one), or the wanted key appears twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NeedsParse;
+
+/// The raw text of member `key` of the JSON object `object`, found without decoding
+/// anything: each string is skipped with one memchr search, so a large argument costs a
+/// fraction of a serde pass over it.
+///
+/// `object` should be valid JSON (the text of a `RawValue`, which serde has checked); for
+/// other text the answer is unspecified, but this never panics.
+///
+/// ```
+/// use mcp_core::fast_json::{NeedsParse, find_member};
+/// let params = r#"{"name":"echo","arguments":{"text":"}\"{"},"_meta":{"k":1}}"#;
+/// assert_eq!(find_member(params, "_meta"), Ok(Some(r#"{"k":1}"#)));
+/// assert_eq!(find_member(params, "task"), Ok(None));
+/// assert_eq!(find_member(r#"{"_m\u0065ta":1}"#, "_meta"), Err(NeedsParse));
+/// ```
+pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, NeedsParse> {
+    let b = object.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return Err(NeedsParse);
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Ok(None);
+    }
+    let mut found = None;
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return Err(NeedsParse);
+        }
+        let key_end = string_end(b, i + 1)?;
+        let name = &b[i + 1..key_end];
+        if memchr::memchr(b'\\', name).is_some() {
+            return Err(NeedsParse);
+        }
+        i = skip_ws(b, key_end + 1);
+        if b.get(i) != Some(&b':') {
+            return Err(NeedsParse);
+        }
+        let start = skip_ws(b, i + 1);
+        let end = value_end(b, start)?;
+        if name == key.as_bytes() {
+            if found.is_some() {
+                return Err(NeedsParse);
+            }
+            found = Some(object.get(start..end).ok_or(NeedsParse)?);
+        }
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Ok(found),
+            _ => return Err(NeedsParse),
+        }
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The index of the quote that closes the string whose contents start at `i`.
+fn string_end(b: &[u8], mut i: usize) -> Result<usize, NeedsParse> {
+    loop {
+        let rest = b.get(i..).ok_or(NeedsParse)?;
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(k) if rest[k] == b'\\' => i += k + 2,
+            Some(k) => return Ok(i + k),
+            None => return Err(NeedsParse),
+        }
+    }
+}
+
+/// The index just past the JSON value that starts at `i`.
+fn value_end(b: &[u8], mut i: usize) -> Result<usize, NeedsParse> {
+    match b.get(i) {
+        Some(b'"') => Ok(string_end(b, i + 1)? + 1),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            while let Some(&c) = b.get(i) {
+                i += 1;
+                match c {
+                    b'"' => i = string_end(b, i)? + 1,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(i);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Err(NeedsParse)
+        }
+        Some(_) => {
+            // A number or a literal: up to the next delimiter.
+            while !matches!(
+                b.get(i),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                i += 1;
+            }
+            Ok(i)
+        }
+        None => Err(NeedsParse),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{Annotations, ImageContent, TextContent};
+
+    fn serde_str(s: &str) -> Vec<u8> {
+        serde_json::to_vec(s).unwrap()
+    }
+
+    fn fast_str(s: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_str(&mut out, s);
+        out
+    }
+
+    #[test]
+    fn every_byte_escapes_as_serde_json_does() {
+        // Each ASCII byte alone, at every offset of a 32-byte block and of a word, beside
+        // non-ASCII text (whose bytes are all >= 0x80 and never escaped).
+        for b in 0u8..0x80 {
+            let c = char::from(b);
+            for pad in 0..70 {
+                let s = format!("{}{c}é{}", "x".repeat(pad), "y".repeat(69 - pad));
+                assert_eq!(fast_str(&s), serde_str(&s), "byte {b:#x} at {pad}");
+            }
+        }
+        for s in [
+            "",
+            "\"",
+            "\\\\",
+            "\u{7f}\u{80}\u{ffff}😀",
+            "tab\there\r\n\u{1}\u{1f}",
+        ] {
+            assert_eq!(fast_str(s), serde_str(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn long_text_with_scattered_escapes_matches_serde_json() {
+        let mut s = String::new();
+        for i in 0..5000u32 {
+            s.push(char::from_u32(i % 0x250).unwrap_or('?'));
+            if i % 97 == 0 {
+                s.push_str("\"\\\n");
+            }
+        }
+        assert_eq!(fast_str(&s), serde_str(&s));
+    }
+
+    fn same_as_serde(r: &CallToolResult) {
+        let mut out = Vec::new();
+        write_call_tool_result(&mut out, r).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string(r).unwrap()
+        );
+    }
+
+    #[test]
+    fn call_tool_results_encode_as_the_derived_serialization() {
+        same_as_serde(&CallToolResult::default());
+        same_as_serde(&CallToolResult::success(vec![ContentBlock::text(
+            "a \"b\"\n".repeat(100),
+        )]));
+        let mut meta = Meta::new();
+        meta.insert("k".into(), serde_json::json!({"x": [1, 2]}));
+        let annotated = ContentBlock::Text(TextContent {
+            text: "t".into(),
+            annotations: Some(Annotations {
+                priority: Some(0.5),
+                ..Default::default()
+            }),
+            meta: Some(meta.clone()),
+        });
+        let image = ContentBlock::Image(ImageContent {
+            data: "AAAA".into(),
+            mime_type: "image/png".into(),
+            annotations: None,
+            meta: None,
+        });
+        same_as_serde(&CallToolResult {
+            content: vec![ContentBlock::text("one"), annotated, image],
+            structured_content: Some(serde_json::json!({"result": "ok"})),
+            is_error: Some(true),
+            meta: Some(meta),
+            result_type: Some(ResultType::Complete),
+        });
+        same_as_serde(&CallToolResult {
+            structured_content: Some(Value::Null),
+            ..CallToolResult::default()
+        });
+        same_as_serde(&CallToolResult::error("bad"));
+    }
+
+    #[test]
+    fn members_are_found_as_serde_finds_them() {
+        let cases = [
+            (r#"{}"#, None),
+            (
+                r#" { "a" : 1 , "_meta" : { "x" : [ "}" , "\\\"" ] } } "#,
+                Some(r#"{ "x" : [ "}" , "\\\"" ] }"#),
+            ),
+            (r#"{"_meta":null}"#, Some("null")),
+            (r#"{"a":"_meta","b":{"_meta":1},"c":[{"_meta":2}]}"#, None),
+            (r#"{"a":-1.5e3,"_meta":true}"#, Some("true")),
+            (r#"{"text":"\"_meta\":1","_meta":"x"}"#, Some(r#""x""#)),
+            (r#"{"_meta":12}"#, Some("12")),
+        ];
+        for (text, want) in cases {
+            assert_eq!(find_member(text, "_meta"), Ok(want), "{text}");
+            // The same answer as a serde probe of the one member.
+            #[derive(serde::Deserialize)]
+            struct Probe<'a> {
+                #[serde(rename = "_meta", borrow)]
+                meta: Option<&'a serde_json::value::RawValue>,
+            }
+            let p: Probe<'_> = serde_json::from_str(text).unwrap();
+            if want != Some("null") {
+                assert_eq!(p.meta.map(|r| r.get()), want, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn members_that_need_a_parse_say_so() {
+        for text in [
+            r#"{"_meta":1,"_meta":2}"#,
+            r#"{"_m\u0065ta":1}"#,
+            r#"[1]"#,
+            r#"{"a":"unterminated"#,
+            r#"{"a":[1,2"#,
+            r#"{"a" 1}"#,
+            "",
+        ] {
+            assert_eq!(find_member(text, "_meta"), Err(NeedsParse), "{text}");
+        }
+    }
+}
