@@ -4,7 +4,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 
-use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use mcp_core::codec;
