@@ -11,7 +11,7 @@
 //! | feature | gives |
 //! | --- | --- |
 //! | `http` | the HTTP transports (`runtime::transport::http`: Streamable HTTP for both eras, HTTP+SSE, bearer auth); with `client`, the client's HTTP transports and OAuth |
-//! | `client` | [`Client`] and `runtime::client` (streams, child processes, in memory) |
+//! | `client` | `Client` and `runtime::client` (streams, child processes, in memory) |
 //! | `schema-validation` | `ServerBuilder::tool_with_schema`: a hand-written JSON Schema enforced with `jsonschema` |
 //! | `jwt` | JWT bearer tokens checked against a JWKS (implies `http`) |
 //! | `oauth-signing` | the OAuth client's `private_key_jwt` and DPoP (implies `http`, `client`) |

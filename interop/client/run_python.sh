@@ -21,7 +21,7 @@ echo "== client interop (python): venv $VENV ($("$PYTHON" --version 2>&1), mcp==
 interop_venv "$VENV" "$PYTHON" "mcp==$MCP_VERSION"
 "$VENV/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"))'
 
-# The example needs opt-in features; --all-features is the set CI's test run built, so nothing recompiles.
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
 echo "== cargo build --example client_interop --all-features"
 timeout 900 cargo build --example client_interop --all-features
 

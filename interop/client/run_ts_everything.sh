@@ -21,7 +21,7 @@ echo "== client interop (server-everything): node $(node --version), server-ever
 interop_npm_install "$DIR" @modelcontextprotocol/server-everything "$EVERYTHING_VERSION"
 ENTRY="$DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
-# The example needs opt-in features; --all-features is the set CI's test run built, so nothing recompiles.
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
 echo "== cargo build --example client_interop --all-features"
 timeout 900 cargo build --example client_interop --all-features
 

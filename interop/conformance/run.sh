@@ -45,7 +45,7 @@ echo "== conformance: installing suites $STABLE and $ALPHA into $DIR"
 CLI_STABLE="$(install_suite "$STABLE")"
 CLI_ALPHA="$(install_suite "$ALPHA")"
 
-# The example needs opt-in features; --all-features is the set CI's test run built, so nothing recompiles.
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
 echo "== cargo build --example conformance_server --all-features"
 [ -n "${CONFORMANCE_NO_BUILD:-}" ] || timeout 900 cargo build --example conformance_server --all-features
 

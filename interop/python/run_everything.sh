@@ -22,7 +22,7 @@ REVISIONS="${INTEROP_REVISIONS:-2024-11-05 2025-03-26 2025-06-18 2025-11-25 2026
 
 python_venv "python everything interop"
 
-# The example needs opt-in features; --all-features is the set CI's test run built, so nothing recompiles.
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
 echo "== cargo build --example everything --all-features"
 timeout 900 cargo build --example everything --all-features
 

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 
 python_venv "python http interop"
 
-# The example needs opt-in features; --all-features is the set CI's test run built, so nothing recompiles.
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
 echo "== cargo build --example conformance_server --all-features"
 timeout 900 cargo build --example conformance_server --all-features
 

@@ -21,7 +21,7 @@ export INTEROP_TS_DIR="$DIR"
 echo "== typescript interop: @modelcontextprotocol/sdk@$V1_VERSION in $DIR (node $(node --version))"
 interop_npm_install "$DIR" @modelcontextprotocol/sdk "$V1_VERSION"
 
-# The example needs opt-in features; --all-features is the set CI's test run built, so nothing recompiles.
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
 echo "== cargo build --example conformance_server --all-features"
 timeout 900 cargo build --example conformance_server --all-features
 
