@@ -31,7 +31,7 @@ RESULTS=$OUT/results.jsonl
 ROOT_TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 if [ "$BUILD" = 1 ]; then
 echo "== building (release)" >&2
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" --example bench_server
+cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" --features http --example bench_server
 cargo build --release --quiet --manifest-path "$BENCH/Cargo.toml" --target-dir "$BENCH/target"
 fi
 OURS=$ROOT_TARGET/release/examples/bench_server

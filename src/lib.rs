@@ -2,6 +2,22 @@
 //!
 //! This crate is the facade users depend on; it only re-exports the workspace crates.
 //!
+//! # Features
+//!
+//! With no features, `mcp` is a server over stdio, any byte stream or an in-memory pipe, with
+//! the macros, every handler kind, tasks, multi-round input, subscriptions, skills and the
+//! log bridge: what most servers need, and quick to compile. Opt in to the rest:
+//!
+//! | feature | gives |
+//! | --- | --- |
+//! | `http` | the HTTP transports (`runtime::transport::http`: Streamable HTTP for both eras, HTTP+SSE, bearer auth); with `client`, the client's HTTP transports and OAuth |
+//! | `client` | `Client` and `runtime::client` (streams, child processes, in memory) |
+//! | `schema-validation` | `ServerBuilder::tool_with_schema`: a hand-written JSON Schema enforced with `jsonschema` |
+//! | `jwt` | JWT bearer tokens checked against a JWKS (implies `http`) |
+//! | `oauth-signing` | the OAuth client's `private_key_jwt` and DPoP (implies `http`, `client`) |
+//! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
+//! | `full` | all of the above |
+//!
 //! ```
 //! use mcp::prelude::*;
 //!
@@ -9,11 +25,14 @@
 //! assert_eq!(v.era(), Era::Legacy);
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub use mcp_core as core;
 pub use mcp_core::{codec, headers, jsonrpc, meta, types, version};
 pub use mcp_macros::{completion, middleware, prompt, resource, server, tool};
 pub use mcp_runtime as runtime;
 pub use mcp_runtime::CancellationToken;
+#[cfg(feature = "client")]
 pub use mcp_runtime::client::Client;
 pub use mcp_runtime::{
     BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,

@@ -21,8 +21,9 @@ echo "== client interop (python): venv $VENV ($("$PYTHON" --version 2>&1), mcp==
 interop_venv "$VENV" "$PYTHON" "mcp==$MCP_VERSION"
 "$VENV/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"))'
 
-echo "== cargo build --example client_interop"
-timeout 900 cargo build --example client_interop
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
+echo "== cargo build --example client_interop --all-features"
+timeout 900 cargo build --example client_interop --all-features
 
 SERVER="$VENV/bin/python interop/client/python_server.py"
 PORT="${INTEROP_PORT:-$(interop_free_port)}"

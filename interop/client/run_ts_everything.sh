@@ -21,8 +21,9 @@ echo "== client interop (server-everything): node $(node --version), server-ever
 interop_npm_install "$DIR" @modelcontextprotocol/server-everything "$EVERYTHING_VERSION"
 ENTRY="$DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
-echo "== cargo build --example client_interop"
-timeout 900 cargo build --example client_interop
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
+echo "== cargo build --example client_interop --all-features"
+timeout 900 cargo build --example client_interop --all-features
 
 if [ -n "${INTEROP_PORT:-}" ]; then
     HTTP_PORT="$INTEROP_PORT" SSE_PORT=$((INTEROP_PORT + 1))

@@ -45,8 +45,9 @@ echo "== conformance: installing suites $STABLE and $ALPHA into $DIR"
 CLI_STABLE="$(install_suite "$STABLE")"
 CLI_ALPHA="$(install_suite "$ALPHA")"
 
-echo "== cargo build --example conformance_server"
-[ -n "${CONFORMANCE_NO_BUILD:-}" ] || timeout 900 cargo build --example conformance_server
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
+echo "== cargo build --example conformance_server --all-features"
+[ -n "${CONFORMANCE_NO_BUILD:-}" ] || timeout 900 cargo build --example conformance_server --all-features
 
 LOG="$DIR/server.log"
 interop_start_listening conformance_server "$LOG" "$PORT" $BIN/conformance_server --port "$PORT"

@@ -28,8 +28,9 @@ for c in "$CLI_STABLE" "$CLI_ALPHA"; do
     [ -f "$c" ] || { echo "missing $c: run interop/conformance/run.sh first (it installs the suites)"; exit 1; }
 done
 
-echo "== cargo build --example conformance_client"
-timeout 900 cargo build --example conformance_client
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
+echo "== cargo build --example conformance_client --all-features"
+timeout 900 cargo build --example conformance_client --all-features
 CLIENT="$(cd "$BIN" && pwd)/conformance_client"
 
 failed=0

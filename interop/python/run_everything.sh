@@ -22,8 +22,9 @@ REVISIONS="${INTEROP_REVISIONS:-2024-11-05 2025-03-26 2025-06-18 2025-11-25 2026
 
 python_venv "python everything interop"
 
-echo "== cargo build --example everything"
-timeout 900 cargo build --example everything
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
+echo "== cargo build --example everything --all-features"
+timeout 900 cargo build --example everything --all-features
 
 read -ra REVS <<<"$REVISIONS"
 interop_start_per_revision "$VENV" "$BIN/everything" "${REVS[@]}"

@@ -15,8 +15,9 @@ cd "$(dirname "$0")/../.."
 
 python_venv "python http interop"
 
-echo "== cargo build --example conformance_server"
-timeout 900 cargo build --example conformance_server
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
+echo "== cargo build --example conformance_server --all-features"
+timeout 900 cargo build --example conformance_server --all-features
 
 PORT="${INTEROP_PORT:-$(interop_free_port)}"
 LOG="$VENV/conformance_server.log"

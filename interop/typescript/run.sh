@@ -21,8 +21,9 @@ export INTEROP_TS_DIR="$DIR"
 echo "== typescript interop: @modelcontextprotocol/sdk@$V1_VERSION in $DIR (node $(node --version))"
 interop_npm_install "$DIR" @modelcontextprotocol/sdk "$V1_VERSION"
 
-echo "== cargo build --example conformance_server"
-timeout 900 cargo build --example conformance_server
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
+echo "== cargo build --example conformance_server --all-features"
+timeout 900 cargo build --example conformance_server --all-features
 
 PORT="${INTEROP_PORT:-$(interop_free_port)}"
 LOG="$INTEROP_TS_DIR/server.log"

@@ -25,8 +25,9 @@ echo "== typescript everything interop: sdk@$V1_VERSION, client@$V2_VERSION (nod
 interop_npm_install "$INTEROP_TS_DIR" @modelcontextprotocol/sdk "$V1_VERSION"
 interop_npm_install "$INTEROP_TS2_DIR" @modelcontextprotocol/client "$V2_VERSION"
 
-echo "== cargo build --example everything"
-timeout 900 cargo build --example everything
+# The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
+echo "== cargo build --example everything --all-features"
+timeout 900 cargo build --example everything --all-features
 
 read -ra REVS <<<"$REVISIONS"
 interop_start_per_revision "$INTEROP_TS2_DIR" "$BIN/everything" "${REVS[@]}"

@@ -44,7 +44,8 @@ impl HeaderSchemas {
         *self.0.write().expect("header schemas lock") = Arc::new(map);
     }
 
-    /// The annotated schema of tool `name`, if it has one.
+    /// The annotated schema of tool `name`, if it has one (read by the 2026 HTTP checks).
+    #[cfg(feature = "http")]
     pub(crate) fn get(&self, name: &str) -> Option<Arc<Schema>> {
         self.0
             .read()

@@ -6,12 +6,29 @@
 //! - [`middleware`]: the [`Middleware`] trait, [`Next`], static chains and the boxed slot.
 //! - [`transport`]: byte-stream framing (newline and `Content-Length`), stdio.
 //! - [`tasks`]: tool calls run in the background (2025-11-25 core tasks, 2026 extension).
+//!
+//! # Features
+//!
+//! The default build is a stdio / byte-stream / in-memory server with every handler kind,
+//! tasks, multi-round input, subscriptions, skills and the log bridge. Opt in to more:
+//!
+//! | feature | gives |
+//! | --- | --- |
+//! | `http` | `transport::http`: Streamable HTTP (both eras), HTTP+SSE, bearer auth; with `client`, the client's HTTP transports and `client::oauth` |
+//! | `client` | `client`: the MCP client over streams, child processes, in memory |
+//! | `schema-validation` | `ServerBuilder::tool_with_schema` (`jsonschema`) |
+//! | `jwt` | `transport::http::jwt`: JWT bearer tokens against a JWKS (implies `http`) |
+//! | `oauth-signing` | `client::oauth::SigningKey`: `private_key_jwt`, DPoP (implies `http`, `client`) |
+//! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
+//! | `full` | all of the above |
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use mcp_core as core;
 
 pub mod caching;
+#[cfg(feature = "client")]
 pub mod client;
 mod client_requests;
 pub mod completion;
@@ -39,6 +56,8 @@ pub mod prompt_def;
 mod request_run;
 pub mod request_state;
 pub mod resource_def;
+#[cfg(feature = "schema-validation")]
+pub mod schema_check;
 pub mod server;
 pub mod skills;
 pub mod subscriptions;

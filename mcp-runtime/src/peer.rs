@@ -106,6 +106,7 @@ impl ConnShared {
     }
 
     /// Marks the connection as one stateless legacy HTTP request.
+    #[cfg(feature = "http")]
     pub(crate) fn mark_sessionless(&self) {
         self.sessionless.store(true, Ordering::Relaxed);
     }

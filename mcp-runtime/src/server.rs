@@ -16,7 +16,9 @@ use crate::filter::{Filters, MessageFilter};
 use crate::handler::{Registry, ServerHandler};
 use crate::kernel::{Kernel, ServerOptions};
 use crate::middleware::{Chain, DynLayers, DynMiddleware, Endpoint, Layered, Middleware, Next};
-use crate::tool::{SchemaChecked, decode_arguments};
+#[cfg(feature = "schema-validation")]
+use crate::schema_check::SchemaChecked;
+use crate::tool::decode_arguments;
 use crate::tracing_layer::TracingLayer;
 
 /// The default tracing layer, switchable at construction.
@@ -174,6 +176,8 @@ impl<C: Chain> ServerBuilder<C, Registry> {
 
     /// Registers a tool whose hand-written `inputSchema` is enforced: arguments are checked
     /// against it before the handler runs (failure: an `isError` result naming the path).
+    /// Feature `schema-validation`.
+    #[cfg(feature = "schema-validation")]
     pub fn tool_with_schema<F, Fut>(mut self, tool: Tool, handler: F) -> Self
     where
         F: Fn(Context, serde_json::Map<String, serde_json::Value>) -> Fut + Send + Sync + 'static,
