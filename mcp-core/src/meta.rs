@@ -178,11 +178,44 @@ struct ParamsProbe<'a> {
     meta: Option<&'a RawValue>,
 }
 
-/// Only whether `_meta` has a protocol version.
+/// Only whether the `_meta` member of a params object carries a protocol version; every
+/// other member is skipped unparsed.
 #[derive(Deserialize)]
 struct EnvelopeProbe {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-    protocol_version: Option<IgnoredAny>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<EnvelopeMark>,
+}
+
+/// Whether a `_meta` object has a non-null `protocolVersion`, read in the same pass as the
+/// params (a `_meta` that is not an object fails, which reads as "not modern").
+struct EnvelopeMark(bool);
+
+impl<'de> Deserialize<'de> for EnvelopeMark {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MarkVisitor;
+        impl<'de> Visitor<'de> for MarkVisitor {
+            type Value = EnvelopeMark;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a `_meta` object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EnvelopeMark, A::Error> {
+                let mut version: Option<Option<IgnoredAny>> = None;
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::ProtocolVersion if version.is_some() => {
+                            return Err(de::Error::duplicate_field(PROTOCOL_VERSION));
+                        }
+                        Key::ProtocolVersion => version = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(EnvelopeMark(matches!(version, Some(Some(_)))))
+            }
+        }
+        d.deserialize_map(MarkVisitor)
+    }
 }
 
 /// Where the `_meta` object of some params is, if anywhere.
@@ -507,15 +540,13 @@ impl RequestMeta {
 /// The kernel uses this to fix the era of a stream from its first request. It never fails:
 /// params that are not an object, or a `_meta` that is not an object, are "not modern".
 pub fn carries_modern_envelope(params: Option<&RawValue>) -> bool {
-    let Ok(MetaLocation::Present(raw)) = locate_meta(params) else {
+    // One pass over the params: `_meta` is looked into where it stands, not captured first.
+    let Some(params) = params else {
         return false;
     };
-    if !raw.get().starts_with('{') {
-        return false;
-    }
-    serde_json::from_str::<EnvelopeProbe>(raw.get())
-        .map(|p| p.protocol_version.is_some())
-        .unwrap_or(false)
+    params.get().starts_with('{')
+        && serde_json::from_str::<EnvelopeProbe>(params.get())
+            .is_ok_and(|p| p.meta.is_some_and(|m| m.0))
 }
 
 /// Stamps an outgoing 2026 client request: returns `params` with `_meta` carrying
@@ -549,6 +580,227 @@ pub fn stamp_request(
         meta.insert(CLIENT_INFO.into(), Value::Object(info.clone()));
     }
     params
+}
+
+/// A result serialized with a `_meta` member appended: `value`'s members, then
+/// `"_meta": <meta>` (written as is). See [`with_meta`].
+#[derive(Debug, Clone, Copy)]
+pub struct WithMeta<'a, T: ?Sized> {
+    value: &'a T,
+    meta: &'a RawValue,
+}
+
+/// Serializes `value` (a struct or map without a `_meta` member of its own) with `meta`
+/// appended as its `_meta` member, without decoding or copying `meta`: the server stamps a
+/// pre-encoded `serverInfo` on every 2026 result this way. A `value` that does not serialize
+/// as an object fails to serialize.
+///
+/// ```
+/// use mcp_core::meta::with_meta;
+/// use serde_json::value::RawValue;
+///
+/// #[derive(serde::Serialize)]
+/// struct R {
+///     ok: bool,
+/// }
+/// let meta: &RawValue = serde_json::from_str(r#"{"k":1}"#).unwrap();
+/// let text = serde_json::to_string(&with_meta(&R { ok: true }, meta)).unwrap();
+/// assert_eq!(text, r#"{"ok":true,"_meta":{"k":1}}"#);
+/// assert!(serde_json::to_string(&with_meta(&5, meta)).is_err());
+/// ```
+pub fn with_meta<'a, T: serde::Serialize + ?Sized>(
+    value: &'a T,
+    meta: &'a RawValue,
+) -> WithMeta<'a, T> {
+    WithMeta { value, meta }
+}
+
+impl<T: serde::Serialize + ?Sized> serde::Serialize for WithMeta<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(append::AppendMeta {
+            inner: s,
+            meta: self.meta,
+        })
+    }
+}
+
+/// The serializer adapter behind [`WithMeta`]: it passes a struct or map through and adds
+/// one member before closing it; any other shape is an error.
+mod append {
+    use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
+    use serde_json::value::RawValue;
+
+    pub(super) struct AppendMeta<'a, S> {
+        pub(super) inner: S,
+        pub(super) meta: &'a RawValue,
+    }
+
+    /// An open object of the inner serializer and the member still to write.
+    pub(super) struct Open<'a, M> {
+        inner: M,
+        meta: &'a RawValue,
+    }
+
+    fn not_an_object<E: ser::Error>() -> E {
+        E::custom("a result with `_meta` must serialize as an object")
+    }
+
+    macro_rules! refuse {
+        ($($f:ident($($t:ty),*);)*) => {$(
+            fn $f(self, $(_: $t),*) -> Result<S::Ok, S::Error> {
+                Err(not_an_object())
+            }
+        )*};
+    }
+
+    impl<'a, S: Serializer> Serializer for AppendMeta<'a, S> {
+        type Ok = S::Ok;
+        type Error = S::Error;
+        type SerializeSeq = Impossible<S::Ok, S::Error>;
+        type SerializeTuple = Impossible<S::Ok, S::Error>;
+        type SerializeTupleStruct = Impossible<S::Ok, S::Error>;
+        type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
+        type SerializeMap = Open<'a, S::SerializeMap>;
+        type SerializeStruct = Open<'a, S::SerializeStruct>;
+        type SerializeStructVariant = Impossible<S::Ok, S::Error>;
+
+        fn serialize_struct(
+            self,
+            name: &'static str,
+            len: usize,
+        ) -> Result<Self::SerializeStruct, S::Error> {
+            Ok(Open {
+                inner: self.inner.serialize_struct(name, len + 1)?,
+                meta: self.meta,
+            })
+        }
+
+        fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
+            Ok(Open {
+                inner: self.inner.serialize_map(len.map(|n| n + 1))?,
+                meta: self.meta,
+            })
+        }
+
+        refuse! {
+            serialize_bool(bool);
+            serialize_i8(i8);
+            serialize_i16(i16);
+            serialize_i32(i32);
+            serialize_i64(i64);
+            serialize_u8(u8);
+            serialize_u16(u16);
+            serialize_u32(u32);
+            serialize_u64(u64);
+            serialize_f32(f32);
+            serialize_f64(f64);
+            serialize_char(char);
+            serialize_str(&str);
+            serialize_bytes(&[u8]);
+            serialize_none();
+            serialize_unit();
+            serialize_unit_struct(&'static str);
+            serialize_unit_variant(&'static str, u32, &'static str);
+        }
+
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+            value.serialize(self)
+        }
+
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<S::Ok, S::Error> {
+            value.serialize(self)
+        }
+
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<S::Ok, S::Error> {
+            Err(not_an_object())
+        }
+
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
+            Err(not_an_object())
+        }
+
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, S::Error> {
+            Err(not_an_object())
+        }
+
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, S::Error> {
+            Err(not_an_object())
+        }
+
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, S::Error> {
+            Err(not_an_object())
+        }
+
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, S::Error> {
+            Err(not_an_object())
+        }
+    }
+
+    impl<M: SerializeStruct> SerializeStruct for Open<'_, M> {
+        type Ok = M::Ok;
+        type Error = M::Error;
+
+        fn serialize_field<T: Serialize + ?Sized>(
+            &mut self,
+            key: &'static str,
+            value: &T,
+        ) -> Result<(), M::Error> {
+            self.inner.serialize_field(key, value)
+        }
+
+        fn skip_field(&mut self, key: &'static str) -> Result<(), M::Error> {
+            self.inner.skip_field(key)
+        }
+
+        fn end(mut self) -> Result<M::Ok, M::Error> {
+            self.inner.serialize_field("_meta", self.meta)?;
+            self.inner.end()
+        }
+    }
+
+    impl<M: SerializeMap> SerializeMap for Open<'_, M> {
+        type Ok = M::Ok;
+        type Error = M::Error;
+
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), M::Error> {
+            self.inner.serialize_key(key)
+        }
+
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), M::Error> {
+            self.inner.serialize_value(value)
+        }
+
+        fn end(mut self) -> Result<M::Ok, M::Error> {
+            self.inner.serialize_entry("_meta", self.meta)?;
+            self.inner.end()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -619,7 +871,10 @@ mod tests {
         assert_eq!(m.traceparent.as_deref(), Some("00-abc-def-01"));
         assert_eq!(m.tracestate.as_deref(), Some("k=v"));
         assert_eq!(m.baggage.as_deref(), Some("b=1"));
-        assert_eq!(m.get("com.example/custom").map(RawValue::get), Some("[1,2]"));
+        assert_eq!(
+            m.get("com.example/custom").map(RawValue::get),
+            Some("[1,2]")
+        );
         assert_eq!(m.get("progressToken").map(RawValue::get), Some(r#""tok""#));
         assert!(m.get("com.example/absent").is_none());
         let all = m.to_map();
@@ -698,6 +953,74 @@ mod tests {
         assert_eq!(d.raw().get(), "{}");
         assert!(d.to_map().is_empty() && d.client_capabilities().is_none());
         assert_eq!(RequestMeta::from_raw_meta(d.raw()).unwrap(), d);
+    }
+
+    #[test]
+    fn with_meta_appends_to_structs_and_maps_and_refuses_the_rest() {
+        #[derive(serde::Serialize)]
+        struct Plain {
+            a: u8,
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<Meta>,
+        }
+        #[derive(serde::Serialize)]
+        struct Flat {
+            a: u8,
+            #[serde(flatten)]
+            rest: Meta,
+        }
+        let stamp = raw(r#"{"io.modelcontextprotocol/serverInfo":{"name":"s"}}"#);
+        let text = |v: &dyn erased::Ser| v.text(&stamp);
+        let rest = json!({"b":[1]}).as_object().unwrap().clone();
+        let table: &[(&dyn erased::Ser, Option<Value>)] = &[
+            (
+                &Plain { a: 1, meta: None },
+                Some(json!({"a":1,"_meta":{SERVER_INFO:{"name":"s"}}})),
+            ),
+            (
+                &Flat { a: 2, rest },
+                Some(json!({"a":2,"b":[1],"_meta":{SERVER_INFO:{"name":"s"}}})),
+            ),
+            (
+                &Map::new(),
+                Some(json!({"_meta":{SERVER_INFO:{"name":"s"}}})),
+            ),
+            (
+                &Some(Map::new()),
+                Some(json!({"_meta":{SERVER_INFO:{"name":"s"}}})),
+            ),
+            (&[1, 2], None),
+            (&"x", None),
+            (&(), None),
+            (&None::<Map<String, Value>>, None),
+        ];
+        for (v, want) in table {
+            match (text(*v), want) {
+                (Ok(t), Some(w)) => {
+                    assert_eq!(serde_json::from_str::<Value>(&t).unwrap(), *w);
+                    assert!(
+                        t.ends_with(
+                            r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"}}}"#
+                        ),
+                        "{t}"
+                    );
+                }
+                (Err(e), None) => assert!(e.contains("must serialize as an object"), "{e}"),
+                (got, want) => panic!("{got:?} for {want:?}"),
+            }
+        }
+    }
+
+    /// Lets one table hold values of different types.
+    mod erased {
+        pub(super) trait Ser {
+            fn text(&self, meta: &serde_json::value::RawValue) -> Result<String, String>;
+        }
+        impl<T: serde::Serialize> Ser for T {
+            fn text(&self, meta: &serde_json::value::RawValue) -> Result<String, String> {
+                serde_json::to_string(&super::with_meta(self, meta)).map_err(|e| e.to_string())
+            }
+        }
     }
 
     #[test]
@@ -870,6 +1193,28 @@ mod tests {
             (
                 Some(
                     r#"{"arguments":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+                ),
+                false,
+            ),
+            // A key written with escapes is the same key.
+            (
+                Some(r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}"#),
+                true,
+            ),
+            // Malformed: an array of params, a repeated `_meta` or protocol version.
+            (
+                Some(r#"[{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}]"#),
+                false,
+            ),
+            (
+                Some(
+                    r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":{}}"#,
+                ),
+                false,
+            ),
+            (
+                Some(
+                    r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}}"#,
                 ),
                 false,
             ),
