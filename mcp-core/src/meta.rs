@@ -105,15 +105,25 @@ pub struct RequestMeta {
     pub tracestate: Option<String>,
     /// `baggage` (W3C baggage).
     pub baggage: Option<String>,
-    /// The whole `_meta` object as sent.
-    raw: Box<RawValue>,
-    /// Where `clientInfo`'s object is in `raw`, when present.
+    /// The text `_meta` was read from.
+    source: Source,
+    /// Where `clientInfo`'s object is in the source, when present.
     client_info: Option<Span>,
-    /// Where `clientCapabilities`'s object is in `raw`, when present.
+    /// Where `clientCapabilities`'s object is in the source, when present.
     client_capabilities: Option<Span>,
 }
 
-/// A byte range of [`RequestMeta::raw`] holding one member's value (a JSON object).
+/// The text a [`RequestMeta`] was read from, as sent.
+#[derive(Debug, Clone)]
+enum Source {
+    /// The `_meta` object itself ([`RequestMeta::from_raw_meta`]).
+    Meta(Box<RawValue>),
+    /// The whole params object ([`RequestMeta::from_params`], read in one pass): `_meta`
+    /// is located in it again only when its text is asked for.
+    Params(Box<RawValue>),
+}
+
+/// A byte range of a [`RequestMeta`]'s source holding one member's value (a JSON object).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {
     start: usize,
@@ -132,7 +142,7 @@ impl Default for RequestMeta {
             traceparent: None,
             tracestate: None,
             baggage: None,
-            raw: RawValue::from_string("{}".to_owned()).expect("an empty object"),
+            source: Source::Meta(RawValue::from_string("{}".to_owned()).expect("an object")),
             client_info: None,
             client_capabilities: None,
         }
@@ -150,7 +160,7 @@ impl PartialEq for RequestMeta {
             && self.traceparent == other.traceparent
             && self.tracestate == other.tracestate
             && self.baggage == other.baggage
-            && self.raw.get() == other.raw.get()
+            && self.raw().get() == other.raw().get()
     }
 }
 
@@ -324,11 +334,19 @@ struct Fields {
     client_capabilities: Option<Span>,
 }
 
-/// Reads [`Fields`] out of the `_meta` object whose text starts at `base`.
+/// Where a pass over params or `_meta` is, so that a failure names what failed.
+#[derive(Clone, Copy)]
+enum At {
+    /// Among the params' own members.
+    Params,
+    /// In `_meta`: at the value of this reserved key, or elsewhere (`None`).
+    Meta(Option<Key>),
+}
+
+/// Reads [`Fields`] out of a `_meta` object inside the text that starts at `base`.
 struct FieldsVisitor<'a> {
     base: &'a str,
-    /// The key whose value failed to read, for the error.
-    bad: &'a std::cell::Cell<Option<Key>>,
+    at: &'a std::cell::Cell<At>,
 }
 
 impl<'de> Visitor<'de> for FieldsVisitor<'_> {
@@ -341,7 +359,7 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
         let mut f = Fields::default();
         while let Some(key) = map.next_key::<Key>()? {
-            self.bad.set(Some(key));
+            self.at.set(At::Meta(Some(key)));
             // A repeated key keeps its last value, as a decoded map would.
             match key {
                 Key::ProtocolVersion => f.protocol_version = Some(map.next_value()?),
@@ -359,7 +377,7 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
-            self.bad.set(None);
+            self.at.set(At::Meta(None));
         }
         Ok(f)
     }
@@ -378,6 +396,99 @@ impl FieldsVisitor<'_> {
             start,
             end: start + text.len(),
         })
+    }
+}
+
+/// Reads the `_meta` member of a params object in the params' pass: `None` when absent or
+/// `null`; every other member is skipped unparsed.
+struct ParamsVisitor<'a> {
+    base: &'a str,
+    at: &'a std::cell::Cell<At>,
+}
+
+impl<'de> Visitor<'de> for ParamsVisitor<'_> {
+    type Value = Option<Fields>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a params object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Fields>, A::Error> {
+        let mut meta: Option<Option<Fields>> = None;
+        while let Some(is_meta) = map.next_key::<IsMeta>()? {
+            if !is_meta.0 {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            if meta.is_some() {
+                return Err(de::Error::duplicate_field("_meta"));
+            }
+            self.at.set(At::Meta(None));
+            meta = Some(map.next_value_seed(MetaSeed {
+                base: self.base,
+                at: self.at,
+            })?);
+            self.at.set(At::Params);
+        }
+        Ok(meta.flatten())
+    }
+}
+
+/// Whether a params member is `_meta` (escapes included).
+struct IsMeta(bool);
+
+impl<'de> Deserialize<'de> for IsMeta {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IsMetaVisitor;
+        impl Visitor<'_> for IsMetaVisitor {
+            type Value = IsMeta;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<IsMeta, E> {
+                Ok(IsMeta(v == "_meta"))
+            }
+        }
+        d.deserialize_str(IsMetaVisitor)
+    }
+}
+
+/// The `_meta` value of a params object: `null` is absent, an object is read, anything
+/// else fails.
+struct MetaSeed<'a> {
+    base: &'a str,
+    at: &'a std::cell::Cell<At>,
+}
+
+impl<'de> de::DeserializeSeed<'de> for MetaSeed<'_> {
+    type Value = Option<Fields>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Fields>, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MetaSeed<'_> {
+    type Value = Option<Fields>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a `_meta` object or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<Fields>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Fields>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Fields>, D::Error> {
+        d.deserialize_map(FieldsVisitor {
+            base: self.base,
+            at: self.at,
+        })
+        .map(Some)
     }
 }
 
@@ -421,10 +532,35 @@ impl RequestMeta {
     /// a string or an integer. Required keys are not checked here (see
     /// [`RequestMeta::require_envelope`]).
     pub fn from_params(params: Option<&RawValue>) -> Result<Option<Self>, ErrorObject> {
-        match locate_meta(params)? {
-            MetaLocation::Absent => Ok(None),
-            MetaLocation::Present(raw) => Self::from_raw_meta(raw).map(Some),
+        let Some(params) = params else {
+            return Ok(None);
+        };
+        let text = params.get();
+        if !text.starts_with('{') {
+            return Err(ErrorObject::invalid_params("params must be an object"));
         }
+        // One pass: `_meta`'s members are read where they stand in the params.
+        let at = std::cell::Cell::new(At::Params);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = de::Deserializer::deserialize_map(
+            &mut de,
+            ParamsVisitor {
+                base: text,
+                at: &at,
+            },
+        )
+        .and_then(|f| de.end().map(|()| f));
+        let fields = match (read, at.get()) {
+            (Ok(None), _) => return Ok(None),
+            (Ok(Some(fields)), _) => fields,
+            (Err(e), At::Params) => {
+                return Err(ErrorObject::invalid_params(format!("invalid params: {e}")));
+            }
+            (Err(_), At::Meta(key)) => {
+                return Err(invalid_field(key.map_or("_meta", Key::name)));
+            }
+        };
+        Self::from_fields(fields, Source::Params(params.to_owned())).map(Some)
     }
 
     /// Reads an already located raw `_meta` value (see [`RequestMeta::from_params`]).
@@ -436,17 +572,25 @@ impl RequestMeta {
         if !text.starts_with('{') {
             return Err(invalid_field("_meta"));
         }
-        let bad = std::cell::Cell::new(None);
+        let at = std::cell::Cell::new(At::Meta(None));
         let mut de = serde_json::Deserializer::from_str(text);
         let fields = de::Deserializer::deserialize_map(
             &mut de,
             FieldsVisitor {
                 base: text,
-                bad: &bad,
+                at: &at,
             },
         )
         .and_then(|f| de.end().map(|()| f))
-        .map_err(|_| invalid_field(bad.get().map_or("_meta", Key::name)))?;
+        .map_err(|_| match at.get() {
+            At::Meta(Some(key)) => invalid_field(key.name()),
+            _ => invalid_field("_meta"),
+        })?;
+        Self::from_fields(fields, Source::Meta(raw.to_owned()))
+    }
+
+    /// The typed view of what a pass read, with the checks no type expresses.
+    fn from_fields(fields: Fields, source: Source) -> Result<Self, ErrorObject> {
         if fields
             .log_level
             .as_deref()
@@ -466,7 +610,7 @@ impl RequestMeta {
             traceparent: fields.traceparent,
             tracestate: fields.tracestate,
             baggage: fields.baggage,
-            raw: raw.to_owned(),
+            source,
             client_info: fields.client_info,
             client_capabilities: fields.client_capabilities,
         })
@@ -493,13 +637,26 @@ impl RequestMeta {
 
     /// The whole `_meta` object as sent, typed keys included.
     pub fn raw(&self) -> &RawValue {
-        &self.raw
+        match &self.source {
+            Source::Meta(meta) => meta,
+            Source::Params(params) => match locate_meta(Some(params)) {
+                Ok(MetaLocation::Present(meta)) => meta,
+                _ => unreachable!("these params were read with a `_meta` object"),
+            },
+        }
+    }
+
+    /// The source text (the spans index into it).
+    fn source_text(&self) -> &str {
+        match &self.source {
+            Source::Meta(text) | Source::Params(text) => text.get(),
+        }
     }
 
     /// One member of `_meta`, undecoded (any key, typed or not); `None` when absent. The
     /// last one wins when a key is repeated.
     pub fn get(&self, key: &str) -> Option<&RawValue> {
-        let mut de = serde_json::Deserializer::from_str(self.raw.get());
+        let mut de = serde_json::Deserializer::from_str(self.raw().get());
         de::Deserializer::deserialize_map(&mut de, FindVisitor { key })
             .ok()
             .flatten()
@@ -507,7 +664,7 @@ impl RequestMeta {
 
     /// The whole `_meta` object decoded (every key, typed ones included).
     pub fn to_map(&self) -> Meta {
-        serde_json::from_str(self.raw.get()).expect("`_meta` was read as an object")
+        serde_json::from_str(self.raw().get()).expect("`_meta` was read as an object")
     }
 
     /// `io.modelcontextprotocol/clientInfo` (an `Implementation` object), undecoded: read
@@ -524,7 +681,7 @@ impl RequestMeta {
 
     /// The member value at `span` of `raw`: an object, already checked as such.
     fn member(&self, span: Span) -> &RawValue {
-        serde_json::from_str(&self.raw.get()[span.start..span.end])
+        serde_json::from_str(&self.source_text()[span.start..span.end])
             .expect("a span of `_meta` holds one JSON value")
     }
 
@@ -880,7 +1037,19 @@ mod tests {
         let all = m.to_map();
         assert_eq!(all.len(), 10, "raw keeps every key, typed ones included");
         assert_eq!(all["com.example/custom"], json!([1, 2]));
-        assert!(m.raw().get().contains(r#""com.example/custom":[1,2]"#));
+        assert!(
+            m.raw()
+                .get()
+                .starts_with("{\n              \"io.modelcontextprotocol/protocolVersion\"")
+        );
+        assert!(m.raw().get().ends_with(r#""com.example/custom":[1,2]}"#));
+        // Read from the params or from the located `_meta` alone: the same view.
+        let alone = RequestMeta::from_raw_meta(m.raw()).unwrap();
+        assert_eq!(alone, m);
+        assert_eq!(
+            alone.client_info().unwrap().get(),
+            m.client_info().unwrap().get()
+        );
         m.require_envelope().unwrap();
         assert!(m.is_modern_envelope());
     }
