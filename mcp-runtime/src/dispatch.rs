@@ -126,6 +126,19 @@ impl ServerInfoStamp {
     }
 }
 
+/// A result without `_meta` serialized with the `serverInfo`-only `_meta` appended.
+#[derive(serde::Serialize)]
+struct Stamped<'a, T> {
+    #[serde(flatten)]
+    value: &'a T,
+    #[serde(rename = "_meta", serialize_with = "stamp_meta")]
+    meta: &'a ServerInfoStamp,
+}
+
+fn stamp_meta<S: serde::Serializer>(stamp: &&ServerInfoStamp, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&*stamp.meta, s)
+}
+
 /// The session of the connection a context belongs to (inserted by the kernel).
 #[derive(Clone)]
 pub(crate) struct SessionSlot(pub(crate) Session);
@@ -267,8 +280,13 @@ impl<H: ServerHandler> Dispatcher<H> {
             let info = self.server_info[rev as usize]
                 .get_or_init(|| ServerInfoStamp::new(&self.identity.info, rev));
             match value.meta_mut() {
-                // The usual case: the pre-encoded `serverInfo` is written after the fields.
-                None => return Reply::json(&mcp_core::meta::with_meta(&value, &info.meta)),
+                // The usual case: the pre-encoded `serverInfo` is written beside the fields.
+                None => {
+                    return Reply::json(&Stamped {
+                        value: &value,
+                        meta: info,
+                    });
+                }
                 Some(meta) if !meta.contains_key(SERVER_INFO) => {
                     meta.insert(SERVER_INFO.to_owned(), info.value.clone());
                 }
