@@ -33,7 +33,7 @@ use crate::jsonrpc::{
     METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND,
     RequestId, UNSUPPORTED_PROTOCOL_VERSION, URL_ELICITATION_REQUIRED,
 };
-use crate::meta::{self, MetaLocation, RequestMeta};
+use crate::meta::{self, RequestMeta};
 use crate::types::{ResultType, methods};
 use crate::version::{Era, ProtocolVersion, SupportedVersions};
 
@@ -526,12 +526,9 @@ impl WireCodec {
             let Some(params) = params else {
                 return Err(ErrorObject::invalid_params("missing params"));
             };
-            match meta::locate_meta(Some(params))? {
-                MetaLocation::Absent => {
-                    Err(ErrorObject::invalid_params("missing required params._meta"))
-                }
-                MetaLocation::Present(raw) => {
-                    let m = RequestMeta::from_raw_meta(raw)?;
+            match RequestMeta::from_params(Some(params))? {
+                None => Err(ErrorObject::invalid_params("missing required params._meta")),
+                Some(m) => {
                     m.require_envelope()?;
                     Ok(Some(m))
                 }

@@ -20,8 +20,10 @@
 //! assert_eq!(meta.progress_token, Some(7.into()));
 //! ```
 
+use std::fmt;
+
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -66,9 +68,26 @@ pub const LOG_LEVELS: [&str; 8] = [
 
 /// The typed view of a request's `params._meta`.
 ///
-/// Every field is `None` when its key is absent. [`raw`](Self::raw) keeps the whole `_meta`
-/// object as sent, typed keys included, so unknown and extension keys pass through untouched.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Every field is `None` when its key is absent. The `_meta` object is kept as sent, undecoded
+/// ([`raw`](Self::raw)), typed keys included, so unknown and extension keys pass through
+/// untouched and are decoded only when asked for ([`get`](Self::get), [`to_map`](Self::to_map)).
+/// `clientInfo` and `clientCapabilities` are read in place from it
+/// ([`client_info`](Self::client_info), [`client_capabilities`](Self::client_capabilities)).
+///
+/// ```
+/// use mcp_core::meta::RequestMeta;
+/// use serde_json::value::RawValue;
+///
+/// let meta: &RawValue = serde_json::from_str(
+///     r#"{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"com.example/k":[1]}"#,
+/// )
+/// .unwrap();
+/// let m = RequestMeta::from_raw_meta(meta).unwrap();
+/// assert_eq!(m.client_info().unwrap().get(), r#"{"name":"c","version":"1"}"#);
+/// assert_eq!(m.get("com.example/k").unwrap().get(), "[1]");
+/// assert_eq!(m.to_map().len(), 2);
+/// ```
+#[derive(Debug, Clone)]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`, exactly as sent.
     pub protocol_version: Option<String>,
@@ -86,8 +105,63 @@ pub struct RequestMeta {
     pub tracestate: Option<String>,
     /// `baggage` (W3C baggage).
     pub baggage: Option<String>,
-    /// The whole `_meta` object as sent.
-    pub raw: Meta,
+    /// The text `_meta` was read from.
+    source: Source,
+    /// Where `clientInfo`'s object is in the source, when present.
+    client_info: Option<Span>,
+    /// Where `clientCapabilities`'s object is in the source, when present.
+    client_capabilities: Option<Span>,
+}
+
+/// The text a [`RequestMeta`] was read from, as sent.
+#[derive(Debug, Clone)]
+enum Source {
+    /// The `_meta` object itself ([`RequestMeta::from_raw_meta`]).
+    Meta(Box<RawValue>),
+    /// The whole params object ([`RequestMeta::from_params`], read in one pass): `_meta`
+    /// is located in it again only when its text is asked for.
+    Params(Box<RawValue>),
+}
+
+/// A byte range of a [`RequestMeta`]'s source holding one member's value (a JSON object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl Default for RequestMeta {
+    /// An empty envelope: `{}`, every field `None`.
+    fn default() -> Self {
+        Self {
+            protocol_version: None,
+            version: None,
+            log_level: None,
+            progress_token: None,
+            subscription_id: None,
+            traceparent: None,
+            tracestate: None,
+            baggage: None,
+            source: Source::Meta(RawValue::from_string("{}".to_owned()).expect("an object")),
+            client_info: None,
+            client_capabilities: None,
+        }
+    }
+}
+
+impl PartialEq for RequestMeta {
+    /// Equal when the typed fields are equal and `_meta` was sent with the same text.
+    fn eq(&self, other: &Self) -> bool {
+        self.protocol_version == other.protocol_version
+            && self.version == other.version
+            && self.log_level == other.log_level
+            && self.progress_token == other.progress_token
+            && self.subscription_id == other.subscription_id
+            && self.traceparent == other.traceparent
+            && self.tracestate == other.tracestate
+            && self.baggage == other.baggage
+            && self.raw().get() == other.raw().get()
+    }
 }
 
 /// The error for a reserved `_meta` key whose value has the wrong type:
@@ -114,11 +188,44 @@ struct ParamsProbe<'a> {
     meta: Option<&'a RawValue>,
 }
 
-/// Only whether `_meta` has a protocol version.
+/// Only whether the `_meta` member of a params object carries a protocol version; every
+/// other member is skipped unparsed.
 #[derive(Deserialize)]
 struct EnvelopeProbe {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-    protocol_version: Option<IgnoredAny>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<EnvelopeMark>,
+}
+
+/// Whether a `_meta` object has a non-null `protocolVersion`, read in the same pass as the
+/// params (a `_meta` that is not an object fails, which reads as "not modern").
+struct EnvelopeMark(bool);
+
+impl<'de> Deserialize<'de> for EnvelopeMark {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MarkVisitor;
+        impl<'de> Visitor<'de> for MarkVisitor {
+            type Value = EnvelopeMark;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a `_meta` object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EnvelopeMark, A::Error> {
+                let mut version: Option<Option<IgnoredAny>> = None;
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::ProtocolVersion if version.is_some() => {
+                            return Err(de::Error::duplicate_field(PROTOCOL_VERSION));
+                        }
+                        Key::ProtocolVersion => version = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(EnvelopeMark(matches!(version, Some(Some(_)))))
+            }
+        }
+        d.deserialize_map(MarkVisitor)
+    }
 }
 
 /// Where the `_meta` object of some params is, if anywhere.
@@ -163,31 +270,268 @@ pub(crate) fn locate_meta(params: Option<&RawValue>) -> Result<MetaLocation<'_>,
     })
 }
 
-fn take_string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, ErrorObject> {
-    match map.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(invalid_field(key)),
+/// The reserved `_meta` keys the typed view reads; any other key is skipped unparsed.
+#[derive(Clone, Copy)]
+enum Key {
+    ProtocolVersion,
+    ClientCapabilities,
+    ClientInfo,
+    LogLevel,
+    ProgressToken,
+    SubscriptionId,
+    Traceparent,
+    Tracestate,
+    Baggage,
+    Other,
+}
+
+impl Key {
+    fn of(key: &str) -> Self {
+        match key {
+            PROTOCOL_VERSION => Key::ProtocolVersion,
+            CLIENT_CAPABILITIES => Key::ClientCapabilities,
+            CLIENT_INFO => Key::ClientInfo,
+            LOG_LEVEL => Key::LogLevel,
+            PROGRESS_TOKEN => Key::ProgressToken,
+            SUBSCRIPTION_ID => Key::SubscriptionId,
+            TRACEPARENT => Key::Traceparent,
+            TRACESTATE => Key::Tracestate,
+            BAGGAGE => Key::Baggage,
+            _ => Key::Other,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Key::ProtocolVersion => PROTOCOL_VERSION,
+            Key::ClientCapabilities => CLIENT_CAPABILITIES,
+            Key::ClientInfo => CLIENT_INFO,
+            Key::LogLevel => LOG_LEVEL,
+            Key::ProgressToken => PROGRESS_TOKEN,
+            Key::SubscriptionId => SUBSCRIPTION_ID,
+            Key::Traceparent => TRACEPARENT,
+            Key::Tracestate => TRACESTATE,
+            Key::Baggage => BAGGAGE,
+            Key::Other => "_meta",
+        }
     }
 }
 
-/// Checks that `key` is absent or an object (read later from `raw`, never copied).
-fn check_object(map: &Map<String, Value>, key: &str) -> Result<(), ErrorObject> {
-    match map.get(key) {
-        None | Some(Value::Object(_)) => Ok(()),
-        Some(_) => Err(invalid_field(key)),
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a `_meta` key")
+            }
+            // Borrowed or unescaped, the key is only compared: never copied.
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                Ok(Key::of(v))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
     }
 }
 
-fn take_id(map: &Map<String, Value>, key: &str) -> Result<Option<RequestId>, ErrorObject> {
-    match map.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(RequestId::from(s.as_str()))),
-        Some(Value::Number(n)) => n
-            .as_i64()
-            .map(|n| Some(RequestId::Number(n)))
-            .ok_or_else(|| invalid_field(key)),
-        Some(_) => Err(invalid_field(key)),
+/// The typed fields of one `_meta` object, read in a single pass over its text.
+///
+/// A value of the wrong type stops the pass with the key that had it (the text itself is
+/// valid JSON: it was scanned as a raw value before).
+#[derive(Default)]
+struct Fields {
+    protocol_version: Option<String>,
+    log_level: Option<String>,
+    progress_token: Option<ProgressToken>,
+    subscription_id: Option<RequestId>,
+    traceparent: Option<String>,
+    tracestate: Option<String>,
+    baggage: Option<String>,
+    client_info: Option<Span>,
+    client_capabilities: Option<Span>,
+}
+
+/// Where a pass over params or `_meta` is, so that a failure names what failed.
+#[derive(Clone, Copy)]
+enum At {
+    /// Among the params' own members.
+    Params,
+    /// In `_meta`: at the value of this reserved key, or elsewhere (`None`).
+    Meta(Option<Key>),
+}
+
+/// Reads [`Fields`] out of a `_meta` object inside the text that starts at `base`.
+struct FieldsVisitor<'a> {
+    base: &'a str,
+    at: &'a std::cell::Cell<At>,
+}
+
+impl<'de> Visitor<'de> for FieldsVisitor<'_> {
+    type Value = Fields;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a `_meta` object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
+        let mut f = Fields::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            self.at.set(At::Meta(Some(key)));
+            // A repeated key keeps its last value, as a decoded map would.
+            match key {
+                Key::ProtocolVersion => f.protocol_version = Some(map.next_value()?),
+                Key::LogLevel => f.log_level = Some(map.next_value()?),
+                Key::Traceparent => f.traceparent = Some(map.next_value()?),
+                Key::Tracestate => f.tracestate = Some(map.next_value()?),
+                Key::Baggage => f.baggage = Some(map.next_value()?),
+                Key::ProgressToken => f.progress_token = Some(map.next_value()?),
+                Key::SubscriptionId => f.subscription_id = Some(map.next_value()?),
+                Key::ClientInfo => f.client_info = Some(self.object_span(map.next_value()?)?),
+                Key::ClientCapabilities => {
+                    f.client_capabilities = Some(self.object_span(map.next_value()?)?)
+                }
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            self.at.set(At::Meta(None));
+        }
+        Ok(f)
+    }
+}
+
+impl FieldsVisitor<'_> {
+    /// Where a member's value sits in the `_meta` text; it must be an object.
+    fn object_span<E: de::Error>(&self, value: &RawValue) -> Result<Span, E> {
+        let text = value.get();
+        if !text.starts_with('{') {
+            return Err(E::custom("not an object"));
+        }
+        // `value` borrows from the text being read, so its offset is a pointer difference.
+        let start = text.as_ptr() as usize - self.base.as_ptr() as usize;
+        Ok(Span {
+            start,
+            end: start + text.len(),
+        })
+    }
+}
+
+/// Reads the `_meta` member of a params object in the params' pass: `None` when absent or
+/// `null`; every other member is skipped unparsed.
+struct ParamsVisitor<'a> {
+    base: &'a str,
+    at: &'a std::cell::Cell<At>,
+}
+
+impl<'de> Visitor<'de> for ParamsVisitor<'_> {
+    type Value = Option<Fields>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a params object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Fields>, A::Error> {
+        let mut meta: Option<Option<Fields>> = None;
+        while let Some(is_meta) = map.next_key::<IsMeta>()? {
+            if !is_meta.0 {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            if meta.is_some() {
+                return Err(de::Error::duplicate_field("_meta"));
+            }
+            self.at.set(At::Meta(None));
+            meta = Some(map.next_value_seed(MetaSeed {
+                base: self.base,
+                at: self.at,
+            })?);
+            self.at.set(At::Params);
+        }
+        Ok(meta.flatten())
+    }
+}
+
+/// Whether a params member is `_meta` (escapes included).
+struct IsMeta(bool);
+
+impl<'de> Deserialize<'de> for IsMeta {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IsMetaVisitor;
+        impl Visitor<'_> for IsMetaVisitor {
+            type Value = IsMeta;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<IsMeta, E> {
+                Ok(IsMeta(v == "_meta"))
+            }
+        }
+        d.deserialize_str(IsMetaVisitor)
+    }
+}
+
+/// The `_meta` value of a params object: `null` is absent, an object is read, anything
+/// else fails.
+struct MetaSeed<'a> {
+    base: &'a str,
+    at: &'a std::cell::Cell<At>,
+}
+
+impl<'de> de::DeserializeSeed<'de> for MetaSeed<'_> {
+    type Value = Option<Fields>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Fields>, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MetaSeed<'_> {
+    type Value = Option<Fields>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a `_meta` object or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<Fields>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Fields>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Fields>, D::Error> {
+        d.deserialize_map(FieldsVisitor {
+            base: self.base,
+            at: self.at,
+        })
+        .map(Some)
+    }
+}
+
+/// Finds one member of a `_meta` object's text, undecoded.
+struct FindVisitor<'k> {
+    key: &'k str,
+}
+
+impl<'de> Visitor<'de> for FindVisitor<'_> {
+    type Value = Option<&'de RawValue>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a `_meta` object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == self.key {
+                // A repeated key keeps its last value, as a decoded map would.
+                found = Some(map.next_value::<&'de RawValue>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
     }
 }
 
@@ -205,44 +549,95 @@ impl RequestMeta {
     /// a string or an integer. Required keys are not checked here (see
     /// [`RequestMeta::require_envelope`]).
     pub fn from_params(params: Option<&RawValue>) -> Result<Option<Self>, ErrorObject> {
-        match locate_meta(params)? {
-            MetaLocation::Absent => Ok(None),
-            MetaLocation::Present(raw) => Self::from_raw_meta(raw).map(Some),
+        let Some(params) = params else {
+            return Ok(None);
+        };
+        let text = params.get();
+        if !text.starts_with('{') {
+            return Err(ErrorObject::invalid_params("params must be an object"));
         }
+        // One pass: `_meta`'s members are read where they stand in the params.
+        let at = std::cell::Cell::new(At::Params);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = de::Deserializer::deserialize_map(
+            &mut de,
+            ParamsVisitor {
+                base: text,
+                at: &at,
+            },
+        )
+        .and_then(|f| de.end().map(|()| f));
+        let fields = match (read, at.get()) {
+            (Ok(None), _) => return Ok(None),
+            (Ok(Some(fields)), _) => fields,
+            (Err(e), At::Params) => {
+                return Err(ErrorObject::invalid_params(format!("invalid params: {e}")));
+            }
+            (Err(_), At::Meta(key)) => {
+                return Err(invalid_field(key.map_or("_meta", Key::name)));
+            }
+        };
+        Self::from_fields(fields, Source::Params(params.to_owned())).map(Some)
     }
 
     /// Reads an already located raw `_meta` value (see [`RequestMeta::from_params`]).
+    ///
+    /// One pass over the text: the typed keys are read, every other member is skipped, and
+    /// the text is kept as is (one copy) for [`raw`](Self::raw).
     pub fn from_raw_meta(raw: &RawValue) -> Result<Self, ErrorObject> {
-        if !raw.get().starts_with('{') {
+        let text = raw.get();
+        if !text.starts_with('{') {
             return Err(invalid_field("_meta"));
         }
-        let map: Meta = serde_json::from_str(raw.get()).map_err(|_| invalid_field("_meta"))?;
-        Self::from_map(map)
+        let at = std::cell::Cell::new(At::Meta(None));
+        let mut de = serde_json::Deserializer::from_str(text);
+        let fields = de::Deserializer::deserialize_map(
+            &mut de,
+            FieldsVisitor {
+                base: text,
+                at: &at,
+            },
+        )
+        .and_then(|f| de.end().map(|()| f))
+        .map_err(|_| match at.get() {
+            At::Meta(Some(key)) => invalid_field(key.name()),
+            _ => invalid_field("_meta"),
+        })?;
+        Self::from_fields(fields, Source::Meta(raw.to_owned()))
     }
 
-    /// Builds the typed view from a decoded `_meta` object, checking the reserved keys' types.
-    pub fn from_map(map: Meta) -> Result<Self, ErrorObject> {
-        let protocol_version = take_string(&map, PROTOCOL_VERSION)?;
-        let log_level = take_string(&map, LOG_LEVEL)?;
-        if log_level
+    /// The typed view of what a pass read, with the checks no type expresses.
+    fn from_fields(fields: Fields, source: Source) -> Result<Self, ErrorObject> {
+        if fields
+            .log_level
             .as_deref()
             .is_some_and(|level| !LOG_LEVELS.contains(&level))
         {
             return Err(invalid_field(LOG_LEVEL));
         }
-        check_object(&map, CLIENT_INFO)?;
-        check_object(&map, CLIENT_CAPABILITIES)?;
         Ok(Self {
-            version: protocol_version.as_deref().and_then(ProtocolVersion::parse),
-            protocol_version,
-            log_level,
-            progress_token: take_id(&map, PROGRESS_TOKEN)?,
-            subscription_id: take_id(&map, SUBSCRIPTION_ID)?,
-            traceparent: take_string(&map, TRACEPARENT)?,
-            tracestate: take_string(&map, TRACESTATE)?,
-            baggage: take_string(&map, BAGGAGE)?,
-            raw: map,
+            version: fields
+                .protocol_version
+                .as_deref()
+                .and_then(ProtocolVersion::parse),
+            protocol_version: fields.protocol_version,
+            log_level: fields.log_level,
+            progress_token: fields.progress_token,
+            subscription_id: fields.subscription_id,
+            traceparent: fields.traceparent,
+            tracestate: fields.tracestate,
+            baggage: fields.baggage,
+            source,
+            client_info: fields.client_info,
+            client_capabilities: fields.client_capabilities,
         })
+    }
+
+    /// Builds the typed view from a decoded `_meta` object, checking the reserved keys' types
+    /// (the same checks as [`RequestMeta::from_raw_meta`], which it encodes the map for).
+    pub fn from_map(map: Meta) -> Result<Self, ErrorObject> {
+        let raw = serde_json::value::to_raw_value(&map).map_err(|_| invalid_field("_meta"))?;
+        Self::from_raw_meta(&raw)
     }
 
     /// Checks the keys every 2026 request must carry: `protocolVersion` and
@@ -251,22 +646,60 @@ impl RequestMeta {
         if self.protocol_version.is_none() {
             return Err(missing_field(PROTOCOL_VERSION));
         }
-        if self.client_capabilities().is_none() {
+        if self.client_capabilities.is_none() {
             return Err(missing_field(CLIENT_CAPABILITIES));
         }
         Ok(())
     }
 
-    /// `io.modelcontextprotocol/clientInfo` (an `Implementation` object), read in place
-    /// from [`raw`](Self::raw).
-    pub fn client_info(&self) -> Option<&Map<String, Value>> {
-        self.raw.get(CLIENT_INFO).and_then(Value::as_object)
+    /// The whole `_meta` object as sent, typed keys included.
+    pub fn raw(&self) -> &RawValue {
+        match &self.source {
+            Source::Meta(meta) => meta,
+            Source::Params(params) => match locate_meta(Some(params)) {
+                Ok(MetaLocation::Present(meta)) => meta,
+                _ => unreachable!("these params were read with a `_meta` object"),
+            },
+        }
     }
 
-    /// `io.modelcontextprotocol/clientCapabilities` (a `ClientCapabilities` object), read in
-    /// place from [`raw`](Self::raw).
-    pub fn client_capabilities(&self) -> Option<&Map<String, Value>> {
-        self.raw.get(CLIENT_CAPABILITIES).and_then(Value::as_object)
+    /// The source text (the spans index into it).
+    fn source_text(&self) -> &str {
+        match &self.source {
+            Source::Meta(text) | Source::Params(text) => text.get(),
+        }
+    }
+
+    /// One member of `_meta`, undecoded (any key, typed or not); `None` when absent. The
+    /// last one wins when a key is repeated.
+    pub fn get(&self, key: &str) -> Option<&RawValue> {
+        let mut de = serde_json::Deserializer::from_str(self.raw().get());
+        de::Deserializer::deserialize_map(&mut de, FindVisitor { key })
+            .ok()
+            .flatten()
+    }
+
+    /// The whole `_meta` object decoded (every key, typed ones included).
+    pub fn to_map(&self) -> Meta {
+        serde_json::from_str(self.raw().get()).expect("`_meta` was read as an object")
+    }
+
+    /// `io.modelcontextprotocol/clientInfo` (an `Implementation` object), undecoded: read
+    /// in place from [`raw`](Self::raw). Decode it with `serde_json::from_str(info.get())`.
+    pub fn client_info(&self) -> Option<&RawValue> {
+        self.client_info.map(|s| self.member(s))
+    }
+
+    /// `io.modelcontextprotocol/clientCapabilities` (a `ClientCapabilities` object),
+    /// undecoded: read in place from [`raw`](Self::raw).
+    pub fn client_capabilities(&self) -> Option<&RawValue> {
+        self.client_capabilities.map(|s| self.member(s))
+    }
+
+    /// The member value at `span` of `raw`: an object, already checked as such.
+    fn member(&self, span: Span) -> &RawValue {
+        serde_json::from_str(&self.source_text()[span.start..span.end])
+            .expect("a span of `_meta` holds one JSON value")
     }
 
     /// Whether this envelope carries a protocol version (the mark of a modern request).
@@ -281,15 +714,13 @@ impl RequestMeta {
 /// The kernel uses this to fix the era of a stream from its first request. It never fails:
 /// params that are not an object, or a `_meta` that is not an object, are "not modern".
 pub fn carries_modern_envelope(params: Option<&RawValue>) -> bool {
-    let Ok(MetaLocation::Present(raw)) = locate_meta(params) else {
+    // One pass over the params: `_meta` is looked into where it stands, not captured first.
+    let Some(params) = params else {
         return false;
     };
-    if !raw.get().starts_with('{') {
-        return false;
-    }
-    serde_json::from_str::<EnvelopeProbe>(raw.get())
-        .map(|p| p.protocol_version.is_some())
-        .unwrap_or(false)
+    params.get().starts_with('{')
+        && serde_json::from_str::<EnvelopeProbe>(params.get())
+            .is_ok_and(|p| p.meta.is_some_and(|m| m.0))
 }
 
 /// Stamps an outgoing 2026 client request: returns `params` with `_meta` carrying
@@ -380,12 +811,12 @@ mod tests {
         assert_eq!(m.protocol_version.as_deref(), Some("2026-07-28"));
         assert_eq!(m.version, Some(ProtocolVersion::V2026_07_28));
         assert_eq!(
-            Value::Object(m.client_capabilities().cloned().unwrap()),
-            json!({"elicitation":{}})
+            m.client_capabilities().unwrap().get(),
+            r#"{"elicitation":{}}"#
         );
         assert_eq!(
-            Value::Object(m.client_info().cloned().unwrap()),
-            json!({"name":"c","version":"1"})
+            m.client_info().unwrap().get(),
+            r#"{"name":"c","version":"1"}"#
         );
         assert_eq!(m.log_level.as_deref(), Some("warning"));
         assert_eq!(m.subscription_id, Some(RequestId::from("s1")));
@@ -393,10 +824,100 @@ mod tests {
         assert_eq!(m.traceparent.as_deref(), Some("00-abc-def-01"));
         assert_eq!(m.tracestate.as_deref(), Some("k=v"));
         assert_eq!(m.baggage.as_deref(), Some("b=1"));
-        assert_eq!(m.raw.get("com.example/custom"), Some(&json!([1, 2])));
-        assert_eq!(m.raw.len(), 10, "raw keeps every key, typed ones included");
+        assert_eq!(
+            m.get("com.example/custom").map(RawValue::get),
+            Some("[1,2]")
+        );
+        assert_eq!(m.get("progressToken").map(RawValue::get), Some(r#""tok""#));
+        assert!(m.get("com.example/absent").is_none());
+        let all = m.to_map();
+        assert_eq!(all.len(), 10, "raw keeps every key, typed ones included");
+        assert_eq!(all["com.example/custom"], json!([1, 2]));
+        assert!(
+            m.raw()
+                .get()
+                .starts_with("{\n              \"io.modelcontextprotocol/protocolVersion\"")
+        );
+        assert!(m.raw().get().ends_with(r#""com.example/custom":[1,2]}"#));
+        // Read from the params or from the located `_meta` alone: the same view.
+        let alone = RequestMeta::from_raw_meta(m.raw()).unwrap();
+        assert_eq!(alone, m);
+        assert_eq!(
+            alone.client_info().unwrap().get(),
+            m.client_info().unwrap().get()
+        );
         m.require_envelope().unwrap();
         assert!(m.is_modern_envelope());
+    }
+
+    #[test]
+    fn keys_written_with_escapes_are_read_as_their_text() {
+        // `\u0054` is `T`, `\/` is `/`: the same keys as the plain spellings.
+        let m = parse(
+            r#"{"_meta":{"progress\u0054oken":5,"io.modelcontextprotocol\/clientInfo":{"name":"c\"q","version":"1"}}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(m.progress_token, Some(RequestId::Number(5)));
+        assert_eq!(
+            m.client_info().unwrap().get(),
+            r#"{"name":"c\"q","version":"1"}"#
+        );
+        assert_eq!(m.get(PROGRESS_TOKEN).map(RawValue::get), Some("5"));
+        let e = parse(r#"{"_meta":{"progress\u0054oken":1.5}}"#).unwrap_err();
+        assert_eq!(e.message, format!("invalid _meta field: {PROGRESS_TOKEN}"));
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_last_value() {
+        let m = parse(
+            r#"{"_meta":{"progressToken":1,"io.modelcontextprotocol/clientCapabilities":{"a":{}},
+              "progressToken":"two","io.modelcontextprotocol/clientCapabilities":{"b":{}}}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(m.progress_token, Some(RequestId::from("two")));
+        assert_eq!(m.client_capabilities().unwrap().get(), r#"{"b":{}}"#);
+        assert_eq!(m.get(PROGRESS_TOKEN).map(RawValue::get), Some(r#""two""#));
+        assert_eq!(m.to_map()[PROGRESS_TOKEN], json!("two"));
+    }
+
+    #[test]
+    fn the_client_objects_are_read_in_place_and_decode() {
+        let m = parse(
+            r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"x/y":{}}},"io.modelcontextprotocol/clientInfo":{"name":"n","version":"2","title":"T"}}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        let caps: crate::types::ClientCapabilities =
+            serde_json::from_str(m.client_capabilities().unwrap().get()).unwrap();
+        assert!(caps.elicitation.is_some());
+        assert!(caps.has_extension("x/y"));
+        let info: crate::types::Implementation =
+            serde_json::from_str(m.client_info().unwrap().get()).unwrap();
+        assert_eq!((info.name.as_str(), info.version.as_str()), ("n", "2"));
+        // Absent objects are `None`, and a missing clientCapabilities fails the envelope.
+        let m = parse(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#)
+            .unwrap()
+            .unwrap();
+        assert!(m.client_info().is_none() && m.client_capabilities().is_none());
+        assert!(m.require_envelope().is_err());
+    }
+
+    #[test]
+    fn from_map_and_default_agree_with_the_text_reader() {
+        let map = json!({PROTOCOL_VERSION:"2026-07-28",CLIENT_CAPABILITIES:{},"k":[true]});
+        let m = RequestMeta::from_map(map.as_object().unwrap().clone()).unwrap();
+        assert_eq!(m.version, Some(ProtocolVersion::V2026_07_28));
+        m.require_envelope().unwrap();
+        assert_eq!(Value::Object(m.to_map()), map);
+        let e = RequestMeta::from_map(json!({LOG_LEVEL:"loud"}).as_object().unwrap().clone())
+            .unwrap_err();
+        assert_eq!(e.message, format!("invalid _meta field: {LOG_LEVEL}"));
+        let d = RequestMeta::default();
+        assert_eq!(d.raw().get(), "{}");
+        assert!(d.to_map().is_empty() && d.client_capabilities().is_none());
+        assert_eq!(RequestMeta::from_raw_meta(d.raw()).unwrap(), d);
     }
 
     #[test]
@@ -597,6 +1118,28 @@ mod tests {
             (
                 Some(
                     r#"{"arguments":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+                ),
+                false,
+            ),
+            // A key written with escapes is the same key.
+            (
+                Some(r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}"#),
+                true,
+            ),
+            // Malformed: an array of params, a repeated `_meta` or protocol version.
+            (
+                Some(r#"[{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}]"#),
+                false,
+            ),
+            (
+                Some(
+                    r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":{}}"#,
+                ),
+                false,
+            ),
+            (
+                Some(
+                    r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}}"#,
                 ),
                 false,
             ),

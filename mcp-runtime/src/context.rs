@@ -130,17 +130,15 @@ impl Context {
             if let Some(c) = &self.shared.session_client {
                 return c.clone();
             }
-            let raw = self.shared.meta.as_ref().map(|m| &m.raw);
-            // Decoded from the parsed `_meta` in place (no copy of the objects).
-            fn decode<T: serde::de::DeserializeOwned>(
-                raw: Option<&mcp_core::types::Meta>,
-                key: &str,
-            ) -> Option<T> {
-                raw?.get(key).and_then(|v| T::deserialize(v).ok())
+            // Decoded from the `_meta` text in place, only when asked for.
+            fn decode<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Option<T> {
+                serde_json::from_str(raw?.get()).ok()
             }
+            let meta = self.shared.meta.as_ref();
             Arc::new(ClientView {
-                info: decode(raw, mcp_core::meta::CLIENT_INFO),
-                capabilities: decode(raw, mcp_core::meta::CLIENT_CAPABILITIES).unwrap_or_default(),
+                info: decode(meta.and_then(RequestMeta::client_info)),
+                capabilities: decode(meta.and_then(RequestMeta::client_capabilities))
+                    .unwrap_or_default(),
             })
         })
     }

@@ -92,6 +92,9 @@ pub(crate) fn plan_tool_call(
                 (None, _) => Ok(None),
             }
         }
+        // A tool that never runs as a task needs no look at the client's capabilities
+        // (decoding them is the dearest part of this check).
+        Era::Modern if support == TaskSupport::Forbidden => Ok(None),
         Era::Modern => {
             let declared = ctx.client_capabilities().has_extension(TASKS_EXTENSION);
             match (declared, support) {
