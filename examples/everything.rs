@@ -2,10 +2,10 @@
 //! the interop suites to drive.
 //!
 //! ```text
-//! cargo run --example everything -- --stdio
-//! cargo run --example everything -- --http 127.0.0.1:3000   # Streamable HTTP at /mcp
-//! cargo run --example everything -- --sse 127.0.0.1:3000    # HTTP+SSE (2024-11-05) at /sse
-//! cargo run --example everything -- --stdio --protocol-versions 2025-03-26,2024-11-05
+//! cargo run --example everything --features http -- --stdio
+//! cargo run --example everything --features http -- --http 127.0.0.1:3000   # Streamable HTTP at /mcp
+//! cargo run --example everything --features http -- --sse 127.0.0.1:3000    # HTTP+SSE (2024-11-05) at /sse
+//! cargo run --example everything --features http -- --stdio --protocol-versions 2025-03-26,2024-11-05
 //! ```
 //!
 //! `--protocol-versions` narrows the revisions offered (default: all five), so a client that
