@@ -668,7 +668,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
 /// Whether `params` surely hold no `_meta` member, found without parsing them: a key that
 /// decodes to `_meta` is either spelled so or written with an escape. Most legacy requests
 /// carry none, and this scan is far cheaper than the parse that looks for it.
-fn without_meta(params: Option<&RawValue>) -> bool {
+pub(crate) fn without_meta(params: Option<&RawValue>) -> bool {
     params.is_none_or(|p| {
         let text = p.get();
         !text.contains("_meta") && !text.contains('\\')

@@ -1,6 +1,5 @@
 //! Streamable HTTP: one endpoint, both eras, routed per request.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -24,7 +23,7 @@ use super::{
 use crate::context::Context;
 use crate::error::{HandlerResult, Reply};
 use crate::extensions::Extensions;
-use crate::kernel::{ContextParts, encode_outcome, new_context};
+use crate::kernel::{ContextParts, encode_outcome, new_context, without_meta};
 use crate::middleware::Endpoint;
 use crate::peer::{ConnShared, Peer};
 
@@ -214,7 +213,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
             }
         });
         if inline {
-            let polled = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
+            let polled = crate::request_run::poll_once(&mut run).await;
             if let Poll::Ready(out) = polled {
                 return Fin::Ready(out);
             }
@@ -508,17 +507,7 @@ fn enveloped(frame: &Frame<'_>, bytes: &[u8]) -> bool {
         Frame::Single(Err(_)) => return probe_enveloped(bytes),
         _ => return false,
     };
-    method != Some("initialize") && may_have_meta(params) && meta::carries_modern_envelope(params)
-}
-
-/// `false` when `params` surely has no `_meta` member: the name is not in the text and no
-/// escape could spell it. Saves parsing the params of most legacy requests for a `_meta`
-/// they do not have.
-fn may_have_meta(params: Option<&RawValue>) -> bool {
-    params.is_some_and(|p| {
-        let p = p.get();
-        p.contains("_meta") || p.contains('\\')
-    })
+    method != Some("initialize") && !without_meta(params) && meta::carries_modern_envelope(params)
 }
 
 /// [`enveloped`] for a body that is no valid message: only its `method` and `params`.
@@ -756,7 +745,7 @@ pub(super) fn legacy_context(
         id,
         version,
         era: Era::Legacy,
-        meta: if may_have_meta(params) {
+        meta: if !without_meta(params) {
             RequestMeta::from_params(params).ok().flatten()
         } else {
             None
@@ -1251,13 +1240,13 @@ mod tests {
             (r#"{"\u005fmeta":{"progressToken":1}}"#, true),
         ] {
             let p = raw(params);
-            assert_eq!(may_have_meta(Some(&p)), may, "{params}");
+            assert_eq!(!without_meta(Some(&p)), may, "{params}");
             if !may {
                 assert!(RequestMeta::from_params(Some(&p)).unwrap().is_none());
             }
         }
         let escaped = raw(r#"{"\u005fmeta":{"progressToken":1}}"#);
         assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
-        assert!(!may_have_meta(None));
+        assert!(without_meta(None));
     }
 }
