@@ -296,7 +296,9 @@ def section(folder):
         "`rmcp` = `transport::stdio()`, `rmcp-pipes` = `transport::stdio_pipes()`; HTTP = "
         "`StreamableHttpService` with its defaults (legacy sessions on) under axum.",
         "- Ours: `examples/bench_server.rs` (`#[mcp::tool]`, `#[mcp::server]`, default options; "
-        "`--layers 10` adds ten pass-through `#[mcp::middleware]` layers).",
+        "`--layers 10` adds ten pass-through `#[mcp::middleware]` layers). The stdio rows run it "
+        "built with `mcp`'s default features (a stdio server has no HTTP stack), the HTTP rows "
+        "built with `--features http`.",
         "- Cold start: spawn to the `initialize` answer. Idle: `VmRSS` 300 ms after "
         "`initialize` and one call. Sessions: N legacy `initialize`s (16 connections), then the "
         "server's `VmRSS`; listen: N `subscriptions/listen` streams held open, one connection each.",
@@ -307,6 +309,7 @@ def section(folder):
         "bench/run.sh            # about 10 minutes; rewrites this section",
         "bench/run.sh --quick    # 2 short rounds, for a smoke test",
         "# one scenario by hand:",
+        "cargo build --release --example bench_server",
         "bench/target/release/loadgen stdio --window 64 -- target/release/examples/bench_server --stdio",
         "```",
         END,

@@ -31,10 +31,16 @@ RESULTS=$OUT/results.jsonl
 ROOT_TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 if [ "$BUILD" = 1 ]; then
 echo "== building (release)" >&2
+# stdio rows: bench_server with the default features (what a stdio server is built with: no
+# HTTP stack); HTTP rows: the same example with `http`. Both features sets build into one
+# target dir, so the stdio binary is kept under its own name.
+cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" --example bench_server
+cp "$ROOT_TARGET/release/examples/bench_server" "$ROOT_TARGET/release/examples/bench_server-stdio"
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" --features http --example bench_server
 cargo build --release --quiet --manifest-path "$BENCH/Cargo.toml" --target-dir "$BENCH/target"
 fi
 OURS=$ROOT_TARGET/release/examples/bench_server
+OURS_STDIO=$ROOT_TARGET/release/examples/bench_server-stdio
 LOADGEN=$BENCH/target/release/loadgen
 FLOOR_STDIO=$BENCH/target/release/floor-stdio
 FLOOR_HTTP=$BENCH/target/release/floor-http
@@ -43,8 +49,8 @@ RMCP=$BENCH/target/release/rmcp-server
 # stdio implementations: the command that serves stdio.
 stdio_cmd() {
   case $1 in
-    ours) echo "$OURS --stdio" ;;
-    ours-10-layers) echo "$OURS --stdio --layers 10" ;;
+    ours) echo "$OURS_STDIO --stdio" ;;
+    ours-10-layers) echo "$OURS_STDIO --stdio --layers 10" ;;
     floor) echo "$FLOOR_STDIO" ;;
     rmcp) echo "$RMCP --stdio" ;;
     rmcp-pipes) echo "$RMCP --stdio-pipes" ;;

@@ -1,9 +1,11 @@
 //! The server the side-by-side benchmarks drive (`bench/run.sh`, `BENCHMARKS.md`): two trivial
 //! tools written with the macros, so the figures measure the framework, not the tools.
 //!
-//! `cargo run --release --features http --example bench_server -- [--stdio | --http 127.0.0.1:PORT]
+//! `cargo run --release [--features http] --example bench_server -- [--stdio | --http 127.0.0.1:PORT]
 //! [--layers 10] [--max-sessions N] [--subscriptions] [--multi-thread]`
 //!
+//! - `--http` needs the `http` feature; without it (the lean default, what the stdio rows of
+//!   the benchmarks run) the binary serves stdio only.
 //! - `add {a, b}` answers a text block with the sum.
 //! - `echo {text}` answers a text block with the text.
 //! - `--layers 10` puts ten pass-through static middleware layers in front of the tools.
@@ -22,7 +24,6 @@
 use std::net::SocketAddr;
 
 use mcp::prelude::*;
-use mcp::runtime::transport::http::HttpOptions;
 
 /// Adds two integers.
 #[mcp::tool]
@@ -111,7 +112,16 @@ async fn serve<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
     let Some(addr) = args.http else {
         return server.serve_stdio().await;
     };
-    let mut opts = HttpOptions::default();
+    serve_http(server, addr, args).await
+}
+
+#[cfg(feature = "http")]
+async fn serve_http<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
+    server: Server<C, H>,
+    addr: SocketAddr,
+    args: &Args,
+) -> std::io::Result<()> {
+    let mut opts = mcp::runtime::transport::http::HttpOptions::default();
     if let Some(n) = args.max_sessions {
         opts.max_sessions = n;
     }
@@ -120,6 +130,18 @@ async fn serve<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
     mcp::runtime::transport::stdio::stop_on_signals(Clone::clone(&stop));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     server.serve_http_on(listener, opts, stop).await
+}
+
+/// Built without `http` (the stdio-only binary the stdio rows use): `--http` is refused.
+#[cfg(not(feature = "http"))]
+async fn serve_http<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
+    _: Server<C, H>,
+    addr: SocketAddr,
+    _: &Args,
+) -> std::io::Result<()> {
+    Err(std::io::Error::other(format!(
+        "--http {addr}: this bench_server was built without the `http` feature"
+    )))
 }
 
 fn main() -> std::io::Result<()> {

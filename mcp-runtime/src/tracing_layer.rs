@@ -68,6 +68,10 @@ impl Middleware for TracingLayer {
         let inner = span.clone();
         async move {
             let out = next.run(ctx).await;
+            // Nothing records on a span no subscriber wants: skip the result probe.
+            if inner.is_disabled() {
+                return out;
+            }
             let failed = match &out {
                 Err(e) => {
                     inner.record("error.type", e.as_protocol().map_or(-32603, |p| p.code));
@@ -93,7 +97,9 @@ fn is_error_result(json: &str) -> bool {
     }
     // Cheap pre-check: most results carry no `isError` at all (a vectorized search: the
     // result may hold a large text).
-    memchr::memmem::find(json.as_bytes(), b"\"isError\"").is_some()
+    static IS_ERROR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"isError\""));
+    IS_ERROR.find(json.as_bytes()).is_some()
         && serde_json::from_str::<Probe>(json).is_ok_and(|p| p.is_error)
 }
 
