@@ -216,6 +216,62 @@ pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, Ne
     }
 }
 
+/// [`find_member`] for several keys in one pass: the raw text of each member of `keys`
+/// (in their order), `None` for an absent one.
+///
+/// [`NeedsParse`] as for [`find_member`], and when any one of `keys` appears twice (a serde
+/// probe of those keys fails on that).
+///
+/// ```
+/// use mcp_core::fast_json::{NeedsParse, find_members};
+/// let params = r#"{"name":"add","arguments":{"a":1}}"#;
+/// assert_eq!(find_members(params, ["name", "_meta"]), Ok([Some(r#""add""#), None]));
+/// assert_eq!(find_members(r#"{"a":1,"a":2}"#, ["a", "b"]), Err(NeedsParse));
+/// ```
+pub fn find_members<'a, const N: usize>(
+    object: &'a str,
+    keys: [&str; N],
+) -> Result<[Option<&'a str>; N], NeedsParse> {
+    let b = object.as_bytes();
+    let mut found = [None; N];
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return Err(NeedsParse);
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Ok(found);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return Err(NeedsParse);
+        }
+        let key_end = string_end(b, i + 1)?;
+        let name = &b[i + 1..key_end];
+        if memchr::memchr(b'\\', name).is_some() {
+            return Err(NeedsParse);
+        }
+        i = skip_ws(b, key_end + 1);
+        if b.get(i) != Some(&b':') {
+            return Err(NeedsParse);
+        }
+        let start = skip_ws(b, i + 1);
+        let end = value_end(b, start)?;
+        if let Some(k) = keys.iter().position(|k| k.as_bytes() == name) {
+            if found[k].is_some() {
+                return Err(NeedsParse);
+            }
+            found[k] = Some(object.get(start..end).ok_or(NeedsParse)?);
+        }
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Ok(found),
+            _ => return Err(NeedsParse),
+        }
+    }
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
@@ -226,13 +282,38 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// The index of the quote that closes the string whose contents start at `i`.
 fn string_end(b: &[u8], mut i: usize) -> Result<usize, NeedsParse> {
     loop {
-        let rest = b.get(i..).ok_or(NeedsParse)?;
-        match memchr::memchr2(b'"', b'\\', rest) {
-            Some(k) if rest[k] == b'\\' => i += k + 2,
-            Some(k) => return Ok(i + k),
-            None => return Err(NeedsParse),
+        let k = quote_or_backslash(b, i).ok_or(NeedsParse)?;
+        if b[k] == b'\\' {
+            i = k + 2;
+        } else {
+            return Ok(k);
         }
     }
+}
+
+/// The index of the first `"` or `\` at or after `i`.
+#[inline]
+fn quote_or_backslash(b: &[u8], mut i: usize) -> Option<usize> {
+    // Most strings (keys, names) are short: a word at a time over the first 32 bytes costs
+    // less than a memchr call, which takes over for a longer string.
+    for _ in 0..4 {
+        let Some(word) = b.get(i..i + 8) else { break };
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        // The lowest flagged byte is exact (a false flag only ever sits above a true one).
+        let m = zero_byte(w ^ (LO * u64::from(b'"'))) | zero_byte(w ^ (LO * u64::from(b'\\')));
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    let rest = b.get(i..)?;
+    memchr::memchr2(b'"', b'\\', rest).map(|k| i + k)
+}
+
+/// Flags (high bit) the zero bytes of `x`; the lowest flag is always a zero byte.
+#[inline]
+fn zero_byte(x: u64) -> u64 {
+    x.wrapping_sub(LO) & !x & HI
 }
 
 /// The index just past the JSON value that starts at `i`.
@@ -390,6 +471,70 @@ mod tests {
             let p: Probe<'_> = serde_json::from_str(text).unwrap();
             if want != Some("null") {
                 assert_eq!(p.meta.map(|r| r.get()), want, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn several_members_are_found_as_one_at_a_time() {
+        let texts = [
+            r#"{}"#,
+            r#" { "name" : "add" , "_meta" : { "x" : [ "}" , "\\\"" ] }, "uri": 1 } "#,
+            r#"{"a":"name","b":{"name":1},"c":[{"_meta":2}],"_meta":null}"#,
+            r#"{"uri":"u","name":true,"taskId":-1.5e3}"#,
+        ];
+        for text in texts {
+            let keys = ["name", "uri", "taskId", "_meta"];
+            let one = keys.map(|k| find_member(text, k).unwrap());
+            assert_eq!(find_members(text, keys), Ok(one), "{text}");
+        }
+        for text in [
+            r#"{"name":1,"uri":2,"name":3}"#,
+            r#"{"n\u0061me":1}"#,
+            r#"[1]"#,
+            r#"{"a":"unterminated"#,
+            "",
+        ] {
+            assert_eq!(
+                find_members(text, ["name", "uri"]),
+                Err(NeedsParse),
+                "{text}"
+            );
+        }
+        // A key outside `keys` may repeat (serde ignores it too).
+        assert_eq!(
+            find_members(r#"{"x":1,"x":2,"name":"a"}"#, ["name"]),
+            Ok([Some(r#""a""#)])
+        );
+    }
+
+    #[test]
+    fn strings_end_where_serde_ends_them_at_every_length() {
+        // Quotes and escapes at every offset of the word-at-a-time part and past it.
+        for len in 0..80 {
+            for esc in [
+                None,
+                Some(0),
+                Some(7),
+                Some(8),
+                Some(31),
+                Some(32),
+                Some(40),
+            ] {
+                let mut s: String = (0..len)
+                    .map(|i| char::from(b'a' + (i % 26) as u8))
+                    .collect();
+                if let Some(at) = esc.filter(|&at| at <= len) {
+                    s.insert_str(at, "\\\"é");
+                }
+                let text = format!(r#"{{"k":"{s}","z":1}}"#);
+                let want: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let got = find_member(&text, "k").unwrap().unwrap();
+                assert_eq!(
+                    serde_json::from_str::<serde_json::Value>(got).unwrap(),
+                    want["k"]
+                );
+                assert_eq!(find_member(&text, "z"), Ok(Some("1")), "{text}");
             }
         }
     }
