@@ -232,15 +232,84 @@ pub fn find_members<'a, const N: usize>(
     object: &'a str,
     keys: [&str; N],
 ) -> Result<[Option<&'a str>; N], NeedsParse> {
+    let mut spans = [None; N];
+    walk_object(
+        object.as_bytes(),
+        skip_ws(object.as_bytes(), 0),
+        &keys,
+        &mut spans,
+        None,
+    )?;
+    span_texts(object, spans)
+}
+
+/// [`find_members`], and in the same pass the member `inner.1` of the value of
+/// `keys[inner.0]` when that value is an object (`None` when it is not, or lacks the key):
+/// what [`find_member`] would find in it, read without walking the object twice.
+///
+/// ```
+/// use mcp_core::fast_json::find_members_nested;
+/// let params = r#"{"name":"add","_meta":{"progressToken":7},"arguments":{}}"#;
+/// assert_eq!(
+///     find_members_nested(params, ["name", "_meta"], (1, "progressToken")),
+///     Ok(([Some(r#""add""#), Some(r#"{"progressToken":7}"#)], Some("7")))
+/// );
+/// ```
+pub fn find_members_nested<'a, const N: usize>(
+    object: &'a str,
+    keys: [&str; N],
+    inner: (usize, &str),
+) -> Result<([Option<&'a str>; N], Option<&'a str>), NeedsParse> {
+    let mut spans = [None; N];
+    let mut inner_span = [None];
     let b = object.as_bytes();
-    let mut found = [None; N];
-    let mut i = skip_ws(b, 0);
+    walk_object(
+        b,
+        skip_ws(b, 0),
+        &keys,
+        &mut spans,
+        Some((inner.0, inner.1, &mut inner_span)),
+    )?;
+    Ok((
+        span_texts(object, spans)?,
+        span_texts(object, inner_span)?[0],
+    ))
+}
+
+/// The text of each recorded span.
+fn span_texts<const N: usize>(
+    text: &str,
+    spans: [Option<(usize, usize)>; N],
+) -> Result<[Option<&str>; N], NeedsParse> {
+    let mut out = [None; N];
+    for (o, span) in out.iter_mut().zip(spans) {
+        if let Some((start, end)) = span {
+            *o = Some(text.get(start..end).ok_or(NeedsParse)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The member value `keys[within]` of an object walked by [`walk_object`], when it is an
+/// object, is walked in turn for `key` (its span recorded in `found`) instead of skipped.
+type Inner<'k, 'f> = (usize, &'k str, &'f mut [Option<(usize, usize)>; 1]);
+
+/// Walks the object whose `{` is at `b[i]`, recording the value span of each of `keys` in
+/// `found`; the index just past the object. [`NeedsParse`] on escaped keys, on one of
+/// `keys` given twice, and on text that is no object.
+fn walk_object(
+    b: &[u8],
+    mut i: usize,
+    keys: &[&str],
+    found: &mut [Option<(usize, usize)>],
+    mut inner: Option<Inner<'_, '_>>,
+) -> Result<usize, NeedsParse> {
     if b.get(i) != Some(&b'{') {
         return Err(NeedsParse);
     }
     i = skip_ws(b, i + 1);
     if b.get(i) == Some(&b'}') {
-        return Ok(found);
+        return Ok(i + 1);
     }
     loop {
         if b.get(i) != Some(&b'"') {
@@ -256,17 +325,25 @@ pub fn find_members<'a, const N: usize>(
             return Err(NeedsParse);
         }
         let start = skip_ws(b, i + 1);
-        let end = value_end(b, start)?;
-        if let Some(k) = keys.iter().position(|k| k.as_bytes() == name) {
+        let k = keys.iter().position(|k| k.as_bytes() == name);
+        let end = match (&mut inner, k) {
+            (Some((within, key, inner_found)), Some(k))
+                if *within == k && b.get(start) == Some(&b'{') =>
+            {
+                walk_object(b, start, &[*key], &mut inner_found[..], None)?
+            }
+            _ => value_end(b, start)?,
+        };
+        if let Some(k) = k {
             if found[k].is_some() {
                 return Err(NeedsParse);
             }
-            found[k] = Some(object.get(start..end).ok_or(NeedsParse)?);
+            found[k] = Some((start, end));
         }
         i = skip_ws(b, end);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return Ok(found),
+            Some(b'}') => return Ok(i + 1),
             _ => return Err(NeedsParse),
         }
     }
@@ -282,38 +359,13 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// The index of the quote that closes the string whose contents start at `i`.
 fn string_end(b: &[u8], mut i: usize) -> Result<usize, NeedsParse> {
     loop {
-        let k = quote_or_backslash(b, i).ok_or(NeedsParse)?;
-        if b[k] == b'\\' {
-            i = k + 2;
-        } else {
-            return Ok(k);
+        let rest = b.get(i..).ok_or(NeedsParse)?;
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(k) if rest[k] == b'\\' => i += k + 2,
+            Some(k) => return Ok(i + k),
+            None => return Err(NeedsParse),
         }
     }
-}
-
-/// The index of the first `"` or `\` at or after `i`.
-#[inline]
-fn quote_or_backslash(b: &[u8], mut i: usize) -> Option<usize> {
-    // Most strings (keys, names) are short: a word at a time over the first 32 bytes costs
-    // less than a memchr call, which takes over for a longer string.
-    for _ in 0..4 {
-        let Some(word) = b.get(i..i + 8) else { break };
-        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-        // The lowest flagged byte is exact (a false flag only ever sits above a true one).
-        let m = zero_byte(w ^ (LO * u64::from(b'"'))) | zero_byte(w ^ (LO * u64::from(b'\\')));
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    let rest = b.get(i..)?;
-    memchr::memchr2(b'"', b'\\', rest).map(|k| i + k)
-}
-
-/// Flags (high bit) the zero bytes of `x`; the lowest flag is always a zero byte.
-#[inline]
-fn zero_byte(x: u64) -> u64 {
-    x.wrapping_sub(LO) & !x & HI
 }
 
 /// The index just past the JSON value that starts at `i`.
@@ -487,7 +539,27 @@ mod tests {
             let keys = ["name", "uri", "taskId", "_meta"];
             let one = keys.map(|k| find_member(text, k).unwrap());
             assert_eq!(find_members(text, keys), Ok(one), "{text}");
+            let inner = one[3]
+                .filter(|m| m.starts_with('{'))
+                .and_then(|m| find_member(m, "x").unwrap());
+            assert_eq!(
+                find_members_nested(text, keys, (3, "x")),
+                Ok((one, inner)),
+                "{text}"
+            );
         }
+        // The inner object is held to what `find_member` holds it to.
+        for text in [r#"{"_meta":{"x":1,"x":2}}"#, r#"{"_meta":{"\u0078":1}}"#] {
+            assert_eq!(
+                find_members_nested(text, ["_meta"], (0, "x")),
+                Err(NeedsParse),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            find_members_nested(r#"{"_meta":{"y":{"x":1}},"b":2}"#, ["_meta", "b"], (0, "x")),
+            Ok(([Some(r#"{"y":{"x":1}}"#), Some("2")], None))
+        );
         for text in [
             r#"{"name":1,"uri":2,"name":3}"#,
             r#"{"n\u0061me":1}"#,

@@ -1092,17 +1092,16 @@ impl<'a> RequestFields<'a> {
     /// [`RequestFields::of`] parses them. When `Some`, every reading of the params agrees on
     /// these fields (a probe of the protocol version alone, or of the name alone, too).
     pub fn scan(params: Option<&'a RawValue>) -> Option<Self> {
-        use crate::fast_json::{find_member, find_members};
         let Some(raw) = params else {
             return Some(Self::default());
         };
-        let [name, uri, task_id, arguments, meta] =
-            find_members(raw.get(), ["name", "uri", "taskId", "arguments", "_meta"]).ok()?;
+        let keys = ["name", "uri", "taskId", "arguments", "_meta"];
+        let ([name, uri, task_id, arguments, meta], version) =
+            crate::fast_json::find_members_nested(raw.get(), keys, (4, PROTOCOL_VERSION_META_KEY))
+                .ok()?;
         let protocol_version = match meta {
             None | Some("null") => None,
-            Some(m) if m.starts_with('{') => {
-                scanned_string(find_member(m, PROTOCOL_VERSION_META_KEY).ok()?)?
-            }
+            Some(m) if m.starts_with('{') => scanned_string(version)?,
             Some(_) => return None,
         };
         Some(Self {
