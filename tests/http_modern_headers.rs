@@ -68,7 +68,7 @@ fn call(fields: &str) -> String {
     )
 }
 
-fn headers<'a>(name: &'a [u8]) -> Vec<(&'a str, &'a [u8])> {
+fn headers(name: &[u8]) -> Vec<(&str, &[u8])> {
     vec![
         ("mcp-protocol-version", b"2026-07-28"),
         ("mcp-method", b"tools/call"),
