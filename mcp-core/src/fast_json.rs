@@ -216,6 +216,139 @@ pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, Ne
     }
 }
 
+/// [`find_member`] for several keys in one pass: the raw text of each member of `keys`
+/// (in their order), `None` for an absent one.
+///
+/// [`NeedsParse`] as for [`find_member`], and when any one of `keys` appears twice (a serde
+/// probe of those keys fails on that).
+///
+/// ```
+/// use mcp_core::fast_json::{NeedsParse, find_members};
+/// let params = r#"{"name":"add","arguments":{"a":1}}"#;
+/// assert_eq!(find_members(params, ["name", "_meta"]), Ok([Some(r#""add""#), None]));
+/// assert_eq!(find_members(r#"{"a":1,"a":2}"#, ["a", "b"]), Err(NeedsParse));
+/// ```
+pub fn find_members<'a, const N: usize>(
+    object: &'a str,
+    keys: [&str; N],
+) -> Result<[Option<&'a str>; N], NeedsParse> {
+    let mut spans = [None; N];
+    walk_object(
+        object.as_bytes(),
+        skip_ws(object.as_bytes(), 0),
+        &keys,
+        &mut spans,
+        None,
+    )?;
+    span_texts(object, spans)
+}
+
+/// [`find_members`], and in the same pass the member `inner.1` of the value of
+/// `keys[inner.0]` when that value is an object (`None` when it is not, or lacks the key):
+/// what [`find_member`] would find in it, read without walking the object twice.
+///
+/// ```
+/// use mcp_core::fast_json::find_members_nested;
+/// let params = r#"{"name":"add","_meta":{"progressToken":7},"arguments":{}}"#;
+/// assert_eq!(
+///     find_members_nested(params, ["name", "_meta"], (1, "progressToken")),
+///     Ok(([Some(r#""add""#), Some(r#"{"progressToken":7}"#)], Some("7")))
+/// );
+/// ```
+pub fn find_members_nested<'a, const N: usize>(
+    object: &'a str,
+    keys: [&str; N],
+    inner: (usize, &str),
+) -> Result<([Option<&'a str>; N], Option<&'a str>), NeedsParse> {
+    let mut spans = [None; N];
+    let mut inner_span = [None];
+    let b = object.as_bytes();
+    walk_object(
+        b,
+        skip_ws(b, 0),
+        &keys,
+        &mut spans,
+        Some((inner.0, inner.1, &mut inner_span)),
+    )?;
+    Ok((
+        span_texts(object, spans)?,
+        span_texts(object, inner_span)?[0],
+    ))
+}
+
+/// The text of each recorded span.
+fn span_texts<const N: usize>(
+    text: &str,
+    spans: [Option<(usize, usize)>; N],
+) -> Result<[Option<&str>; N], NeedsParse> {
+    let mut out = [None; N];
+    for (o, span) in out.iter_mut().zip(spans) {
+        if let Some((start, end)) = span {
+            *o = Some(text.get(start..end).ok_or(NeedsParse)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The member value `keys[within]` of an object walked by [`walk_object`], when it is an
+/// object, is walked in turn for `key` (its span recorded in `found`) instead of skipped.
+type Inner<'k, 'f> = (usize, &'k str, &'f mut [Option<(usize, usize)>; 1]);
+
+/// Walks the object whose `{` is at `b[i]`, recording the value span of each of `keys` in
+/// `found`; the index just past the object. [`NeedsParse`] on escaped keys, on one of
+/// `keys` given twice, and on text that is no object.
+fn walk_object(
+    b: &[u8],
+    mut i: usize,
+    keys: &[&str],
+    found: &mut [Option<(usize, usize)>],
+    mut inner: Option<Inner<'_, '_>>,
+) -> Result<usize, NeedsParse> {
+    if b.get(i) != Some(&b'{') {
+        return Err(NeedsParse);
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Ok(i + 1);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return Err(NeedsParse);
+        }
+        let key_end = string_end(b, i + 1)?;
+        let name = &b[i + 1..key_end];
+        if memchr::memchr(b'\\', name).is_some() {
+            return Err(NeedsParse);
+        }
+        i = skip_ws(b, key_end + 1);
+        if b.get(i) != Some(&b':') {
+            return Err(NeedsParse);
+        }
+        let start = skip_ws(b, i + 1);
+        let k = keys.iter().position(|k| k.as_bytes() == name);
+        let end = match (&mut inner, k) {
+            (Some((within, key, inner_found)), Some(k))
+                if *within == k && b.get(start) == Some(&b'{') =>
+            {
+                walk_object(b, start, &[*key], &mut inner_found[..], None)?
+            }
+            _ => value_end(b, start)?,
+        };
+        if let Some(k) = k {
+            if found[k].is_some() {
+                return Err(NeedsParse);
+            }
+            found[k] = Some((start, end));
+        }
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Ok(i + 1),
+            _ => return Err(NeedsParse),
+        }
+    }
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
@@ -390,6 +523,90 @@ mod tests {
             let p: Probe<'_> = serde_json::from_str(text).unwrap();
             if want != Some("null") {
                 assert_eq!(p.meta.map(|r| r.get()), want, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn several_members_are_found_as_one_at_a_time() {
+        let texts = [
+            r#"{}"#,
+            r#" { "name" : "add" , "_meta" : { "x" : [ "}" , "\\\"" ] }, "uri": 1 } "#,
+            r#"{"a":"name","b":{"name":1},"c":[{"_meta":2}],"_meta":null}"#,
+            r#"{"uri":"u","name":true,"taskId":-1.5e3}"#,
+        ];
+        for text in texts {
+            let keys = ["name", "uri", "taskId", "_meta"];
+            let one = keys.map(|k| find_member(text, k).unwrap());
+            assert_eq!(find_members(text, keys), Ok(one), "{text}");
+            let inner = one[3]
+                .filter(|m| m.starts_with('{'))
+                .and_then(|m| find_member(m, "x").unwrap());
+            assert_eq!(
+                find_members_nested(text, keys, (3, "x")),
+                Ok((one, inner)),
+                "{text}"
+            );
+        }
+        // The inner object is held to what `find_member` holds it to.
+        for text in [r#"{"_meta":{"x":1,"x":2}}"#, r#"{"_meta":{"\u0078":1}}"#] {
+            assert_eq!(
+                find_members_nested(text, ["_meta"], (0, "x")),
+                Err(NeedsParse),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            find_members_nested(r#"{"_meta":{"y":{"x":1}},"b":2}"#, ["_meta", "b"], (0, "x")),
+            Ok(([Some(r#"{"y":{"x":1}}"#), Some("2")], None))
+        );
+        for text in [
+            r#"{"name":1,"uri":2,"name":3}"#,
+            r#"{"n\u0061me":1}"#,
+            r#"[1]"#,
+            r#"{"a":"unterminated"#,
+            "",
+        ] {
+            assert_eq!(
+                find_members(text, ["name", "uri"]),
+                Err(NeedsParse),
+                "{text}"
+            );
+        }
+        // A key outside `keys` may repeat (serde ignores it too).
+        assert_eq!(
+            find_members(r#"{"x":1,"x":2,"name":"a"}"#, ["name"]),
+            Ok([Some(r#""a""#)])
+        );
+    }
+
+    #[test]
+    fn strings_end_where_serde_ends_them_at_every_length() {
+        // Quotes and escapes at every offset of the word-at-a-time part and past it.
+        for len in 0..80 {
+            for esc in [
+                None,
+                Some(0),
+                Some(7),
+                Some(8),
+                Some(31),
+                Some(32),
+                Some(40),
+            ] {
+                let mut s: String = (0..len)
+                    .map(|i| char::from(b'a' + (i % 26) as u8))
+                    .collect();
+                if let Some(at) = esc.filter(|&at| at <= len) {
+                    s.insert_str(at, "\\\"é");
+                }
+                let text = format!(r#"{{"k":"{s}","z":1}}"#);
+                let want: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let got = find_member(&text, "k").unwrap().unwrap();
+                assert_eq!(
+                    serde_json::from_str::<serde_json::Value>(got).unwrap(),
+                    want["k"]
+                );
+                assert_eq!(find_member(&text, "z"), Ok(Some("1")), "{text}");
             }
         }
     }

@@ -186,24 +186,40 @@ pub fn single_header<H: HeaderSource + ?Sized>(
     headers: &H,
     name: &str,
 ) -> Result<Option<String>, HeaderError> {
-    let mut first: Option<Vec<u8>> = None;
+    with_single_header(headers, name, |v| v.map(str::to_string))
+}
+
+/// [`single_header`] without copying the value: `judge` sees it in place (`None` when
+/// absent) and its answer is returned, unless the header is repeated or holds invalid
+/// characters (the same errors, in the same order, as [`single_header`]).
+fn with_single_header<H: HeaderSource + ?Sized, T>(
+    headers: &H,
+    name: &str,
+    judge: impl FnOnce(Option<&str>) -> T,
+) -> Result<T, HeaderError> {
+    let mut judge = Some(judge);
+    let mut first: Option<Result<T, HeaderErrorKind>> = None;
     let mut count = 0usize;
     headers.for_each_value(name, &mut |v| {
         count += 1;
-        if first.is_none() {
-            first = Some(v.to_vec());
+        if let Some(judge) = judge.take() {
+            let trimmed = trim_ows(v);
+            first = Some(if trimmed.iter().all(|b| (0x20..=0x7e).contains(b)) {
+                let text = std::str::from_utf8(trimmed).expect("printable ASCII is UTF-8");
+                Ok(judge(Some(text)))
+            } else {
+                Err(HeaderErrorKind::InvalidCharacters)
+            });
         }
     });
-    let Some(raw) = first else { return Ok(None) };
     if count > 1 {
         return Err(HeaderError::new(name, HeaderErrorKind::Repeated));
     }
-    let trimmed = trim_ows(&raw);
-    if !trimmed.iter().all(|b| (0x20..=0x7e).contains(b)) {
-        return Err(HeaderError::new(name, HeaderErrorKind::InvalidCharacters));
+    match (first, judge) {
+        (Some(judged), _) => judged.map_err(|kind| HeaderError::new(name, kind)),
+        (None, Some(judge)) => Ok(judge(None)),
+        (None, None) => unreachable!("a judged value is kept"),
     }
-    // Printable ASCII is valid UTF-8.
-    Ok(Some(String::from_utf8_lossy(trimmed).into_owned()))
 }
 
 fn trim_ows(v: &[u8]) -> &[u8] {
@@ -992,49 +1008,137 @@ struct Probe<'a> {
     meta: Option<MetaProbe>,
 }
 
-/// The body fields the headers mirror.
-#[derive(Default)]
-struct View<'a> {
-    name: Option<Cow<'a, Value>>,
-    uri: Option<Cow<'a, Value>>,
-    task_id: Option<Cow<'a, Value>>,
-    arguments: Option<Cow<'a, Value>>,
-    protocol_version: Option<Cow<'a, Value>>,
+/// A string field of the probed body.
+fn owned_string(v: Option<Value>) -> Option<Cow<'static, str>> {
+    match v? {
+        Value::String(s) => Some(Cow::Owned(s)),
+        _ => None,
+    }
 }
 
-impl<'a> View<'a> {
-    fn of(params: Params<'a>, want_arguments: bool) -> Self {
-        match params {
-            Params::None => View::default(),
-            Params::Value(Value::Object(m)) => View {
-                name: m.get("name").map(Cow::Borrowed),
-                uri: m.get("uri").map(Cow::Borrowed),
-                task_id: m.get("taskId").map(Cow::Borrowed),
-                arguments: m.get("arguments").map(Cow::Borrowed),
+/// The `tools/call` arguments: as received, or parsed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Arguments<'a> {
+    Raw(&'a str),
+    Value(&'a Value),
+}
+
+/// The body fields a request's headers mirror, read from its `params` once: the `_meta`
+/// protocol version and the `name`, `uri` and `taskId` strings (a field that is absent or
+/// not a string reads as `None`), and the `arguments`.
+///
+/// [`RequestFields::scan`] reads raw params without decoding them, so a transport can take
+/// the protocol version and the tool name from the same pass that
+/// [`validate_request_fields`] then checks the headers against.
+///
+/// ```
+/// use mcp_core::headers::{RequestFields, validate_request_fields};
+/// use serde_json::value::RawValue;
+///
+/// let params: &RawValue = serde_json::from_str(
+///     r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+/// )
+/// .unwrap();
+/// let fields = RequestFields::scan(Some(params)).unwrap();
+/// assert_eq!(fields.name(), Some("add"));
+/// assert_eq!(fields.protocol_version(), Some("2026-07-28"));
+/// let headers = [
+///     ("MCP-Protocol-Version", "2026-07-28"),
+///     ("Mcp-Method", "tools/call"),
+///     ("Mcp-Name", "add"),
+/// ];
+/// validate_request_fields(&headers, "tools/call", &fields, None).unwrap();
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestFields<'a> {
+    name: Option<Cow<'a, str>>,
+    uri: Option<Cow<'a, str>>,
+    task_id: Option<Cow<'a, str>>,
+    arguments: Option<Arguments<'a>>,
+    protocol_version: Option<Cow<'a, str>>,
+}
+
+impl<'a> RequestFields<'a> {
+    /// The fields of `params`, as [`validate_request_headers`] reads them.
+    ///
+    /// Raw params that do not decode as the expected shape (a `_meta` that is not an
+    /// object, a field given twice) read as having none of the fields.
+    pub fn of(params: impl Into<Params<'a>>) -> Self {
+        match params.into() {
+            Params::None => Self::default(),
+            Params::Value(Value::Object(m)) => Self {
+                name: m.get("name").and_then(Value::as_str).map(Cow::Borrowed),
+                uri: m.get("uri").and_then(Value::as_str).map(Cow::Borrowed),
+                task_id: m.get("taskId").and_then(Value::as_str).map(Cow::Borrowed),
+                arguments: m.get("arguments").map(Arguments::Value),
                 protocol_version: m
                     .get("_meta")
                     .and_then(|meta| meta.get(PROTOCOL_VERSION_META_KEY))
+                    .and_then(Value::as_str)
                     .map(Cow::Borrowed),
             },
-            Params::Value(_) => View::default(),
-            Params::Raw(raw) => match serde_json::from_str::<Probe<'_>>(raw.get()) {
-                Ok(p) => View {
-                    name: p.name.map(Cow::Owned),
-                    uri: p.uri.map(Cow::Owned),
-                    task_id: p.task_id.map(Cow::Owned),
-                    arguments: p
-                        .arguments
-                        .filter(|_| want_arguments)
-                        .and_then(|a| serde_json::from_str(a.get()).ok())
-                        .map(Cow::Owned),
-                    protocol_version: p.meta.and_then(|m| m.protocol_version).map(Cow::Owned),
-                },
-                Err(_) => View::default(),
-            },
+            Params::Value(_) => Self::default(),
+            Params::Raw(raw) => Self::scan(Some(raw)).unwrap_or_else(|| Self::probe(raw)),
         }
     }
 
-    fn field(&self, field: &str) -> Option<&Value> {
+    /// The fields of raw params, found by a scan that decodes nothing but the strings it
+    /// returns (and those only when they hold escapes).
+    ///
+    /// `None` when the scan cannot be sure to read what a full parse reads: params that are
+    /// not an object, a key written with escapes, one of the fields given twice, a `_meta`
+    /// that is neither an object nor `null`, a field that is a number, array or object
+    /// (which no valid request has), or a string that does not decode. Then
+    /// [`RequestFields::of`] parses them. When `Some`, every reading of the params agrees on
+    /// these fields (a probe of the protocol version alone, or of the name alone, too).
+    pub fn scan(params: Option<&'a RawValue>) -> Option<Self> {
+        let Some(raw) = params else {
+            return Some(Self::default());
+        };
+        let keys = ["name", "uri", "taskId", "arguments", "_meta"];
+        let ([name, uri, task_id, arguments, meta], version) =
+            crate::fast_json::find_members_nested(raw.get(), keys, (4, PROTOCOL_VERSION_META_KEY))
+                .ok()?;
+        let protocol_version = match meta {
+            None | Some("null") => None,
+            Some(m) if m.starts_with('{') => scanned_string(version)?,
+            Some(_) => return None,
+        };
+        Some(Self {
+            name: scanned_string(name)?,
+            uri: scanned_string(uri)?,
+            task_id: scanned_string(task_id)?,
+            arguments: arguments.map(Arguments::Raw),
+            protocol_version,
+        })
+    }
+
+    /// [`RequestFields::of`] raw params, by a serde probe.
+    fn probe(raw: &'a RawValue) -> Self {
+        match serde_json::from_str::<Probe<'_>>(raw.get()) {
+            Ok(p) => Self {
+                name: owned_string(p.name),
+                uri: owned_string(p.uri),
+                task_id: owned_string(p.task_id),
+                arguments: p.arguments.map(|a| Arguments::Raw(a.get())),
+                protocol_version: p.meta.and_then(|m| owned_string(m.protocol_version)),
+            },
+            Err(_) => Self::default(),
+        }
+    }
+
+    /// `_meta["io.modelcontextprotocol/protocolVersion"]`, when a string.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// `params.name` (the tool of a `tools/call`), when a string.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The string field `field` (`name`, `uri` or `taskId`).
+    fn field(&self, field: &str) -> Option<&str> {
         match field {
             "name" => self.name.as_deref(),
             "uri" => self.uri.as_deref(),
@@ -1042,6 +1146,34 @@ impl<'a> View<'a> {
             _ => None,
         }
     }
+
+    /// The `arguments`, parsed; `None` when absent or not JSON a `Value` holds.
+    fn arguments(&self) -> Option<Cow<'a, Value>> {
+        match self.arguments? {
+            Arguments::Raw(text) => serde_json::from_str(text).ok().map(Cow::Owned),
+            Arguments::Value(v) => Some(Cow::Borrowed(v)),
+        }
+    }
+}
+
+/// The string a scanned member holds: `Some(None)` when absent, `null` or a boolean;
+/// `None` when the scan cannot tell what a parse into a `Value` gives (a number may be out
+/// of range, an escape a lone surrogate), so the full parse decides.
+fn scanned_string(member: Option<&str>) -> Option<Option<Cow<'_, str>>> {
+    let Some(text) = member else {
+        return Some(None);
+    };
+    if matches!(text, "null" | "true" | "false") {
+        return Some(None);
+    }
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        // Valid JSON (the text of a `RawValue`) without escapes is the string itself.
+        return Some(Some(Cow::Borrowed(inner)));
+    }
+    serde_json::from_str::<String>(text)
+        .ok()
+        .map(|s| Some(Cow::Owned(s)))
 }
 
 /// The `params` field `Mcp-Name` mirrors for `method`: `name` for `tools/call` and
@@ -1082,16 +1214,21 @@ pub fn request_headers<'p>(
         Some(schema) if method == "tools/call" => usable_header_params(schema),
         _ => Vec::new(),
     };
-    let view = View::of(params.into(), !param_annotations.is_empty());
+    let fields = RequestFields::of(params);
     let mut out = Vec::new();
-    if let Some(v) = view.protocol_version.as_deref().and_then(Value::as_str) {
+    if let Some(v) = fields.protocol_version() {
         out.push((MCP_PROTOCOL_VERSION.to_string(), v.to_string()));
     }
     out.push((MCP_METHOD.to_string(), method.to_string()));
-    if let Some(Value::String(s)) = name_source_field(method).and_then(|f| view.field(f)) {
+    if let Some(s) = name_source_field(method).and_then(|f| fields.field(f)) {
         out.push((MCP_NAME.to_string(), encode_header_value(s).into_owned()));
     }
-    if let Some(arguments) = view.arguments.as_deref() {
+    let arguments = if param_annotations.is_empty() {
+        None
+    } else {
+        fields.arguments()
+    };
+    if let Some(arguments) = arguments.as_deref() {
         for p in &param_annotations {
             if let Some(v) = p.lookup(arguments).and_then(argument_header_value) {
                 out.push((p.header.clone(), v));
@@ -1118,20 +1255,15 @@ fn check_exact<H: HeaderSource + ?Sized>(
     body: Option<&str>,
     required: bool,
 ) -> Result<(), HeaderError> {
-    match single_header(headers, name)? {
-        None if required => Err(HeaderError::new(name, HeaderErrorKind::Missing)),
-        None => Ok(()),
-        Some(v) => match body {
-            Some(b) if v != b => Err(HeaderError::new(
-                name,
-                HeaderErrorKind::Mismatch {
-                    header_value: v,
-                    body_value: b.to_string(),
-                },
-            )),
-            _ => Ok(()),
-        },
-    }
+    with_single_header(headers, name, |v| match (v, body) {
+        (None, _) if required => Err(HeaderErrorKind::Missing),
+        (Some(v), Some(b)) if v != b => Err(HeaderErrorKind::Mismatch {
+            header_value: v.to_string(),
+            body_value: b.to_string(),
+        }),
+        _ => Ok(()),
+    })?
+    .map_err(|kind| HeaderError::new(name, kind))
 }
 
 /// Reads and decodes a header that permits the Base64 sentinel.
@@ -1175,33 +1307,71 @@ pub fn validate_request_headers<'p, H: HeaderSource + ?Sized>(
 ) -> Result<(), HeaderError> {
     check_exact(headers, MCP_PROTOCOL_VERSION, body_protocol_version, true)?;
     check_exact(headers, MCP_METHOD, Some(method), true)?;
+    check_body_fields(
+        headers,
+        method,
+        &RequestFields::of(params),
+        tool_input_schema,
+    )
+}
+
+/// [`validate_request_headers`] against fields already read (e.g. by
+/// [`RequestFields::scan`]), with their protocol version as the body's: the same checks, in
+/// the same order, with the same errors.
+pub fn validate_request_fields<H: HeaderSource + ?Sized>(
+    headers: &H,
+    method: &str,
+    fields: &RequestFields<'_>,
+    tool_input_schema: Option<&Map<String, Value>>,
+) -> Result<(), HeaderError> {
+    check_exact(
+        headers,
+        MCP_PROTOCOL_VERSION,
+        fields.protocol_version(),
+        true,
+    )?;
+    check_exact(headers, MCP_METHOD, Some(method), true)?;
+    check_body_fields(headers, method, fields, tool_input_schema)
+}
+
+/// The checks of [`validate_request_headers`] after `MCP-Protocol-Version` and
+/// `Mcp-Method`: `Mcp-Name`, then the `Mcp-Param-*` headers. Header values are judged in
+/// place; only an error copies one.
+fn check_body_fields<H: HeaderSource + ?Sized>(
+    headers: &H,
+    method: &str,
+    fields: &RequestFields<'_>,
+    tool_input_schema: Option<&Map<String, Value>>,
+) -> Result<(), HeaderError> {
+    if let Some(field) = name_source_field(method)
+        && let Some(body) = fields.field(field)
+    {
+        with_single_header(headers, MCP_NAME, |v| {
+            let Some(raw) = v else {
+                return Err(HeaderErrorKind::Missing);
+            };
+            match decode_header_value(raw) {
+                Err(e) => Err(HeaderErrorKind::MalformedEncoding(e)),
+                Ok(h) if h != body => Err(HeaderErrorKind::Mismatch {
+                    header_value: h.into_owned(),
+                    body_value: body.to_string(),
+                }),
+                Ok(_) => Ok(()),
+            }
+        })?
+        .map_err(|kind| HeaderError::new(MCP_NAME, kind))?;
+    }
 
     let param_annotations = match tool_input_schema {
         Some(schema) if method == "tools/call" => usable_header_params(schema),
-        _ => Vec::new(),
+        _ => return Ok(()),
     };
-    let view = View::of(params.into(), !param_annotations.is_empty());
-
-    if let Some(field) = name_source_field(method)
-        && let Some(Value::String(body)) = view.field(field)
-    {
-        match decoded_header(headers, MCP_NAME)? {
-            None => return Err(HeaderError::new(MCP_NAME, HeaderErrorKind::Missing)),
-            Some(h) if h != *body => {
-                return Err(HeaderError::new(
-                    MCP_NAME,
-                    HeaderErrorKind::Mismatch {
-                        header_value: h,
-                        body_value: body.clone(),
-                    },
-                ));
-            }
-            Some(_) => {}
-        }
+    if param_annotations.is_empty() {
+        return Ok(());
     }
-
+    let arguments = fields.arguments();
     let null = Value::Null;
-    let arguments = view.arguments.as_deref().unwrap_or(&null);
+    let arguments = arguments.as_deref().unwrap_or(&null);
     for p in &param_annotations {
         let body = p
             .lookup(arguments)
@@ -1918,7 +2088,83 @@ mod tests {
         let raw = serde_json::value::to_raw_value(params).unwrap();
         let by_raw = validate_request_headers(headers, method, raw.as_ref(), pv, schema);
         assert_eq!(by_value, by_raw, "Value and RawValue params disagree");
+        // The scan reads what the probe reads, and checking what it read is the same check.
+        // (It declines only a field that is a number, array or object here.)
+        let declines = ["name", "uri", "taskId"].iter().any(|f| {
+            params
+                .get(f)
+                .is_some_and(|v| v.is_number() || v.is_array() || v.is_object())
+        });
+        let scanned = RequestFields::scan(Some(&raw));
+        assert_eq!(scanned.is_none(), declines, "{params}");
+        let fields = scanned.unwrap_or_else(|| RequestFields::of(&*raw));
+        assert_eq!(
+            fields,
+            RequestFields::probe(&raw),
+            "scan and probe disagree"
+        );
+        assert_eq!(fields.protocol_version(), pv);
+        let by_fields = validate_request_fields(headers, method, &fields, schema);
+        assert_eq!(by_value, by_fields, "validate_request_fields disagrees");
         by_value
+    }
+
+    #[test]
+    fn scan_reads_what_the_probe_reads_or_leaves_it_to_the_probe() {
+        let pv = r#""io.modelcontextprotocol/protocolVersion""#;
+        let raw = |s: &str| RawValue::from_string(s.to_owned()).unwrap();
+        let agree = [
+            "{}".to_owned(),
+            format!(
+                r#" {{ "name" : "add" , "_meta" : {{ {pv} : "2026-07-28" , "x" : [ 1 ] }} }} "#
+            ),
+            format!(r#"{{"uri":"file:///a\"b","taskId":"t\u00e9","_meta":{{{pv}:null}}}}"#),
+            r#"{"name":null,"uri":true,"taskId":false,"_meta":null,"arguments":[1, 2]}"#.to_owned(),
+            r#"{"name":"\ud83d\ude00","arguments":{"a":{"name":1}},"other":[{"_meta":5}]}"#
+                .to_owned(),
+            // Repeats of keys the probe ignores are no failure for it either.
+            format!(r#"{{"x":1,"x":2,"_meta":{{"y":1,"y":2,{pv}:"v"}}}}"#),
+        ];
+        for text in &agree {
+            let p = raw(text);
+            let scanned = RequestFields::scan(Some(&p)).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(scanned, RequestFields::probe(&p), "{text}");
+        }
+        let p = raw(&agree[2]);
+        let f = RequestFields::scan(Some(&p)).unwrap();
+        assert_eq!(f.field("uri"), Some("file:///a\"b"));
+        assert_eq!(f.field("taskId"), Some("té"));
+        assert_eq!(f.protocol_version(), None);
+        assert!(matches!(f.uri, Some(Cow::Owned(_))));
+        let p = raw(&agree[1]);
+        let f = RequestFields::scan(Some(&p)).unwrap();
+        assert!(matches!(f.name, Some(Cow::Borrowed("add"))));
+        assert_eq!(f.protocol_version(), Some("2026-07-28"));
+        assert_eq!(RequestFields::scan(None), Some(RequestFields::default()));
+
+        // What only a parse can judge: the scan declines, and `of` takes the probe's answer.
+        let decline = [
+            "[\"add\"]".to_owned(),
+            r#"{"name":"a","name":"b"}"#.to_owned(),
+            r#"{"n\u0061me":"a"}"#.to_owned(),
+            r#"{"name":"a","_meta":5}"#.to_owned(),
+            format!(r#"{{"name":"a","_meta":[{pv}]}}"#),
+            format!(r#"{{"name":"a","_meta":{{{pv}:"x",{pv}:"y"}}}}"#),
+            r#"{"name":"a","uri":1e400}"#.to_owned(),
+            r#"{"name":"\ud800","uri":"u"}"#.to_owned(),
+            r#"{"name":{"x":1},"uri":"u"}"#.to_owned(),
+            format!(r#"{{"name":"a","_meta":{{{pv}:7}}}}"#),
+        ];
+        for text in &decline {
+            let p = raw(text);
+            assert_eq!(RequestFields::scan(Some(&p)), None, "{text}");
+            assert_eq!(RequestFields::of(&*p), RequestFields::probe(&p), "{text}");
+        }
+        // A probe that fails reads no field at all (the params check rejects such a body).
+        let p = raw(&decline[3]);
+        assert_eq!(RequestFields::of(&*p), RequestFields::default());
+        let p = raw(&decline[8]);
+        assert_eq!(RequestFields::of(&*p).field("uri"), Some("u"));
     }
 
     #[test]

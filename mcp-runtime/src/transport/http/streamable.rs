@@ -6,7 +6,7 @@ use std::task::Poll;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use mcp_core::codec;
-use mcp_core::headers::{self, HeaderFn};
+use mcp_core::headers;
 use mcp_core::jsonrpc::{self, DecodeError, DecodeOptions, ErrorObject, Frame, Message, RequestId};
 use mcp_core::meta::{self, RequestMeta};
 use mcp_core::version::{Era, ProtocolVersion};
@@ -507,7 +507,24 @@ fn enveloped(frame: &Frame<'_>, bytes: &[u8]) -> bool {
         Frame::Single(Err(_)) => return probe_enveloped(bytes),
         _ => return false,
     };
-    method != Some("initialize") && !without_meta(params) && meta::carries_modern_envelope(params)
+    method != Some("initialize") && !without_meta(params) && carries_envelope(params)
+}
+
+/// [`meta::carries_modern_envelope`], answered by a scan that decodes nothing where the
+/// scan can be sure (it leaves escaped keys and repeated members to the parse).
+fn carries_envelope(params: Option<&RawValue>) -> bool {
+    use mcp_core::fast_json::find_member;
+    let Some(text) = params.map(RawValue::get) else {
+        return false;
+    };
+    let scanned = find_member(text, "_meta").and_then(|m| match m {
+        // The parse reads a `_meta` that is not an object as "not modern" too.
+        Some(m) if m.starts_with('{') => {
+            find_member(m, meta::PROTOCOL_VERSION).map(|v| !matches!(v, None | Some("null")))
+        }
+        _ => Ok(false),
+    });
+    scanned.unwrap_or_else(|_| meta::carries_modern_envelope(params))
 }
 
 /// [`enveloped`] for a body that is no valid message: only its `method` and `params`.
@@ -544,6 +561,60 @@ fn may_be_enveloped(bytes: &[u8]) -> bool {
     }
 }
 
+static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+/// The headers the 2026 checks of every request read, in the order of [`ModernHeaders`].
+static MODERN_HEADERS: [(&str, &HeaderName); 3] = [
+    (headers::MCP_PROTOCOL_VERSION, &MCP_PROTOCOL_VERSION),
+    (headers::MCP_METHOD, &MCP_METHOD),
+    (headers::MCP_NAME, &MCP_NAME),
+];
+
+/// A request's headers as the 2026 checks read them: the ones every request is checked
+/// for are found in one walk over the map (a lookup hashes the name, and a `&str` name is
+/// parsed and lower-cased first); any other name is looked up.
+struct ModernHeaders<'a> {
+    map: &'a HeaderMap,
+    /// The first value of each of [`MODERN_HEADERS`] and its number of field lines.
+    known: [(Option<&'a HeaderValue>, usize); 3],
+}
+
+impl<'a> ModernHeaders<'a> {
+    fn of(map: &'a HeaderMap) -> Self {
+        let mut known = [(None, 0); 3];
+        for (name, value) in map {
+            if let Some(k) = MODERN_HEADERS.iter().position(|(_, h)| *h == name) {
+                known[k].0.get_or_insert(value);
+                known[k].1 += 1;
+            }
+        }
+        Self { map, known }
+    }
+}
+
+impl headers::HeaderSource for ModernHeaders<'_> {
+    fn for_each_value(&self, name: &str, each: &mut dyn FnMut(&[u8])) {
+        match MODERN_HEADERS.iter().position(|(n, _)| *n == name) {
+            Some(k) => match self.known[k] {
+                (Some(v), 1) => each(v.as_bytes()),
+                (None, _) => {}
+                // Repeated: every line, in order.
+                _ => self
+                    .map
+                    .get_all(MODERN_HEADERS[k].1)
+                    .iter()
+                    .for_each(|v| each(v.as_bytes())),
+            },
+            None => self
+                .map
+                .get_all(name)
+                .iter()
+                .for_each(|v| each(v.as_bytes())),
+        }
+    }
+}
+
 fn method_not_allowed() -> Response {
     let mut r = error_response(
         StatusCode::METHOD_NOT_ALLOWED,
@@ -575,12 +646,7 @@ async fn modern_post<E: Endpoint + 'static>(
         Ok(m) => m,
         Err(e) => return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
     };
-    let hmap = &parts.headers;
-    let hs = HeaderFn(|name: &str, each: &mut dyn FnMut(&[u8])| {
-        for v in hmap.get_all(name) {
-            each(v.as_bytes());
-        }
-    });
+    let hs = ModernHeaders::of(&parts.headers);
     let supported = state.kernel.identity.supported;
     match msg {
         Msg::Response { .. } => error_response(
@@ -589,7 +655,11 @@ async fn modern_post<E: Endpoint + 'static>(
             &ErrorObject::invalid_request("Invalid Request: 2026-07-28 clients send no responses"),
         ),
         Msg::Notification { method, params } => {
-            let pv = body_protocol_version(params.as_deref());
+            let params_raw = params.as_deref();
+            let pv = match headers::RequestFields::scan(params_raw) {
+                Some(fields) => fields.protocol_version().map(str::to_owned),
+                None => body_protocol_version(params_raw),
+            };
             if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
                 return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
             }
@@ -624,19 +694,33 @@ async fn modern_post<E: Endpoint + 'static>(
                 );
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
             }
-            let (pv, schema) = if method == "tools/call" {
-                let (pv, name) = version_and_tool_name(params);
-                (pv, name.and_then(|n| state.kernel.header_schemas.get(&n)))
-            } else {
-                (body_protocol_version(params), None)
+            // One scan of the params gives the protocol version, the tool name and what
+            // the headers mirror; params it cannot read for sure take the probes.
+            let checked = match headers::RequestFields::scan(params) {
+                Some(fields) => {
+                    let schema = match fields.name() {
+                        Some(n) if method == "tools/call" => state.kernel.header_schemas.get(n),
+                        _ => None,
+                    };
+                    headers::validate_request_fields(&hs, &method, &fields, schema.as_deref())
+                }
+                None => {
+                    let (pv, schema) = if method == "tools/call" {
+                        let (pv, name) = version_and_tool_name(params);
+                        (pv, name.and_then(|n| state.kernel.header_schemas.get(&n)))
+                    } else {
+                        (body_protocol_version(params), None)
+                    };
+                    headers::validate_request_headers(
+                        &hs,
+                        &method,
+                        params,
+                        pv.as_deref(),
+                        schema.as_deref(),
+                    )
+                }
             };
-            if let Err(e) = headers::validate_request_headers(
-                &hs,
-                &method,
-                params,
-                pv.as_deref(),
-                schema.as_deref(),
-            ) {
+            if let Err(e) = checked {
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
             }
             let (version, meta) = match state.kernel.check_modern(params) {
@@ -1189,6 +1273,7 @@ fn legacy_delete<E: Endpoint + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_core::headers::HeaderSource;
 
     fn raw(s: &str) -> Box<RawValue> {
         RawValue::from_string(s.to_owned()).unwrap()
@@ -1229,6 +1314,72 @@ mod tests {
         );
         let p = raw(&cases[3]);
         assert_eq!(version_and_tool_name(Some(&p)), (None, Some("add".into())));
+    }
+
+    #[test]
+    fn envelope_scan_answers_as_the_parse() {
+        let pv = r#""io.modelcontextprotocol/protocolVersion""#;
+        let cases = [
+            "{}".to_owned(),
+            format!(r#"{{"name":"add","_meta":{{{pv}:"2026-07-28"}},"arguments":{{}}}}"#),
+            format!(r#"{{"_meta":{{"progressToken":1,{pv}:5}}}}"#),
+            format!(r#"{{"_meta":{{{pv}:null}}}}"#),
+            r#"{"_meta":{"progressToken":1}}"#.to_owned(),
+            r#"{"_meta":null}"#.to_owned(),
+            format!(r#"{{"_meta":[{pv}]}}"#),
+            r#"{"_meta":"2026-07-28"}"#.to_owned(),
+            // Left to the parse: repeats and escaped keys.
+            format!(r#"{{"_meta":{{{pv}:"a",{pv}:"b"}}}}"#),
+            format!(r#"{{"_meta":{{}},"_meta":{{{pv}:"a"}}}}"#),
+            r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"a"}}"#.to_owned(),
+            "[1]".to_owned(),
+        ];
+        for c in &cases {
+            let p = raw(c);
+            let want = meta::carries_modern_envelope(Some(&p));
+            assert_eq!(carries_envelope(Some(&p)), want, "{c}");
+        }
+        assert!(carries_envelope(Some(&raw(&cases[1]))));
+        assert!(carries_envelope(Some(&raw(&cases[10]))));
+        assert!(!carries_envelope(None));
+    }
+
+    #[test]
+    fn modern_headers_read_what_the_map_holds() {
+        let mut map = HeaderMap::new();
+        map.append(
+            "mcp-protocol-version",
+            HeaderValue::from_static("2026-07-28"),
+        );
+        map.append("mcp-name", HeaderValue::from_static("a"));
+        map.append("content-type", HeaderValue::from_static("application/json"));
+        map.append("mcp-name", HeaderValue::from_static("b"));
+        map.append("mcp-param-region", HeaderValue::from_static("us"));
+        let by_map = headers::HeaderFn(|name: &str, each: &mut dyn FnMut(&[u8])| {
+            for v in map.get_all(name) {
+                each(v.as_bytes());
+            }
+        });
+        let ours = ModernHeaders::of(&map);
+        let names = [
+            headers::MCP_PROTOCOL_VERSION,
+            headers::MCP_METHOD,
+            headers::MCP_NAME,
+            "Mcp-Param-Region",
+            "mcp-name",
+            "Content-Type",
+        ];
+        for name in names {
+            let values = |h: &dyn HeaderSource| {
+                let mut out = Vec::new();
+                h.for_each_value(name, &mut |v| out.push(v.to_vec()));
+                out
+            };
+            assert_eq!(values(&ours), values(&by_map), "{name}");
+        }
+        let mut names = Vec::new();
+        ours.for_each_value(headers::MCP_NAME, &mut |v| names.push(v.to_vec()));
+        assert_eq!(names, [b"a".to_vec(), b"b".to_vec()]);
     }
 
     #[test]
