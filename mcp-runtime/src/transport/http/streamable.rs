@@ -984,12 +984,12 @@ async fn legacy_post<E: Endpoint + 'static>(
 ) -> Response {
     let supported = state.kernel.identity.supported;
     // The messages stay borrowed from the body: a request's context copies what it needs.
-    let (items, batch) = match frame {
-        Frame::Single(r) => (vec![r], false),
-        Frame::Batch(items) => (items, true),
+    // A single message (the usual body) goes without the vectors of a batch.
+    let (one, many, batch) = match frame {
+        Frame::Single(r) => (Some(r), Vec::new(), false),
+        Frame::Batch(items) => (None, items, true),
     };
-    let is_init = !batch
-        && matches!(items.first(), Some(Ok(Message::Request(r))) if r.method == "initialize");
+    let is_init = matches!(&one, Some(Ok(Message::Request(r))) if r.method == "initialize");
     if let Some(parsed) = header_version
         && !is_init
         && !parsed.is_some_and(|v| v.era() == Era::Legacy && supported.contains(v))
@@ -1006,7 +1006,7 @@ async fn legacy_post<E: Endpoint + 'static>(
     }
     let header_version = header_version.flatten();
     if is_init {
-        return legacy_initialize(state, into_incoming(parts), items).await;
+        return legacy_initialize(state, into_incoming(parts), one).await;
     }
     let stateless = state.opts.stateless_legacy;
     let session = if stateless {
@@ -1034,8 +1034,9 @@ async fn legacy_post<E: Endpoint + 'static>(
         );
     }
     let mut errors = Vec::new();
-    let mut requests = Vec::with_capacity(items.len());
-    for item in items {
+    let mut single = None;
+    let mut requests = Vec::new();
+    for item in one.into_iter().chain(many) {
         match item {
             Err(e) => {
                 if !batch {
@@ -1047,6 +1048,7 @@ async fn legacy_post<E: Endpoint + 'static>(
                     errors.push(out);
                 }
             }
+            Ok(Message::Request(r)) if !batch => single = Some((r.id, r.method, r.params)),
             Ok(Message::Request(r)) => requests.push((r.id, r.method, r.params)),
             Ok(other) => apply_unanswered(state, &session, &incoming(&parts), owned(other)),
         }
@@ -1057,16 +1059,15 @@ async fn legacy_post<E: Endpoint + 'static>(
         }
         r
     };
-    let each = requests.iter().map(|(_, m, p)| (&**m, *p));
+    let each = single.iter().chain(&requests).map(|(_, m, p)| (&**m, *p));
     if let Some(r) = state.step_up(&parts, each) {
         return done(r);
     }
     let http = into_incoming(parts);
-    if requests.is_empty() && errors.is_empty() {
+    if single.is_none() && requests.is_empty() && errors.is_empty() {
         return done(empty(StatusCode::ACCEPTED));
     }
-    if !batch {
-        let (id, method, params) = requests.pop().expect("one request");
+    if let Some((id, method, params)) = single {
         let permit = match state.permit() {
             Ok(p) => p,
             Err(r) => return done(r),
@@ -1155,9 +1156,9 @@ async fn legacy_post<E: Endpoint + 'static>(
 async fn legacy_initialize<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     http: Incoming,
-    mut items: Vec<Result<Message<'_>, DecodeError>>,
+    item: Option<Result<Message<'_>, DecodeError>>,
 ) -> Response {
-    let Some(Ok(Message::Request(jsonrpc::Request { id, method, params }))) = items.pop() else {
+    let Some(Ok(Message::Request(jsonrpc::Request { id, method, params }))) = item else {
         unreachable!("checked by the caller")
     };
     let permit = match state.permit() {
