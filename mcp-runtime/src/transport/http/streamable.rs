@@ -409,6 +409,43 @@ fn accepts(headers: &HeaderMap, what: &str) -> bool {
     accepts_any(headers, &[what]) == Some(true)
 }
 
+/// The headers [`handle`] checks, read in one pass over the request's headers (a
+/// handful: a scan costs less than a hashed lookup per name). Each is its first value,
+/// as text and trimmed (what [`header_str`] gives).
+struct PostHeaders<'a> {
+    protocol_version: Option<&'a str>,
+    content_type: Option<&'a str>,
+    /// `None` without `Accept`; else whether a value lists JSON, SSE or `*/*`.
+    accept_ok: Option<bool>,
+}
+
+impl<'a> PostHeaders<'a> {
+    fn read(headers: &'a HeaderMap) -> Self {
+        let text = |v: &'a HeaderValue| v.to_str().ok().map(str::trim);
+        let (mut pv, mut ct) = (None, None);
+        let mut accept_ok = None;
+        for (name, value) in headers {
+            if name == header::CONTENT_TYPE {
+                ct.get_or_insert(value);
+            } else if name == header::ACCEPT {
+                let ok = value.to_str().is_ok_and(|s| {
+                    contains(s, "application/json")
+                        || contains(s, "text/event-stream")
+                        || contains(s, "*/*")
+                });
+                accept_ok = Some(accept_ok == Some(true) || ok);
+            } else if name == MCP_PROTOCOL_VERSION {
+                pv.get_or_insert(value);
+            }
+        }
+        Self {
+            protocol_version: pv.and_then(text),
+            content_type: ct.and_then(text),
+            accept_ok,
+        }
+    }
+}
+
 /// Whether an `Accept` value lists one of `what` (or `*/*`); `None` without `Accept`.
 fn accepts_any(headers: &HeaderMap, what: &[&str]) -> Option<bool> {
     let mut values = headers.get_all(header::ACCEPT).iter().peekable();
@@ -488,9 +525,9 @@ pub(super) async fn handle<E: Endpoint + 'static>(
 ) -> Response {
     let (parts, body) = req.into_parts();
     let supported = state.kernel.identity.supported;
+    let seen = PostHeaders::read(&parts.headers);
     // `Some(None)`: a header naming no revision we know.
-    let header_version =
-        header_str(&parts.headers, &MCP_PROTOCOL_VERSION).map(ProtocolVersion::parse);
+    let header_version = seen.protocol_version.map(ProtocolVersion::parse);
     let header_modern = header_version
         .flatten()
         .is_some_and(|v| v.era() == Era::Modern);
@@ -515,7 +552,7 @@ pub(super) async fn handle<E: Endpoint + 'static>(
             return r;
         }
     }
-    if let Some(ct) = header_str(&parts.headers, &header::CONTENT_TYPE)
+    if let Some(ct) = seen.content_type
         && !ct
             .as_bytes()
             .get(..16)
@@ -529,7 +566,7 @@ pub(super) async fn handle<E: Endpoint + 'static>(
             ),
         );
     }
-    if accepts_any(&parts.headers, &["application/json", "text/event-stream"]) == Some(false) {
+    if seen.accept_ok == Some(false) {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
             None,
@@ -1354,6 +1391,20 @@ mod tests {
         ));
         assert!(!accepts(&h(&["application/json"]), "text/event-stream"));
         assert!(!accepts(&h(&[]), "text/event-stream"));
+        for values in [
+            &[][..],
+            &["text/html"],
+            &["text/html", "text/event-stream"],
+            &["text/*, */*;q=0.1"],
+            &["application/json"],
+        ] {
+            let m = h(values);
+            assert_eq!(
+                PostHeaders::read(&m).accept_ok,
+                accepts_any(&m, &both),
+                "{values:?}"
+            );
+        }
         for (hay, needle) in [
             ("abc", "bc"),
             ("abc", "abcd"),
@@ -1367,6 +1418,43 @@ mod tests {
                 "{hay} {needle}"
             );
         }
+    }
+
+    #[test]
+    fn one_header_pass_reads_the_first_values() {
+        let mut m = HeaderMap::new();
+        m.append(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(" application/json "),
+        );
+        m.append(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        m.append(
+            MCP_PROTOCOL_VERSION.clone(),
+            HeaderValue::from_static("2025-06-18"),
+        );
+        m.append(
+            MCP_PROTOCOL_VERSION.clone(),
+            HeaderValue::from_static("2026-07-28"),
+        );
+        m.append(header::HOST, HeaderValue::from_static("localhost"));
+        let seen = PostHeaders::read(&m);
+        assert_eq!(seen.content_type, header_str(&m, &header::CONTENT_TYPE));
+        assert_eq!(seen.content_type, Some("application/json"));
+        assert_eq!(seen.protocol_version, header_str(&m, &MCP_PROTOCOL_VERSION));
+        assert_eq!(seen.protocol_version, Some("2025-06-18"));
+        assert_eq!(seen.accept_ok, None);
+        // A first value that is not text reads as absent, as with `HeaderMap::get`.
+        let mut m = HeaderMap::new();
+        m.append(
+            header::CONTENT_TYPE,
+            HeaderValue::from_bytes(b"\xffx").unwrap(),
+        );
+        m.append(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        assert_eq!(PostHeaders::read(&m).content_type, None);
+        assert_eq!(header_str(&m, &header::CONTENT_TYPE), None);
     }
 
     #[test]
