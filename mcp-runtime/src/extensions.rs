@@ -10,8 +10,11 @@ use std::sync::Arc;
 /// request than a hash map.
 #[derive(Clone, Default)]
 pub struct Extensions {
-    map: Option<Arc<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>>,
+    map: Option<Arc<Vec<Entry>>>,
 }
+
+/// One value and the type it was inserted as.
+type Entry = (TypeId, Arc<dyn Any + Send + Sync>);
 
 impl Extensions {
     /// Inserts a value, replacing one of the same type.
