@@ -120,8 +120,14 @@ pub(super) fn incoming(parts: &axum::http::request::Parts) -> Incoming {
     }
 }
 
+/// The first value of `name`, as text, trimmed.
 fn header_str<'a>(h: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
-    h.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+    // A request has a handful of headers: comparing names is cheaper than hashing one.
+    // The first match is the first value, as `HeaderMap::get` gives.
+    h.iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, v)| v.to_str().ok())
+        .map(str::trim)
 }
 
 // Looked up by `HeaderName` (a hash) rather than by `&str` (parsed on every lookup).
@@ -312,6 +318,46 @@ impl<E: Endpoint + 'static> HttpState<E> {
     }
 }
 
+/// Request-scoped message channels kept for reuse, per thread: making one allocates a
+/// cache-aligned block (an expensive allocation) that most requests never send on.
+const SPARE_CHANNELS: usize = 4;
+
+type OutChannel = (mpsc::Sender<Vec<u8>>, mpsc::Receiver<Vec<u8>>);
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Vec<OutChannel>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A request's message channel: a spare one, or a new one.
+fn out_channel() -> OutChannel {
+    SPARE
+        .with(|s| s.borrow_mut().pop())
+        .unwrap_or_else(|| mpsc::channel(64))
+}
+
+/// `Ok(final frame)` when the request answered at once, sent nothing and left no sender
+/// behind (`tx` is the only one): its channel is as good as new and is kept for another
+/// request. Else the request and its receiver, to answer as usual (the sender is dropped
+/// here, so that the receiver ends with the request's own senders).
+fn recycle_if_unused(
+    fin: Fin,
+    tx: mpsc::Sender<Vec<u8>>,
+    rx: mpsc::Receiver<Vec<u8>>,
+) -> Result<Option<Final>, (Fin, mpsc::Receiver<Vec<u8>>)> {
+    match fin {
+        Fin::Ready(out) if tx.strong_count() == 1 && tx.weak_count() == 0 && rx.is_empty() => {
+            SPARE.with(|s| {
+                let mut s = s.borrow_mut();
+                if s.len() < SPARE_CHANNELS {
+                    s.push((tx, rx));
+                }
+            });
+            Ok(out)
+        }
+        fin => Err((fin, rx)),
+    }
+}
+
 /// The final frame of a request: ready at once, or to come from its task (`None`: the
 /// request was cancelled, nothing is sent for it).
 pub(super) enum Fin {
@@ -360,10 +406,66 @@ fn legacy_status(_: Option<i32>) -> StatusCode {
 }
 
 fn accepts(headers: &HeaderMap, what: &str) -> bool {
-    headers.get_all(header::ACCEPT).iter().any(|v| {
+    accepts_any(headers, &[what]) == Some(true)
+}
+
+/// The headers [`handle`] checks, read in one pass over the request's headers (a
+/// handful: a scan costs less than a hashed lookup per name). Each is its first value,
+/// as text and trimmed (what [`header_str`] gives).
+struct PostHeaders<'a> {
+    protocol_version: Option<&'a str>,
+    content_type: Option<&'a str>,
+    /// `None` without `Accept`; else whether a value lists JSON, SSE or `*/*`.
+    accept_ok: Option<bool>,
+}
+
+impl<'a> PostHeaders<'a> {
+    fn read(headers: &'a HeaderMap) -> Self {
+        let text = |v: &'a HeaderValue| v.to_str().ok().map(str::trim);
+        let (mut pv, mut ct) = (None, None);
+        let mut accept_ok = None;
+        for (name, value) in headers {
+            if name == header::CONTENT_TYPE {
+                ct.get_or_insert(value);
+            } else if name == header::ACCEPT {
+                let ok = value.to_str().is_ok_and(|s| {
+                    contains(s, "application/json")
+                        || contains(s, "text/event-stream")
+                        || contains(s, "*/*")
+                });
+                accept_ok = Some(accept_ok == Some(true) || ok);
+            } else if name == MCP_PROTOCOL_VERSION {
+                pv.get_or_insert(value);
+            }
+        }
+        Self {
+            protocol_version: pv.and_then(text),
+            content_type: ct.and_then(text),
+            accept_ok,
+        }
+    }
+}
+
+/// Whether an `Accept` value lists one of `what` (or `*/*`); `None` without `Accept`.
+fn accepts_any(headers: &HeaderMap, what: &[&str]) -> Option<bool> {
+    let mut values = headers.get_all(header::ACCEPT).iter().peekable();
+    values.peek()?;
+    Some(values.any(|v| {
         v.to_str()
-            .is_ok_and(|s| s.contains(what) || s.contains("*/*"))
-    })
+            .is_ok_and(|s| what.iter().any(|w| contains(s, w)) || contains(s, "*/*"))
+    }))
+}
+
+/// `hay.contains(needle)` for the short texts of a header: a scan for the first byte
+/// costs less than setting up `str::contains`'s searcher.
+fn contains(hay: &str, needle: &str) -> bool {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    hay.iter()
+        .enumerate()
+        .any(|(i, &b)| b == first && hay[i..].starts_with(needle))
 }
 
 #[derive(serde::Deserialize)]
@@ -423,8 +525,11 @@ pub(super) async fn handle<E: Endpoint + 'static>(
 ) -> Response {
     let (parts, body) = req.into_parts();
     let supported = state.kernel.identity.supported;
-    let header_modern = header_str(&parts.headers, &MCP_PROTOCOL_VERSION)
-        .and_then(ProtocolVersion::parse)
+    let seen = PostHeaders::read(&parts.headers);
+    // `Some(None)`: a header naming no revision we know.
+    let header_version = seen.protocol_version.map(ProtocolVersion::parse);
+    let header_modern = header_version
+        .flatten()
         .is_some_and(|v| v.era() == Era::Modern);
     match parts.method {
         Method::POST => {}
@@ -447,7 +552,7 @@ pub(super) async fn handle<E: Endpoint + 'static>(
             return r;
         }
     }
-    if let Some(ct) = header_str(&parts.headers, &header::CONTENT_TYPE)
+    if let Some(ct) = seen.content_type
         && !ct
             .as_bytes()
             .get(..16)
@@ -461,10 +566,7 @@ pub(super) async fn handle<E: Endpoint + 'static>(
             ),
         );
     }
-    if parts.headers.contains_key(header::ACCEPT)
-        && !accepts(&parts.headers, "application/json")
-        && !accepts(&parts.headers, "text/event-stream")
-    {
+    if seen.accept_ok == Some(false) {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
             None,
@@ -493,7 +595,7 @@ pub(super) async fn handle<E: Endpoint + 'static>(
     if forced_modern || (supported.serves_modern() && enveloped(&frame, &bytes)) {
         modern_post(state, parts, frame).await
     } else {
-        legacy_post(state, parts, frame).await
+        legacy_post(state, parts, frame, header_version).await
     }
 }
 
@@ -925,6 +1027,8 @@ pub(super) fn apply_unanswered<E: Endpoint + 'static>(
 }
 
 /// Starts one legacy request in `session` (`inline`: see [`HttpState::run_request`]).
+/// `params` may be borrowed from the body: the context takes its own copy, and only an
+/// `initialize` keeps them longer (to commit the handshake).
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
@@ -932,11 +1036,12 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
     http: Incoming,
     id: RequestId,
     method: &str,
-    params: Option<Box<RawValue>>,
+    params: Option<impl std::borrow::Borrow<RawValue>>,
     out: Option<mpsc::Sender<Vec<u8>>>,
     permit: Option<OwnedSemaphorePermit>,
     inline: bool,
 ) -> Fin {
+    let params: Option<&RawValue> = params.as_ref().map(|p| p.borrow());
     let cancel = session.closed.child_token();
     let control = match &out {
         Some(o) if state.resumable(session) && state.prime_for(session).is_some() => {
@@ -948,7 +1053,7 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
         session,
         http,
         method,
-        params.as_deref(),
+        params,
         Some(id.clone()),
         out,
         cancel.clone(),
@@ -957,6 +1062,11 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
         ctx.extensions_mut().insert(c);
     }
     let is_init = method == "initialize";
+    let init_params: Option<Box<RawValue>> = if is_init {
+        params.map(ToOwned::to_owned)
+    } else {
+        None
+    };
     if !is_init {
         session
             .in_flight
@@ -970,7 +1080,12 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
         .run_request(ctx, cancel, id, permit, inline, move |out| {
             if is_init {
                 if let Some(Ok(Reply::Result(raw))) = out {
-                    crate::kernel::commit_initialize(&s.state, Some(&rid), params.as_deref(), raw);
+                    crate::kernel::commit_initialize(
+                        &s.state,
+                        Some(&rid),
+                        init_params.as_deref(),
+                        raw,
+                    );
                 }
             } else {
                 s.in_flight.lock().expect("lock").remove(&rid);
@@ -980,21 +1095,27 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
         .await
 }
 
+/// A legacy POST; `header_version` is the `MCP-Protocol-Version` header as [`handle`]
+/// read it (`Some(None)`: not a revision).
 async fn legacy_post<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     parts: axum::http::request::Parts,
     frame: Frame<'_>,
+    header_version: Option<Option<ProtocolVersion>>,
 ) -> Response {
     let supported = state.kernel.identity.supported;
-    let (items, batch) = owned_frame(frame);
-    let is_init = !batch
-        && matches!(items.first(), Some(Ok(Msg::Request { method, .. })) if method == "initialize");
-    let header_pv = header_str(&parts.headers, &MCP_PROTOCOL_VERSION);
-    if let Some(v) = header_pv
+    // The messages stay borrowed from the body: a request's context copies what it needs.
+    // A single message (the usual body) goes without the vectors of a batch.
+    let (one, many, batch) = match frame {
+        Frame::Single(r) => (Some(r), Vec::new(), false),
+        Frame::Batch(items) => (None, items, true),
+    };
+    let is_init = matches!(&one, Some(Ok(Message::Request(r))) if r.method == "initialize");
+    if let Some(parsed) = header_version
         && !is_init
-        && !ProtocolVersion::parse(v)
-            .is_some_and(|v| v.era() == Era::Legacy && supported.contains(v))
+        && !parsed.is_some_and(|v| v.era() == Era::Legacy && supported.contains(v))
     {
+        let v = header_str(&parts.headers, &MCP_PROTOCOL_VERSION).unwrap_or_default();
         return bad_request(&format!(
             "Bad Request: unsupported MCP-Protocol-Version: {v} (supported: {})",
             supported
@@ -1004,9 +1125,9 @@ async fn legacy_post<E: Endpoint + 'static>(
                 .join(", ")
         ));
     }
-    let header_version = header_pv.and_then(ProtocolVersion::parse);
+    let header_version = header_version.flatten();
     if is_init {
-        return legacy_initialize(state, into_incoming(parts), items).await;
+        return legacy_initialize(state, into_incoming(parts), one).await;
     }
     let stateless = state.opts.stateless_legacy;
     let session = if stateless {
@@ -1034,8 +1155,9 @@ async fn legacy_post<E: Endpoint + 'static>(
         );
     }
     let mut errors = Vec::new();
+    let mut single = None;
     let mut requests = Vec::new();
-    for item in items {
+    for item in one.into_iter().chain(many) {
         match item {
             Err(e) => {
                 if !batch {
@@ -1047,8 +1169,9 @@ async fn legacy_post<E: Endpoint + 'static>(
                     errors.push(out);
                 }
             }
-            Ok(Msg::Request { id, method, params }) => requests.push((id, method, params)),
-            Ok(other) => apply_unanswered(state, &session, &incoming(&parts), other),
+            Ok(Message::Request(r)) if !batch => single = Some((r.id, r.method, r.params)),
+            Ok(Message::Request(r)) => requests.push((r.id, r.method, r.params)),
+            Ok(other) => apply_unanswered(state, &session, &incoming(&parts), owned(other)),
         }
     }
     let done = |r: Response| {
@@ -1057,21 +1180,20 @@ async fn legacy_post<E: Endpoint + 'static>(
         }
         r
     };
-    let each = requests.iter().map(|(_, m, p)| (m.as_str(), p.as_deref()));
+    let each = single.iter().chain(&requests).map(|(_, m, p)| (&**m, *p));
     if let Some(r) = state.step_up(&parts, each) {
         return done(r);
     }
     let http = into_incoming(parts);
-    if requests.is_empty() && errors.is_empty() {
+    if single.is_none() && requests.is_empty() && errors.is_empty() {
         return done(empty(StatusCode::ACCEPTED));
     }
-    if !batch {
-        let (id, method, params) = requests.pop().expect("one request");
+    if let Some((id, method, params)) = single {
         let permit = match state.permit() {
             Ok(p) => p,
             Err(r) => return done(r),
         };
-        let (tx, rx) = mpsc::channel(64);
+        let (tx, rx) = out_channel();
         let fin = start_legacy_request(
             state,
             &session,
@@ -1079,7 +1201,7 @@ async fn legacy_post<E: Endpoint + 'static>(
             id,
             &method,
             params,
-            Some(tx),
+            Some(tx.clone()),
             Some(permit),
             true,
         )
@@ -1087,6 +1209,21 @@ async fn legacy_post<E: Endpoint + 'static>(
         // A stateless request's session lives as long as its answer: a streamed answer
         // keeps it until the body ends (a client that leaves cancels the request).
         let close = stateless.then(|| CloseOnDrop(session.clone()));
+        let (fin, rx) = match recycle_if_unused(fin, tx, rx) {
+            Ok(out) => {
+                // Answered at once, nothing sent and no sender left: what both answers
+                // below give for that, without their channel.
+                let r = match out {
+                    Some((frame, _)) => json_response(StatusCode::OK, frame),
+                    None => empty(StatusCode::NO_CONTENT),
+                };
+                return match close {
+                    Some(guard) => close_with_body(r, guard),
+                    None => r,
+                };
+            }
+            Err(pending) => pending,
+        };
         let r = if !stateless && state.resumable(&session) {
             state.respond_resumable(&session, rx, fin).await
         } else {
@@ -1140,9 +1277,9 @@ async fn legacy_post<E: Endpoint + 'static>(
 async fn legacy_initialize<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     http: Incoming,
-    mut items: Vec<Result<Msg, DecodeError>>,
+    item: Option<Result<Message<'_>, DecodeError>>,
 ) -> Response {
-    let Some(Ok(Msg::Request { id, method, params })) = items.pop() else {
+    let Some(Ok(Message::Request(jsonrpc::Request { id, method, params }))) = item else {
         unreachable!("checked by the caller")
     };
     let permit = match state.permit() {
@@ -1380,6 +1517,95 @@ mod tests {
         let mut names = Vec::new();
         ours.for_each_value(headers::MCP_NAME, &mut |v| names.push(v.to_vec()));
         assert_eq!(names, [b"a".to_vec(), b"b".to_vec()]);
+    }
+
+    #[test]
+    fn accept_checks_read_every_value() {
+        let h = |values: &[&str]| {
+            let mut m = HeaderMap::new();
+            for v in values {
+                m.append(header::ACCEPT, HeaderValue::from_str(v).unwrap());
+            }
+            m
+        };
+        let both = ["application/json", "text/event-stream"];
+        assert_eq!(accepts_any(&h(&[]), &both), None);
+        assert_eq!(accepts_any(&h(&["text/html"]), &both), Some(false));
+        assert_eq!(
+            accepts_any(&h(&["text/html", "text/event-stream"]), &both),
+            Some(true)
+        );
+        assert_eq!(accepts_any(&h(&["text/*, */*;q=0.1"]), &both), Some(true));
+        assert!(accepts(
+            &h(&["application/json, text/event-stream"]),
+            "text/event-stream"
+        ));
+        assert!(!accepts(&h(&["application/json"]), "text/event-stream"));
+        assert!(!accepts(&h(&[]), "text/event-stream"));
+        for values in [
+            &[][..],
+            &["text/html"],
+            &["text/html", "text/event-stream"],
+            &["text/*, */*;q=0.1"],
+            &["application/json"],
+        ] {
+            let m = h(values);
+            assert_eq!(
+                PostHeaders::read(&m).accept_ok,
+                accepts_any(&m, &both),
+                "{values:?}"
+            );
+        }
+        for (hay, needle) in [
+            ("abc", "bc"),
+            ("abc", "abcd"),
+            ("aab", "ab"),
+            ("", "a"),
+            ("x", ""),
+        ] {
+            assert_eq!(
+                contains(hay, needle),
+                hay.contains(needle),
+                "{hay} {needle}"
+            );
+        }
+    }
+
+    #[test]
+    fn one_header_pass_reads_the_first_values() {
+        let mut m = HeaderMap::new();
+        m.append(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(" application/json "),
+        );
+        m.append(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        m.append(
+            MCP_PROTOCOL_VERSION.clone(),
+            HeaderValue::from_static("2025-06-18"),
+        );
+        m.append(
+            MCP_PROTOCOL_VERSION.clone(),
+            HeaderValue::from_static("2026-07-28"),
+        );
+        m.append(header::HOST, HeaderValue::from_static("localhost"));
+        let seen = PostHeaders::read(&m);
+        assert_eq!(seen.content_type, header_str(&m, &header::CONTENT_TYPE));
+        assert_eq!(seen.content_type, Some("application/json"));
+        assert_eq!(seen.protocol_version, header_str(&m, &MCP_PROTOCOL_VERSION));
+        assert_eq!(seen.protocol_version, Some("2025-06-18"));
+        assert_eq!(seen.accept_ok, None);
+        // A first value that is not text reads as absent, as with `HeaderMap::get`.
+        let mut m = HeaderMap::new();
+        m.append(
+            header::CONTENT_TYPE,
+            HeaderValue::from_bytes(b"\xffx").unwrap(),
+        );
+        m.append(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        assert_eq!(PostHeaders::read(&m).content_type, None);
+        assert_eq!(header_str(&m, &header::CONTENT_TYPE), None);
     }
 
     #[test]
