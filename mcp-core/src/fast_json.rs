@@ -216,7 +216,7 @@ pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, Ne
     }
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
     }
