@@ -603,63 +603,9 @@ fn scan_params(text: &str) -> Option<(Option<Fields>, Members)> {
     Some((meta.unwrap_or(false).then_some(fields), members))
 }
 
-/// The index of the quote closing the string whose contents start at `i`, and whether the
-/// string has escapes. Short strings (keys, versions) are read a word at a time, cheaper
-/// than a search call; past 64 bytes a search takes over (a long text argument).
-#[inline]
-fn string_close(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    // The lowest set bit marks the first byte equal to `c` (higher ones may be false).
-    let hits = |w: u64, c: u8| {
-        let x = w ^ (LO * u64::from(c));
-        x.wrapping_sub(LO) & !x & HI
-    };
-    let mut escaped = false;
-    let stop = i + 64;
-    while i < stop {
-        let Some(word) = b.get(i..i + 8) else {
-            // The last few bytes.
-            while let Some(&c) = b.get(i) {
-                match c {
-                    b'"' => return Some((i, escaped)),
-                    b'\\' => {
-                        escaped = true;
-                        i += 2;
-                    }
-                    _ => i += 1,
-                }
-            }
-            return None;
-        };
-        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-        let m = hits(w, b'"') | hits(w, b'\\');
-        if m == 0 {
-            i += 8;
-            continue;
-        }
-        i += (m.trailing_zeros() / 8) as usize;
-        if b[i] == b'"' {
-            return Some((i, escaped));
-        }
-        escaped = true;
-        i += 2;
-    }
-    loop {
-        let rest = b.get(i..)?;
-        match memchr::memchr2(b'"', b'\\', rest) {
-            Some(k) if rest[k] == b'\\' => {
-                escaped = true;
-                i += k + 2;
-            }
-            Some(k) => return Some((i + k, escaped)),
-            None => return None,
-        }
-    }
-}
-
 /// The index just past the JSON value that starts at `i` (valid JSON assumed).
 fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
+    use crate::fast_json::string_close;
     match *b.get(i)? {
         b'"' => Some(string_close(b, i + 1)?.0 + 1),
         b'{' | b'[' => {
@@ -701,7 +647,7 @@ fn each_member(
     at: usize,
     mut f: impl FnMut(&str, usize) -> Option<usize>,
 ) -> Option<usize> {
-    use crate::fast_json::skip_ws;
+    use crate::fast_json::{skip_ws, string_close};
     let b = text.as_bytes();
     let mut i = skip_ws(b, at);
     if b.get(i) != Some(&b'{') {
@@ -738,6 +684,7 @@ fn each_member(
 /// Reads the typed fields of the `_meta` object at `text[at..]` into `f`; returns the index
 /// past it, `None` when serde must decide (see [`scan_params`]).
 fn scan_meta(text: &str, at: usize, f: &mut Fields) -> Option<usize> {
+    use crate::fast_json::string_close;
     let b = text.as_bytes();
     // A string without escapes, unquoted, and the index past it.
     let plain = |start: usize| -> Option<(String, usize)> {
@@ -1137,6 +1084,7 @@ mod tests {
 
     #[test]
     fn string_close_finds_the_closing_quote_at_every_length_and_offset() {
+        use crate::fast_json::string_close;
         for len in 0..90 {
             for esc in [
                 None,
