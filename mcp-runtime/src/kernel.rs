@@ -121,6 +121,8 @@ pub(crate) struct ContextParts<'a> {
 }
 
 /// Builds the context of one message.
+// Only the HTTP transport builds a context from params still in the frame.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
     let shared = p.params.map(|p| Arc::new(p.to_owned()));
     new_context_shared(p, shared)
@@ -656,6 +658,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
 
     /// The checks of a modern request before the chain: the `_meta` envelope and the
     /// revision it asks for.
+    // The HTTP transport's entry; the stream kernel uses `check_modern_shared`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn check_modern(
         &self,
         params: Option<&RawValue>,
