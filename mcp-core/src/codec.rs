@@ -522,19 +522,38 @@ impl WireCodec {
         &self,
         params: Option<&RawValue>,
     ) -> Result<Option<RequestMeta>, ErrorObject> {
-        if self.is_modern() {
-            let Some(params) = params else {
-                return Err(ErrorObject::invalid_params("missing params"));
-            };
-            match RequestMeta::from_params(Some(params))? {
-                None => Err(ErrorObject::invalid_params("missing required params._meta")),
-                Some(m) => {
-                    m.require_envelope()?;
-                    Ok(Some(m))
-                }
+        self.validate_with(params.is_some(), || RequestMeta::from_params(params))
+    }
+
+    /// [`validate_request`](Self::validate_request) for params held in an `Arc`: the
+    /// envelope shares them ([`RequestMeta::from_shared_params`]) instead of copying them.
+    pub fn validate_shared_request(
+        &self,
+        params: Option<&std::sync::Arc<Box<RawValue>>>,
+    ) -> Result<Option<RequestMeta>, ErrorObject> {
+        self.validate_with(params.is_some(), || match params {
+            Some(p) => RequestMeta::from_shared_params(p),
+            None => Ok(None),
+        })
+    }
+
+    fn validate_with(
+        &self,
+        present: bool,
+        read: impl FnOnce() -> Result<Option<RequestMeta>, ErrorObject>,
+    ) -> Result<Option<RequestMeta>, ErrorObject> {
+        if !self.is_modern() {
+            return read();
+        }
+        if !present {
+            return Err(ErrorObject::invalid_params("missing params"));
+        }
+        match read()? {
+            None => Err(ErrorObject::invalid_params("missing required params._meta")),
+            Some(m) => {
+                m.require_envelope()?;
+                Ok(Some(m))
             }
-        } else {
-            RequestMeta::from_params(params)
         }
     }
 

@@ -349,7 +349,61 @@ fn walk_object(
     }
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+/// The index of the quote closing the string whose contents start at `i`, and whether the
+/// string has escapes. Short strings (keys, versions) are read a word at a time, cheaper
+/// than a search call; past 64 bytes a search takes over (a long text argument).
+pub(crate) fn string_close(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    // The lowest set bit marks the first byte equal to `c` (higher ones may be false).
+    let hits = |w: u64, c: u8| {
+        let x = w ^ (LO * u64::from(c));
+        x.wrapping_sub(LO) & !x & HI
+    };
+    let mut escaped = false;
+    let stop = i + 64;
+    while i < stop {
+        let Some(word) = b.get(i..i + 8) else {
+            // The last few bytes.
+            while let Some(&c) = b.get(i) {
+                match c {
+                    b'"' => return Some((i, escaped)),
+                    b'\\' => {
+                        escaped = true;
+                        i += 2;
+                    }
+                    _ => i += 1,
+                }
+            }
+            return None;
+        };
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        let m = hits(w, b'"') | hits(w, b'\\');
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        i += (m.trailing_zeros() / 8) as usize;
+        if b[i] == b'"' {
+            return Some((i, escaped));
+        }
+        escaped = true;
+        i += 2;
+    }
+    loop {
+        let rest = b.get(i..)?;
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(k) if rest[k] == b'\\' => {
+                escaped = true;
+                i += k + 2;
+            }
+            Some(k) => return Some((i + k, escaped)),
+            None => return None,
+        }
+    }
+}
+
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
     }

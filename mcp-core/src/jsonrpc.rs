@@ -380,18 +380,12 @@ fn check_depth(bytes: &[u8], max: usize) -> Result<(), DecodeError> {
     while let Some(&b) = bytes.get(i) {
         i += 1;
         match b {
-            // A string: jump to its closing quote (one search, not a byte loop, so a large
+            // A string: jump to its closing quote (word by word, then one search, so a large
             // text argument costs a memchr pass).
-            b'"' => loop {
-                match memchr::memchr2(b'"', b'\\', bytes.get(i..).unwrap_or_default()) {
-                    Some(k) if bytes[i + k] == b'\\' => i += k + 2,
-                    Some(k) => {
-                        i += k + 1;
-                        break;
-                    }
-                    // Unterminated: serde reports it.
-                    None => return Ok(()),
-                }
+            b'"' => match crate::fast_json::string_close(bytes, i) {
+                Some((close, _)) => i = close + 1,
+                // Unterminated: serde reports it.
+                None => return Ok(()),
             },
             b'{' | b'[' => {
                 depth += 1;

@@ -21,6 +21,7 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -111,6 +112,8 @@ pub struct RequestMeta {
     client_info: Option<Span>,
     /// Where `clientCapabilities`'s object is in the source, when present.
     client_capabilities: Option<Span>,
+    /// Params members found in the same pass (only when read from the params).
+    members: Option<Members>,
 }
 
 /// The text a [`RequestMeta`] was read from, as sent.
@@ -119,8 +122,33 @@ enum Source {
     /// The `_meta` object itself ([`RequestMeta::from_raw_meta`]).
     Meta(Box<RawValue>),
     /// The whole params object ([`RequestMeta::from_params`], read in one pass): `_meta`
-    /// is located in it again only when its text is asked for.
-    Params(Box<RawValue>),
+    /// is located in it again only when its text is asked for. Shared, so the context that
+    /// carries the same params needs no second copy ([`RequestMeta::from_shared_params`]).
+    Params(Arc<Box<RawValue>>),
+}
+
+/// The top-level params members [`RequestMeta::params_member`] answers for, found in the
+/// pass that read `_meta` (so the dispatcher need not pass over the params again).
+#[derive(Debug, Clone, Copy, Default)]
+struct Members {
+    name: Option<Span>,
+    arguments: Option<Span>,
+    task: Option<Span>,
+    input_responses: Option<Span>,
+    request_state: Option<Span>,
+}
+
+impl Members {
+    fn slot(&mut self, key: &str) -> Option<&mut Option<Span>> {
+        Some(match key {
+            "name" => &mut self.name,
+            "arguments" => &mut self.arguments,
+            "task" => &mut self.task,
+            "inputResponses" => &mut self.input_responses,
+            "requestState" => &mut self.request_state,
+            _ => return None,
+        })
+    }
 }
 
 /// A byte range of a [`RequestMeta`]'s source holding one member's value (a JSON object).
@@ -145,6 +173,7 @@ impl Default for RequestMeta {
             source: Source::Meta(RawValue::from_string("{}".to_owned()).expect("an object")),
             client_info: None,
             client_capabilities: None,
+            members: None,
         }
     }
 }
@@ -535,6 +564,179 @@ impl<'de> Visitor<'de> for FindVisitor<'_> {
     }
 }
 
+/// The fast pass over a params object: the `_meta` fields (`None` inside when `_meta` is
+/// absent or `null`) and the recorded [`Members`], in one scan that skips each string with
+/// one search. `None` when the scan leaves the question to serde: a key written with escapes
+/// (it may spell a reserved one), a repeated `_meta` or recorded member, a `_meta` that is
+/// not an object, or a reserved value that needs decoding or fails its type (serde words
+/// that error). `text` is valid JSON (a `RawValue`'s text).
+fn scan_params(text: &str) -> Option<(Option<Fields>, Members)> {
+    // Whether `_meta` was seen, and whether it is an object (else `null`).
+    let mut meta: Option<bool> = None;
+    let mut members = Members::default();
+    let mut dup = false;
+    let mut fields = Fields::default();
+    let b = text.as_bytes();
+    each_member(text, 0, |key, start| {
+        if key == "_meta" {
+            if meta.is_some() {
+                return None;
+            }
+            if b[start..].starts_with(b"null") {
+                meta = Some(false);
+                return Some(start + 4);
+            }
+            meta = Some(true);
+            return scan_meta(text, start, &mut fields);
+        }
+        let end = skip_value(b, start)?;
+        if let Some(slot) = members.slot(key) {
+            dup |= slot.is_some();
+            *slot = Some(Span { start, end });
+        }
+        Some(end)
+    })?;
+    // A repeated recorded member is an error only serde words (NameArgs and the like).
+    if dup {
+        return None;
+    }
+    Some((meta.unwrap_or(false).then_some(fields), members))
+}
+
+/// The index just past the JSON value that starts at `i` (valid JSON assumed).
+fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
+    use crate::fast_json::string_close;
+    match *b.get(i)? {
+        b'"' => Some(string_close(b, i + 1)?.0 + 1),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            while let Some(&c) = b.get(i) {
+                i += 1;
+                match c {
+                    b'"' => i = string_close(b, i)?.0 + 1,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => {
+            // A number or a literal: up to the next delimiter.
+            while !matches!(
+                b.get(i),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                i += 1;
+            }
+            Some(i)
+        }
+    }
+}
+
+/// Calls `f(key, value_start)` for each member of the object at `b[at..]`; `f` returns the
+/// index just past the value. Returns the index past the object; `None` when a key has
+/// escapes, the text is not an object, or `f` says `None`.
+fn each_member(
+    text: &str,
+    at: usize,
+    mut f: impl FnMut(&str, usize) -> Option<usize>,
+) -> Option<usize> {
+    use crate::fast_json::{skip_ws, string_close};
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, at);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (key_end, escaped) = string_close(b, i + 1)?;
+        if escaped {
+            return None;
+        }
+        // Both ends are quotes, so the slice is on character boundaries.
+        let key = text.get(i + 1..key_end)?;
+        i = skip_ws(b, key_end + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let end = f(key, skip_ws(b, i + 1))?;
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Reads the typed fields of the `_meta` object at `text[at..]` into `f`; returns the index
+/// past it, `None` when serde must decide (see [`scan_params`]).
+fn scan_meta(text: &str, at: usize, f: &mut Fields) -> Option<usize> {
+    use crate::fast_json::string_close;
+    let b = text.as_bytes();
+    // A string without escapes, unquoted, and the index past it.
+    let plain = |start: usize| -> Option<(String, usize)> {
+        if b.get(start) != Some(&b'"') {
+            return None;
+        }
+        let (close, escaped) = string_close(b, start + 1)?;
+        (!escaped).then(|| (text[start + 1..close].to_owned(), close + 1))
+    };
+    // A string or a non-negative integer that fits an `i64` (read the same way by the
+    // serde pass without doubt); anything else goes to serde.
+    let id = |start: usize| -> Option<(RequestId, usize)> {
+        if b.get(start) == Some(&b'"') {
+            return plain(start).map(|(s, end)| (RequestId::String(s.into()), end));
+        }
+        let end = skip_value(b, start)?;
+        let v = &text[start..end];
+        if v.bytes().all(|c| c.is_ascii_digit()) && (v == "0" || !v.starts_with('0')) {
+            return v.parse::<i64>().ok().map(|n| (RequestId::Number(n), end));
+        }
+        None
+    };
+    let object = |start: usize| -> Option<(Span, usize)> {
+        if b.get(start) != Some(&b'{') {
+            return None;
+        }
+        let end = skip_value(b, start)?;
+        Some((Span { start, end }, end))
+    };
+    each_member(text, at, |key, start| {
+        // A repeated key keeps its last value, as the serde pass does.
+        Some(match Key::of(key) {
+            Key::ProtocolVersion => set(&mut f.protocol_version, plain(start)?),
+            Key::LogLevel => set(&mut f.log_level, plain(start)?),
+            Key::Traceparent => set(&mut f.traceparent, plain(start)?),
+            Key::Tracestate => set(&mut f.tracestate, plain(start)?),
+            Key::Baggage => set(&mut f.baggage, plain(start)?),
+            Key::ProgressToken => set(&mut f.progress_token, id(start)?),
+            Key::SubscriptionId => set(&mut f.subscription_id, id(start)?),
+            Key::ClientInfo => set(&mut f.client_info, object(start)?),
+            Key::ClientCapabilities => set(&mut f.client_capabilities, object(start)?),
+            Key::Other => skip_value(b, start)?,
+        })
+    })
+}
+
+/// Stores a scanned value; returns the index past it.
+fn set<T>(slot: &mut Option<T>, (value, end): (T, usize)) -> usize {
+    *slot = Some(value);
+    end
+}
+
 impl RequestMeta {
     /// Reads the `_meta` envelope of a request's raw params.
     ///
@@ -552,10 +754,44 @@ impl RequestMeta {
         let Some(params) = params else {
             return Ok(None);
         };
+        Self::read_params(params, || Arc::new(params.to_owned()))
+    }
+
+    /// [`RequestMeta::from_params`] for params already held in an `Arc`: the envelope keeps
+    /// a reference to them instead of a copy, and [`params_member`](Self::params_member)
+    /// answers for them.
+    pub fn from_shared_params(params: &Arc<Box<RawValue>>) -> Result<Option<Self>, ErrorObject> {
+        Self::read_params(params, || params.clone())
+    }
+
+    fn read_params(
+        params: &RawValue,
+        shared: impl FnOnce() -> Arc<Box<RawValue>>,
+    ) -> Result<Option<Self>, ErrorObject> {
         let text = params.get();
         if !text.starts_with('{') {
             return Err(ErrorObject::invalid_params("params must be an object"));
         }
+        // The usual envelope is read by a scan that skips each string with one search; the
+        // serde pass below decides everything the scan leaves open (and words the errors).
+        if let Some((fields, members)) = scan_params(text) {
+            return match fields {
+                None => Ok(None),
+                Some(fields) => Self::from_fields(fields, Source::Params(shared())).map(|mut m| {
+                    m.members = Some(members);
+                    Some(m)
+                }),
+            };
+        }
+        Self::read_params_serde(text, shared)
+    }
+
+    /// The serde pass of [`read_params`](Self::read_params): decides every case, and words
+    /// every error.
+    fn read_params_serde(
+        text: &str,
+        shared: impl FnOnce() -> Arc<Box<RawValue>>,
+    ) -> Result<Option<Self>, ErrorObject> {
         // One pass: `_meta`'s members are read where they stand in the params.
         let at = std::cell::Cell::new(At::Params);
         let mut de = serde_json::Deserializer::from_str(text);
@@ -577,7 +813,26 @@ impl RequestMeta {
                 return Err(invalid_field(key.map_or("_meta", Key::name)));
             }
         };
-        Self::from_fields(fields, Source::Params(params.to_owned())).map(Some)
+        Self::from_fields(fields, Source::Params(shared())).map(Some)
+    }
+
+    /// The raw text of a top-level member of `params` found in the pass that read this
+    /// envelope: `Some(None)` when the params have no such member, `Some(Some(text))` with
+    /// its value's text. `None` when not known here: `key` is not one of `name`,
+    /// `arguments`, `task`, `inputResponses`, `requestState`; `params` is not the very text
+    /// this envelope was read from (compared by address, so rewritten params never match);
+    /// or the pass left the params to serde (a key written with escapes, a repeated key).
+    pub fn params_member<'p>(&self, params: &'p RawValue, key: &str) -> Option<Option<&'p str>> {
+        let Source::Params(source) = &self.source else {
+            return None;
+        };
+        let (own, text) = (source.get(), params.get());
+        if !std::ptr::eq(own, text) {
+            return None;
+        }
+        let mut members = self.members?;
+        let span = *members.slot(key)?;
+        Some(span.map(|s| &text[s.start..s.end]))
     }
 
     /// Reads an already located raw `_meta` value (see [`RequestMeta::from_params`]).
@@ -630,6 +885,7 @@ impl RequestMeta {
             source,
             client_info: fields.client_info,
             client_capabilities: fields.client_capabilities,
+            members: None,
         })
     }
 
@@ -666,7 +922,8 @@ impl RequestMeta {
     /// The source text (the spans index into it).
     fn source_text(&self) -> &str {
         match &self.source {
-            Source::Meta(text) | Source::Params(text) => text.get(),
+            Source::Meta(text) => text.get(),
+            Source::Params(text) => text.get(),
         }
     }
 
@@ -768,6 +1025,125 @@ mod tests {
     fn parse(s: &str) -> Result<Option<RequestMeta>, ErrorObject> {
         let r = raw(s);
         RequestMeta::from_params(Some(&r))
+    }
+
+    /// The envelope the serde pass alone reads from `s` (what the scan must agree with).
+    fn parse_serde(s: &str) -> Result<Option<RequestMeta>, ErrorObject> {
+        let r = Arc::new(raw(s));
+        RequestMeta::read_params_serde(r.get(), || r.clone())
+    }
+
+    #[test]
+    fn the_scan_reads_what_the_serde_pass_reads() {
+        let table = [
+            r#"{}"#,
+            r#" { } "#,
+            r#"{"name":"add","arguments":{"a":1,"b":7}}"#,
+            r#"{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"loadgen","version":"0.0.0"}}}"#,
+            r#"{ "_meta" : { "progressToken" : 0 , "io.modelcontextprotocol/subscriptionId" : "s" } , "x" : [ 1 , { "_meta" : 2 } ] }"#,
+            r#"{"_meta":null}"#,
+            r#"{"_meta":{"progressToken":9223372036854775807,"traceparent":"t","tracestate":"s","baggage":"b"}}"#,
+            r#"{"_meta":{"progressToken":9223372036854775808}}"#,
+            r#"{"_meta":{"progressToken":-3}}"#,
+            r#"{"_meta":{"progressToken":-0}}"#,
+            r#"{"_meta":{"progressToken":1e2}}"#,
+            r#"{"_meta":{"progressToken":1.0}}"#,
+            r#"{"_meta":{"progressToken":"a\"b"}}"#,
+            r#"{"_meta":{"progressToken":1,"progressToken":"two"}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/logLevel":"info"}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/logLevel":"loud"}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28"}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/clientInfo":[]}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"a":{"b":["}"]}}}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol\/clientInfo":{"name":"c"}}}"#,
+            r#"{"_meta":1}"#,
+            r#"{"_meta":"x"}"#,
+            r#"{"_meta":{},"_meta":{}}"#,
+            r#"{"_m\u0065ta":{"progressToken":2}}"#,
+            r#"{"k":"a long string with \\ escapes \" and more than thirty-two bytes in it","_meta":{"k":"\u00e9"}}"#,
+            r#"{"name":"x","name":"y","_meta":{"progressToken":1}}"#,
+        ];
+        for p in table {
+            let (scanned, serde) = (parse(p), parse_serde(p));
+            assert_eq!(scanned, serde, "{p}");
+            if let (Ok(Some(a)), Ok(Some(b))) = (&scanned, &serde) {
+                assert_eq!(
+                    a.client_info().map(RawValue::get),
+                    b.client_info().map(RawValue::get),
+                    "{p}"
+                );
+                assert_eq!(
+                    a.client_capabilities().map(RawValue::get),
+                    b.client_capabilities().map(RawValue::get),
+                    "{p}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn string_close_finds_the_closing_quote_at_every_length_and_offset() {
+        use crate::fast_json::string_close;
+        for len in 0..90 {
+            for esc in [
+                None,
+                Some(0),
+                Some(3),
+                Some(7),
+                Some(8),
+                Some(31),
+                Some(63),
+                Some(70),
+            ] {
+                let mut body: Vec<u8> = (0..len).map(|k| b'a' + (k % 26) as u8).collect();
+                let escaped = esc.filter(|&e| e + 1 < len).is_some_and(|e| {
+                    body[e] = b'\\';
+                    body[e + 1] = b'"';
+                    true
+                });
+                let mut text = body.clone();
+                text.extend_from_slice(br#"","x""#);
+                assert_eq!(
+                    string_close(&text, 0),
+                    Some((len, escaped)),
+                    "{len} {esc:?}"
+                );
+            }
+        }
+        assert_eq!(string_close(b"abc", 0), None);
+    }
+
+    #[test]
+    fn params_members_are_found_in_the_same_pass_for_the_same_text_only() {
+        let p = Arc::new(raw(
+            r#"{"name":"add","arguments":{"a":[1,"]"]},"task":null,"_meta":{"progressToken":1}}"#,
+        ));
+        let m = RequestMeta::from_shared_params(&p).unwrap().unwrap();
+        assert_eq!(m.params_member(&p, "name"), Some(Some(r#""add""#)));
+        assert_eq!(
+            m.params_member(&p, "arguments"),
+            Some(Some(r#"{"a":[1,"]"]}"#))
+        );
+        assert_eq!(m.params_member(&p, "task"), Some(Some("null")));
+        assert_eq!(m.params_member(&p, "requestState"), Some(None));
+        assert_eq!(m.params_member(&p, "inputResponses"), Some(None));
+        // Not a recorded key, or the same text at another address (a rewrite): unknown.
+        assert_eq!(m.params_member(&p, "cursor"), None);
+        let copy = raw(p.get());
+        assert_eq!(m.params_member(&copy, "name"), None);
+        // Left to serde (a repeated member, an escaped key): unknown.
+        for text in [
+            r#"{"name":"a","name":"b","_meta":{}}"#,
+            r#"{"n\u0061me":"a","_meta":{}}"#,
+        ] {
+            let p = Arc::new(raw(text));
+            let m = RequestMeta::from_shared_params(&p).unwrap().unwrap();
+            assert_eq!(m.params_member(&p, "name"), None, "{text}");
+        }
+        // Read from `_meta` alone: nothing is known about the params.
+        let alone = RequestMeta::from_raw_meta(m.raw()).unwrap();
+        assert_eq!(alone.params_member(&p, "name"), None);
     }
 
     #[test]

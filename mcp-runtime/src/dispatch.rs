@@ -128,17 +128,196 @@ impl ServerInfoStamp {
     }
 }
 
-/// A result without `_meta` serialized with the `serverInfo`-only `_meta` appended.
-#[derive(serde::Serialize)]
+/// A result without `_meta` serialized with the `serverInfo`-only `_meta` appended: the
+/// bytes a `#[serde(flatten)]` of the value beside a `_meta` field writes, without flatten's
+/// detour (every field through a map-key serializer), via [`AppendMeta`].
 struct Stamped<'a, T> {
-    #[serde(flatten)]
     value: &'a T,
-    #[serde(rename = "_meta", serialize_with = "stamp_meta")]
     meta: &'a ServerInfoStamp,
 }
 
-fn stamp_meta<S: serde::Serializer>(stamp: &&ServerInfoStamp, s: S) -> Result<S::Ok, S::Error> {
-    serde::Serialize::serialize(&*stamp.meta, s)
+impl<T: serde::Serialize> serde::Serialize for Stamped<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(AppendMeta {
+            inner: s,
+            meta: &self.meta.meta,
+        })
+    }
+}
+
+/// A serializer that writes a struct or map as `inner` does, with one more member,
+/// `"_meta": meta`, last. Anything else is not a result object and fails, as flatten does.
+struct AppendMeta<'a, S> {
+    inner: S,
+    meta: &'a RawValue,
+}
+
+/// The struct or map being written by [`AppendMeta`].
+struct Appending<'a, C> {
+    inner: C,
+    meta: &'a RawValue,
+}
+
+fn not_an_object<E: serde::ser::Error>() -> E {
+    E::custom("a result must serialize as an object")
+}
+
+macro_rules! reject {
+    ($($name:ident($($arg:ty),*)),* $(,)?) => {$(
+        fn $name(self, $(_: $arg),*) -> Result<S::Ok, S::Error> {
+            Err(not_an_object())
+        }
+    )*};
+}
+
+impl<'a, S: serde::Serializer> serde::Serializer for AppendMeta<'a, S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = serde::ser::Impossible<S::Ok, S::Error>;
+    type SerializeTuple = serde::ser::Impossible<S::Ok, S::Error>;
+    type SerializeTupleStruct = serde::ser::Impossible<S::Ok, S::Error>;
+    type SerializeTupleVariant = serde::ser::Impossible<S::Ok, S::Error>;
+    type SerializeMap = Appending<'a, S::SerializeMap>;
+    type SerializeStruct = Appending<'a, S::SerializeStruct>;
+    type SerializeStructVariant = serde::ser::Impossible<S::Ok, S::Error>;
+
+    reject!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+        serialize_unit_variant(&'static str, u32, &'static str),
+    );
+
+    fn serialize_some<T: serde::Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_struct<T: serde::Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: serde::Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<S::Ok, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
+        // One more member than the value has (a length of 0 would close the object at once).
+        Ok(Appending {
+            inner: self.inner.serialize_map(len.map(|n| n + 1))?,
+            meta: self.meta,
+        })
+    }
+
+    fn serialize_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeStruct, S::Error> {
+        Ok(Appending {
+            inner: self.inner.serialize_struct(name, len + 1)?,
+            meta: self.meta,
+        })
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, S::Error> {
+        Err(not_an_object())
+    }
+}
+
+impl<C: serde::ser::SerializeStruct> serde::ser::SerializeStruct for Appending<'_, C> {
+    type Ok = C::Ok;
+    type Error = C::Error;
+
+    fn serialize_field<T: serde::Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), C::Error> {
+        self.inner.serialize_field(key, value)
+    }
+
+    fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
+        self.inner.skip_field(key)
+    }
+
+    fn end(mut self) -> Result<C::Ok, C::Error> {
+        self.inner.serialize_field("_meta", self.meta)?;
+        self.inner.end()
+    }
+}
+
+impl<C: serde::ser::SerializeMap> serde::ser::SerializeMap for Appending<'_, C> {
+    type Ok = C::Ok;
+    type Error = C::Error;
+
+    fn serialize_key<T: serde::Serialize + ?Sized>(&mut self, key: &T) -> Result<(), C::Error> {
+        self.inner.serialize_key(key)
+    }
+
+    fn serialize_value<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
+        self.inner.serialize_value(value)
+    }
+
+    fn end(mut self) -> Result<C::Ok, C::Error> {
+        self.inner.serialize_entry("_meta", self.meta)?;
+        self.inner.end()
+    }
 }
 
 #[derive(Deserialize)]
@@ -150,6 +329,33 @@ struct NameArgs<'a> {
     /// The 2025-11-25 `task` augmentation, read in the same pass (`plan_tool_call`).
     #[serde(borrow, default)]
     task: Option<&'a RawValue>,
+}
+
+impl<'a> NameArgs<'a> {
+    /// The call as the kernel's `_meta` pass found it ([`mcp_core::meta::RequestMeta::params_member`]),
+    /// so a modern call is not read twice; `None` when that pass did not record these params
+    /// or a member needs decoding (the serde read then decides, errors included).
+    fn from_envelope_pass(ctx: &Context, params: Option<&'a RawValue>) -> Option<Self> {
+        let (meta, params) = (ctx.meta()?, params?);
+        let member = |key| meta.params_member(params, key);
+        let name = member("name")??;
+        let name = name.strip_prefix('"')?.strip_suffix('"')?;
+        if name.contains('\\') {
+            return None;
+        }
+        // `null` reads as absent, as `Option` does in the serde read.
+        let raw = |text: Option<&'a str>| -> Option<Option<&'a RawValue>> {
+            match text {
+                None | Some("null") => Some(None),
+                Some(t) => serde_json::from_str(t).ok().map(Some),
+            }
+        };
+        Some(Self {
+            name: std::borrow::Cow::Borrowed(name),
+            arguments: raw(member("arguments")?)?,
+            task: raw(member("task")?)?,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -397,8 +603,11 @@ impl<H: ServerHandler> Dispatcher<H> {
             }
             "tools/list" => self.list(&*handler, ListKind::Tools, params, version),
             "tools/call" => {
-                let call: NameArgs<'_> = serde_json::from_str(params.map_or("{}", RawValue::get))
-                    .map_err(|_| McpError::invalid_params("Invalid params"))?;
+                let call = match NameArgs::from_envelope_pass(&ctx, params) {
+                    Some(call) => call,
+                    None => serde_json::from_str(params.map_or("{}", RawValue::get))
+                        .map_err(|_| McpError::invalid_params("Invalid params"))?,
+                };
                 let args = call.arguments.map(|a| a.to_owned());
                 let name = call.name.into_owned();
                 if let (Some(engine), Some(ttl)) = (

@@ -175,8 +175,18 @@ impl LazyRound {
 }
 
 /// Whether `params` may carry retry members; a false positive only costs the full parse.
-/// A backslash anywhere counts (a key may be written with escapes).
-fn may_be_retry(params: &str) -> bool {
+/// The kernel's `_meta` pass knows for sure (present, even `null`, counts); otherwise a
+/// search decides, where a backslash anywhere counts (a key may be written with escapes).
+fn may_be_retry(ctx: &Context, params: &RawValue) -> bool {
+    if let Some(meta) = ctx.meta()
+        && let (Some(responses), Some(state)) = (
+            meta.params_member(params, "inputResponses"),
+            meta.params_member(params, "requestState"),
+        )
+    {
+        return responses.is_some() || state.is_some();
+    }
+    let params = params.get();
     params.contains("inputResponses") || params.contains("requestState") || params.contains('\\')
 }
 
@@ -193,7 +203,7 @@ pub(crate) fn begin(
         return Ok(Started::Off);
     }
     let cfg = identity.request_state.clone();
-    if !ctx.params().is_some_and(|p| may_be_retry(p.get())) {
+    if !ctx.params().is_some_and(|p| may_be_retry(ctx, p)) {
         let lazy = Arc::new(LazyRound {
             cfg,
             calls: AtomicUsize::new(0),

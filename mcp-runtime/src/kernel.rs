@@ -121,7 +121,23 @@ pub(crate) struct ContextParts<'a> {
 }
 
 /// Builds the context of one message.
+// Only the HTTP transport builds a context from params still in the frame.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
+    let shared = p.params.map(|p| Arc::new(p.to_owned()));
+    new_context_shared(p, shared)
+}
+
+/// [`new_context`] with the params already copied out of the frame (`shared` holds the
+/// text of `p.params`), so the context and the envelope read from them share one copy.
+pub(crate) fn new_context_shared(
+    p: ContextParts<'_>,
+    shared: Option<Arc<Box<RawValue>>>,
+) -> Context {
+    debug_assert_eq!(
+        shared.as_deref().map(|b| b.get()),
+        p.params.map(RawValue::get)
+    );
     let session = match p.era {
         Era::Legacy => p.session.cloned(),
         Era::Modern => None,
@@ -131,7 +147,7 @@ pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
         .and_then(|s| s.lock().expect("session lock").client.clone());
     Context {
         method: Arc::from(p.method),
-        params: p.params.map(|p| Arc::new(p.to_owned())),
+        params: shared,
         id: p.id,
         version: p.version,
         era: p.era,
@@ -451,6 +467,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
             }
         };
         let era = locked.or(opening).unwrap_or(Era::Legacy);
+        // Copied out of the frame once: the envelope and the context share this copy.
+        let shared_params = params.map(|p| Arc::new(p.to_owned()));
         let lock_era = |e: Era| {
             conn.era.lock().expect("era lock").get_or_insert(e);
         };
@@ -460,7 +478,9 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let (version, request_meta) = match era {
             Era::Modern if id.is_none() => {
                 // 2026 notifications carry no required envelope.
-                let m = RequestMeta::from_params(params).ok().flatten();
+                let m = shared_params
+                    .as_ref()
+                    .and_then(|p| RequestMeta::from_shared_params(p).ok().flatten());
                 let v = m
                     .as_ref()
                     .and_then(|m| m.version)
@@ -478,7 +498,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     }
                     return;
                 }
-                match self.check_modern(params) {
+                match self.check_modern_shared(shared_params.as_ref()) {
                     Ok((v, m)) => {
                         lock_era(Era::Modern);
                         (Some(v), Some(m))
@@ -495,10 +515,9 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 }
                 // One parse of `_meta` serves both the envelope check and the context; the
                 // probe runs only when the envelope is malformed (a typed read fails).
-                let request_meta = if without_meta(params) {
-                    Ok(None)
-                } else {
-                    RequestMeta::from_params(params)
+                let request_meta = match &shared_params {
+                    Some(p) if !without_meta(params) => RequestMeta::from_shared_params(p),
+                    _ => Ok(None),
                 };
                 let modern = match &request_meta {
                     Ok(m) => m.as_ref().is_some_and(RequestMeta::is_modern_envelope),
@@ -541,24 +560,27 @@ impl<E: Endpoint + 'static> Kernel<E> {
         // and only the ones that wait watch the shutdown (`run_request`).
         let cancel = CancellationToken::new();
         let in_initialize = method == "initialize";
-        let ctx = new_context(ContextParts {
-            method: &method,
-            params,
-            id: id.clone(),
-            version,
-            era,
-            meta: request_meta,
-            session: Some(&conn.session),
-            extensions: Extensions::default(),
-            cancel: cancel.clone(),
-            peer: Peer {
-                conn: conn.shared.clone(),
-                out: None,
+        let ctx = new_context_shared(
+            ContextParts {
+                method: &method,
+                params,
+                id: id.clone(),
+                version,
                 era,
-                in_initialize,
-                task: None,
+                meta: request_meta,
+                session: Some(&conn.session),
+                extensions: Extensions::default(),
+                cancel: cancel.clone(),
+                peer: Peer {
+                    conn: conn.shared.clone(),
+                    out: None,
+                    era,
+                    in_initialize,
+                    task: None,
+                },
             },
-        });
+            shared_params,
+        );
 
         if in_initialize && id.is_some() && era == Era::Legacy {
             // Inline: nothing else is read until the chain returns; commit after success.
@@ -636,16 +658,32 @@ impl<E: Endpoint + 'static> Kernel<E> {
 
     /// The checks of a modern request before the chain: the `_meta` envelope and the
     /// revision it asks for.
+    // The HTTP transport's entry; the stream kernel uses `check_modern_shared`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn check_modern(
         &self,
         params: Option<&RawValue>,
     ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
-        WireCodec::for_era(Era::Modern)
-            .validate_request(params)
-            .and_then(|m| {
-                let m = m.unwrap_or_default();
-                codec::negotiate_modern(&m, self.identity.supported).map(|v| (v, m))
-            })
+        self.negotiate(WireCodec::for_era(Era::Modern).validate_request(params))
+    }
+
+    /// [`check_modern`](Self::check_modern) for params already copied out of the frame:
+    /// the envelope shares them, and records the members the dispatcher reads.
+    pub(crate) fn check_modern_shared(
+        &self,
+        params: Option<&Arc<Box<RawValue>>>,
+    ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
+        self.negotiate(WireCodec::for_era(Era::Modern).validate_shared_request(params))
+    }
+
+    fn negotiate(
+        &self,
+        validated: Result<Option<RequestMeta>, ErrorObject>,
+    ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
+        validated.and_then(|m| {
+            let m = m.unwrap_or_default();
+            codec::negotiate_modern(&m, self.identity.supported).map(|v| (v, m))
+        })
     }
 
     /// Runs the chain with panic catching, the optional timeout and cancellation.

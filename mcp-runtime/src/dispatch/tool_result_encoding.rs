@@ -124,6 +124,66 @@ mod tests {
         }
     }
 
+    /// The stamp as `#[serde(flatten)]` writes it (what `Stamped` writes without flatten).
+    #[derive(serde::Serialize)]
+    struct Flattened<'a, T> {
+        #[serde(flatten)]
+        value: &'a T,
+        #[serde(rename = "_meta")]
+        meta: &'a RawValue,
+    }
+
+    fn both<T: serde::Serialize>(value: &T, stamp: &ServerInfoStamp) -> (String, String) {
+        let stamped = serde_json::to_string(&Stamped { value, meta: stamp }).unwrap();
+        let flat = serde_json::to_string(&Flattened {
+            value,
+            meta: &stamp.meta,
+        })
+        .unwrap();
+        (stamped, flat)
+    }
+
+    #[test]
+    fn the_stamp_writes_what_flatten_writes() {
+        use mcp_core::types::{EmptyResult, ListToolsResult, Tool};
+        let stamp = ServerInfoStamp::new(
+            &Implementation::new("bench", "1.0"),
+            ProtocolVersion::V2026_07_28,
+        );
+        for mut r in results() {
+            r.meta = None;
+            let (a, b) = both(&r, &stamp);
+            assert_eq!(a, b);
+        }
+        let (a, b) = both(&EmptyResult::default(), &stamp);
+        assert_eq!(a, b);
+        assert!(a.starts_with(r#"{"_meta":{"#), "{a}");
+        let tools = ListToolsResult {
+            tools: vec![Tool::new("t")],
+            ..Default::default()
+        };
+        let (a, b) = both(&tools, &stamp);
+        assert_eq!(a, b);
+        // A map is stamped too; a value that is not an object fails, as flatten does.
+        let map: std::collections::BTreeMap<&str, u8> = [("k", 1)].into();
+        let (a, b) = both(&map, &stamp);
+        assert_eq!(a, b);
+        assert!(
+            serde_json::to_string(&Stamped {
+                value: &3,
+                meta: &stamp
+            })
+            .is_err()
+        );
+        assert!(
+            serde_json::to_string(&Stamped {
+                value: &vec![1],
+                meta: &stamp
+            })
+            .is_err()
+        );
+    }
+
     #[test]
     fn a_result_that_already_names_a_server_keeps_it() {
         let stamp = ServerInfoStamp::new(
