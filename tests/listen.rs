@@ -624,3 +624,105 @@ async fn an_http_listen_holds_no_in_flight_slot() {
     drop(body);
     stop.cancel();
 }
+
+/// What a middleware read of a listen request's `HttpRequest`: before the stream and once
+/// it has ended.
+type Seen = std::sync::Arc<std::sync::Mutex<Vec<(String, String, String)>>>;
+
+/// Records the `x-probe` header, the `Authorization` header and the URI of every listen
+/// request, before running it and after.
+struct SeesHttp(Seen);
+
+impl SeesHttp {
+    fn record(&self, ctx: &Context) {
+        let http = ctx
+            .extensions()
+            .get::<mcp::runtime::transport::http::HttpRequest>()
+            .expect("an HTTP request");
+        let header = |name: &str| {
+            http.headers
+                .get(name)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .unwrap_or_default()
+        };
+        self.0.lock().unwrap().push((
+            header("x-probe"),
+            header("authorization"),
+            http.uri.to_string(),
+        ));
+    }
+}
+
+impl mcp::runtime::Middleware for SeesHttp {
+    async fn handle<E: mcp::runtime::Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: mcp::runtime::Next<'_, E>,
+    ) -> mcp::runtime::HandlerResult {
+        if ctx.method() != "subscriptions/listen" {
+            return next.run(ctx.clone()).await;
+        }
+        self.record(&ctx);
+        let out = next.run(ctx.clone()).await;
+        self.record(&ctx);
+        out
+    }
+}
+
+#[tokio::test]
+async fn an_http_listen_context_keeps_its_request_headers_and_uri_for_the_streams_life() {
+    let seen = Seen::default();
+    let s = Server::builder("sees-http", "1.0.0")
+        .subscriptions(true)
+        .layers((SeesHttp(seen.clone()),))
+        .tool(
+            Tool::new("hello").with_input_schema(schema()),
+            |_ctx, _: NoArgs| async { Ok(CallToolResult::success(vec![])) },
+        )
+        .build();
+    let h = s.handle();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    tokio::spawn(async move { s.serve_http_on(listener, HttpOptions::default(), st).await });
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let req = hyper::Request::builder()
+        .method("POST")
+        .uri("/mcp?probe=1")
+        .header("host", format!("127.0.0.1:{}", addr.port()))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .header("x-probe", "caf\u{e9} \t value")
+        .header("authorization", "Bearer not-checked")
+        .body(Full::new(Bytes::from(
+            listen(json!(31), json!({"toolsListChanged": true})).to_string(),
+        )))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    let mut body = resp.into_body();
+    let mut buf = String::new();
+    let (ack, _) = next_event(&mut body, &mut buf).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    // The context's copy is read after the stream has carried an event and ended.
+    add_tool(&h, "meanwhile");
+    let (n, _) = next_event(&mut body, &mut buf).await;
+    assert_eq!(n["method"], "notifications/tools/list_changed");
+    stop.cancel();
+    let (fin, _) = next_event(&mut body, &mut buf).await;
+    assert_eq!(fin["id"], 31);
+    listens_become(&h, 0).await;
+    let expected = (
+        "caf\u{e9} \t value".to_owned(),
+        "Bearer not-checked".to_owned(),
+        "/mcp?probe=1".to_owned(),
+    );
+    assert_eq!(*seen.lock().unwrap(), [expected.clone(), expected]);
+}

@@ -105,6 +105,32 @@ fn into_incoming(parts: axum::http::request::Parts) -> Incoming {
     }
 }
 
+/// `http` with its header values and target copied into allocations of their own.
+///
+/// hyper parses a request's head in place: its header values and its URI are slices of the
+/// connection's 8 KiB read buffer. A context that outlives its request (a listen stream's,
+/// for as long as the stream is open) would keep that buffer, and the connection, which
+/// goes on reading to notice the client closing, would allocate another one. With the copy
+/// the connection reuses its buffer.
+fn detached(http: HttpRequest) -> HttpRequest {
+    use axum::body::Bytes;
+    let mut headers = http.headers;
+    for v in headers.values_mut() {
+        // A copy of a value hyper accepted is accepted too; should it not be, the value
+        // stays as it was (still correct, only not detached).
+        if let Ok(mut copy) = HeaderValue::from_maybe_shared(Bytes::copy_from_slice(v.as_bytes())) {
+            copy.set_sensitive(v.is_sensitive());
+            *v = copy;
+        }
+    }
+    let uri = axum::http::Uri::try_from(http.uri.to_string()).unwrap_or(http.uri);
+    HttpRequest {
+        method: http.method,
+        uri,
+        headers,
+    }
+}
+
 /// What a message's context learns of its HTTP request: the request, and the principal
 /// that authentication established.
 #[derive(Clone)]
@@ -832,9 +858,10 @@ async fn modern_post<E: Endpoint + 'static>(
             if let Some(r) = state.step_up(&parts, [(method.as_str(), params)]) {
                 return r;
             }
+            let listen = method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN;
             // A listen stream is long-lived, not work in flight: it holds no slot (the
             // builder's `max_listens` bounds it).
-            let permit = if method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN {
+            let permit = if listen {
                 None
             } else {
                 match state.permit() {
@@ -845,9 +872,14 @@ async fn modern_post<E: Endpoint + 'static>(
             let (tx, rx) = mpsc::channel(64);
             // Cancelled by the client closing the stream, or by the end of a shutdown.
             let cancel = state.shutdown.child_token();
+            let mut incoming = into_incoming(parts);
+            if listen {
+                // Its context lives as long as the stream: see `detached`.
+                incoming.http = detached(incoming.http);
+            }
             let ctx = modern_context(
                 state,
-                into_incoming(parts),
+                incoming,
                 &method,
                 params,
                 Some(id.clone()),
@@ -1568,6 +1600,46 @@ mod tests {
                 hay.contains(needle),
                 "{hay} {needle}"
             );
+        }
+    }
+
+    #[test]
+    fn a_detached_request_is_equal_and_shares_nothing_with_the_read_buffer() {
+        use axum::body::Bytes;
+        // What hyper hands over: values and target sliced out of one read buffer.
+        let buf = Bytes::from_static(b"/mcp?x=1 secret-token 2026-07-28 caf\xc3\xa9");
+        let within = |p: *const u8| buf.as_ptr_range().contains(&p);
+        let mut headers = HeaderMap::new();
+        let mut auth = HeaderValue::from_maybe_shared(buf.slice(9..21)).unwrap();
+        auth.set_sensitive(true);
+        headers.insert(header::AUTHORIZATION, auth);
+        headers.append(
+            MCP_PROTOCOL_VERSION.clone(),
+            HeaderValue::from_maybe_shared(buf.slice(22..32)).unwrap(),
+        );
+        headers.append(
+            MCP_PROTOCOL_VERSION.clone(),
+            HeaderValue::from_maybe_shared(buf.slice(33..)).unwrap(),
+        );
+        let uri = axum::http::Uri::from_maybe_shared(buf.slice(0..8)).unwrap();
+        assert!(within(uri.path().as_ptr()));
+        let http = HttpRequest {
+            method: Method::POST,
+            uri,
+            headers,
+        };
+        let copy = detached(http.clone());
+        assert_eq!(copy.method, http.method);
+        assert_eq!(copy.uri, http.uri);
+        assert_eq!(copy.uri.query(), Some("x=1"));
+        assert_eq!(copy.headers, http.headers);
+        assert!(copy.headers[header::AUTHORIZATION].is_sensitive());
+        assert!(!copy.headers[&MCP_PROTOCOL_VERSION].is_sensitive());
+        let values: Vec<_> = copy.headers.get_all(&MCP_PROTOCOL_VERSION).iter().collect();
+        assert_eq!(values, ["2026-07-28", "caf\u{e9}"]);
+        assert!(!within(copy.uri.path().as_ptr()));
+        for v in copy.headers.values() {
+            assert!(!within(v.as_bytes().as_ptr()), "{v:?}");
         }
     }
 
