@@ -657,18 +657,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
     }
 
     /// The checks of a modern request before the chain: the `_meta` envelope and the
-    /// revision it asks for.
-    // The HTTP transport's entry; the stream kernel uses `check_modern_shared`.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn check_modern(
-        &self,
-        params: Option<&RawValue>,
-    ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
-        self.negotiate(WireCodec::for_era(Era::Modern).validate_request(params))
-    }
-
-    /// [`check_modern`](Self::check_modern) for params already copied out of the frame:
-    /// the envelope shares them, and records the members the dispatcher reads.
+    /// revision it asks for. The params are the copy the context will share: the envelope
+    /// shares them too, and records the members the dispatcher reads.
     pub(crate) fn check_modern_shared(
         &self,
         params: Option<&Arc<Box<RawValue>>>,
@@ -707,9 +697,12 @@ impl<E: Endpoint + 'static> Kernel<E> {
 /// decodes to `_meta` is either spelled so or written with an escape. Most legacy requests
 /// carry none, and this scan is far cheaper than the parse that looks for it.
 pub(crate) fn without_meta(params: Option<&RawValue>) -> bool {
+    // Vectorized searches (the params may hold a large argument); the searcher is built once.
+    static META: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("_meta"));
     params.is_none_or(|p| {
-        let text = p.get();
-        !text.contains("_meta") && !text.contains('\\')
+        let text = p.get().as_bytes();
+        memchr::memchr(b'\\', text).is_none() && META.find(text).is_none()
     })
 }
 

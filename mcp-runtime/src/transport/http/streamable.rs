@@ -23,7 +23,7 @@ use super::{
 use crate::context::Context;
 use crate::error::{HandlerResult, Reply};
 use crate::extensions::Extensions;
-use crate::kernel::{ContextParts, encode_outcome, new_context, without_meta};
+use crate::kernel::{ContextParts, encode_outcome, new_context, new_context_shared, without_meta};
 use crate::middleware::Endpoint;
 use crate::peer::{ConnShared, Peer};
 
@@ -791,7 +791,8 @@ async fn modern_post<E: Endpoint + 'static>(
             if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
                 return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
             }
-            let (version, meta) = match state.kernel.check_modern(params.as_deref()) {
+            let shared = params.map(Arc::new);
+            let (version, meta) = match state.kernel.check_modern_shared(shared.as_ref()) {
                 Ok((v, m)) => (Some(v), Some(m)),
                 Err(e) => {
                     return error_response(modern_status(Some(e.code)), None, &e);
@@ -802,7 +803,7 @@ async fn modern_post<E: Endpoint + 'static>(
                 state,
                 into_incoming(parts),
                 &method,
-                params.as_deref(),
+                shared,
                 None,
                 version,
                 meta,
@@ -813,7 +814,10 @@ async fn modern_post<E: Endpoint + 'static>(
             empty(StatusCode::ACCEPTED)
         }
         Msg::Request { id, method, params } => {
-            let params = params.as_deref();
+            // The body's params, moved (not copied) into the one copy the envelope and the
+            // context share: the envelope scan then records the members the dispatcher reads.
+            let shared = params.map(Arc::new);
+            let params = shared.as_deref().map(|b| &**b);
             if method == "initialize" && !meta::carries_modern_envelope(params) {
                 // A legacy handshake on a server that serves only 2026.
                 let err = codec::unsupported_protocol_version(
@@ -851,7 +855,7 @@ async fn modern_post<E: Endpoint + 'static>(
             if let Err(e) = checked {
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
             }
-            let (version, meta) = match state.kernel.check_modern(params) {
+            let (version, meta) = match state.kernel.check_modern_shared(shared.as_ref()) {
                 Ok(x) => x,
                 Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
             };
@@ -881,7 +885,7 @@ async fn modern_post<E: Endpoint + 'static>(
                 state,
                 incoming,
                 &method,
-                params,
+                shared,
                 Some(id.clone()),
                 Some(version),
                 Some(meta),
@@ -903,7 +907,7 @@ fn modern_context<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     http: Incoming,
     method: &str,
-    params: Option<&RawValue>,
+    params: Option<Arc<Box<RawValue>>>,
     id: Option<RequestId>,
     version: Option<ProtocolVersion>,
     meta: Option<RequestMeta>,
@@ -920,24 +924,28 @@ fn modern_context<E: Endpoint + 'static>(
         state.kernel.options.peer_request_timeout,
         state.kernel.filters.clone(),
     ));
-    new_context(ContextParts {
-        method,
-        params,
-        id,
-        version,
-        era: Era::Modern,
-        meta,
-        session: None,
-        extensions,
-        cancel,
-        peer: Peer {
-            conn,
-            out: None,
+    let text = params.clone();
+    new_context_shared(
+        ContextParts {
+            method,
+            params: text.as_deref().map(|b| &**b),
+            id,
+            version,
             era: Era::Modern,
-            in_initialize: false,
-            task: None,
+            meta,
+            session: None,
+            extensions,
+            cancel,
+            peer: Peer {
+                conn,
+                out: None,
+                era: Era::Modern,
+                in_initialize: false,
+                task: None,
+            },
         },
-    })
+        params,
+    )
 }
 
 /// The context of a legacy message in `session`; `out` routes its messages to a
