@@ -176,44 +176,8 @@ pub struct NeedsParse;
 /// assert_eq!(find_member(r#"{"_m\u0065ta":1}"#, "_meta"), Err(NeedsParse));
 /// ```
 pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, NeedsParse> {
-    let b = object.as_bytes();
-    let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return Err(NeedsParse);
-    }
-    i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return Ok(None);
-    }
-    let mut found = None;
-    loop {
-        if b.get(i) != Some(&b'"') {
-            return Err(NeedsParse);
-        }
-        let key_end = string_end(b, i + 1)?;
-        let name = &b[i + 1..key_end];
-        if memchr::memchr(b'\\', name).is_some() {
-            return Err(NeedsParse);
-        }
-        i = skip_ws(b, key_end + 1);
-        if b.get(i) != Some(&b':') {
-            return Err(NeedsParse);
-        }
-        let start = skip_ws(b, i + 1);
-        let end = value_end(b, start)?;
-        if name == key.as_bytes() {
-            if found.is_some() {
-                return Err(NeedsParse);
-            }
-            found = Some(object.get(start..end).ok_or(NeedsParse)?);
-        }
-        i = skip_ws(b, end);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return Ok(found),
-            _ => return Err(NeedsParse),
-        }
-    }
+    // The one-key case of the shared walk.
+    find_members(object, [key]).map(|[v]| v)
 }
 
 /// [`find_member`] for several keys in one pass: the raw text of each member of `keys`
