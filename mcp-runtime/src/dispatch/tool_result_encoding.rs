@@ -9,7 +9,7 @@ use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
 
 use super::{Dispatcher, ServerInfoStamp};
-use crate::error::{HandlerResult, Reply};
+use crate::common::error::{HandlerResult, Reply};
 
 /// Results with at least this much text take the one-pass encoder.
 const FAST_FROM: usize = 1024;

@@ -12,9 +12,9 @@ use tokio_util::sync::CancellationToken;
 use super::auth::Principal;
 use super::event_store::EventStore;
 use super::lane::{AttachError, Attached, Lane};
+use crate::context::peer::ConnShared;
 use crate::dispatch::{Session, SessionState};
-use crate::filter::Filters;
-use crate::peer::ConnShared;
+use crate::wire::filter::Filters;
 
 /// Messages kept for a session while no stream is open to carry them.
 const BACKLOG: usize = 256;

@@ -20,12 +20,14 @@ use super::sse::{Final, SseBody};
 use super::{
     HttpRequest, HttpState, empty, error_response, json_response, read_body, sse_response,
 };
+use crate::chain::middleware::Endpoint;
+use crate::common::error::{HandlerResult, Reply};
+use crate::common::extensions::Extensions;
 use crate::context::Context;
-use crate::error::{HandlerResult, Reply};
-use crate::extensions::Extensions;
-use crate::kernel::{ContextParts, encode_outcome, new_context, new_context_shared, without_meta};
-use crate::middleware::Endpoint;
-use crate::peer::{ConnShared, Peer};
+use crate::context::peer::{ConnShared, Peer};
+use crate::server::stream::{
+    ContextParts, encode_outcome, new_context, new_context_shared, without_meta,
+};
 
 /// A message decoded from a body, owned so that it can move into a task.
 pub(super) enum Msg {
@@ -245,7 +247,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
             }
         });
         if inline {
-            let polled = crate::request_run::poll_once(&mut run).await;
+            let polled = crate::chain::request_run::poll_once(&mut run).await;
             if let Poll::Ready(out) = polled {
                 return Fin::Ready(out);
             }
@@ -822,7 +824,7 @@ async fn modern_post<E: Endpoint + 'static>(
                 // A legacy handshake on a server that serves only 2026.
                 let err = codec::unsupported_protocol_version(
                     supported.iter().map(ProtocolVersion::as_str),
-                    &crate::kernel::offered_protocol_version(params),
+                    &crate::server::stream::offered_protocol_version(params),
                 );
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
             }
@@ -1046,7 +1048,7 @@ pub(super) fn apply_unanswered<E: Endpoint + 'static>(
         }
         Msg::Notification { method, params } => {
             if method == "notifications/cancelled"
-                && let Some(target) = crate::kernel::cancelled_request_id(params.as_deref())
+                && let Some(target) = crate::server::stream::cancelled_request_id(params.as_deref())
                 && let Some(t) = session.in_flight.lock().expect("lock").remove(&target)
             {
                 t.cancel();
@@ -1120,7 +1122,7 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
         .run_request(ctx, cancel, id, permit, inline, move |out| {
             if is_init {
                 if let Some(Ok(Reply::Result(raw))) = out {
-                    crate::kernel::commit_initialize(
+                    crate::server::stream::commit_initialize(
                         &s.state,
                         Some(&rid),
                         init_params.as_deref(),
