@@ -46,18 +46,18 @@ pub use chain::{hooks, log_bridge, middleware, tracing_layer};
 pub use common::{error, extensions, pagination};
 pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
 pub use dispatch::caching;
-pub use features::{skills, subscriptions, tasks};
+pub use features::{handle, skills, subscriptions, tasks};
 #[cfg(feature = "schema-validation")]
 pub use handler::schema_check;
 pub use handler::{completion, prompt_def, resource_def, tool, tool_def, tool_result};
-pub use server::handle;
 pub use session::request_state;
 pub use wire::filter;
 
 pub use caching::{CacheHint, CachePolicy};
+pub use common::principal::Principal;
 pub use completion::{CompletionDef, IntoCompletion, ResolvedArguments};
 pub use context::{ClientView, Context, ProgressError};
-pub use dispatch::{Dispatcher, ServerIdentity};
+pub use dispatch::Dispatcher;
 pub use error::{HandlerResult, McpError, Reply};
 pub use extensions::Extensions;
 pub use filter::{FilterAction, MessageFilter};
@@ -72,6 +72,7 @@ pub use request_state::{InMemoryReplayGuard, ReplayGuard, RequestStateConfig, Re
 pub use resource_def::{IntoReadResult, ResourceDef};
 pub use server::stream::ServerOptions;
 pub use server::{BuildError, Server, ServerBuilder};
+pub use session::ServerIdentity;
 pub use subscriptions::{InMemoryBus, ServerEvent, SubscriptionBus};
 pub use tool_def::ToolDef;
 pub use tool_result::{IntoToolResult, Json, ToolError};

@@ -108,3 +108,14 @@ impl Reply {
 
 /// The outcome of a handler or of the rest of the middleware chain.
 pub type HandlerResult = Result<Reply, McpError>;
+
+/// The not-found error for a resource: -32002 on legacy revisions, -32602 on 2026.
+pub(crate) fn resource_not_found(uri: &str, era: mcp_core::version::Era) -> McpError {
+    let code = match era {
+        mcp_core::version::Era::Legacy => mcp_core::jsonrpc::RESOURCE_NOT_FOUND,
+        mcp_core::version::Era::Modern => mcp_core::jsonrpc::INVALID_PARAMS,
+    };
+    mcp_core::jsonrpc::ErrorObject::new(code, "Resource not found")
+        .with_data(serde_json::json!({ "uri": uri }))
+        .into()
+}

@@ -165,6 +165,21 @@ pub trait InputResolver: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<InputResponse, InteractionError>>;
 }
 
+/// Where a first attempt's interaction calls go on a 2026 connection before any round exists
+/// (`features::input_rounds`): the round is made, and bound to the caller, on the first one.
+pub(crate) trait DeferredInput: Send + Sync {
+    /// The next default key for an interaction of `kind` (`elicit-1`, `sample-2`, ...).
+    fn next_key(&self, kind: &str) -> String;
+
+    /// Records one input request of the handler running under `ctx`.
+    fn resolve<'a>(
+        &'a self,
+        ctx: &'a Context,
+        key: &'a str,
+        request: InputRequest,
+    ) -> BoxFuture<'a, Result<InputResponse, InteractionError>>;
+}
+
 /// The resolver attached to a context, with the counter behind the default keys.
 pub(crate) struct InputChannel {
     resolver: Arc<dyn InputResolver>,

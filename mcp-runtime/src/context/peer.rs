@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -76,10 +78,11 @@ pub(crate) struct ConnShared {
     /// work (listen streams, change-notification forwarders) ends on it.
     pub(crate) closing: tokio_util::sync::CancellationToken,
     /// The legacy session's resource subscriptions (`resources/subscribe`).
-    pub(crate) subscriptions:
-        std::sync::OnceLock<std::sync::Arc<crate::features::subscriptions::LegacySubscriptions>>,
+    /// (Held for `features::subscriptions`.)
+    pub(crate) subscriptions: crate::common::slot::Slot,
     /// The server's handle for `Context::server`, set by the dispatcher on first use.
-    pub(crate) server: std::sync::OnceLock<crate::server::handle::ServerHandle>,
+    /// (Held for `features::handle`.)
+    pub(crate) server: crate::common::slot::Slot,
     /// A stateless legacy HTTP request: nothing outlives it, so the server can promise no
     /// notifications of its own (`resources/subscribe`, `listChanged`).
     sessionless: std::sync::atomic::AtomicBool,
@@ -193,7 +196,30 @@ pub struct Peer {
     pub(crate) era: Era,
     pub(crate) in_initialize: bool,
     /// Set inside a 2025-11-25 task: its messages carry the related-task `_meta`.
-    pub(crate) task: Option<std::sync::Arc<crate::features::tasks::RelatedTask>>,
+    pub(crate) task: Option<std::sync::Arc<dyn PeerScope>>,
+}
+
+/// What a peer's messages belong to, when they belong to more than their request: a
+/// 2025-11-25 task (`features::tasks`) tags each message with its `_meta` and is
+/// `input_required` while a server-to-client request of its waits.
+pub(crate) trait PeerScope: Send + Sync {
+    /// Adds the scope's `_meta` to a params object.
+    fn tag_map(&self, params: &mut serde_json::Map<String, serde_json::Value>);
+
+    /// `params` with the scope's `_meta` added (`None`: params that are not an object are
+    /// sent as they are).
+    fn tag(&self, params: Option<&RawValue>) -> Option<Box<RawValue>> {
+        let mut map = match params {
+            None => serde_json::Map::new(),
+            Some(raw) => serde_json::from_str(raw.get()).ok()?,
+        };
+        self.tag_map(&mut map);
+        serde_json::value::to_raw_value(&map).ok()
+    }
+
+    /// Called when a server-to-client request starts waiting for its answer (`true`) and
+    /// when it stops (`false`).
+    fn waiting(&self, begins: bool) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
 impl Peer {
@@ -209,13 +235,16 @@ impl Peer {
         if self.in_initialize {
             return Err(PeerError::DuringInitialize);
         }
-        match &self.task {
-            Some(t) => {
-                t.request(&self.conn, self.out.as_ref(), method, params)
-                    .await
-            }
-            None => self.conn.request(self.out.as_ref(), method, params).await,
-        }
+        let Some(scope) = &self.task else {
+            return self.conn.request(self.out.as_ref(), method, params).await;
+        };
+        let tagged = scope.tag(params);
+        scope.waiting(true).await;
+        let answer = (self.conn)
+            .request(self.out.as_ref(), method, tagged.as_deref().or(params))
+            .await;
+        scope.waiting(false).await;
+        answer
     }
 
     /// Sends a typed request and decodes the typed result.

@@ -8,7 +8,7 @@ use mcp_core::types::{Adapt, CallToolResult};
 use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
 
-use super::{Dispatcher, ServerInfoStamp};
+use super::dispatcher::{Dispatcher, ServerInfoStamp};
 use crate::common::error::{HandlerResult, Reply};
 
 /// Results with at least this much text take the one-pass encoder.
@@ -71,7 +71,7 @@ fn encode(mut value: CallToolResult, stamp: Option<&ServerInfoStamp>) -> Handler
 mod tests {
     use mcp_core::types::{ContentBlock, Implementation, Meta, ResultType};
 
-    use super::super::Stamped;
+    use super::super::dispatcher::Stamped;
     use super::*;
 
     fn results() -> Vec<CallToolResult> {

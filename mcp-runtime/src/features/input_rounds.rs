@@ -30,9 +30,10 @@ use serde_json::value::RawValue;
 use crate::common::error::McpError;
 use crate::context::Context;
 use crate::context::interaction::{
-    BoxFuture, InputResolver, InteractionError, decode_response, invalid_response_error,
+    BoxFuture, DeferredInput, InputResolver, InteractionError, decode_response,
+    invalid_response_error,
 };
-use crate::dispatch::ServerIdentity;
+use crate::session::ServerIdentity;
 use crate::session::request_state::{Binding, RequestStateConfig, StatePayload};
 
 /// One run of a modern request's handler.
@@ -116,12 +117,10 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
 }
 
 fn principal(ctx: &Context) -> Option<String> {
-    #[cfg(feature = "http")]
-    if let Some(p) = ctx.extensions().get::<crate::transport::http::Principal>() {
-        return Some(p.subject.clone());
-    }
-    let _ = ctx;
-    None
+    let p = ctx
+        .extensions()
+        .get::<crate::common::principal::Principal>()?;
+    Some(p.subject.clone())
 }
 
 /// How one handler run takes part in multi-round-trip requests (what [`begin`] set up).
@@ -145,21 +144,19 @@ pub(crate) struct LazyRound {
     round: OnceLock<(Round, Option<String>)>,
 }
 
-impl LazyRound {
-    /// The next default key for an interaction of `kind`.
-    pub(crate) fn next_key(&self, kind: &str) -> String {
+impl DeferredInput for LazyRound {
+    fn next_key(&self, kind: &str) -> String {
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         format!("{kind}-{n}")
     }
 
-    /// Records (or answers, never: a first attempt has no answers) one input request of
-    /// the handler running under `ctx`.
-    pub(crate) async fn resolve(
-        &self,
-        ctx: &Context,
-        key: &str,
+    /// Records (or answers, never: a first attempt has no answers) one input request.
+    fn resolve<'a>(
+        &'a self,
+        ctx: &'a Context,
+        key: &'a str,
         request: InputRequest,
-    ) -> Result<InputResponse, InteractionError> {
+    ) -> BoxFuture<'a, Result<InputResponse, InteractionError>> {
         let (round, _) = self.round.get_or_init(|| {
             let round = Round {
                 cfg: self.cfg.clone(),
@@ -170,7 +167,7 @@ impl LazyRound {
             };
             (round, principal(ctx))
         });
-        round.resolve(key, request).await
+        round.resolve(key, request)
     }
 }
 

@@ -571,7 +571,8 @@ impl LegacySubscriptions {
 
 /// The subscriptions of the legacy session `conn` belongs to.
 pub(crate) fn legacy(conn: &ConnShared) -> &Arc<LegacySubscriptions> {
-    conn.subscriptions.get_or_init(Default::default)
+    conn.subscriptions
+        .get_or_init(Arc::<LegacySubscriptions>::default)
 }
 
 /// Starts forwarding bus events to the legacy session of `conn` (once per session; later
@@ -582,7 +583,7 @@ pub(crate) fn attach_legacy(
     conn: &Arc<ConnShared>,
     notifier: &Notifier,
     kinds: ListKinds,
-    session: Option<crate::dispatch::Session>,
+    session: Option<crate::session::Session>,
 ) {
     let Some(bus) = &notifier.bus else { return };
     let subs = legacy(conn).clone();

@@ -29,8 +29,8 @@ use crate::common::error::{HandlerResult, Reply};
 use crate::common::extensions::Extensions;
 use crate::common::panic::CatchUnwind;
 use crate::context::peer::{ConnShared, Peer};
-use crate::context::{ClientView, Context, RequestShared};
-use crate::dispatch::{ServerIdentity, Session, SessionState};
+use crate::context::{Context, RequestShared};
+use crate::session::{ClientView, ServerIdentity, Session, SessionState};
 use crate::wire::filter::Filters;
 use crate::wire::framing::{FrameReader, Framing, ReadEvent, write_frame};
 
@@ -70,7 +70,7 @@ pub(crate) struct Kernel<E> {
     /// The `inputSchema` of each tool whose schema carries `x-mcp-header` annotations, for
     /// the 2026 HTTP header checks (`Mcp-Param-*`).
     /// (Kept in step with dynamic registration.)
-    pub(crate) header_schemas: Arc<crate::server::handle::HeaderSchemas>,
+    pub(crate) header_schemas: Arc<crate::handler::cell::HeaderSchemas>,
 }
 
 impl<E> Clone for Kernel<E> {
@@ -83,26 +83,6 @@ impl<E> Clone for Kernel<E> {
             header_schemas: self.header_schemas.clone(),
         }
     }
-}
-
-/// The tools whose `inputSchema` mirrors arguments into `Mcp-Param-*` headers.
-pub(crate) fn header_schemas(
-    tools: &[mcp_core::types::Tool],
-) -> HashMap<String, serde_json::Map<String, serde_json::Value>> {
-    fn annotated(v: &serde_json::Value) -> bool {
-        match v {
-            serde_json::Value::Object(m) => {
-                m.contains_key(mcp_core::headers::X_MCP_HEADER) || m.values().any(annotated)
-            }
-            serde_json::Value::Array(a) => a.iter().any(annotated),
-            _ => false,
-        }
-    }
-    tools
-        .iter()
-        .filter(|t| t.input_schema.values().any(annotated))
-        .map(|t| (t.name.clone(), t.input_schema.clone()))
-        .collect()
 }
 
 /// What a context is built from, on any transport.

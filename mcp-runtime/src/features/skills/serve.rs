@@ -12,13 +12,13 @@ use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
 
 use super::{SCHEME, SkillSet};
+use crate::common::error::resource_not_found;
 use crate::common::error::{HandlerResult, McpError};
-use crate::dispatch::{Dispatcher, resource_not_found};
-use crate::handler::ServerHandler;
+use crate::features::host::Host;
 
 /// Answers `skills/list`, `skills/get` or `resources/directory/read`.
-pub(crate) fn handle<H: ServerHandler>(
-    d: &Dispatcher<H>,
+pub(crate) fn handle<D: Host>(
+    d: &D,
     skills: &SkillSet,
     method: &str,
     params: Option<&RawValue>,

@@ -28,7 +28,7 @@ use crate::common::panic::CatchUnwind;
 use crate::context::Context;
 use crate::context::interaction::{BoxFuture, InputResolver, InteractionError};
 use crate::context::peer::PeerError;
-use crate::dispatch::Dispatcher;
+use crate::features::host::Host;
 use crate::features::input_rounds::{self as rounds, Round};
 use crate::handler::ServerHandler;
 
@@ -71,8 +71,8 @@ enum Inline {
 
 /// Runs task-eligible tool `name` on a 2026 request: inline while it asks for input, then
 /// as a task.
-pub(crate) async fn call<H: ServerHandler>(
-    d: &Dispatcher<H>,
+pub(crate) async fn call<D: Host>(
+    d: &D,
     engine: &Arc<TaskEngine>,
     ctx: &Context,
     name: String,
@@ -85,7 +85,13 @@ pub(crate) async fn call<H: ServerHandler>(
             "input rounds exist only on 2026 requests",
         ));
     }
-    let round = rounds::open(&mut hctx, &d.identity, ctx.method(), &name, args.as_deref())?;
+    let round = rounds::open(
+        &mut hctx,
+        d.identity(),
+        ctx.method(),
+        &name,
+        args.as_deref(),
+    )?;
     let id = new_task_id();
     let cancel = CancellationToken::new();
     let (created, ready) = watch::channel(false);
@@ -97,7 +103,7 @@ pub(crate) async fn call<H: ServerHandler>(
     });
     tctx.set_input_resolver(phased.clone());
 
-    let handler = d.handler.load();
+    let handler = d.handlers();
     let mut work = Box::pin(CatchUnwind::new(async move {
         match handler.call_tool(&name, tctx, args) {
             Some(call) => call.await,

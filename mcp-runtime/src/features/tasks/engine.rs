@@ -77,7 +77,7 @@ struct Running {
     /// The connection that started it (legacy: status notifications go there).
     peer: Option<Peer>,
     /// Legacy: tags its messages and marks it `input_required` while a request waits.
-    related: Option<Arc<RelatedTask>>,
+    related: Option<Arc<dyn crate::context::peer::PeerScope>>,
     /// The revision it was started on.
     version: ProtocolVersion,
     /// Input the tool is waiting for (2026: answered through `tasks/update`).
@@ -549,6 +549,14 @@ pub struct TaskHandle {
     ready: Option<watch::Receiver<bool>>,
 }
 
+// Defined here rather than in `context`, which sits below the tasks feature.
+impl Context {
+    /// The task this call runs as, when it runs as one (`crate::features::tasks`).
+    pub fn task(&self) -> Option<&TaskHandle> {
+        self.extensions.get::<TaskHandle>()
+    }
+}
+
 impl std::fmt::Debug for TaskHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskHandle")
@@ -629,11 +637,7 @@ pub(crate) fn unknown_task(task_id: &str) -> McpError {
 /// else the legacy connection (tasks/list is per session); `None` on 2026 without auth (the
 /// unguessable id is the capability).
 pub(crate) fn owner_of(ctx: &Context) -> Option<String> {
-    #[cfg(feature = "http")]
-    if let Some(p) = ctx
-        .extensions
-        .get::<crate::transport::http::auth::Principal>()
-    {
+    if let Some(p) = ctx.extensions.get::<crate::common::principal::Principal>() {
         return Some(format!("principal:{}", p.subject));
     }
     match ctx.era {

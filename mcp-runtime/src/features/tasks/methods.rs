@@ -20,7 +20,7 @@ use super::engine::{TaskEngine, detailed, owner_of, unknown_task};
 use super::store::{TaskOutcome, TaskStoreError};
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::context::Context;
-use crate::dispatch::Dispatcher;
+use crate::features::host::Host;
 use crate::handler::ServerHandler;
 
 /// Adds what a server running tasks advertises: the 2025-11-25 `tasks` capability
@@ -123,8 +123,8 @@ fn missing_extension(message: &str) -> McpError {
 /// Starts tool `name` as a task and answers with the created task (`CreateTaskResult`,
 /// or the extension's flat `resultType: "task"` result on 2026, after any input rounds:
 /// `compose.rs`).
-pub(crate) async fn call_as_task<H: ServerHandler>(
-    d: &Dispatcher<H>,
+pub(crate) async fn call_as_task<D: Host>(
+    d: &D,
     engine: &Arc<TaskEngine>,
     ctx: &Context,
     name: String,
@@ -136,7 +136,7 @@ pub(crate) async fn call_as_task<H: ServerHandler>(
         // 2026: input rounds inline first, then the task.
         return super::compose::call(d, engine, ctx, name, args, version).await;
     }
-    let handler = d.handler.load();
+    let handler = d.handlers();
     let task = engine
         .start(&d.handler_ctx(ctx), ttl, move |tctx| async move {
             match handler.call_tool(&name, tctx, args) {
@@ -177,12 +177,12 @@ fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T,
 
 /// The 2025-11-25 task methods (the dispatcher checked membership, the offer and the init
 /// gate).
-pub(crate) async fn legacy_method<H: ServerHandler>(
-    d: &Dispatcher<H>,
+pub(crate) async fn legacy_method<D: Host>(
+    d: &D,
     ctx: &Context,
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {
-    let Some(engine) = d.tasks.as_ref() else {
+    let Some(engine) = d.tasks() else {
         return Err(ErrorObject::method_not_found(ctx.method()).into());
     };
     let owner = owner_of(ctx);
@@ -273,12 +273,12 @@ fn terminal(task_id: &str, status: TaskStatus) -> McpError {
 /// The tasks extension's methods on 2026 (`tasks/get`, `tasks/update`, `tasks/cancel`):
 /// `-32601` when the server runs no tasks, `-32021` when the request did not declare the
 /// extension.
-pub(crate) async fn modern_method<H: ServerHandler>(
-    d: &Dispatcher<H>,
+pub(crate) async fn modern_method<D: Host>(
+    d: &D,
     ctx: &Context,
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {
-    let Some(engine) = d.tasks.as_ref() else {
+    let Some(engine) = d.tasks() else {
         return Err(ErrorObject::method_not_found(ctx.method()).into());
     };
     if !ctx.client_capabilities().has_extension(TASKS_EXTENSION) {

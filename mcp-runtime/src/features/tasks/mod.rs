@@ -44,7 +44,6 @@ mod related;
 mod store;
 
 pub use engine::{TaskEngine, TaskEvent, TaskHandle, TaskNotifier, TaskOptions};
-pub(crate) use related::RelatedTask;
 pub use store::{
     DEFAULT_TASK_CAPACITY, InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore,
     TaskStoreError, TaskUpdate, iso8601,

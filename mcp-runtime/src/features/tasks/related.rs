@@ -6,17 +6,17 @@
 //! [`RelatedTask`]; `notifications/tasks/status` go through an untagged peer (their params
 //! name the task already).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
 use mcp_core::types::{InputRequests, RELATED_TASK_META_KEY};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 
 use super::engine::TaskEngine;
 use super::store::{TaskStoreError, TaskUpdate};
-use crate::context::peer::{ConnShared, PeerError};
+use crate::context::peer::PeerScope;
 
 /// The task a peer's messages belong to.
 pub(crate) struct RelatedTask {
@@ -36,19 +36,21 @@ impl RelatedTask {
         }
     }
 
-    /// `params` with the related-task `_meta` added (params that are not an object are
-    /// sent as they are).
-    pub(crate) fn tag(&self, params: Option<&RawValue>) -> Option<Box<RawValue>> {
-        let mut map: Map<String, Value> = match params {
-            None => Map::new(),
-            Some(raw) => serde_json::from_str(raw.get()).ok()?,
+    /// Best effort: a task that ended meanwhile (cancelled) keeps its terminal status.
+    async fn set(&self, update: TaskUpdate) {
+        let Some(engine) = self.engine.upgrade() else {
+            return;
         };
-        self.tag_map(&mut map);
-        serde_json::value::to_raw_value(&map).ok()
+        match engine.apply(&self.task_id, update).await {
+            Ok(_) | Err(TaskStoreError::Terminal(_)) => {}
+            Err(e) => tracing::warn!(task = %self.task_id, error = %e, "task status not updated"),
+        }
     }
+}
 
+impl PeerScope for RelatedTask {
     /// Adds the related-task `_meta` to a params object.
-    pub(crate) fn tag_map(&self, params: &mut Map<String, Value>) {
+    fn tag_map(&self, params: &mut Map<String, Value>) {
         let meta = params
             .entry("_meta")
             .or_insert_with(|| Value::Object(Map::new()));
@@ -60,36 +62,18 @@ impl RelatedTask {
         }
     }
 
-    /// Sends a tagged request to the client; the task is `input_required` while it (or
-    /// another request of the task) waits.
-    pub(crate) async fn request(
-        &self,
-        conn: &ConnShared,
-        out: Option<&mpsc::Sender<Vec<u8>>>,
-        method: &str,
-        params: Option<&RawValue>,
-    ) -> Result<Box<RawValue>, PeerError> {
-        let tagged = self.tag(params);
-        let params = tagged.as_deref().or(params);
-        if self.waiting.fetch_add(1, Ordering::SeqCst) == 0 {
-            self.set(TaskUpdate::input_required(InputRequests::new()))
-                .await;
-        }
-        let answer = conn.request(out, method, params).await;
-        if self.waiting.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.set(TaskUpdate::working()).await;
-        }
-        answer
-    }
-
-    /// Best effort: a task that ended meanwhile (cancelled) keeps its terminal status.
-    async fn set(&self, update: TaskUpdate) {
-        let Some(engine) = self.engine.upgrade() else {
-            return;
-        };
-        match engine.apply(&self.task_id, update).await {
-            Ok(_) | Err(TaskStoreError::Terminal(_)) => {}
-            Err(e) => tracing::warn!(task = %self.task_id, error = %e, "task status not updated"),
-        }
+    /// The task is `input_required` while any of its requests waits, `working` again once
+    /// none does.
+    fn waiting(&self, begins: bool) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(async move {
+            if begins {
+                if self.waiting.fetch_add(1, Ordering::SeqCst) == 0 {
+                    self.set(TaskUpdate::input_required(InputRequests::new()))
+                        .await;
+                }
+            } else if self.waiting.fetch_sub(1, Ordering::SeqCst) == 1 {
+                self.set(TaskUpdate::working()).await;
+            }
+        })
     }
 }

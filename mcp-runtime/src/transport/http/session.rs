@@ -13,7 +13,7 @@ use super::auth::Principal;
 use super::event_store::EventStore;
 use super::lane::{AttachError, Attached, Lane};
 use crate::context::peer::ConnShared;
-use crate::dispatch::{Session, SessionState};
+use crate::session::{Session, SessionState};
 use crate::wire::filter::Filters;
 
 /// Messages kept for a session while no stream is open to carry them.

@@ -1,16 +1,12 @@
 //! [`ServerHandle`]: a cloneable handle on a running server, to change what it offers
 //! (dynamic registration) and to publish change notifications.
 //!
-//! The handler table sits in a [`HandlerCell`]: each request takes a snapshot (an `Arc`
-//! clone under a read lock) and uses it to the end, so a change never tears a request in
-//! half. A change copies the table, edits the copy and swaps it in (copy on write; handlers
-//! are shared `Arc`s, so the copy is the listings only), then publishes the list-changed
-//! events for the lists that actually differ.
+//! Edits go through the handler table's cell (`handler::cell`), then publish the
+//! list-changed events for the lists that actually differ.
 
-use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, RwLock};
 
 use mcp_core::types::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool,
@@ -20,64 +16,10 @@ use serde_json::value::RawValue;
 use crate::common::error::McpError;
 use crate::context::Context;
 use crate::features::subscriptions::{Notifier, ServerEvent};
+use crate::handler::cell::{HandlerCell, RegistryEditor};
 use crate::handler::{Registry, ServerHandler};
 
-type Schema = serde_json::Map<String, serde_json::Value>;
-
-/// The `inputSchema` of each tool that mirrors arguments into `Mcp-Param-*` headers (the
-/// 2026 HTTP header checks run before the chain), kept in step with the table.
-#[derive(Default)]
-pub(crate) struct HeaderSchemas(RwLock<Arc<HashMap<String, Arc<Schema>>>>);
-
-impl HeaderSchemas {
-    fn of(tools: &[Tool]) -> Self {
-        let s = Self::default();
-        s.refresh(tools);
-        s
-    }
-
-    fn refresh(&self, tools: &[Tool]) {
-        let map = crate::server::stream::header_schemas(tools)
-            .into_iter()
-            .map(|(k, v)| (k, Arc::new(v)))
-            .collect();
-        *self.0.write().expect("header schemas lock") = Arc::new(map);
-    }
-
-    /// The annotated schema of tool `name`, if it has one (read by the 2026 HTTP checks).
-    #[cfg(feature = "http")]
-    pub(crate) fn get(&self, name: &str) -> Option<Arc<Schema>> {
-        self.0
-            .read()
-            .expect("header schemas lock")
-            .get(name)
-            .cloned()
-    }
-}
-
-/// The swappable handler table of a server.
-pub(crate) struct HandlerCell<H> {
-    current: RwLock<Arc<H>>,
-    /// Serialises edits (copy, edit, swap).
-    edit: Mutex<()>,
-    /// The header-mirroring schemas of the current tools.
-    pub(crate) headers: Arc<HeaderSchemas>,
-}
-
-impl<H: ServerHandler> HandlerCell<H> {
-    pub(crate) fn new(handler: H) -> Self {
-        Self {
-            headers: Arc::new(HeaderSchemas::of(handler.tools())),
-            current: RwLock::new(Arc::new(handler)),
-            edit: Mutex::new(()),
-        }
-    }
-
-    /// The table as of now.
-    pub(crate) fn load(&self) -> Arc<H> {
-        self.current.read().expect("handler lock").clone()
-    }
-}
+pub use crate::handler::cell::Changes;
 
 /// The swappable table around `handler` and the handle on it: dynamic registration works
 /// when `H` is the builder's [`Registry`]; `bus` turns change notifications on.
@@ -97,49 +39,6 @@ pub(crate) fn cell_and_handle<H: ServerHandler>(
         editor,
     };
     (cell, handle)
-}
-
-/// Which lists an edit changed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Changes {
-    /// The tool list differs.
-    pub tools: bool,
-    /// The prompt list differs.
-    pub prompts: bool,
-    /// The resource or resource-template list differs.
-    pub resources: bool,
-}
-
-impl Changes {
-    /// Whether anything changed.
-    pub fn any(&self) -> bool {
-        self.tools || self.prompts || self.resources
-    }
-}
-
-/// Edits a [`Registry`] table in place (object-safe, so the handle needs no type parameter).
-pub(crate) trait RegistryEditor: Send + Sync {
-    fn edit(&self, f: &mut dyn FnMut(&mut Registry)) -> Changes;
-}
-
-impl RegistryEditor for HandlerCell<Registry> {
-    fn edit(&self, f: &mut dyn FnMut(&mut Registry)) -> Changes {
-        let _one_at_a_time = self.edit.lock().expect("edit lock");
-        let before = self.load();
-        let mut next = (*before).clone();
-        f(&mut next);
-        let changes = Changes {
-            tools: before.tools() != next.tools(),
-            prompts: before.prompts() != next.prompts(),
-            resources: before.resources() != next.resources()
-                || before.resource_templates() != next.resource_templates(),
-        };
-        if changes.tools {
-            self.headers.refresh(next.tools());
-        }
-        *self.current.write().expect("handler lock") = Arc::new(next);
-        changes
-    }
 }
 
 /// Why a registration change was refused.
@@ -309,5 +208,16 @@ impl ServerHandle {
         let mut found = false;
         self.update(|r| found = r.remove_resource(uri))?;
         Ok(found)
+    }
+}
+
+// Defined here rather than in `context`, which sits below this layer and knows the handle
+// only as an opaque slot on the connection.
+impl Context {
+    /// The handle on the server (dynamic registration, change notifications); set for
+    /// tool, prompt and resource handlers.
+    pub fn server(&self) -> Option<&ServerHandle> {
+        // Kept on the connection (set once by the dispatcher), not copied into each request.
+        self.peer.conn.server.get()
     }
 }
