@@ -1,5 +1,5 @@
-//! Running one message's chain on a stream connection: inline when it completes on its first
-//! poll, in a task of its own when it has to wait.
+//! Running one message's chain: inline when it completes on its first poll, in a task of its
+//! own when it has to wait; and the outcome encoded as the JSON-RPC answer.
 //!
 //! Most requests (a `tools/call` of a synchronous tool, `ping`, the lists) finish without
 //! ever waiting. The kernel polls their chain once in the reading task, with that task's
@@ -14,10 +14,11 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
+use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use crate::chain::middleware::Endpoint;
-use crate::common::error::{HandlerResult, McpError};
+use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::common::panic::CatchUnwind;
 use crate::context::Context;
 
@@ -68,6 +69,34 @@ where
         out = timed => Some(out),
         _ = cancel.cancelled() => None,
     }
+}
+
+/// Encodes the outcome of a request; also returns the error code when it is an error.
+pub(crate) fn encode_outcome(id: &RequestId, out: HandlerResult) -> (Vec<u8>, Option<i32>) {
+    let mut frame = Vec::new();
+    let code = match out {
+        Ok(Reply::Result(raw)) => {
+            // Sized once: the envelope adds the id and ~40 bytes to the result.
+            frame.reserve(raw.get().len() + 64);
+            jsonrpc::write_result(&mut frame, id, raw.get());
+            None
+        }
+        Ok(Reply::None) => {
+            tracing::error!(%id, "the chain produced no result for a request");
+            let e = ErrorObject::internal();
+            jsonrpc::write_error(&mut frame, Some(id), &e);
+            Some(e.code)
+        }
+        Err(e) => {
+            if e.as_protocol().is_none() {
+                tracing::error!(%id, error = %e, "request failed");
+            }
+            let e = e.to_wire();
+            jsonrpc::write_error(&mut frame, Some(id), &e);
+            Some(e.code)
+        }
+    };
+    (frame, code)
 }
 
 #[cfg(test)]

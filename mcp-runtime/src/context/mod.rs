@@ -11,5 +11,5 @@ mod request;
 
 pub use crate::session::ClientView;
 pub use peer::Peer;
-pub(crate) use request::RequestShared;
+pub(crate) use request::ContextParts;
 pub use request::{Context, ProgressError};

@@ -11,7 +11,24 @@ use tokio_util::sync::CancellationToken;
 
 use crate::common::extensions::Extensions;
 use crate::context::peer::{Peer, PeerError};
-use crate::session::ClientView;
+use crate::session::{ClientView, Session};
+
+/// What a context is built from, on any transport.
+pub(crate) struct ContextParts<'a> {
+    pub(crate) method: &'a str,
+    /// The params, copied out of the frame once: the envelope read from them may share
+    /// the same copy.
+    pub(crate) params: Option<Arc<Box<RawValue>>>,
+    pub(crate) id: Option<RequestId>,
+    pub(crate) version: Option<ProtocolVersion>,
+    pub(crate) era: Era,
+    pub(crate) meta: Option<RequestMeta>,
+    /// The legacy session (inserted for the dispatcher), if any.
+    pub(crate) session: Option<&'a Session>,
+    pub(crate) extensions: Extensions,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) peer: Peer,
+}
 
 /// Per-request state shared between clones of one context.
 pub(crate) struct RequestShared {
@@ -57,6 +74,35 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
+    /// The context of one message, as every transport builds it.
+    pub(crate) fn new(p: ContextParts<'_>) -> Self {
+        let session = match p.era {
+            Era::Legacy => p.session.cloned(),
+            Era::Modern => None,
+        };
+        let session_client = session
+            .as_ref()
+            .and_then(|s| s.lock().expect("session lock").client.clone());
+        Context {
+            method: Arc::from(p.method),
+            params: p.params,
+            id: p.id,
+            version: p.version,
+            era: p.era,
+            shared: Arc::new(RequestShared {
+                meta: p.meta,
+                client: Default::default(),
+                session_client,
+                session,
+                last_progress: Mutex::new(None),
+            }),
+            extensions: p.extensions,
+            cancel: p.cancel,
+            peer: p.peer,
+            lazy_round: None,
+        }
+    }
+
     /// The method, as sent (or as rewritten by a middleware).
     pub fn method(&self) -> &str {
         &self.method

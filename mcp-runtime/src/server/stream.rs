@@ -6,31 +6,27 @@
 //! the reader stops reading: backpressure). One writer task owns the output, buffers and
 //! flushes when its queue drains.
 
-use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
 
-use mcp_core::codec::{self, WireCodec};
 use mcp_core::jsonrpc::{self, DecodeOptions, ErrorObject, Frame, Message, RequestId};
-use mcp_core::meta::{self, RequestMeta};
-use mcp_core::types::InitializeResult;
 use mcp_core::version::{Era, ProtocolVersion};
-use serde_json::value::RawValue;
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::chain::middleware::Endpoint;
-use crate::chain::request_run;
+use crate::chain::request_run::{self, encode_outcome};
 use crate::common::error::{HandlerResult, Reply};
 use crate::common::extensions::Extensions;
 use crate::common::panic::CatchUnwind;
 use crate::context::peer::{ConnShared, Peer};
-use crate::context::{Context, RequestShared};
-use crate::session::{ClientView, ServerIdentity, Session, SessionState};
+use crate::context::{Context, ContextParts};
+use crate::session::intake::{self, InFlight};
+use crate::session::{ServerIdentity, Session, SessionState};
 use crate::wire::filter::Filters;
 use crate::wire::framing::{FrameReader, Framing, ReadEvent, write_frame};
 
@@ -85,94 +81,6 @@ impl<E> Clone for Kernel<E> {
     }
 }
 
-/// What a context is built from, on any transport.
-pub(crate) struct ContextParts<'a> {
-    pub(crate) method: &'a str,
-    pub(crate) params: Option<&'a RawValue>,
-    pub(crate) id: Option<RequestId>,
-    pub(crate) version: Option<ProtocolVersion>,
-    pub(crate) era: Era,
-    pub(crate) meta: Option<RequestMeta>,
-    /// The legacy session (inserted for the dispatcher), if any.
-    pub(crate) session: Option<&'a Session>,
-    pub(crate) extensions: Extensions,
-    pub(crate) cancel: CancellationToken,
-    pub(crate) peer: Peer,
-}
-
-/// Builds the context of one message.
-// Only the HTTP transport builds a context from params still in the frame.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn new_context(p: ContextParts<'_>) -> Context {
-    let shared = p.params.map(|p| Arc::new(p.to_owned()));
-    new_context_shared(p, shared)
-}
-
-/// [`new_context`] with the params already copied out of the frame (`shared` holds the
-/// text of `p.params`), so the context and the envelope read from them share one copy.
-pub(crate) fn new_context_shared(
-    p: ContextParts<'_>,
-    shared: Option<Arc<Box<RawValue>>>,
-) -> Context {
-    debug_assert_eq!(
-        shared.as_deref().map(|b| b.get()),
-        p.params.map(RawValue::get)
-    );
-    let session = match p.era {
-        Era::Legacy => p.session.cloned(),
-        Era::Modern => None,
-    };
-    let session_client = session
-        .as_ref()
-        .and_then(|s| s.lock().expect("session lock").client.clone());
-    Context {
-        method: Arc::from(p.method),
-        params: shared,
-        id: p.id,
-        version: p.version,
-        era: p.era,
-        shared: Arc::new(RequestShared {
-            meta: p.meta,
-            client: Default::default(),
-            session_client,
-            session,
-            last_progress: Mutex::new(None),
-        }),
-        extensions: p.extensions,
-        cancel: p.cancel,
-        peer: p.peer,
-        lazy_round: None,
-    }
-}
-
-/// Encodes the outcome of a request; also returns the error code when it is an error.
-pub(crate) fn encode_outcome(id: &RequestId, out: HandlerResult) -> (Vec<u8>, Option<i32>) {
-    let mut frame = Vec::new();
-    let code = match out {
-        Ok(Reply::Result(raw)) => {
-            // Sized once: the envelope adds the id and ~40 bytes to the result.
-            frame.reserve(raw.get().len() + 64);
-            jsonrpc::write_result(&mut frame, id, raw.get());
-            None
-        }
-        Ok(Reply::None) => {
-            tracing::error!(%id, "the chain produced no result for a request");
-            let e = ErrorObject::internal();
-            jsonrpc::write_error(&mut frame, Some(id), &e);
-            Some(e.code)
-        }
-        Err(e) => {
-            if e.as_protocol().is_none() {
-                tracing::error!(%id, error = %e, "request failed");
-            }
-            let e = e.to_wire();
-            jsonrpc::write_error(&mut frame, Some(id), &e);
-            Some(e.code)
-        }
-    };
-    (frame, code)
-}
-
 /// Where the responses of one frame go: straight to the writer, or into a batch answer.
 #[derive(Clone)]
 enum Sink {
@@ -184,7 +92,7 @@ struct Conn {
     shared: Arc<ConnShared>,
     session: Session,
     era: Mutex<Option<Era>>,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    in_flight: InFlight,
     shutdown: CancellationToken,
 }
 
@@ -260,7 +168,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
             )),
             session: Arc::new(Mutex::new(SessionState::default())),
             era: Mutex::new(None),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: InFlight::default(),
             shutdown: CancellationToken::new(),
         });
         let tracker = TaskTracker::new();
@@ -425,148 +333,83 @@ impl<E: Endpoint + 'static> Kernel<E> {
 
         // The first request fixes the era of the stream. A modern opening that fails its
         // checks (say -32022 for a version we do not serve) fixes nothing, so the client can
-        // retry with another version or fall back to `initialize` on the same stream. A
-        // server serving no modern revision answers a modern probe as a legacy server does
-        // (-32600, below): a -32022 would tell a dual-era client "modern, do not fall back".
-        let (locked, opening) = {
-            let era = conn.era.lock().expect("era lock");
-            match (*era, &id) {
-                (Some(e), _) => (Some(e), None),
-                (None, Some(_)) => {
-                    let e = if method != "initialize"
-                        && self.identity.supported.serves_modern()
-                        && meta::carries_modern_envelope(params)
-                    {
-                        Era::Modern
-                    } else {
-                        Era::Legacy
-                    };
-                    (None, Some(e))
-                }
-                (None, None) => (None, None),
-            }
+        // retry with another version or fall back to `initialize` on the same stream.
+        let supported = self.identity.supported;
+        let locked = *conn.era.lock().expect("era lock");
+        let era = match (locked, &id) {
+            (Some(e), _) => e,
+            (None, Some(_)) => intake::opening_era(supported, &method, params),
+            (None, None) => Era::Legacy,
         };
-        let era = locked.or(opening).unwrap_or(Era::Legacy);
+        let lock_era = || {
+            conn.era.lock().expect("era lock").get_or_insert(era);
+        };
+        if locked.is_none() && id.is_some() && era == Era::Legacy {
+            lock_era();
+        }
         // Copied out of the frame once: the envelope and the context share this copy.
         let shared_params = params.map(|p| Arc::new(p.to_owned()));
-        let lock_era = |e: Era| {
-            conn.era.lock().expect("era lock").get_or_insert(e);
-        };
-
-        // Era checks and the modern envelope, before the chain.
-        let supported = self.identity.supported;
-        let (version, request_meta) = match era {
-            Era::Modern if id.is_none() => {
-                // 2026 notifications carry no required envelope.
-                let m = shared_params
-                    .as_ref()
-                    .and_then(|p| RequestMeta::from_shared_params(p).ok().flatten());
-                let v = m
-                    .as_ref()
-                    .and_then(|m| m.version)
-                    .unwrap_or(ProtocolVersion::LATEST);
-                (Some(v), m)
-            }
+        let admission = match era {
             Era::Modern => {
-                if method == "initialize" {
-                    if let Some(id) = &id {
-                        let err = codec::unsupported_protocol_version(
-                            supported.iter().map(ProtocolVersion::as_str),
-                            &offered_protocol_version(params),
-                        );
-                        conn.respond_error(&sink, Some(id), &err).await;
-                    }
-                    return;
-                }
-                match self.check_modern_shared(shared_params.as_ref()) {
-                    Ok((v, m)) => {
-                        lock_era(Era::Modern);
-                        (Some(v), Some(m))
-                    }
-                    Err(err) => {
-                        conn.respond_error(&sink, id.as_ref(), &err).await;
-                        return;
-                    }
-                }
+                intake::admit_modern(supported, id.as_ref(), &method, shared_params.as_ref())
             }
             Era::Legacy => {
-                if opening.is_some() {
-                    lock_era(Era::Legacy);
-                }
-                // One parse of `_meta` serves both the envelope check and the context; the
-                // probe runs only when the envelope is malformed (a typed read fails).
-                let request_meta = match &shared_params {
-                    Some(p) if !without_meta(params) => RequestMeta::from_shared_params(p),
-                    _ => Ok(None),
-                };
-                let modern = match &request_meta {
-                    Ok(m) => m.as_ref().is_some_and(RequestMeta::is_modern_envelope),
-                    Err(_) => meta::carries_modern_envelope(params),
-                };
-                if id.is_some() && method != "initialize" && modern {
-                    let err = if supported.serves_modern() {
-                        ErrorObject::invalid_request(
-                            "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
-                        )
-                    } else {
-                        ErrorObject::invalid_request(format!(
-                            "Invalid Request: this server speaks only the initialize handshake ({})",
-                            supported.strings().join(", ")
-                        ))
-                    };
-                    conn.respond_error(&sink, id.as_ref(), &err).await;
-                    return;
-                }
                 let version = conn.session.lock().expect("session lock").version;
-                // Legacy `_meta` is informational (progress token, trace context).
-                (version, request_meta.ok().flatten())
+                intake::admit_legacy(
+                    supported,
+                    version,
+                    id.as_ref(),
+                    &method,
+                    shared_params.as_ref(),
+                )
             }
         };
+        let (version, request_meta) = match admission {
+            Ok(a) => (a.version, a.meta),
+            Err(err) => {
+                if id.is_some() {
+                    conn.respond_error(&sink, id.as_ref(), &err).await;
+                }
+                return;
+            }
+        };
+        if locked.is_none() && id.is_some() && era == Era::Modern {
+            lock_era();
+        }
 
         // Cancellation is applied before the chain sees the notification.
-        if id.is_none()
-            && method == "notifications/cancelled"
-            && let Some(target) = cancelled_request_id(params)
-            && let Some(token) = conn
-                .in_flight
-                .lock()
-                .expect("in-flight lock")
-                .remove(&target)
-        {
-            token.cancel();
+        if id.is_none() && method == "notifications/cancelled" {
+            conn.in_flight.cancel_named(params);
         }
 
         // Not a child of the connection's shutdown token: most requests finish inline,
         // and only the ones that wait watch the shutdown (`run_request`).
         let cancel = CancellationToken::new();
         let in_initialize = method == "initialize";
-        let ctx = new_context_shared(
-            ContextParts {
-                method: &method,
-                params,
-                id: id.clone(),
-                version,
+        let ctx = Context::new(ContextParts {
+            method: &method,
+            params: shared_params,
+            id: id.clone(),
+            version,
+            era,
+            meta: request_meta,
+            session: Some(&conn.session),
+            extensions: Extensions::default(),
+            cancel: cancel.clone(),
+            peer: Peer {
+                conn: conn.shared.clone(),
+                out: None,
                 era,
-                meta: request_meta,
-                session: Some(&conn.session),
-                extensions: Extensions::default(),
-                cancel: cancel.clone(),
-                peer: Peer {
-                    conn: conn.shared.clone(),
-                    out: None,
-                    era,
-                    in_initialize,
-                    task: None,
-                },
+                in_initialize,
+                task: None,
             },
-            shared_params,
-        );
+        });
 
         if in_initialize && id.is_some() && era == Era::Legacy {
             // Inline: nothing else is read until the chain returns; commit after success.
             let out = self.run(ctx, &cancel).await;
             if let Some(Ok(Reply::Result(raw))) = &out {
-                commit_initialize(&conn.session, id.as_ref(), params, raw);
+                intake::commit_initialize(&conn.session, id.as_ref(), params, raw);
             }
             if let (Some(out), Some(id)) = (out, id.as_ref()) {
                 self.write_outcome(conn, &sink, id, out).await;
@@ -606,10 +449,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
             return;
         }
         if let Some(id) = &id {
-            conn.in_flight
-                .lock()
-                .expect("in-flight lock")
-                .insert(id.clone(), cancel.clone());
+            conn.in_flight.insert(id.clone(), cancel.clone());
         }
         let timeout = self.options.request_timeout;
         let conn = conn.clone();
@@ -626,7 +466,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 }
             };
             if let Some(id) = &id {
-                conn.in_flight.lock().expect("in-flight lock").remove(id);
+                conn.in_flight.remove(id);
             }
             // A cancelled request sends nothing, even if its result arrived late.
             if !cancel.is_cancelled() {
@@ -634,26 +474,6 @@ impl<E: Endpoint + 'static> Kernel<E> {
             }
             drop(permit);
         });
-    }
-
-    /// The checks of a modern request before the chain: the `_meta` envelope and the
-    /// revision it asks for. The params are the copy the context will share: the envelope
-    /// shares them too, and records the members the dispatcher reads.
-    pub(crate) fn check_modern_shared(
-        &self,
-        params: Option<&Arc<Box<RawValue>>>,
-    ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
-        self.negotiate(WireCodec::for_era(Era::Modern).validate_shared_request(params))
-    }
-
-    fn negotiate(
-        &self,
-        validated: Result<Option<RequestMeta>, ErrorObject>,
-    ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
-        validated.and_then(|m| {
-            let m = m.unwrap_or_default();
-            codec::negotiate_modern(&m, self.identity.supported).map(|v| (v, m))
-        })
     }
 
     /// Runs the chain with panic catching, the optional timeout and cancellation.
@@ -671,77 +491,6 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let (frame, _) = encode_outcome(id, out);
         conn.respond(sink, frame).await;
     }
-}
-
-/// Whether `params` surely hold no `_meta` member, found without parsing them: a key that
-/// decodes to `_meta` is either spelled so or written with an escape. Most legacy requests
-/// carry none, and this scan is far cheaper than the parse that looks for it.
-pub(crate) fn without_meta(params: Option<&RawValue>) -> bool {
-    // Vectorized searches (the params may hold a large argument); the searcher is built once.
-    static META: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("_meta"));
-    params.is_none_or(|p| {
-        let text = p.get().as_bytes();
-        memchr::memchr(b'\\', text).is_none() && META.find(text).is_none()
-    })
-}
-
-/// The `protocolVersion` an `initialize` offered (`data.requested` of the -32022 it gets on
-/// a modern connection); empty when the params carry none.
-pub(crate) fn offered_protocol_version(params: Option<&RawValue>) -> String {
-    #[derive(serde::Deserialize)]
-    struct Offer {
-        #[serde(rename = "protocolVersion")]
-        protocol_version: String,
-    }
-    params
-        .and_then(|p| serde_json::from_str::<Offer>(p.get()).ok())
-        .map(|o| o.protocol_version)
-        .unwrap_or_default()
-}
-
-pub(crate) fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
-    #[derive(serde::Deserialize)]
-    struct P {
-        #[serde(rename = "requestId")]
-        request_id: Option<RequestId>,
-    }
-    serde_json::from_str::<P>(params?.get()).ok()?.request_id
-}
-
-/// Commits the session from the `InitializeResult` actually sent (semantics item 21) and the
-/// client as the dispatcher saw it (after any rewrite), falling back to the original params
-/// when a middleware answered on its own.
-pub(crate) fn commit_initialize(
-    session: &Session,
-    id: Option<&RequestId>,
-    params: Option<&RawValue>,
-    raw: &RawValue,
-) {
-    let Ok(result) = serde_json::from_str::<InitializeResult>(raw.get()) else {
-        tracing::warn!("initialize result did not decode; connection stays uninitialized");
-        return;
-    };
-    let Some(version) = ProtocolVersion::parse(&result.protocol_version) else {
-        tracing::warn!(version = %result.protocol_version, "initialize answered an unknown version");
-        return;
-    };
-    let mut s = session.lock().expect("session lock");
-    let client = match s.pending_init.take() {
-        Some((pid, client)) if Some(&pid) == id => client,
-        _ => {
-            let p = params.and_then(|p| {
-                serde_json::from_str::<mcp_core::types::InitializeParams>(p.get()).ok()
-            });
-            Arc::new(ClientView {
-                info: p.as_ref().map(|p| p.client_info.clone()),
-                capabilities: p.map(|p| p.capabilities).unwrap_or_default(),
-            })
-        }
-    };
-    s.version = Some(version);
-    s.client = Some(client);
-    s.initialized = true;
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
@@ -786,32 +535,5 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             return Err(e);
         }
         buf.clear();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_owned()).unwrap()
-    }
-
-    #[test]
-    fn without_meta_is_sure_only_when_no_key_can_decode_to_meta() {
-        assert!(without_meta(None));
-        assert!(without_meta(Some(&raw(
-            r#"{"name":"add","arguments":{"a":1}}"#
-        ))));
-        assert!(!without_meta(Some(&raw(
-            r#"{"_meta":{"progressToken":1}}"#
-        ))));
-        // An escaped key may decode to `_meta`: the full parse decides.
-        assert!(!without_meta(Some(&raw(
-            r#"{"\u005fmeta":{"progressToken":1}}"#
-        ))));
-        // The parse it stands for agrees on what it lets through.
-        let escaped = raw(r#"{"\u005fmeta":{"progressToken":7}}"#);
-        assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
     }
 }
