@@ -27,8 +27,6 @@
 //! takes any `hyper-util` connector (an HTTPS one included).
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -54,8 +52,7 @@ use super::sse::SseParser;
 
 pub use hyper_util;
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::common::BoxFuture;
 
 /// Supplies the bearer token sent with every HTTP request (`Authorization: Bearer …`).
 ///

@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
-use mcp_core::types::LoggingLevel;
 use mcp_core::version::Era;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
@@ -71,8 +70,6 @@ pub(crate) struct ConnShared {
     pending: Mutex<HashMap<RequestId, Pending>>,
     next_id: AtomicU64,
     pub(crate) request_timeout: Duration,
-    /// Legacy session log level (`logging/setLevel`); `None` = nothing sent.
-    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     pub(crate) filters: crate::wire::filter::Filters,
     /// Fires when the connection stops reading (EOF, stop, the session ending): long-lived
     /// work (listen streams, change-notification forwarders) ends on it.
@@ -99,7 +96,6 @@ impl ConnShared {
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             request_timeout,
-            log_level: Mutex::new(None),
             filters,
             closing: Default::default(),
             subscriptions: Default::default(),

@@ -488,11 +488,16 @@ impl<H: ServerHandler> Dispatcher<H> {
             }
             "resources/subscribe" | "resources/unsubscribe" => {
                 let p: UriParam = parse(params)?;
-                let subs = crate::features::subscriptions::legacy(&ctx.peer.conn);
-                if method == "resources/subscribe" {
-                    subs.subscribe(p.uri);
-                } else {
-                    subs.unsubscribe(&p.uri);
+                if let Some(s) = ctx.session() {
+                    let mut s = s.lock().expect("session lock");
+                    let changed = if method == "resources/subscribe" {
+                        s.subscriptions.insert(p.uri)
+                    } else {
+                        s.subscriptions.remove(&p.uri)
+                    };
+                    if changed {
+                        s.changed();
+                    }
                 }
                 self.shape(EmptyResult::default(), version)
             }
@@ -512,7 +517,11 @@ impl<H: ServerHandler> Dispatcher<H> {
             }
             "logging/setLevel" => {
                 let p: LevelParam = parse(params)?;
-                *ctx.peer.conn.log_level.lock().expect("level lock") = Some(p.level);
+                if let Some(s) = ctx.session() {
+                    let mut s = s.lock().expect("session lock");
+                    s.log_level = Some(p.level);
+                    s.changed();
+                }
                 self.shape(EmptyResult::default(), version)
             }
             "tools/list" => self.list(&*handler, ListKind::Tools, params, version),
@@ -540,7 +549,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 }
                 let mut hctx = self.hand_to_handler(ctx);
                 let round =
-                    rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments)?;
+                    rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments).await?;
                 let Some(fut) = handler.call_tool(&name, hctx, args) else {
                     return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
                 };
@@ -556,7 +565,8 @@ impl<H: ServerHandler> Dispatcher<H> {
                 let call: PromptCall = parse(params)?;
                 let mut hctx = self.hand_to_handler(ctx);
                 let raw_args = raw_arguments(params);
-                let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args)?;
+                let round =
+                    rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args).await?;
                 let args = call.arguments.unwrap_or_default();
                 let Some(fut) = handler.get_prompt(&call.name, hctx, args) else {
                     return Err(McpError::invalid_params(format!(
@@ -586,7 +596,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                     return self.shape(read?, version);
                 }
                 let mut hctx = self.hand_to_handler(ctx);
-                let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None)?;
+                let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None).await?;
                 let Some(fut) = handler.read_resource(&p.uri, hctx) else {
                     return Err(not_found());
                 };
