@@ -43,11 +43,13 @@ pub(crate) struct SessionState {
 
 impl SessionState {
     /// The name of this session's tasks, if one was made.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn task_scope_if_made(&self) -> Option<&str> {
         self.task_scope.as_deref()
     }
 
     /// Names this session's tasks (a session loaded from a store keeps its name).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_task_scope(&mut self, scope: String) {
         self.task_scope = Some(scope);
     }

@@ -45,6 +45,8 @@ pub struct SessionRecord {
     pub owner: Option<String>,
 }
 
+// Only the HTTP transport keeps sessions in a store.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 impl SessionRecord {
     /// The record of a committed session state.
     pub(crate) fn of(state: &SessionState, owner: Option<String>) -> Self {
