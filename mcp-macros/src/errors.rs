@@ -8,12 +8,15 @@ use quote::ToTokens;
 pub struct Errors(Vec<syn::Error>);
 
 impl Errors {
+    /// Adds an error as it is.
     pub fn push(&mut self, e: syn::Error) {
         self.0.push(e);
     }
+    /// `msg` spanned at `tokens`.
     pub fn spanned(&mut self, tokens: impl ToTokens, msg: impl std::fmt::Display) {
         self.0.push(syn::Error::new_spanned(tokens, msg));
     }
+    /// `msg` at `span`.
     pub fn at(&mut self, span: Span, msg: impl std::fmt::Display) {
         self.0.push(syn::Error::new(span, msg));
     }
@@ -35,12 +38,15 @@ impl Errors {
         e.combine(syn::Error::new(first, "the first one is here"));
         self.0.push(e);
     }
+    /// How many errors so far (a pass compares before and after).
     pub fn len(&self) -> usize {
         self.0.len()
     }
+    /// Whether there is no error.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// One `compile_error!` per error.
     pub fn to_compile_errors(&self) -> TokenStream {
         self.0.iter().map(syn::Error::to_compile_error).collect()
     }

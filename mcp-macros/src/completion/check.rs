@@ -22,6 +22,7 @@ const KIND: Kind = Kind {
     output: "",
 };
 
+/// Reports every problem of a parsed completion.
 pub fn check(m: &Completion, errors: &mut Errors) {
     target(m, errors);
     check::shape(&m.func, &KIND, errors);

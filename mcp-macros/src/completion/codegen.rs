@@ -7,6 +7,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use super::Completion;
 use crate::codegen::{self, Placeholder, Supply, def_impl};
 
+/// The `…Def` implementation of a checked completion on `def_ty` (`server` for methods).
 pub fn codegen(
     model: &Completion,
     def_ty: &TokenStream,

@@ -16,6 +16,7 @@ const COMPLETION: Spec = Spec {
     takes_crate: true,
 };
 
+/// The completion's model; syntax and option-key errors go to `errors`.
 pub fn parse(
     args: TokenStream,
     attrs: &[syn::Attribute],

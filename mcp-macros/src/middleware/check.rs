@@ -5,6 +5,7 @@ use super::{Middleware, SIGNATURE};
 use crate::errors::Errors;
 use crate::model::inject::Injected;
 
+/// Reports every problem of the signature.
 pub fn check(m: &Middleware, errors: &mut Errors) {
     let sig = &m.func.sig;
     if sig.asyncness.is_none() {

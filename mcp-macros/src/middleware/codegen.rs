@@ -43,6 +43,7 @@ fn strukt(m: &Middleware) -> TokenStream {
     }
 }
 
+/// The type and its `Middleware` implementation, for a middleware without errors.
 pub fn codegen(m: &Middleware) -> TokenStream {
     let p = m.root.private();
     let ident = &m.item.sig.ident;

@@ -32,6 +32,7 @@ pub struct Middleware {
     pub item: syn::ItemFn,
 }
 
+/// `#[mcp::middleware]` on a function.
 pub fn middleware_attr(args: TokenStream, item: TokenStream) -> TokenStream {
     let f: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,

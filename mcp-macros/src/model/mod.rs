@@ -2,7 +2,9 @@
 //! signature walked once, here, for tools, prompts, resources, completions and middleware),
 //! the injected parameter types, and where the `mcp` crate is.
 
+/// Injected parameter types, recognised by path.
 pub mod inject;
+/// The crate root generated code names, and which paths are ours.
 pub mod root;
 
 use proc_macro2::Span;

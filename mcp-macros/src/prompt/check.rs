@@ -18,6 +18,7 @@ const KIND: Kind = Kind {
     output: "",
 };
 
+/// Reports every problem of a parsed prompt.
 pub fn check(m: &Prompt, errors: &mut Errors) {
     check::handler(&m.func, &KIND, errors);
     let mut names: Vec<String> = Vec::new();

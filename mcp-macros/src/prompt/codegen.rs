@@ -7,6 +7,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use super::Prompt;
 use crate::codegen::{self, Placeholder, Supply, def_impl};
 
+/// The `…Def` implementation of a checked prompt on `def_ty` (`server` for methods).
 pub fn codegen(model: &Prompt, def_ty: &TokenStream, server: Option<&TokenStream>) -> TokenStream {
     let p = model.root.private();
     let mut entries = Vec::new();

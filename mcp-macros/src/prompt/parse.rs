@@ -21,6 +21,7 @@ const ARG: Spec = Spec {
     takes_crate: false,
 };
 
+/// The prompt's model; syntax and option-key errors go to `errors`.
 pub fn parse(
     args: TokenStream,
     attrs: &[syn::Attribute],

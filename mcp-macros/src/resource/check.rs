@@ -20,6 +20,7 @@ const KIND: Kind = Kind {
     output: "",
 };
 
+/// Reports every problem of a parsed resource.
 pub fn check(m: &Resource, errors: &mut Errors) {
     check::handler(&m.func, &KIND, errors);
     let (uri, uri_span) = m.uri();

@@ -9,6 +9,7 @@ use super::Resource;
 use crate::codegen::{self, Placeholder, Supply, def_impl};
 use crate::model::unraw;
 
+/// The `…Def` implementation of a checked resource on `def_ty` (`server` for methods).
 pub fn codegen(
     model: &Resource,
     def_ty: &TokenStream,

@@ -16,6 +16,7 @@ const RESOURCE: Spec = Spec {
     takes_crate: true,
 };
 
+/// The resource's model; syntax and option-key errors go to `errors`.
 pub fn parse(
     args: TokenStream,
     attrs: &[syn::Attribute],

@@ -7,11 +7,14 @@ use quote::ToTokens;
 use super::Server;
 use crate::errors::Errors;
 
+/// "Offers nothing" for a struct.
 pub const NOTHING_STRUCT: &str = "this server offers nothing: list its tools with \
      `#[mcp::server(tools(...))]` (or `prompts(...)`, `resources(...)`), or put `#[tool]` \
      methods in a `#[mcp::server] impl` block";
+/// "Offers nothing" for an enum.
 pub const NOTHING_ENUM: &str =
     "this server offers nothing: list its tools with `#[mcp::server(tools(...))]`";
+/// "Offers nothing" for an impl block.
 pub const NOTHING_IMPL: &str = "this server offers nothing: mark methods with `#[tool]` (they \
      take `&self`), or list free tools with `#[mcp::server(tools(...))]`";
 
@@ -56,6 +59,7 @@ pub fn check(s: &Server, nothing: (Span, &str), errors: &mut Errors) {
     }
 }
 
+/// A server type is concrete: its tables are generated for one type.
 pub fn generics(g: &syn::Generics, errors: &mut Errors) {
     if !g.params.is_empty() || g.where_clause.is_some() {
         errors.spanned(

@@ -13,6 +13,7 @@ use crate::codegen::respan;
 /// A handler type (a method's hidden type or a listed path) and where to report it.
 pub type Listed = (TokenStream, Span);
 
+/// Everything `#[mcp::server]` adds after the item.
 pub fn codegen(s: &Server) -> TokenStream {
     let p = s.root.private();
     let ty = &s.ty;

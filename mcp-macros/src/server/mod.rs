@@ -50,6 +50,7 @@ pub struct Server {
     pub methods: methods::Methods,
 }
 
+/// `#[mcp::server]` on a struct, an enum or an inherent impl block.
 pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let (mut opts, root) = parse::parse(args, &mut errors);

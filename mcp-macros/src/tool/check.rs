@@ -22,6 +22,7 @@ const KIND: Kind = Kind {
     output: " (it decides the output schema)",
 };
 
+/// Reports every problem of a parsed tool.
 pub fn check(t: &Tool, errors: &mut Errors) {
     options(t, errors);
     check::handler(&t.func, &KIND, errors);

@@ -10,6 +10,7 @@ use super::{ArgOptions, Icons, Tool, rules};
 use crate::codegen::{self, Placeholder, Supply, def_impl};
 use crate::model::Param;
 
+/// The `…Def` implementation of a checked tool on `def_ty` (`server` for methods).
 pub fn codegen(model: &Tool, def_ty: &TokenStream, server: Option<&TokenStream>) -> TokenStream {
     let p = model.root.private();
     let self_fix = |t| codegen::self_as(server, t);

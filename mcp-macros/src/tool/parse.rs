@@ -34,6 +34,7 @@ const ARG: Spec = Spec {
     takes_crate: false,
 };
 
+/// The tool's model; syntax and option-key errors go to `errors`.
 pub fn parse(
     args: TokenStream,
     attrs: &[syn::Attribute],
