@@ -288,8 +288,10 @@ impl RequestStateConfig {
     /// ```
     /// use mcp_runtime::request_state::RequestStateConfig;
     ///
-    /// // SAFETY: a doctest is single-threaded.
-    /// unsafe { std::env::set_var("DOC_MCP_KEYS", format!("{},{}", "A".repeat(43), "B".repeat(43))) };
+    /// // Two keys: [1; 32] in standard base64, [7; 32] in URL-safe base64 without padding.
+    /// let keys = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=,BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc";
+    /// // SAFETY: nothing else in this doctest reads the environment meanwhile.
+    /// unsafe { std::env::set_var("DOC_MCP_KEYS", keys) };
     /// let cfg = RequestStateConfig::from_env("DOC_MCP_KEYS").unwrap().unwrap();
     /// assert!(!cfg.is_single_use());
     /// assert!(RequestStateConfig::from_env("DOC_MCP_UNSET").unwrap().is_none());
