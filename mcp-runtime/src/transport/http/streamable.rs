@@ -757,130 +757,151 @@ async fn modern_post<E: Endpoint + 'static>(
         Ok(m) => m,
         Err(e) => return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
     };
-    let hs = ModernHeaders::of(&parts.headers);
-    let supported = state.kernel.identity.supported;
     match msg {
         Msg::Response { .. } => error_response(
             StatusCode::BAD_REQUEST,
             None,
             &ErrorObject::invalid_request("Invalid Request: 2026-07-28 clients send no responses"),
         ),
-        Msg::Notification { method, params } => {
-            let params_raw = params.as_deref();
-            let pv = match headers::RequestFields::scan(params_raw) {
-                Some(fields) => fields.protocol_version().map(str::to_owned),
-                None => body_protocol_version(params_raw),
-            };
-            if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
-                return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
-            }
-            let shared = params.map(Arc::new);
-            let (version, meta) =
-                match intake::check_envelope(state.kernel.identity.supported, shared.as_ref()) {
-                    Ok((v, m)) => (Some(v), Some(m)),
-                    Err(e) => {
-                        return error_response(modern_status(Some(e.code)), None, &e);
-                    }
-                };
-            let (tx, _rx) = mpsc::channel(1);
-            let ctx = modern_context(
-                state,
-                into_incoming(parts),
-                &method,
-                shared,
-                None,
-                version,
-                meta,
-                tx,
-                CancellationToken::new(),
-            );
-            state.spawn_notification(ctx);
-            empty(StatusCode::ACCEPTED)
-        }
+        Msg::Notification { method, params } => modern_notification(state, parts, method, params),
         Msg::Request { id, method, params } => {
-            // The body's params, moved (not copied) into the one copy the envelope and the
-            // context share: the envelope scan then records the members the dispatcher reads.
-            let shared = params.map(Arc::new);
-            let params = shared.as_deref().map(|b| &**b);
-            if method == "initialize" && !meta::carries_modern_envelope(params) {
-                // A legacy handshake on a server that serves only 2026.
-                let err = intake::initialize_refused(supported, params);
-                return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
-            }
-            // One scan of the params gives the protocol version, the tool name and what
-            // the headers mirror; params it cannot read for sure take the probes.
-            let checked = match headers::RequestFields::scan(params) {
-                Some(fields) => {
-                    let schema = match fields.name() {
-                        Some(n) if method == "tools/call" => state.kernel.header_schemas.get(n),
-                        _ => None,
-                    };
-                    headers::validate_request_fields(&hs, &method, &fields, schema.as_deref())
-                }
-                None => {
-                    let (pv, schema) = if method == "tools/call" {
-                        let (pv, name) = version_and_tool_name(params);
-                        (pv, name.and_then(|n| state.kernel.header_schemas.get(&n)))
-                    } else {
-                        (body_protocol_version(params), None)
-                    };
-                    headers::validate_request_headers(
-                        &hs,
-                        &method,
-                        params,
-                        pv.as_deref(),
-                        schema.as_deref(),
-                    )
-                }
-            };
-            if let Err(e) = checked {
-                return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
-            }
-            let (version, meta) = match intake::check_envelope(supported, shared.as_ref()) {
-                Ok(x) => x,
-                Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
-            };
-            if let Some(r) = state.step_up(&parts, [(method.as_str(), params)]) {
-                return r;
-            }
-            let listen = method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN;
-            // A listen stream is long-lived, not work in flight: it holds no slot (the
-            // builder's `max_listens` bounds it).
-            let permit = if listen {
-                None
-            } else {
-                match state.permit() {
-                    Ok(p) => Some(p),
-                    Err(r) => return r,
-                }
-            };
-            let (tx, rx) = mpsc::channel(64);
-            // Cancelled by the client closing the stream, or by the end of a shutdown.
-            let cancel = state.shutdown.child_token();
-            let mut incoming = into_incoming(parts);
-            if listen {
-                // Its context lives as long as the stream: see `detached`.
-                incoming.http = detached(incoming.http);
-            }
-            let ctx = modern_context(
-                state,
-                incoming,
-                &method,
-                shared,
-                Some(id.clone()),
-                Some(version),
-                Some(meta),
-                tx,
-                cancel.clone(),
-            );
-            let fin = state
-                .run_request(ctx, cancel.clone(), id, permit, true, |_| {})
-                .await;
-            state
-                .respond(rx, fin, modern_status, Vec::new(), Some(cancel))
-                .await
+            modern_request(state, parts, id, method, params).await
         }
     }
+}
+
+/// A 2026 notification: its headers and envelope checked, then run in the background (202).
+fn modern_notification<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: axum::http::request::Parts,
+    method: String,
+    params: Option<Box<RawValue>>,
+) -> Response {
+    let hs = ModernHeaders::of(&parts.headers);
+    let params_raw = params.as_deref();
+    let pv = match headers::RequestFields::scan(params_raw) {
+        Some(fields) => fields.protocol_version().map(str::to_owned),
+        None => body_protocol_version(params_raw),
+    };
+    if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
+        return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
+    }
+    let shared = params.map(Arc::new);
+    let (version, meta) =
+        match intake::check_envelope(state.kernel.identity.supported, shared.as_ref()) {
+            Ok((v, m)) => (Some(v), Some(m)),
+            Err(e) => {
+                return error_response(modern_status(Some(e.code)), None, &e);
+            }
+        };
+    let (tx, _rx) = mpsc::channel(1);
+    let ctx = modern_context(
+        state,
+        into_incoming(parts),
+        &method,
+        shared,
+        None,
+        version,
+        meta,
+        tx,
+        CancellationToken::new(),
+    );
+    state.spawn_notification(ctx);
+    empty(StatusCode::ACCEPTED)
+}
+
+/// A 2026 request: the header checks, the envelope, step-up scopes, then the chain; the
+/// answer is JSON, or an SSE stream once the handler sends a message first.
+async fn modern_request<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: axum::http::request::Parts,
+    id: RequestId,
+    method: String,
+    params: Option<Box<RawValue>>,
+) -> Response {
+    let hs = ModernHeaders::of(&parts.headers);
+    let supported = state.kernel.identity.supported;
+    // The body's params, moved (not copied) into the one copy the envelope and the
+    // context share: the envelope scan then records the members the dispatcher reads.
+    let shared = params.map(Arc::new);
+    let params = shared.as_deref().map(|b| &**b);
+    if method == "initialize" && !meta::carries_modern_envelope(params) {
+        // A legacy handshake on a server that serves only 2026.
+        let err = intake::initialize_refused(supported, params);
+        return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
+    }
+    // One scan of the params gives the protocol version, the tool name and what
+    // the headers mirror; params it cannot read for sure take the probes.
+    let checked = match headers::RequestFields::scan(params) {
+        Some(fields) => {
+            let schema = match fields.name() {
+                Some(n) if method == "tools/call" => state.kernel.header_schemas.get(n),
+                _ => None,
+            };
+            headers::validate_request_fields(&hs, &method, &fields, schema.as_deref())
+        }
+        None => {
+            let (pv, schema) = if method == "tools/call" {
+                let (pv, name) = version_and_tool_name(params);
+                (pv, name.and_then(|n| state.kernel.header_schemas.get(&n)))
+            } else {
+                (body_protocol_version(params), None)
+            };
+            headers::validate_request_headers(
+                &hs,
+                &method,
+                params,
+                pv.as_deref(),
+                schema.as_deref(),
+            )
+        }
+    };
+    if let Err(e) = checked {
+        return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
+    }
+    let (version, meta) = match intake::check_envelope(supported, shared.as_ref()) {
+        Ok(x) => x,
+        Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
+    };
+    if let Some(r) = state.step_up(&parts, [(method.as_str(), params)]) {
+        return r;
+    }
+    let listen = method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN;
+    // A listen stream is long-lived, not work in flight: it holds no slot (the
+    // builder's `max_listens` bounds it).
+    let permit = if listen {
+        None
+    } else {
+        match state.permit() {
+            Ok(p) => Some(p),
+            Err(r) => return r,
+        }
+    };
+    let (tx, rx) = mpsc::channel(64);
+    // Cancelled by the client closing the stream, or by the end of a shutdown.
+    let cancel = state.shutdown.child_token();
+    let mut incoming = into_incoming(parts);
+    if listen {
+        // Its context lives as long as the stream: see `detached`.
+        incoming.http = detached(incoming.http);
+    }
+    let ctx = modern_context(
+        state,
+        incoming,
+        &method,
+        shared,
+        Some(id.clone()),
+        Some(version),
+        Some(meta),
+        tx,
+        cancel.clone(),
+    );
+    let fin = state
+        .run_request(ctx, cancel.clone(), id, permit, true, |_| {})
+        .await;
+    state
+        .respond(rx, fin, modern_status, Vec::new(), Some(cancel))
+        .await
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1128,7 +1149,6 @@ async fn legacy_post<E: Endpoint + 'static>(
     frame: Frame<'_>,
     header_version: Option<Option<ProtocolVersion>>,
 ) -> Response {
-    let supported = state.kernel.identity.supported;
     // The messages stay borrowed from the body: a request's context copies what it needs.
     // A single message (the usual body) goes without the vectors of a batch.
     let (one, many, batch) = match frame {
@@ -1138,36 +1158,17 @@ async fn legacy_post<E: Endpoint + 'static>(
     let is_init = matches!(&one, Some(Ok(Message::Request(r))) if r.method == "initialize");
     if let Some(parsed) = header_version
         && !is_init
-        && !parsed.is_some_and(|v| v.era() == Era::Legacy && supported.contains(v))
+        && let Err(r) = check_legacy_version(state, &parts, parsed)
     {
-        let v = header_str(&parts.headers, &MCP_PROTOCOL_VERSION).unwrap_or_default();
-        return bad_request(&format!(
-            "Bad Request: unsupported MCP-Protocol-Version: {v} (supported: {})",
-            supported
-                .handshake()
-                .map(ProtocolVersion::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return r;
     }
-    let header_version = header_version.flatten();
     if is_init {
         return legacy_initialize(state, into_incoming(parts), one).await;
     }
     let stateless = state.opts.stateless_legacy;
-    let session = if stateless {
-        let s = stateless_session(state);
-        {
-            let mut st = s.state.lock().expect("session lock");
-            st.initialized = true;
-            st.version = Some(header_version.unwrap_or(ProtocolVersion::V2025_03_26));
-        }
-        s
-    } else {
-        match find_session(state, &parts).await {
-            Ok(s) => s,
-            Err(r) => return r,
-        }
+    let session = match legacy_session(state, &parts, header_version.flatten()).await {
+        Ok(s) => s,
+        Err(r) => return r,
     };
     let session_version = session.state.lock().expect("session lock").version;
     if batch && session_version != Some(ProtocolVersion::V2025_03_26) {
@@ -1214,66 +1215,137 @@ async fn legacy_post<E: Endpoint + 'static>(
         return done(empty(StatusCode::ACCEPTED));
     }
     if let Some((id, method, params)) = single {
-        let permit = match state.permit() {
-            Ok(p) => p,
-            Err(r) => return done(r),
-        };
-        let (tx, rx) = out_channel();
-        let fin = start_legacy_request(
-            state,
-            &session,
-            http,
-            id,
-            &method,
-            params,
-            Some(tx.clone()),
-            Some(permit),
-            true,
-        )
-        .await;
-        // A stateless request's session lives as long as its answer: a streamed answer
-        // keeps it until the body ends (a client that leaves cancels the request).
-        let close = stateless.then(|| CloseOnDrop(session.clone()));
-        let (fin, rx) = match recycle_if_unused(fin, tx, rx) {
-            Ok(out) => {
-                // Answered at once, nothing sent and no sender left: what both answers
-                // below give for that, without their channel.
-                let r = match out {
-                    Some((frame, _)) => json_response(StatusCode::OK, frame),
-                    None => empty(StatusCode::NO_CONTENT),
-                };
-                if !stateless {
-                    let _ = state.persist(&session).await;
-                }
-                return match close {
-                    Some(guard) => close_with_body(r, guard),
-                    None => r,
-                };
-            }
-            Err(pending) => pending,
-        };
-        let r = if !stateless && state.resumable(&session) {
-            state.respond_resumable(&session, rx, fin).await
-        } else {
-            state
-                .respond(rx, fin, legacy_status, Vec::new(), None)
-                .await
-        };
-        return match close {
-            Some(guard) => close_with_body(r, guard),
-            None => r,
-        };
+        return legacy_single(state, &session, http, id, &method, params).await;
     }
-    // A 2025-03-26 batch: one JSON array once every request is answered.
+    done(legacy_batch(state, &session, http, requests, errors).await)
+}
+
+/// The `MCP-Protocol-Version` of a legacy request (not `initialize`): a legacy revision
+/// the server serves, else 400 naming the ones it does.
+fn check_legacy_version<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: &axum::http::request::Parts,
+    parsed: Option<ProtocolVersion>,
+) -> Result<(), Response> {
+    let supported = state.kernel.identity.supported;
+    if parsed.is_some_and(|v| v.era() == Era::Legacy && supported.contains(v)) {
+        return Ok(());
+    }
+    let v = header_str(&parts.headers, &MCP_PROTOCOL_VERSION).unwrap_or_default();
+    Err(bad_request(&format!(
+        "Bad Request: unsupported MCP-Protocol-Version: {v} (supported: {})",
+        supported
+            .handshake()
+            .map(ProtocolVersion::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+/// The session a legacy request runs in: the one it names, or (stateless legacy) a
+/// throwaway one at the revision of its header.
+async fn legacy_session<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: &axum::http::request::Parts,
+    header_version: Option<ProtocolVersion>,
+) -> Result<Arc<HttpSession>, Response> {
+    if !state.opts.stateless_legacy {
+        return find_session(state, parts).await;
+    }
+    let s = stateless_session(state);
+    {
+        let mut st = s.state.lock().expect("session lock");
+        st.initialized = true;
+        st.version = Some(header_version.unwrap_or(ProtocolVersion::V2025_03_26));
+    }
+    Ok(s)
+}
+
+/// One legacy request, answered as JSON when it is done at once, else as an SSE stream
+/// (resumable when the session is).
+async fn legacy_single<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    session: &Arc<HttpSession>,
+    http: Incoming,
+    id: RequestId,
+    method: &str,
+    params: Option<&RawValue>,
+) -> Response {
+    let stateless = state.opts.stateless_legacy;
+    let permit = match state.permit() {
+        Ok(p) => p,
+        Err(r) => {
+            if stateless {
+                session.close();
+            }
+            return r;
+        }
+    };
+    let (tx, rx) = out_channel();
+    let fin = start_legacy_request(
+        state,
+        session,
+        http,
+        id,
+        method,
+        params,
+        Some(tx.clone()),
+        Some(permit),
+        true,
+    )
+    .await;
+    // A stateless request's session lives as long as its answer: a streamed answer keeps
+    // it until the body ends (a client that leaves cancels the request).
+    let close = stateless.then(|| CloseOnDrop(session.clone()));
+    let (fin, rx) = match recycle_if_unused(fin, tx, rx) {
+        Ok(out) => {
+            // Answered at once, nothing sent and no sender left: what both answers below
+            // give for that, without their channel.
+            let r = match out {
+                Some((frame, _)) => json_response(StatusCode::OK, frame),
+                None => empty(StatusCode::NO_CONTENT),
+            };
+            if !stateless {
+                let _ = state.persist(session).await;
+            }
+            return match close {
+                Some(guard) => close_with_body(r, guard),
+                None => r,
+            };
+        }
+        Err(pending) => pending,
+    };
+    let r = if !stateless && state.resumable(session) {
+        state.respond_resumable(session, rx, fin).await
+    } else {
+        state
+            .respond(rx, fin, legacy_status, Vec::new(), None)
+            .await
+    };
+    match close {
+        Some(guard) => close_with_body(r, guard),
+        None => r,
+    }
+}
+
+/// A 2025-03-26 batch: one JSON array once every request is answered (`errors`: the
+/// answers to the items that did not decode).
+async fn legacy_batch<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    session: &Arc<HttpSession>,
+    http: Incoming,
+    requests: Vec<(RequestId, std::borrow::Cow<'_, str>, Option<&RawValue>)>,
+    errors: Vec<Vec<u8>>,
+) -> Response {
     let mut fins = Vec::new();
     for (id, method, params) in requests {
         let permit = match state.permit() {
             Ok(p) => p,
-            Err(r) => return done(r),
+            Err(r) => return r,
         };
         let fin = start_legacy_request(
             state,
-            &session,
+            session,
             http.clone(),
             id,
             &method,
@@ -1291,8 +1363,8 @@ async fn legacy_post<E: Endpoint + 'static>(
             parts_out.push(frame);
         }
     }
-    if !stateless {
-        let _ = state.persist(&session).await;
+    if !state.opts.stateless_legacy {
+        let _ = state.persist(session).await;
     }
     let mut out = vec![b'['];
     for (i, p) in parts_out.iter().enumerate() {
@@ -1302,7 +1374,7 @@ async fn legacy_post<E: Endpoint + 'static>(
         out.extend_from_slice(p);
     }
     out.push(b']');
-    done(json_response(StatusCode::OK, out))
+    json_response(StatusCode::OK, out)
 }
 
 async fn legacy_initialize<E: Endpoint + 'static>(
