@@ -37,7 +37,7 @@ pub use mcp_runtime::client::Client;
 pub use mcp_runtime::{
     BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,
     MessageFilter, Middleware, Next, Peer, PeerError, Reply, Server, ServerBuilder, ServerHandler,
-    ServerOptions, middleware, tool,
+    ServerOptions, middleware,
 };
 pub use mcp_runtime::{
     CompletionDef, Elicitation, InputResolver, InteractionError, IntoCompletion, Progress,
@@ -60,16 +60,9 @@ pub mod __private {
         PromptArgument, ReadResourceResult, Resource, ResourceTemplate, TaskSupport, Tool,
         ToolAnnotations, ToolExecution,
     };
-    pub use mcp_runtime::completion::{
-        CompletionDef, IntoCompletion, RefKind, ResolvedArguments, has_template,
-        prompt_has_argument, split_params, target,
-    };
+    pub use mcp_runtime::__private::*;
     pub use mcp_runtime::injected::{Progress, Provides, State};
     pub use mcp_runtime::middleware::{Endpoint, Next};
-    pub use mcp_runtime::prompt_def::{IntoPromptResult, PromptDef, optional_arg, required_arg};
-    pub use mcp_runtime::resource_def::{IntoReadResult, ResourceDef, match_template, parse_var};
-    pub use mcp_runtime::tool::decode_arguments;
-    pub use mcp_runtime::tool_def::{ToolDef, ToolInfo, meta_value, name_taken};
     pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Server, ServerHandler};
     pub use schemars;
     pub use serde;

@@ -77,3 +77,19 @@ pub use session::ServerIdentity;
 pub use subscriptions::{InMemoryBus, ServerEvent, SubscriptionBus};
 pub use tool_def::ToolDef;
 pub use tool_result::{IntoToolResult, Json, ToolError};
+
+/// What the macros' generated code (through the `mcp` facade's own `__private`) calls in
+/// the runtime, in one place; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::handler::completion::{
+        CompletionDef, IntoCompletion, RefKind, ResolvedArguments, has_template,
+        prompt_has_argument, split_params, target,
+    };
+    pub use crate::handler::prompt_def::{IntoPromptResult, PromptDef, optional_arg, required_arg};
+    pub use crate::handler::resource_def::{
+        IntoReadResult, ResourceDef, match_template, parse_var,
+    };
+    pub use crate::handler::tool::decode_arguments;
+    pub use crate::handler::tool_def::{ToolDef, ToolInfo, meta_value, name_taken};
+}

@@ -16,6 +16,7 @@ use crate::handler::ServerHandler;
 /// What a completion completes: an argument of a prompt or a variable of a resource
 /// template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(hidden)]
 pub enum RefKind {
     /// `ref/prompt`: [`CompletionDef::REF`] is the prompt's name.
     Prompt,

@@ -18,6 +18,7 @@ use serde_json::value::RawValue;
 /// let text = serde_json::to_string(&err).unwrap();
 /// assert!(text.contains("`b`") && text.contains("expected i64"), "{text}");
 /// ```
+#[doc(hidden)]
 pub fn decode_arguments<T: DeserializeOwned>(args: Option<&RawValue>) -> Result<T, CallToolResult> {
     let json = args.map_or("{}", RawValue::get);
     // Fast path: straight from the raw JSON.

@@ -317,22 +317,6 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-/// Implemented by every type a tool parameter can have: decodable and describable.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this parameter type must implement `Deserialize` and `JsonSchema`",
-    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
-    note = "injected parameters are recognised by type: `&Context` or `Context`"
-)]
-pub trait ToolArg {}
-
-impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArg for T {}
-
-/// Compile-time check that `T` can be a tool parameter (the macros call it per parameter,
-/// spanned at the parameter's type, for the note above).
-#[doc(hidden)]
-pub const fn assert_tool_arg<T: ToolArg>() {}
-
 /// Whether `names[i]` already appears before index `i` (evaluated at compile time by the
 /// code `#[mcp::server]` generates, to reject two tools with one name).
 #[doc(hidden)]
