@@ -42,7 +42,7 @@ mod process;
 mod sse;
 
 use std::process::ExitStatus;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -63,9 +63,10 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc};
 
-use conn::{EofHook, Outgoing, Shared};
+use crate::wire::pending::Waiter;
+use conn::{EofHook, Outcome, Outgoing, Shared};
 pub use error::ClientError;
 pub use handler::{ClientHandler, ServerNotification};
 pub use listen::Subscription;
@@ -443,7 +444,6 @@ impl ClientBuilder {
             inner: Arc::new(Inner {
                 shared,
                 out,
-                next_id: AtomicI64::new(0),
                 info: self.info,
                 capabilities: self.capabilities,
                 caps_map,
@@ -488,7 +488,6 @@ impl Client {
 struct Inner {
     shared: Arc<Shared>,
     out: mpsc::UnboundedSender<Outgoing>,
-    next_id: AtomicI64,
     info: Implementation,
     capabilities: ClientCapabilities,
     caps_map: Map<String, Value>,
@@ -544,6 +543,7 @@ enum Discovery {
 struct PendingGuard<'a> {
     inner: &'a Inner,
     id: RequestId,
+    waiter: Waiter<'a, Outcome>,
     token: Option<RequestId>,
     cancellable: bool,
     reason: &'static str,
@@ -558,7 +558,7 @@ impl Drop for PendingGuard<'_> {
                 st.progress.remove(t);
             }
             st.subscriptions.remove(&self.id);
-            st.pending.remove(&self.id).is_some()
+            self.waiter.forget()
         };
         if was_pending && self.cancellable {
             let mut params = Map::new();
@@ -803,8 +803,7 @@ impl Client {
         listen: Option<mpsc::UnboundedSender<ServerNotification>>,
     ) -> Result<Box<RawValue>, ClientError> {
         let inner = &*self.inner;
-        let n = inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let id = RequestId::Number(n);
+        let (n, id) = inner.shared.pending.next_id();
         let mut params = match params {
             None => None,
             Some(Value::Object(m)) => Some(m),
@@ -846,14 +845,13 @@ impl Client {
         let mut buf = Vec::new();
         jsonrpc::write_request(&mut buf, &id, method, params_text.as_deref());
 
-        let (tx, mut rx) = oneshot::channel();
+        // Refused once the connection is closed (`closed_error` then says why).
+        let Some(waiter) = inner.shared.pending.register(id.clone()) else {
+            return Err(inner.shared.closed_error());
+        };
         let (ptx, mut prx) = mpsc::unbounded_channel();
         {
             let mut st = inner.shared.state.lock().expect("client state lock");
-            if let Some(why) = &st.closed {
-                return Err(why.clone());
-            }
-            st.pending.insert(id.clone(), tx);
             if let Some(t) = &token {
                 st.progress.insert(t.clone(), ptx);
             }
@@ -864,6 +862,7 @@ impl Client {
         let mut guard = PendingGuard {
             inner,
             id: id.clone(),
+            waiter,
             token,
             cancellable: method != "initialize",
             reason: "the request was dropped",
@@ -879,7 +878,7 @@ impl Client {
         let mut deadline = start + timeout;
         let outcome = loop {
             tokio::select! {
-                r = &mut rx => break r,
+                r = guard.waiter.recv() => break r,
                 Some(p) = prx.recv() => {
                     if let Some(cb) = opts.on_progress.as_mut() {
                         cb(p);
