@@ -10,13 +10,14 @@ use mcp_core::jsonrpc::{self, DecodeOptions, Frame, Message, RequestId};
 use mcp_core::types::ProgressParams;
 use mcp_core::version::ProtocolVersion;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{broadcast, mpsc};
 
 use super::error::ClientError;
 use super::handler::{DynHandler, ServerNotification};
-use crate::wire::framing::{FrameReader, Framing, ReadEvent, write_frame};
+use crate::wire::framing::{FrameReader, Framing, ReadEvent};
 use crate::wire::pending::{IdStyle, Pending};
+use crate::wire::writer::{FramingSource, Outbound, WriterOptions, write_loop};
 
 /// The largest frame the client reads (a larger one is skipped).
 pub(crate) const MAX_FRAME: usize = 64 << 20;
@@ -42,6 +43,15 @@ pub(crate) enum Outgoing {
     },
     /// Shut the writing side down (EOF for the peer) and stop.
     Close,
+}
+
+impl Outbound for Outgoing {
+    fn body(&self) -> Option<&[u8]> {
+        match self {
+            Outgoing::Frame(f) | Outgoing::Cancel { frame: f, .. } => Some(f),
+            Outgoing::Close => None,
+        }
+    }
 }
 
 /// Runs when the reader sees the end of the stream; may name a better reason than "closed"
@@ -165,7 +175,17 @@ where
 {
     let shared = new_shared(handler);
     let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(write_loop(writer, rx, shared.clone()));
+    let opts = WriterOptions {
+        framing: FramingSource::Fixed(Framing::Newline),
+        close: None,
+        shutdown: true,
+    };
+    let writing = shared.clone();
+    tokio::spawn(async move {
+        if let Err(e) = write_loop(writer, rx, opts).await {
+            writing.close(ClientError::from(e));
+        }
+    });
     tokio::spawn(read_loop(
         reader,
         shared.clone(),
@@ -174,53 +194,6 @@ where
         max_frame,
     ));
     (shared, tx)
-}
-
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut w: W,
-    mut rx: mpsc::UnboundedReceiver<Outgoing>,
-    shared: Arc<Shared>,
-) {
-    let mut buf = Vec::new();
-    loop {
-        let Some(first) = rx.recv().await else {
-            // Every client handle is gone: close the stream.
-            let _ = w.shutdown().await;
-            return;
-        };
-        let mut close = false;
-        let mut next = Some(first);
-        // Batch whatever is queued into one write.
-        while let Some(msg) = next.take() {
-            match msg {
-                Outgoing::Frame(f) | Outgoing::Cancel { frame: f, .. } => {
-                    write_frame(&mut buf, Framing::Newline, &f)
-                }
-                Outgoing::Close => {
-                    close = true;
-                    break;
-                }
-            }
-            next = rx.try_recv().ok();
-        }
-        if !buf.is_empty() {
-            let res = async {
-                w.write_all(&buf).await?;
-                w.flush().await
-            }
-            .await;
-            buf.clear();
-            if let Err(e) = res {
-                tracing::debug!(error = %e, "client transport write failed");
-                shared.close(ClientError::from(e));
-                return;
-            }
-        }
-        if close {
-            let _ = w.shutdown().await;
-            return;
-        }
-    }
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(
