@@ -37,7 +37,7 @@ mod dispatch;
 mod features;
 pub mod handler;
 pub mod server;
-mod session;
+pub mod session;
 pub mod transport;
 mod wire;
 
@@ -54,6 +54,7 @@ pub use session::request_state;
 pub use wire::filter;
 
 pub use caching::{CacheHint, CachePolicy};
+pub use common::BoxFuture;
 pub use common::principal::Principal;
 pub use completion::{CompletionDef, IntoCompletion, ResolvedArguments};
 pub use context::{ClientView, Context, ProgressError};

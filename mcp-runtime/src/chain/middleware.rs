@@ -6,7 +6,6 @@
 //! Layers added at run time go into one dynamic slot ([`DynLayers`]), which boxes.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use tokio_util::either::Either;
@@ -14,8 +13,7 @@ use tokio_util::either::Either;
 use crate::common::error::HandlerResult;
 use crate::context::Context;
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::common::BoxFuture;
 
 /// Something that turns a message's context into its outcome: the dispatcher, or a chain
 /// of middleware around it.

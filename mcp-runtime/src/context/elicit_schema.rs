@@ -361,6 +361,12 @@ fn options(
     }))
 }
 
+/// The title and description every kind of field carries.
+struct Labels {
+    title: Option<String>,
+    description: Option<String>,
+}
+
 fn field(
     v: &Map<String, Value>,
     defs: Option<&Map<String, Value>>,
@@ -378,72 +384,27 @@ fn field(
             return Err(format!("`{k}` is not part of an elicitation field schema"));
         }
     }
-    let title = text(&v, "title");
-    let description = text(&v, "description");
-    let default = v.get("default");
-    let default_str = || -> Result<Option<String>, String> {
-        match default {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err("the default must be a string".into()),
-        }
+    let labels = Labels {
+        title: text(&v, "title"),
+        description: text(&v, "description"),
     };
+    let default = v.get("default");
     let ty = v.get("type").and_then(Value::as_str);
     if matches!(ty, None | Some("string"))
         && let Some(opts) = options(&v, defs)?
     {
-        return Ok(match opts {
-            Options::Untitled(enum_) => UntitledSingleSelectEnumSchema {
-                title,
-                description,
-                enum_,
-                default: default_str()?,
-                ..Default::default()
-            }
-            .into(),
-            Options::Titled(one_of) => TitledSingleSelectEnumSchema {
-                title,
-                description,
-                one_of,
-                default: default_str()?,
-                ..Default::default()
-            }
-            .into(),
-        });
+        return single_select(labels, opts, default_string(default)?);
     }
     match ty {
-        Some("string") => {
-            let format = match v.get("format").and_then(Value::as_str) {
-                None => None,
-                Some("email") => Some(StringFormat::Email),
-                Some("uri") => Some(StringFormat::Uri),
-                Some("date") => Some(StringFormat::Date),
-                Some("date-time") => Some(StringFormat::DateTime),
-                Some(other) => {
-                    return Err(format!(
-                        "string format {other:?} is not one of email, uri, date, date-time"
-                    ));
-                }
-            };
-            Ok(StringSchema {
-                title,
-                description,
-                min_length: uint(&v, "minLength")?,
-                max_length: uint(&v, "maxLength")?,
-                format,
-                default: default_str()?,
-                ..Default::default()
-            }
-            .into())
-        }
+        Some("string") => string_field(&v, labels, default_string(default)?),
         Some(t @ ("integer" | "number")) => Ok(NumberSchema {
             type_: if t == "integer" {
                 NumberType::Integer
             } else {
                 NumberType::Number
             },
-            title,
-            description,
+            title: labels.title,
+            description: labels.description,
             minimum: number(&v, "minimum")?,
             maximum: number(&v, "maximum")?,
             default: match default {
@@ -454,8 +415,8 @@ fn field(
         }
         .into()),
         Some("boolean") => Ok(BooleanSchema {
-            title,
-            description,
+            title: labels.title,
+            description: labels.description,
             default: match default {
                 None | Some(Value::Null) => None,
                 Some(Value::Bool(b)) => Some(*b),
@@ -464,57 +425,129 @@ fn field(
             ..Default::default()
         }
         .into()),
-        Some("array") => {
-            let items = v
-                .get("items")
-                .and_then(Value::as_object)
-                .ok_or("an array field needs `items`")?;
-            let items = resolve(items, defs)?;
-            let opts = options(&items, defs)?.ok_or(
-                "an array field must be a multi-select of an enum (Vec of a unit-variant enum)",
-            )?;
-            let default = match default {
-                None | Some(Value::Null) => None,
-                Some(Value::Array(a)) => Some(
-                    a.iter()
-                        .map(|x| x.as_str().map(str::to_owned))
-                        .collect::<Option<Vec<_>>>()
-                        .ok_or("the default must be an array of strings")?,
-                ),
-                Some(_) => return Err("the default must be an array of strings".into()),
-            };
-            let (min_items, max_items) = (uint(&v, "minItems")?, uint(&v, "maxItems")?);
-            Ok(match opts {
-                Options::Untitled(enum_) => UntitledMultiSelectEnumSchema {
-                    title,
-                    description,
-                    min_items,
-                    max_items,
-                    items: UntitledEnumItems {
-                        enum_,
-                        ..Default::default()
-                    },
-                    default,
-                    ..Default::default()
-                }
-                .into(),
-                Options::Titled(any_of) => TitledMultiSelectEnumSchema {
-                    title,
-                    description,
-                    min_items,
-                    max_items,
-                    items: TitledEnumItems { any_of },
-                    default,
-                    ..Default::default()
-                }
-                .into(),
-            })
-        }
+        Some("array") => multi_select(&v, defs, labels, default),
         Some("object") => Err("nested objects and maps are not allowed in a form".into()),
         Some("null") => Err("a unit field has nothing to ask".into()),
         Some(other) => Err(format!("type {other:?} is not allowed")),
         None => Err("the field has no single type".into()),
     }
+}
+
+/// A string field's default: absent, `null` or a string.
+fn default_string(default: Option<&Value>) -> Result<Option<String>, String> {
+    match default {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err("the default must be a string".into()),
+    }
+}
+
+/// A string field with a choice of values (an enum, with or without titles).
+fn single_select(
+    labels: Labels,
+    opts: Options,
+    default: Option<String>,
+) -> Result<PrimitiveSchemaDefinition, String> {
+    Ok(match opts {
+        Options::Untitled(enum_) => UntitledSingleSelectEnumSchema {
+            title: labels.title,
+            description: labels.description,
+            enum_,
+            default,
+            ..Default::default()
+        }
+        .into(),
+        Options::Titled(one_of) => TitledSingleSelectEnumSchema {
+            title: labels.title,
+            description: labels.description,
+            one_of,
+            default,
+            ..Default::default()
+        }
+        .into(),
+    })
+}
+
+/// A free-text string field, with its length bounds and format.
+fn string_field(
+    v: &Map<String, Value>,
+    labels: Labels,
+    default: Option<String>,
+) -> Result<PrimitiveSchemaDefinition, String> {
+    let format = match v.get("format").and_then(Value::as_str) {
+        None => None,
+        Some("email") => Some(StringFormat::Email),
+        Some("uri") => Some(StringFormat::Uri),
+        Some("date") => Some(StringFormat::Date),
+        Some("date-time") => Some(StringFormat::DateTime),
+        Some(other) => {
+            return Err(format!(
+                "string format {other:?} is not one of email, uri, date, date-time"
+            ));
+        }
+    };
+    Ok(StringSchema {
+        title: labels.title,
+        description: labels.description,
+        min_length: uint(v, "minLength")?,
+        max_length: uint(v, "maxLength")?,
+        format,
+        default,
+        ..Default::default()
+    }
+    .into())
+}
+
+/// An array field: a multi-select of an enum's values.
+fn multi_select(
+    v: &Map<String, Value>,
+    defs: Option<&Map<String, Value>>,
+    labels: Labels,
+    default: Option<&Value>,
+) -> Result<PrimitiveSchemaDefinition, String> {
+    let items = v
+        .get("items")
+        .and_then(Value::as_object)
+        .ok_or("an array field needs `items`")?;
+    let items = resolve(items, defs)?;
+    let opts = options(&items, defs)?
+        .ok_or("an array field must be a multi-select of an enum (Vec of a unit-variant enum)")?;
+    let default = match default {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .map(|x| x.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or("the default must be an array of strings")?,
+        ),
+        Some(_) => return Err("the default must be an array of strings".into()),
+    };
+    let (min_items, max_items) = (uint(v, "minItems")?, uint(v, "maxItems")?);
+    Ok(match opts {
+        Options::Untitled(enum_) => UntitledMultiSelectEnumSchema {
+            title: labels.title,
+            description: labels.description,
+            min_items,
+            max_items,
+            items: UntitledEnumItems {
+                enum_,
+                ..Default::default()
+            },
+            default,
+            ..Default::default()
+        }
+        .into(),
+        Options::Titled(any_of) => TitledMultiSelectEnumSchema {
+            title: labels.title,
+            description: labels.description,
+            min_items,
+            max_items,
+            items: TitledEnumItems { any_of },
+            default,
+            ..Default::default()
+        }
+        .into(),
+    })
 }
 
 #[cfg(test)]

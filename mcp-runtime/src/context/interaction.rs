@@ -35,9 +35,8 @@
 //! ```
 
 use std::fmt;
-use std::future::{Future, IntoFuture};
+use std::future::IntoFuture;
 use std::marker::PhantomData;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -56,8 +55,7 @@ use crate::context::Context;
 use crate::context::elicit_schema::FormSchemaError;
 use crate::context::peer::PeerError;
 
-/// A boxed, sendable future (what [`InputResolver`] and [`Ask`] return).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::common::BoxFuture;
 
 /// Why asking the client for input did not produce an answer.
 #[derive(Debug)]

@@ -4,12 +4,10 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
-use mcp_core::types::LoggingLevel;
 use mcp_core::version::Era;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
@@ -70,8 +68,6 @@ pub(crate) struct ConnShared {
     /// Server-to-client requests waiting for their answers (ids `srv-1`, `srv-2`, ...).
     pending: Pending<Result<Box<RawValue>, ErrorObject>>,
     pub(crate) request_timeout: Duration,
-    /// Legacy session log level (`logging/setLevel`); `None` = nothing sent.
-    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     pub(crate) filters: crate::wire::filter::Filters,
     /// Fires when the connection stops reading (EOF, stop, the session ending): long-lived
     /// work (listen streams, change-notification forwarders) ends on it.
@@ -97,7 +93,6 @@ impl ConnShared {
             out,
             pending: Pending::new(IdStyle::Prefixed("srv-"), 1),
             request_timeout,
-            log_level: Mutex::new(None),
             filters,
             closing: Default::default(),
             subscriptions: Default::default(),

@@ -268,7 +268,7 @@ impl Context {
     /// connections, the request's `_meta` `logLevel` opt-in on modern ones.
     pub fn log_level(&self) -> Option<LoggingLevel> {
         match self.era {
-            Era::Legacy => *self.peer.conn.log_level.lock().expect("level lock"),
+            Era::Legacy => self.session()?.lock().expect("session lock").log_level,
             Era::Modern => self
                 .meta()
                 .and_then(|m| m.log_level.as_deref())

@@ -1,30 +1,25 @@
 //! The innermost endpoint: era membership, the init gate, built-in methods, handler lookup,
 //! and result shaping (inside the chain, so middleware sees the finished form).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcp_core::codec::{Direction, WireCodec};
 use mcp_core::jsonrpc::ErrorObject;
 use mcp_core::meta::SERVER_INFO;
 use mcp_core::types::{
-    Adapt, DiscoverResult, EmptyResult, Implementation, InitializeParams, InitializeResult,
-    LoggingLevel, Meta, ServerCapabilities,
+    Adapt, EmptyResult, Implementation, InitializeParams, InitializeResult, Meta,
+    ServerCapabilities,
 };
 use mcp_core::version::{Era, ProtocolVersion};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::chain::middleware::Endpoint;
-use crate::common::error::resource_not_found;
 use crate::common::error::{HandlerResult, McpError, Reply};
-use crate::common::panic::CatchUnwind;
 use crate::context::Context;
 use crate::dispatch::caching::{CachePolicy, Cacheable};
 use crate::dispatch::list_cache::{ListCache, ListKind};
 use crate::features::handle::ServerHandle;
 use crate::features::host::{Host, ResultMeta};
-use crate::features::input_rounds as rounds;
 use crate::handler::ServerHandler;
 use crate::handler::cell::HandlerCell;
 use crate::session::{ClientView, ServerIdentity, Session};
@@ -273,61 +268,6 @@ impl<C: serde::ser::SerializeMap> serde::ser::SerializeMap for Appending<'_, C> 
     }
 }
 
-#[derive(Deserialize)]
-struct NameArgs<'a> {
-    #[serde(borrow)]
-    name: std::borrow::Cow<'a, str>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    /// The 2025-11-25 `task` augmentation, read in the same pass (`plan_tool_call`).
-    #[serde(borrow, default)]
-    task: Option<&'a RawValue>,
-}
-
-impl<'a> NameArgs<'a> {
-    /// The call as the kernel's `_meta` pass found it ([`mcp_core::meta::RequestMeta::params_member`]),
-    /// so a modern call is not read twice; `None` when that pass did not record these params
-    /// or a member needs decoding (the serde read then decides, errors included).
-    fn from_envelope_pass(ctx: &Context, params: Option<&'a RawValue>) -> Option<Self> {
-        let (meta, params) = (ctx.meta()?, params?);
-        let member = |key| meta.params_member(params, key);
-        let name = member("name")??;
-        let name = name.strip_prefix('"')?.strip_suffix('"')?;
-        if name.contains('\\') {
-            return None;
-        }
-        // `null` reads as absent, as `Option` does in the serde read.
-        let raw = |text: Option<&'a str>| -> Option<Option<&'a RawValue>> {
-            match text {
-                None | Some("null") => Some(None),
-                Some(t) => serde_json::from_str(t).ok().map(Some),
-            }
-        };
-        Some(Self {
-            name: std::borrow::Cow::Borrowed(name),
-            arguments: raw(member("arguments")?)?,
-            task: raw(member("task")?)?,
-        })
-    }
-}
-
-#[derive(Deserialize)]
-struct PromptCall {
-    name: String,
-    #[serde(default)]
-    arguments: Option<HashMap<String, String>>,
-}
-
-#[derive(Deserialize)]
-struct UriParam {
-    uri: String,
-}
-
-#[derive(Deserialize)]
-struct LevelParam {
-    level: LoggingLevel,
-}
-
 impl<H: ServerHandler> Dispatcher<H> {
     /// The capabilities derived from what is registered.
     pub fn capabilities(&self) -> ServerCapabilities {
@@ -487,120 +427,19 @@ impl<H: ServerHandler> Dispatcher<H> {
                 self.shape(result, version)
             }
             "resources/subscribe" | "resources/unsubscribe" => {
-                let p: UriParam = parse(params)?;
-                let subs = crate::features::subscriptions::legacy(&ctx.peer.conn);
-                if method == "resources/subscribe" {
-                    subs.subscribe(p.uri);
-                } else {
-                    subs.unsubscribe(&p.uri);
-                }
-                self.shape(EmptyResult::default(), version)
+                self.update_subscription(&ctx, params, version)
             }
-            "server/discover" => {
-                let result = DiscoverResult {
-                    supported_versions: self
-                        .identity
-                        .supported
-                        .modern()
-                        .map(|v| v.as_str().to_owned())
-                        .collect(),
-                    capabilities: self.capabilities(),
-                    instructions: self.identity.instructions.clone(),
-                    ..Default::default()
-                };
-                self.shape_cached(result, version, method, None)
-            }
-            "logging/setLevel" => {
-                let p: LevelParam = parse(params)?;
-                *ctx.peer.conn.log_level.lock().expect("level lock") = Some(p.level);
-                self.shape(EmptyResult::default(), version)
-            }
+            "server/discover" => self.discover(version),
+            "logging/setLevel" => self.set_log_level(&ctx, params, version),
             "tools/list" => self.list(&*handler, ListKind::Tools, params, version),
-            "tools/call" => {
-                let call = match NameArgs::from_envelope_pass(&ctx, params) {
-                    Some(call) => call,
-                    None => serde_json::from_str(params.map_or("{}", RawValue::get))
-                        .map_err(|_| McpError::invalid_params("Invalid params"))?,
-                };
-                let args = call.arguments.map(|a| a.to_owned());
-                let name = call.name.into_owned();
-                if let (Some(engine), Some(ttl)) = (
-                    &self.tasks,
-                    crate::features::tasks::methods::plan_tool_call(
-                        handler.tools(),
-                        &name,
-                        &ctx,
-                        call.task,
-                    )?,
-                ) {
-                    return crate::features::tasks::methods::call_as_task(
-                        self, engine, &ctx, name, args, ttl, version,
-                    )
-                    .await;
-                }
-                let mut hctx = self.hand_to_handler(ctx);
-                let round =
-                    rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments)?;
-                let Some(fut) = handler.call_tool(&name, hctx, args) else {
-                    return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
-                };
-                let result = CatchUnwind::new(fut).await;
-                let ir = rounds::finish(round, &self.identity, method, &name, call.arguments)?;
-                if let Some(ir) = ir {
-                    return self.shape(ir, version);
-                }
-                self.shape_tool_result(result?, version)
-            }
+            "tools/call" => self.call_tool(ctx, &handler, params, version).await,
             "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
-            "prompts/get" => {
-                let call: PromptCall = parse(params)?;
-                let mut hctx = self.hand_to_handler(ctx);
-                let raw_args = raw_arguments(params);
-                let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args)?;
-                let args = call.arguments.unwrap_or_default();
-                let Some(fut) = handler.get_prompt(&call.name, hctx, args) else {
-                    return Err(McpError::invalid_params(format!(
-                        "Unknown prompt: {}",
-                        call.name
-                    )));
-                };
-                let result = CatchUnwind::new(fut).await;
-                let ir = rounds::finish(round, &self.identity, method, &call.name, raw_args)?;
-                if let Some(ir) = ir {
-                    return self.shape(ir, version);
-                }
-                self.shape(result?, version)
-            }
+            "prompts/get" => self.get_prompt(ctx, &handler, params, version).await,
             "resources/list" => self.list(&*handler, ListKind::Resources, params, version),
             "resources/templates/list" => {
                 self.list(&*handler, ListKind::Templates, params, version)
             }
-            "resources/read" => {
-                let p: UriParam = parse(params)?;
-                let not_found = || resource_not_found(&p.uri, era);
-                if let Some(read) = self
-                    .skills
-                    .as_deref()
-                    .and_then(|s| crate::features::skills::serve::read(s, &p.uri, era))
-                {
-                    return self.shape(read?, version);
-                }
-                let mut hctx = self.hand_to_handler(ctx);
-                let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None)?;
-                let Some(fut) = handler.read_resource(&p.uri, hctx) else {
-                    return Err(not_found());
-                };
-                let result = CatchUnwind::new(fut).await;
-                if let Some(ir) = rounds::finish(round, &self.identity, method, &p.uri, None)? {
-                    return self.shape(ir, version);
-                }
-                let result = result?;
-                if result.contents.is_empty() {
-                    // Never answer a missing resource with empty contents.
-                    return Err(not_found());
-                }
-                self.shape_cached(result, version, method, Some(&p.uri))
-            }
+            "resources/read" => self.read_resource(ctx, &handler, params, version).await,
             "completion/complete" => {
                 let result = crate::handler::completion::complete(
                     &*handler,
@@ -691,19 +530,9 @@ impl<H: ServerHandler> Dispatcher<H> {
     }
 }
 
-/// The raw `arguments` of a `prompts/get` (bound into its MRTR `requestState`).
-fn raw_arguments(params: Option<&RawValue>) -> Option<&RawValue> {
-    #[derive(Deserialize)]
-    struct Args<'a> {
-        #[serde(borrow, default)]
-        arguments: Option<&'a RawValue>,
-    }
-    serde_json::from_str::<Args<'_>>(params?.get())
-        .ok()?
-        .arguments
-}
-
-fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {
+pub(super) fn parse<T: serde::de::DeserializeOwned>(
+    params: Option<&RawValue>,
+) -> Result<T, McpError> {
     // The validator's own text stays off the wire (semantics item 12).
     serde_json::from_str(params.map_or("{}", RawValue::get))
         .map_err(|_| McpError::invalid_params("Invalid params"))

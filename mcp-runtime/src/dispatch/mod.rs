@@ -2,6 +2,7 @@
 //! result shaping. Imports `features` and below.
 
 pub mod caching;
+mod calls;
 mod dispatcher;
 pub(crate) mod list_cache;
 mod tool_result_encoding;

@@ -189,7 +189,7 @@ fn may_be_retry(ctx: &Context, params: &RawValue) -> bool {
 
 /// Prepares a modern request's handler run: [`Started::Off`] on legacy connections
 /// (interaction calls go to the peer there).
-pub(crate) fn begin(
+pub(crate) async fn begin(
     ctx: &mut Context,
     identity: &ServerIdentity,
     method: &str,
@@ -209,13 +209,15 @@ pub(crate) fn begin(
         ctx.lazy_round = Some(lazy.clone());
         return Ok(Started::Lazy(lazy));
     }
-    open(ctx, identity, method, target, arguments).map(Started::Opened)
+    open(ctx, identity, method, target, arguments)
+        .await
+        .map(Started::Opened)
 }
 
 /// Opens a modern request's round now (a retry's answers and state read and checked), and
 /// makes it the context's input resolver. The task composer needs the round from the start,
 /// to see whether the tool is asking.
-pub(crate) fn open(
+pub(crate) async fn open(
     ctx: &mut Context,
     identity: &ServerIdentity,
     method: &str,
@@ -251,7 +253,7 @@ pub(crate) fn open(
     let (round, answers) = match token {
         None => (0, responses),
         Some(token) => {
-            let state = cfg.open(&aad, &token)?;
+            let state = cfg.open(&aad, &token).await?;
             let mut answers = state.answers;
             for (k, v) in responses {
                 if state.pending.contains_key(&k) {

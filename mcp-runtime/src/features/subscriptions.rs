@@ -9,7 +9,6 @@
 //! resynchronises by sending one notification for everything it watches (list-changed and
 //! resource-updated notifications are idempotent, so a client re-reads and loses nothing).
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -24,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::common::error::McpError;
 use crate::context::Context;
 use crate::context::peer::ConnShared;
+use crate::session::Session;
 
 /// The `_meta` key naming the subscription on listen-stream notifications.
 pub const SUBSCRIPTION_ID_KEY: &str = SubscriptionsListenResult::SUBSCRIPTION_ID_KEY;
@@ -520,37 +520,29 @@ pub(crate) fn withhold(caps: &mut mcp_core::types::ServerCapabilities) {
     }
 }
 
-/// The subscriptions of one legacy session (stdio connection, HTTP session, SSE session).
+/// The forwarding of bus events to one legacy session (stdio connection, HTTP session, SSE
+/// session); the resources it subscribed to are part of the session's state.
 #[derive(Debug, Default)]
 pub(crate) struct LegacySubscriptions {
-    uris: Mutex<HashSet<String>>,
     kinds: Mutex<ListKinds>,
     forwarding: AtomicBool,
 }
 
 impl LegacySubscriptions {
-    pub(crate) fn subscribe(&self, uri: String) {
-        self.uris.lock().expect("subscriptions lock").insert(uri);
-    }
-
-    pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
-        self.uris.lock().expect("subscriptions lock").remove(uri)
-    }
-
-    fn watches(&self, event: &ServerEvent) -> bool {
+    fn watches(&self, event: &ServerEvent, session: Option<&Session>) -> bool {
         let k = *self.kinds.lock().expect("kinds lock");
         match event {
             ServerEvent::ToolsListChanged => k.tools,
             ServerEvent::PromptsListChanged => k.prompts,
             ServerEvent::ResourcesListChanged => k.resources,
             ServerEvent::ResourceUpdated { uri } => {
-                self.uris.lock().expect("subscriptions lock").contains(uri)
+                session.is_some_and(|s| s.lock().expect("session lock").subscriptions.contains(uri))
             }
             ServerEvent::Task { .. } => false,
         }
     }
 
-    fn resync(&self) -> Vec<ServerEvent> {
+    fn resync(&self, session: Option<&Session>) -> Vec<ServerEvent> {
         let k = *self.kinds.lock().expect("kinds lock");
         let mut out = Vec::new();
         if k.tools {
@@ -562,8 +554,10 @@ impl LegacySubscriptions {
         if k.resources {
             out.push(ServerEvent::ResourcesListChanged);
         }
-        for uri in self.uris.lock().expect("subscriptions lock").iter() {
-            out.push(ServerEvent::ResourceUpdated { uri: uri.clone() });
+        if let Some(s) = session {
+            for uri in &s.lock().expect("session lock").subscriptions {
+                out.push(ServerEvent::ResourceUpdated { uri: uri.clone() });
+            }
         }
         out
     }
@@ -583,7 +577,7 @@ pub(crate) fn attach_legacy(
     conn: &Arc<ConnShared>,
     notifier: &Notifier,
     kinds: ListKinds,
-    session: Option<crate::session::Session>,
+    session: Option<Session>,
 ) {
     let Some(bus) = &notifier.bus else { return };
     let subs = legacy(conn).clone();
@@ -609,9 +603,9 @@ pub(crate) fn attach_legacy(
             }
             let mut batch = Vec::new();
             if rx.take_lagged() {
-                batch = subs.resync();
+                batch = subs.resync(session.as_ref());
             }
-            if subs.watches(&event) && !batch.contains(&event) {
+            if subs.watches(&event, session.as_ref()) && !batch.contains(&event) {
                 batch.push(event);
             }
             for event in batch {

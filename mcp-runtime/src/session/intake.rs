@@ -231,6 +231,7 @@ pub(crate) fn commit_initialize(
     s.version = Some(version);
     s.client = Some(client);
     s.initialized = true;
+    s.changed();
 }
 
 /// The requests of one session still running, by id: what `notifications/cancelled` names.

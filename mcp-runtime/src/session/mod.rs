@@ -2,11 +2,15 @@
 //! before the chain, the legacy session, the server's identity and limits, `requestState`
 //! keys and the replay guard. Imports `common` and `wire` only.
 
+pub mod event_store;
 mod identity;
 pub(crate) mod intake;
 pub mod request_state;
 mod state;
+pub mod store;
 
+pub use event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
 pub use identity::ServerIdentity;
 pub use state::ClientView;
 pub(crate) use state::{Session, SessionState};
+pub use store::{InMemorySessionStore, SessionRecord, SessionStore, StoreError};

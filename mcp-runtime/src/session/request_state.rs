@@ -35,6 +35,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::store::StoreError;
+use crate::common::BoxFuture;
+
 /// The message of every rejected `requestState`.
 pub const INVALID_STATE_MESSAGE: &str = "Invalid or expired requestState";
 
@@ -51,6 +54,18 @@ impl RequestStateKey {
     /// A key from 32 secret bytes (share them between the instances of one deployment).
     pub fn from_bytes(bytes: [u8; 32]) -> Self {
         Self(bytes)
+    }
+
+    /// A key from its 32 bytes in base64 (standard or URL-safe alphabet, padded or not),
+    /// as a deployment's configuration carries it.
+    pub fn from_base64(text: &str) -> Result<Self, BadKey> {
+        let text = text.trim();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .or_else(|_| URL_SAFE_NO_PAD.decode(text.trim_end_matches('=')))
+            .map_err(|_| BadKey("not base64"))?;
+        let bytes: [u8; 32] = bytes.try_into().map_err(|_| BadKey("not 32 bytes"))?;
+        Ok(Self(bytes))
     }
 
     /// A fresh random key (valid for this process only).
@@ -115,9 +130,14 @@ impl Default for RequestStateConfig {
 /// a shared store inserts the nonce if absent, with the expiry as its TTL, atomically.
 pub trait ReplayGuard: Send + Sync + 'static {
     /// Records the first use of the state with `nonce`, valid until `expires_ms` (ms since
-    /// the epoch). Returns `false` when it was used before, or when the use cannot be
-    /// recorded (the state is then refused: a guard that forgets is no guard).
-    fn first_use(&self, nonce: &[u8; 24], expires_ms: u64) -> bool;
+    /// the epoch). `Ok(false)` when it was used before, or when the use cannot be recorded
+    /// (the state is then refused: a guard that forgets is no guard); an error when the
+    /// guard's backend cannot be reached (the request fails, and may be retried).
+    fn first_use<'a>(
+        &'a self,
+        nonce: &'a [u8; 24],
+        expires_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
 }
 
 /// The optional guard, opaque in `Debug` output.
@@ -187,7 +207,17 @@ impl fmt::Debug for InMemoryReplayGuard {
 }
 
 impl ReplayGuard for InMemoryReplayGuard {
-    fn first_use(&self, nonce: &[u8; NONCE_LEN], expires_ms: u64) -> bool {
+    fn first_use<'a>(
+        &'a self,
+        nonce: &'a [u8; NONCE_LEN],
+        expires_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(std::future::ready(Ok(self.record(nonce, expires_ms))))
+    }
+}
+
+impl InMemoryReplayGuard {
+    fn record(&self, nonce: &[u8; NONCE_LEN], expires_ms: u64) -> bool {
         let mut seen = self.seen.lock().expect("replay lock");
         if seen.by_nonce.contains_key(nonce) {
             return false;
@@ -209,6 +239,22 @@ impl ReplayGuard for InMemoryReplayGuard {
         true
     }
 }
+
+/// Why a text is not a [`RequestStateKey`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BadKey(&'static str);
+
+impl fmt::Display for BadKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a request-state key must be 32 bytes in base64: {}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for BadKey {}
 
 /// Why a [`RequestStateConfig`] could not be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,6 +279,35 @@ impl RequestStateConfig {
             keys: Arc::from(keys),
             ..Self::default()
         })
+    }
+
+    /// The key list of a deployment from the environment variable `var`: keys in base64,
+    /// separated by commas, the sealing key first (every process of the deployment gets
+    /// the same list, so a retry may reach any of them). `Ok(None)` when `var` is not set.
+    ///
+    /// ```
+    /// use mcp_runtime::request_state::RequestStateConfig;
+    ///
+    /// // Two keys: [1; 32] in standard base64, [7; 32] in URL-safe base64 without padding.
+    /// let keys = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=,BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc";
+    /// // SAFETY: nothing else in this doctest reads the environment meanwhile.
+    /// unsafe { std::env::set_var("DOC_MCP_KEYS", keys) };
+    /// let cfg = RequestStateConfig::from_env("DOC_MCP_KEYS").unwrap().unwrap();
+    /// assert!(!cfg.is_single_use());
+    /// assert!(RequestStateConfig::from_env("DOC_MCP_UNSET").unwrap().is_none());
+    /// ```
+    pub fn from_env(var: &str) -> Result<Option<Self>, BadKey> {
+        let Ok(list) = std::env::var(var) else {
+            return Ok(None);
+        };
+        let keys = list
+            .split(',')
+            .filter(|k| !k.trim().is_empty())
+            .map(RequestStateKey::from_base64)
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::with_keys(keys)
+            .map(Some)
+            .map_err(|NoKeys| BadKey("the list is empty"))
     }
 
     /// How long a sealed state stays valid.
@@ -301,8 +376,9 @@ impl RequestStateConfig {
         URL_SAFE_NO_PAD.encode(token)
     }
 
-    /// Opens a token sealed for the request described by `aad`, checking its expiry.
-    pub(crate) fn open(&self, aad: &[u8], token: &str) -> Result<StatePayload, ErrorObject> {
+    /// Opens a token sealed for the request described by `aad`, checking its expiry (and,
+    /// single-use, that it was not opened before).
+    pub(crate) async fn open(&self, aad: &[u8], token: &str) -> Result<StatePayload, ErrorObject> {
         let invalid = || ErrorObject::invalid_params(INVALID_STATE_MESSAGE);
         let bytes = URL_SAFE_NO_PAD
             .decode(token.as_bytes())
@@ -327,8 +403,16 @@ impl RequestStateConfig {
         // Only a genuine, unexpired state is recorded, so forgeries cannot fill the guard.
         if let Some(guard) = &self.replay.0 {
             let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| invalid())?;
-            if !guard.first_use(nonce, payload.exp) {
-                return Err(invalid());
+            match guard.first_use(nonce, payload.exp).await {
+                Ok(true) => {}
+                Ok(false) => return Err(invalid()),
+                Err(e) => {
+                    tracing::warn!(error = %e, "replay guard unavailable");
+                    return Err(ErrorObject::new(
+                        mcp_core::jsonrpc::INTERNAL_ERROR,
+                        "Internal error: the requestState replay guard cannot be reached",
+                    ));
+                }
             }
         }
         Ok(payload)
@@ -454,14 +538,17 @@ mod tests {
         }
     }
 
-    #[test]
-    fn seals_and_opens_for_the_same_request_only() {
+    #[tokio::test]
+    async fn seals_and_opens_for_the_same_request_only() {
         let cfg = RequestStateConfig::default();
         let args = RawValue::from_string(r#"{"b":1,"a":[1,{"y":2,"x":3}]}"#.into()).unwrap();
         let same = RawValue::from_string(r#"{ "a": [1, {"x":3,"y":2}], "b": 1 }"#.into()).unwrap();
         let other = RawValue::from_string(r#"{"a":[1],"b":2}"#.into()).unwrap();
         let token = cfg.seal(&binding(Some(&args), None).aad(), &payload(cfg.expiry()));
-        let opened = cfg.open(&binding(Some(&same), None).aad(), &token).unwrap();
+        let opened = cfg
+            .open(&binding(Some(&same), None).aad(), &token)
+            .await
+            .unwrap();
         assert_eq!(opened.round, 1);
         assert_eq!(opened.pending["k"], "roots/list");
         for aad in [
@@ -478,14 +565,14 @@ mod tests {
             }
             .aad(),
         ] {
-            let e = cfg.open(&aad, &token).unwrap_err();
+            let e = cfg.open(&aad, &token).await.unwrap_err();
             assert_eq!(e.code, -32602);
             assert_eq!(e.message, INVALID_STATE_MESSAGE);
         }
     }
 
-    #[test]
-    fn tampered_truncated_or_foreign_tokens_are_rejected() {
+    #[tokio::test]
+    async fn tampered_truncated_or_foreign_tokens_are_rejected() {
         let cfg = RequestStateConfig::default();
         let aad = binding(None, None).aad();
         let token = cfg.seal(&aad, &payload(cfg.expiry()));
@@ -500,69 +587,77 @@ mod tests {
             "not base64 !",
             &format!("{token}-TAMPERED"),
         ] {
-            assert!(cfg.open(&aad, bad).is_err(), "accepted {bad:?}");
+            assert!(cfg.open(&aad, bad).await.is_err(), "accepted {bad:?}");
         }
         let stranger = RequestStateConfig::default();
-        assert!(stranger.open(&aad, &token).is_err());
+        assert!(stranger.open(&aad, &token).await.is_err());
     }
 
-    #[test]
-    fn expired_states_are_rejected() {
+    #[tokio::test]
+    async fn expired_states_are_rejected() {
         let cfg = RequestStateConfig::default();
         let aad = binding(None, None).aad();
         let token = cfg.seal(&aad, &payload(now_ms().saturating_sub(1)));
         assert_eq!(
-            cfg.open(&aad, &token).unwrap_err().message,
+            cfg.open(&aad, &token).await.unwrap_err().message,
             INVALID_STATE_MESSAGE
         );
         let zero = cfg.clone().ttl(Duration::ZERO);
         let token = zero.seal(&aad, &payload(zero.expiry()));
-        assert!(zero.open(&aad, &token).is_err());
+        assert!(zero.open(&aad, &token).await.is_err());
     }
 
-    #[test]
-    fn a_single_use_state_opens_once_and_a_reusable_one_until_expiry() {
+    #[tokio::test]
+    async fn a_single_use_state_opens_once_and_a_reusable_one_until_expiry() {
         let aad = binding(None, None).aad();
         let reusable = RequestStateConfig::default();
         assert!(!reusable.is_single_use());
         let token = reusable.seal(&aad, &payload(reusable.expiry()));
-        assert!(reusable.open(&aad, &token).is_ok());
-        assert!(reusable.open(&aad, &token).is_ok());
+        assert!(reusable.open(&aad, &token).await.is_ok());
+        assert!(reusable.open(&aad, &token).await.is_ok());
 
         let guard = Arc::new(InMemoryReplayGuard::new(8));
         let once = reusable.clone().single_use(guard.clone());
         let token = once.seal(&aad, &payload(once.expiry()));
         // A forged token is refused without being recorded.
-        assert!(once.open(&aad, &format!("{token}x")).is_err());
+        assert!(once.open(&aad, &format!("{token}x")).await.is_err());
         assert!(guard.is_empty());
-        assert!(once.open(&aad, &token).is_ok());
+        assert!(once.open(&aad, &token).await.is_ok());
         assert_eq!(
-            once.open(&aad, &token).unwrap_err().message,
+            once.open(&aad, &token).await.unwrap_err().message,
             INVALID_STATE_MESSAGE
         );
         // Another state of the same request is a use of its own.
         let next = once.seal(&aad, &payload(once.expiry()));
-        assert!(once.open(&aad, &next).is_ok());
+        assert!(once.open(&aad, &next).await.is_ok());
         assert_eq!(guard.len(), 2);
     }
 
-    #[test]
-    fn the_in_memory_guard_is_bounded_and_forgets_expired_states() {
+    #[tokio::test]
+    async fn the_in_memory_guard_is_bounded_and_forgets_expired_states() {
         let guard = InMemoryReplayGuard::new(2);
         let later = now_ms() + 60_000;
-        assert!(guard.first_use(&[1; 24], later));
-        assert!(!guard.first_use(&[1; 24], later), "a replay");
-        assert!(guard.first_use(&[2; 24], now_ms().saturating_sub(1)));
+        assert!(guard.first_use(&[1; 24], later).await.unwrap());
+        assert!(!guard.first_use(&[1; 24], later).await.unwrap(), "a replay");
+        assert!(
+            guard
+                .first_use(&[2; 24], now_ms().saturating_sub(1))
+                .await
+                .unwrap()
+        );
         // Full: the expired entry is forgotten to make room.
-        assert!(guard.first_use(&[3; 24], later));
+        assert!(guard.first_use(&[3; 24], later).await.unwrap());
         assert_eq!(guard.len(), 2);
         // Full of unexpired states: a new one is refused rather than one forgotten.
-        assert!(!guard.first_use(&[4; 24], later));
-        assert!(!guard.first_use(&[1; 24], later), "still remembered");
+        assert!(!guard.first_use(&[4; 24], later).await.unwrap());
+        assert!(
+            !guard.first_use(&[1; 24], later).await.unwrap(),
+            "still remembered"
+        );
     }
 
-    #[test]
-    fn rotation_first_key_seals_all_keys_open() {
+    #[tokio::test]
+    async fn rotation_first_key_seals_all_keys_open() {
         let old = RequestStateKey::from_bytes([1; 32]);
         let new = RequestStateKey::from_bytes([2; 32]);
         let before = RequestStateConfig::with_keys(vec![old.clone()]).unwrap();
@@ -570,11 +665,11 @@ mod tests {
         let only_new = RequestStateConfig::with_keys(vec![new]).unwrap();
         let aad = binding(None, None).aad();
         let old_token = before.seal(&aad, &payload(before.expiry()));
-        assert!(after.open(&aad, &old_token).is_ok());
-        assert!(only_new.open(&aad, &old_token).is_err());
+        assert!(after.open(&aad, &old_token).await.is_ok());
+        assert!(only_new.open(&aad, &old_token).await.is_err());
         let new_token = after.seal(&aad, &payload(after.expiry()));
-        assert!(only_new.open(&aad, &new_token).is_ok());
-        assert!(before.open(&aad, &new_token).is_err());
+        assert!(only_new.open(&aad, &new_token).await.is_ok());
+        assert!(before.open(&aad, &new_token).await.is_err());
         assert_eq!(RequestStateConfig::with_keys(vec![]).unwrap_err(), NoKeys);
     }
 
@@ -583,5 +678,18 @@ mod tests {
         let k = RequestStateKey::from_bytes([0xAB; 32]);
         assert_eq!(format!("{k:?}"), "RequestStateKey(..)");
         assert!(!format!("{:?}", RequestStateConfig::default()).contains("171"));
+    }
+
+    #[test]
+    fn keys_read_from_base64_in_either_alphabet() {
+        let key = [0xfb_u8; 32];
+        let std = base64::engine::general_purpose::STANDARD.encode(key);
+        let url = URL_SAFE_NO_PAD.encode(key);
+        assert_ne!(std.trim_end_matches('='), url);
+        for text in [std.as_str(), url.as_str(), &format!(" {url} ")] {
+            assert_eq!(RequestStateKey::from_base64(text).unwrap().0, key, "{text}");
+        }
+        assert!(RequestStateKey::from_base64("AAAA").is_err());
+        assert!(RequestStateKey::from_base64("not base64!").is_err());
     }
 }

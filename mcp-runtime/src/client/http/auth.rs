@@ -1,9 +1,6 @@
 //! Authentication of the HTTP transports: the [`TokenProvider`] a client is given, the
 //! credentials it supplies, and the `401`/`403` retries of every request.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderName, HeaderValue};
@@ -12,8 +9,7 @@ use hyper::{Method, Response, StatusCode, Uri};
 use super::HttpConn;
 use crate::client::error::ClientError;
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::common::BoxFuture;
 
 /// Supplies the bearer token sent with every HTTP request (`Authorization: Bearer …`).
 ///

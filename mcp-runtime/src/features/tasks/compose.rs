@@ -91,7 +91,8 @@ pub(crate) async fn call<D: Host>(
         ctx.method(),
         &name,
         args.as_deref(),
-    )?;
+    )
+    .await?;
     let id = new_task_id();
     let cancel = CancellationToken::new();
     let (created, ready) = watch::channel(false);

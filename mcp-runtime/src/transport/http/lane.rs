@@ -2,6 +2,8 @@
 //! (when the lane is resumable) before it is written to the connection attached at the
 //! time, under one lock with the replay that a resuming connection gets first: so a
 //! client resuming after its last seen event id misses nothing and sees nothing twice.
+//! The store is async (it may be remote), so that lock is an async one (`order`), held
+//! across the store call; the lane's quick state sits under a plain mutex beside it.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -10,8 +12,8 @@ use std::time::Duration;
 use axum::body::Bytes;
 use tokio::sync::{Notify, mpsc};
 
-use super::event_store::{EventStore, StreamId};
 use super::sse;
+use crate::session::{EventStore, StoreError, StreamId};
 
 /// Live chunks queued for one connection.
 const LIVE: usize = 64;
@@ -23,6 +25,8 @@ pub(crate) enum AttachError {
     Busy,
     /// The `Last-Event-ID` is unknown, or belongs to another stream or session.
     UnknownEvent,
+    /// The event store could not be reached.
+    Store(StoreError),
 }
 
 /// What an attached connection sends: `pending` first, then every chunk from `rx` (which
@@ -48,6 +52,9 @@ pub(crate) struct Lane {
     event_name: Option<&'static str>,
     backlog_cap: usize,
     inner: Mutex<Inner>,
+    /// Held from storing an event to handing it to the connection, and from a replay to
+    /// the attachment that follows it.
+    order: tokio::sync::Mutex<()>,
     changed: Notify,
 }
 
@@ -77,6 +84,7 @@ impl Lane {
             event_name,
             backlog_cap,
             inner: Mutex::new(Inner::default()),
+            order: tokio::sync::Mutex::new(()),
             changed: Notify::new(),
         })
     }
@@ -105,9 +113,10 @@ impl Lane {
                 _ = self.changed.notified() => continue,
             }
         };
-        let mut g = self.lock();
-        let id = self.store.as_ref().map(|st| st.append(&self.key, &msg));
+        let _order = self.order.lock().await;
+        let id = self.store_event(&msg).await;
         let chunk = sse::event_with_id(id.as_deref(), self.event_name, &msg).to_vec();
+        let mut g = self.lock();
         let undelivered = match (reserved, &g.live) {
             (Some((s, p)), Some(cur)) if cur.same_channel(&s) => {
                 p.send(chunk);
@@ -157,16 +166,18 @@ impl Lane {
     /// replaces any attached connection and first gets the stored events after that id;
     /// a plain one gets the backlog, and is refused while another is attached. `prime`
     /// (2025-11-25, resumable lanes): start with a priming event, with this `retry:`.
-    pub(crate) fn attach(
+    pub(crate) async fn attach(
         &self,
         resume: Option<&str>,
         prime: Option<Option<Duration>>,
     ) -> Result<Attached, AttachError> {
-        let mut g = self.lock();
+        let _order = self.order.lock().await;
         let mut pending = Vec::new();
         if let Some(last) = resume {
             let store = self.store.as_ref().ok_or(AttachError::UnknownEvent)?;
-            let replay = store.replay_after(last).ok_or(AttachError::UnknownEvent)?;
+            let replay = (store.replay_after(last).await)
+                .map_err(AttachError::Store)?
+                .ok_or(AttachError::UnknownEvent)?;
             if replay.stream != self.key {
                 return Err(AttachError::UnknownEvent);
             }
@@ -178,26 +189,31 @@ impl Lane {
                     "resumed stream lost events to eviction"
                 );
             }
-            g.backlog.clear();
+            self.lock().backlog.clear();
             for e in replay.events {
                 pending.push(sse::event_with_id(Some(&e.id), self.event_name, &e.message));
             }
         } else {
-            if g.live.as_ref().is_some_and(|s| !s.is_closed()) {
-                return Err(AttachError::Busy);
-            }
-            let backlog: Vec<_> = g.backlog.drain(..).map(Bytes::from).collect();
+            let (backlog, done) = {
+                let mut g = self.lock();
+                if g.live.as_ref().is_some_and(|s| !s.is_closed()) {
+                    return Err(AttachError::Busy);
+                }
+                let backlog: Vec<_> = g.backlog.drain(..).map(Bytes::from).collect();
+                (backlog, g.done)
+            };
             // A backlog starts with ids of its own; the priming event would come after them.
             if backlog.is_empty()
-                && !g.done
-                && let (Some(retry), Some(store)) = (prime, &self.store)
+                && !done
+                && let Some(retry) = prime
+                && let Some(id) = self.store_event(b"").await
             {
-                let id = store.append(&self.key, b"");
                 pending.push(sse::priming(&id, retry));
             }
             pending.extend(backlog);
         }
         let (tx, rx) = mpsc::channel(LIVE);
+        let mut g = self.lock();
         g.generation += 1;
         let generation = g.generation;
         if !g.done {
@@ -215,14 +231,16 @@ impl Lane {
     /// Starts a resumable lane's first connection: the priming event (when `prime`) and
     /// then everything live; `connected: false` attaches nothing (2025-11-25 polling: the
     /// server closes the connection after priming, the client resumes with `GET`).
-    pub(crate) fn open(&self, prime: Option<Option<Duration>>, connected: bool) -> Attached {
-        let mut g = self.lock();
+    pub(crate) async fn open(&self, prime: Option<Option<Duration>>, connected: bool) -> Attached {
+        let _order = self.order.lock().await;
         let mut pending = Vec::new();
-        if let (Some(retry), Some(store)) = (prime, &self.store) {
-            let id = store.append(&self.key, b"");
+        if let Some(retry) = prime
+            && let Some(id) = self.store_event(b"").await
+        {
             pending.push(sse::priming(&id, retry));
         }
         let (tx, rx) = mpsc::channel(LIVE);
+        let mut g = self.lock();
         g.generation += 1;
         if connected {
             g.live = Some(tx);
@@ -234,6 +252,24 @@ impl Lane {
         }
     }
 
+    /// Stores one event (with `order` held), returning its id; `None` when the lane is not
+    /// resumable or the store failed (the event then goes out live only, without an id).
+    async fn store_event(&self, msg: &[u8]) -> Option<String> {
+        let store = self.store.as_ref()?;
+        match store.append(&self.key, msg).await {
+            Ok(id) => Some(id),
+            Err(e) => {
+                tracing::warn!(
+                    session = %self.key.session,
+                    stream = %self.key.stream,
+                    error = %e,
+                    "event not stored: it cannot be replayed"
+                );
+                None
+            }
+        }
+    }
+
     /// Detaches the connection `generation` (when it is still the attached one).
     pub(crate) fn detach(&self, generation: u64) {
         let mut g = self.lock();
@@ -242,10 +278,16 @@ impl Lane {
         }
     }
 
-    /// Forgets the stored events of the whole session.
+    /// Forgets the stored events of the whole session (in the background: the session is
+    /// ending, nothing waits for this).
     pub(crate) fn forget_session(&self) {
-        if let Some(s) = &self.store {
-            s.forget_session(&self.key.session);
+        if let Some(store) = self.store.clone() {
+            let session = self.key.session.clone();
+            tokio::spawn(async move {
+                if let Err(e) = store.forget_session(&session).await {
+                    tracing::warn!(%session, error = %e, "stored events not forgotten");
+                }
+            });
         }
     }
 }

@@ -33,7 +33,7 @@ pub(super) async fn stream<E: Endpoint + 'static>(
         );
     };
     session.set_owner(req.extensions().get::<Principal>());
-    let Ok(att) = session.attach(None) else {
+    let Ok(att) = session.attach(None).await else {
         return empty(StatusCode::INTERNAL_SERVER_ERROR);
     };
     let post_path = state

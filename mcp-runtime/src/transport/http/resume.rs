@@ -13,7 +13,7 @@ use mcp_core::version::ProtocolVersion;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::lane::{Attached, Lane};
+use super::lane::{AttachError, Attached, Lane};
 use super::session::HttpSession;
 use super::sse::SseBody;
 use super::streamable::{Fin, First};
@@ -75,7 +75,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
             .insert(name.clone(), lane.clone());
         let prime = self.prime_for(session);
         let close_after = prime.and(self.opts.sse_close_after);
-        let att = lane.open(prime, close_after != Some(Duration::ZERO));
+        let att = lane.open(prime, close_after != Some(Duration::ZERO)).await;
         let end = session.closed.child_token();
         if let Some(d) = close_after.filter(|d| !d.is_zero()) {
             let t = end.clone();
@@ -150,7 +150,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
     /// `GET` + `Last-Event-ID`: resumes the stream of `session` that the id names, with
     /// the events after it and then whatever comes live; a completed stream ends after
     /// its replay. `None`: not a resumable session, serve a plain GET.
-    pub(super) fn resume(
+    pub(super) async fn resume(
         self: &Arc<Self>,
         session: &Arc<HttpSession>,
         last_event_id: &str,
@@ -166,16 +166,19 @@ impl<E: Endpoint + 'static> HttpState<E> {
                 &ErrorObject::new(-32000, "Bad Request: unknown Last-Event-ID"),
             )
         };
-        let Some(replay) = store.replay_after(last_event_id) else {
-            return Some(unknown());
+        let replay = match store.replay_after(last_event_id).await {
+            Ok(Some(replay)) => replay,
+            Ok(None) => return Some(unknown()),
+            Err(e) => return Some(store_unavailable(&e)),
         };
         if replay.stream.session != session.id {
             return Some(unknown());
         }
         let end = session.closed.child_token();
         let resp = match session.lane(&replay.stream.stream) {
-            Some(lane) => match lane.attach(Some(last_event_id), None) {
+            Some(lane) => match lane.attach(Some(last_event_id), None).await {
                 Ok(att) => self.lane_body(&lane, att, end),
+                Err(AttachError::Store(e)) => store_unavailable(&e),
                 Err(_) => unknown(),
             },
             None => {
@@ -228,4 +231,17 @@ impl std::fmt::Debug for SseStreamControl {
 /// A chunk that shows a plain GET stream open at once (to proxies and clients).
 pub(super) fn stream_open() -> Bytes {
     Bytes::from_static(b": stream open\n\n")
+}
+
+/// The answer to a resumption while the event store cannot be reached.
+fn store_unavailable(e: &crate::session::StoreError) -> Response {
+    tracing::warn!(error = %e, "event store unavailable");
+    error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        &ErrorObject::new(
+            -32000,
+            "Service Unavailable: the event store cannot be reached",
+        ),
+    )
 }

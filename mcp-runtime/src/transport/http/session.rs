@@ -2,6 +2,7 @@
 //! that the stream kernel keeps per connection, kept here per `Mcp-Session-Id`.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -9,10 +10,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::Principal;
-use super::event_store::EventStore;
 use super::lane::{AttachError, Attached, Lane};
 use crate::context::peer::ConnShared;
-use crate::session::{Session, SessionState};
+use crate::session::{EventStore, Session, SessionRecord, SessionState};
 use crate::wire::filter::Filters;
 
 /// Messages kept for a session while no stream is open to carry them.
@@ -36,6 +36,12 @@ pub(crate) struct HttpSession {
     pub(crate) owner: Mutex<Option<String>>,
     /// 2024-11-05: requests whose answer is not on the stream yet (a drain waits for them).
     pub(crate) answering: std::sync::atomic::AtomicUsize,
+    /// The state generation last written to the session store (0: never written).
+    saved_generation: AtomicU64,
+    /// Persisting writes one at a time, so an older record never overwrites a newer one.
+    pub(crate) persisting: tokio::sync::Mutex<()>,
+    /// When the session's time to live in the store was last refreshed.
+    store_touched: Mutex<Instant>,
 }
 
 impl HttpSession {
@@ -71,7 +77,55 @@ impl HttpSession {
             lanes: Mutex::new(HashMap::new()),
             owner: Mutex::new(None),
             answering: std::sync::atomic::AtomicUsize::new(0),
+            saved_generation: AtomicU64::new(0),
+            persisting: tokio::sync::Mutex::new(()),
+            store_touched: Mutex::new(Instant::now()),
         })
+    }
+
+    /// Takes on a session another process created, as the store keeps it.
+    pub(crate) fn adopt(&self, record: &SessionRecord) {
+        let mut state = record.to_state();
+        state.changed();
+        let generation = state.generation;
+        *self.state.lock().expect("session lock") = state;
+        *self.owner.lock().expect("owner lock") = record.owner.clone();
+        self.saved(generation);
+    }
+
+    /// Whether the session store holds this session (it was written or adopted).
+    pub(crate) fn is_stored(&self) -> bool {
+        self.saved_generation.load(Ordering::Acquire) > 0
+    }
+
+    /// The record to write to the store and its generation, when the session is committed
+    /// and changed since it was last written.
+    pub(crate) fn unsaved_record(&self) -> Option<(u64, SessionRecord)> {
+        let state = self.state.lock().expect("session lock");
+        let saved = self.saved_generation.load(Ordering::Acquire);
+        if !state.initialized || state.generation <= saved {
+            return None;
+        }
+        let owner = self.owner.lock().expect("owner lock").clone();
+        Some((state.generation, SessionRecord::of(&state, owner)))
+    }
+
+    /// Records that generation `generation` is in the store.
+    pub(crate) fn saved(&self, generation: u64) {
+        self.saved_generation
+            .fetch_max(generation, Ordering::AcqRel);
+    }
+
+    /// Whether the stored session's time to live is due for a refresh (then marks it
+    /// refreshed now).
+    pub(crate) fn store_touch_due(&self, period: Duration) -> bool {
+        let now = Instant::now();
+        let mut last = self.store_touched.lock().expect("session lock");
+        if now.saturating_duration_since(*last) < period {
+            return false;
+        }
+        *last = now;
+        true
     }
 
     pub(crate) fn touch(&self) {
@@ -129,8 +183,11 @@ impl HttpSession {
 
     /// Attaches a plain connection to the standalone stream, which first receives the
     /// backlog; `Busy` when one is already attached.
-    pub(crate) fn attach(&self, prime: Option<Option<Duration>>) -> Result<Attached, AttachError> {
-        self.outlet.attach(None, prime)
+    pub(crate) async fn attach(
+        &self,
+        prime: Option<Option<Duration>>,
+    ) -> Result<Attached, AttachError> {
+        self.outlet.attach(None, prime).await
     }
 
     /// Detaches connection `generation` of the standalone stream.

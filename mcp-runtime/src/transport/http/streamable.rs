@@ -568,7 +568,7 @@ pub(super) async fn handle<E: Endpoint + 'static>(
             return if parts.method == Method::GET {
                 legacy_get(state, &parts).await
             } else {
-                legacy_delete(state, &parts)
+                legacy_delete(state, &parts).await
             };
         }
         _ => {
@@ -986,8 +986,9 @@ fn session_not_found() -> Response {
     )
 }
 
-/// The session a legacy request names: 400 without the header, 404 when unknown.
-fn find_session<E: Endpoint + 'static>(
+/// The session a legacy request names: 400 without the header, 404 when unknown (or owned
+/// by another subject), 503 when it has to come from a session store that cannot be reached.
+async fn find_session<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     parts: &axum::http::request::Parts,
 ) -> Result<Arc<HttpSession>, Response> {
@@ -996,10 +997,24 @@ fn find_session<E: Endpoint + 'static>(
             "Bad Request: Mcp-Session-Id header is required",
         ));
     };
-    state
-        .session(id)
-        .filter(|s| s.owned_by(parts))
-        .ok_or_else(session_not_found)
+    match state.find_session(id).await {
+        Ok(Some(s)) if s.owned_by(parts) => Ok(s),
+        Ok(_) => Err(session_not_found()),
+        Err(e) => Err(store_unavailable(&e)),
+    }
+}
+
+/// The answer to a request that needs the session store while it cannot be reached.
+fn store_unavailable(e: &crate::session::StoreError) -> Response {
+    tracing::warn!(error = %e, "session store unavailable");
+    error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        &ErrorObject::new(
+            -32000,
+            "Service Unavailable: the session store cannot be reached",
+        ),
+    )
 }
 
 /// Applies a message the session does not answer: a response to a server-to-client
@@ -1083,6 +1098,7 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
     }
     let s = session.clone();
     let rid = id.clone();
+    let st = state.clone();
     state
         .run_request(ctx, cancel, id, permit, inline, move |out| {
             if is_init {
@@ -1093,6 +1109,13 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
                 s.in_flight.remove(&rid);
             }
             s.touch();
+            // A change made by a request still running when its POST was answered
+            // (streamed) is stored here; the POST stores what changed before answering.
+            if !st.opts.stateless_legacy && s.unsaved_record().is_some() {
+                tokio::spawn(async move {
+                    let _ = st.persist(&s).await;
+                });
+            }
         })
         .await
 }
@@ -1141,7 +1164,7 @@ async fn legacy_post<E: Endpoint + 'static>(
         }
         s
     } else {
-        match find_session(state, &parts) {
+        match find_session(state, &parts).await {
             Ok(s) => s,
             Err(r) => return r,
         }
@@ -1219,6 +1242,9 @@ async fn legacy_post<E: Endpoint + 'static>(
                     Some((frame, _)) => json_response(StatusCode::OK, frame),
                     None => empty(StatusCode::NO_CONTENT),
                 };
+                if !stateless {
+                    let _ = state.persist(&session).await;
+                }
                 return match close {
                     Some(guard) => close_with_body(r, guard),
                     None => r,
@@ -1264,6 +1290,9 @@ async fn legacy_post<E: Endpoint + 'static>(
         if let Some((frame, _)) = f.wait().await {
             parts_out.push(frame);
         }
+    }
+    if !stateless {
+        let _ = state.persist(&session).await;
     }
     let mut out = vec![b'['];
     for (i, p) in parts_out.iter().enumerate() {
@@ -1336,6 +1365,11 @@ async fn legacy_initialize<E: Endpoint + 'static>(
         let mut r = r;
         r.headers_mut().remove("mcp-session-id");
         return r;
+    } else if let Err(e) = state.persist(&session).await {
+        // Stored before the client learns the session id, since its next request may reach
+        // another process: a session the store does not hold is not handed out.
+        state.remove_session(&session.id);
+        return store_unavailable(&e);
     }
     r
 }
@@ -1351,17 +1385,21 @@ async fn legacy_get<E: Endpoint + 'static>(
             &ErrorObject::invalid_request("Not Acceptable: Accept must list text/event-stream"),
         );
     }
-    let session = match find_session(state, parts) {
+    let session = match find_session(state, parts).await {
         Ok(s) => s,
         Err(r) => return r,
     };
     let resumed = header_str(&parts.headers, &LAST_EVENT_ID)
         .filter(|v| !v.is_empty())
-        .and_then(|last| state.resume(&session, last));
+        .map(|last| state.resume(&session, last));
+    let resumed = match resumed {
+        Some(resuming) => resuming.await,
+        None => None,
+    };
     let mut r = match resumed {
         Some(r) => r,
         None => {
-            let Ok(att) = session.attach(state.prime_for(&session)) else {
+            let Ok(att) = session.attach(state.prime_for(&session)).await else {
                 return error_response(
                     StatusCode::CONFLICT,
                     None,
@@ -1393,19 +1431,17 @@ async fn legacy_get<E: Endpoint + 'static>(
     r
 }
 
-fn legacy_delete<E: Endpoint + 'static>(
+async fn legacy_delete<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     parts: &axum::http::request::Parts,
 ) -> Response {
-    let Some(id) = header_str(&parts.headers, &MCP_SESSION_ID) else {
-        return bad_request("Bad Request: Mcp-Session-Id header is required");
+    let session = match find_session(state, parts).await {
+        Ok(s) => s,
+        Err(r) => return r,
     };
-    if state.session(id).is_some_and(|s| !s.owned_by(parts)) {
-        return session_not_found();
-    }
-    match state.remove_session(id) {
-        Some(_) => empty(StatusCode::OK),
-        None => session_not_found(),
+    match state.delete_session(&session.id).await {
+        Ok(()) => empty(StatusCode::OK),
+        Err(e) => store_unavailable(&e),
     }
 }
 

@@ -1,9 +1,13 @@
 //! Resumability of legacy Streamable HTTP streams (2025-03-26 … 2025-11-25): every event
 //! sent on a stream is first stored, under an id that names its stream; a client that lost
 //! the connection sends `GET` with `Last-Event-ID` and gets exactly the events it missed.
+//! [`EventStore`] is async so that a remote store can keep the events of many processes.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
+
+use super::store::StoreError;
+use crate::common::BoxFuture;
 
 /// One SSE stream of one session: the standalone `GET` stream or the stream of one `POST`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -37,25 +41,34 @@ pub struct Replay {
 
 /// Where resumable streams keep their events.
 ///
-/// The transport calls [`append`](EventStore::append) once per event, in order, and
-/// [`replay_after`](EventStore::replay_after) when a client resumes; both run under the
-/// stream's lock (that is how nothing is lost or repeated between a replay and the live
-/// events that follow it), so they must be quick: an implementation backed by a remote
-/// store should buffer locally and write through in the background.
+/// The transport calls [`append`](EventStore::append) once per event, in order, before the
+/// event goes to the connection, and [`replay_after`](EventStore::replay_after) when a
+/// client resumes; it never runs two calls for one stream at once, which is how nothing is
+/// lost or repeated between a replay and the live events that follow it.
+///
+/// Event ids must be visible ASCII, unique across every process sharing the store, and
+/// ordered within their stream; each must let `replay_after` find its stream again. Each
+/// call should fail within a bounded time ([`StoreError::Unavailable`]) rather than hang.
 pub trait EventStore: Send + Sync + 'static {
-    /// Stores `message` (empty for a priming event) as the next event of `stream`, and
-    /// returns its SSE event id. The id must let [`replay_after`](Self::replay_after) find
-    /// the stream again (it encodes the stream identity), and must be visible ASCII.
-    fn append(&self, stream: &StreamId, message: &[u8]) -> String;
+    /// Stores `message` (empty for a priming event, which is never replayed) as the next
+    /// event of `stream`, and returns its SSE event id.
+    fn append<'a>(
+        &'a self,
+        stream: &'a StreamId,
+        message: &'a [u8],
+    ) -> BoxFuture<'a, Result<String, StoreError>>;
 
-    /// The stream `last_event_id` belongs to and its events after that id; `None` when
-    /// the id is unknown (never issued, or its stream or session was forgotten).
-    fn replay_after(&self, last_event_id: &str) -> Option<Replay>;
+    /// The stream `last_event_id` belongs to and its events after that id; `None` when the
+    /// id is unknown (never issued, or its stream or session was forgotten).
+    fn replay_after<'a>(
+        &'a self,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Replay>, StoreError>>;
 
     /// Forgets every stream of `session` (it ended).
-    fn forget_session(&self, session: &str);
+    fn forget_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
 
-    /// Events currently held (for [`HttpStats`](super::HttpStats)).
+    /// Events currently held in this process (for `HttpStats`); 0 when unknown.
     fn buffered(&self) -> usize {
         0
     }
@@ -115,8 +128,8 @@ fn parse_id(id: &str) -> Option<(&str, u64)> {
     Some((stream, seq.parse().ok()?))
 }
 
-impl EventStore for InMemoryEventStore {
-    fn append(&self, stream: &StreamId, message: &[u8]) -> String {
+impl InMemoryEventStore {
+    fn append_now(&self, stream: &StreamId, message: &[u8]) -> String {
         let mut g = self.inner.lock().expect("event store lock");
         let inner = &mut *g;
         let log = inner
@@ -149,7 +162,7 @@ impl EventStore for InMemoryEventStore {
         format!("{}-{seq}", stream.stream)
     }
 
-    fn replay_after(&self, last_event_id: &str) -> Option<Replay> {
+    fn replay_now(&self, last_event_id: &str) -> Option<Replay> {
         let (stream, seq) = parse_id(last_event_id)?;
         let g = self.inner.lock().expect("event store lock");
         let log = g.streams.get(stream)?;
@@ -175,7 +188,7 @@ impl EventStore for InMemoryEventStore {
         })
     }
 
-    fn forget_session(&self, session: &str) {
+    fn forget_now(&self, session: &str) {
         let mut g = self.inner.lock().expect("event store lock");
         let inner = &mut *g;
         if let Some(order) = inner.sessions.remove(session) {
@@ -185,6 +198,30 @@ impl EventStore for InMemoryEventStore {
             }
         }
         inner.streams.retain(|_, l| l.session != session);
+    }
+}
+
+impl EventStore for InMemoryEventStore {
+    fn append<'a>(
+        &'a self,
+        stream: &'a StreamId,
+        message: &'a [u8],
+    ) -> BoxFuture<'a, Result<String, StoreError>> {
+        let id = self.append_now(stream, message);
+        Box::pin(std::future::ready(Ok(id)))
+    }
+
+    fn replay_after<'a>(
+        &'a self,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Replay>, StoreError>> {
+        let replay = self.replay_now(last_event_id);
+        Box::pin(std::future::ready(Ok(replay)))
+    }
+
+    fn forget_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.forget_now(session);
+        Box::pin(std::future::ready(Ok(())))
     }
 
     fn buffered(&self) -> usize {
@@ -203,34 +240,34 @@ mod tests {
         }
     }
 
-    #[test]
-    fn replays_after_an_id_and_evicts_per_session() {
+    #[tokio::test]
+    async fn replays_after_an_id_and_evicts_per_session() {
         let store = InMemoryEventStore::new(3);
         let a = sid("s1", "aa");
         let b = sid("s1", "bb");
-        let prime = store.append(&a, b"");
-        let e1 = store.append(&a, b"1");
-        store.append(&b, b"x");
-        store.append(&a, b"2");
-        let r = store.replay_after(&prime).unwrap();
+        let prime = store.append(&a, b"").await.unwrap();
+        let e1 = store.append(&a, b"1").await.unwrap();
+        store.append(&b, b"x").await.unwrap();
+        store.append(&a, b"2").await.unwrap();
+        let r = store.replay_after(&prime).await.unwrap().unwrap();
         assert_eq!(r.stream, a);
         // The priming event was evicted (cap 3): no gap after it, and it is never replayed.
         assert!(!r.truncated);
         assert_eq!(r.events.len(), 2);
-        let r = store.replay_after(&e1).unwrap();
+        let r = store.replay_after(&e1).await.unwrap().unwrap();
         assert!(!r.truncated);
         assert_eq!(r.events.len(), 1);
         assert_eq!(r.events[0].message, b"2");
         assert_eq!(store.buffered(), 3);
         // One more evicts "1": a replay after the priming event now has a gap.
-        store.append(&b, b"y");
-        let r = store.replay_after(&prime).unwrap();
+        store.append(&b, b"y").await.unwrap();
+        let r = store.replay_after(&prime).await.unwrap().unwrap();
         assert!(r.truncated);
         assert_eq!(r.events.len(), 1);
-        assert!(store.replay_after("zz-1").is_none());
-        assert!(store.replay_after("aa-99").is_none());
-        store.forget_session("s1");
+        assert!(store.replay_after("zz-1").await.unwrap().is_none());
+        assert!(store.replay_after("aa-99").await.unwrap().is_none());
+        store.forget_session("s1").await.unwrap();
         assert_eq!(store.buffered(), 0);
-        assert!(store.replay_after(&e1).is_none());
+        assert!(store.replay_after(&e1).await.unwrap().is_none());
     }
 }

@@ -1,0 +1,249 @@
+//! The methods that call a handler or change the session, one function each:
+//! `tools/call`, `prompts/get`, `resources/read` (with their multi-round input),
+//! `resources/subscribe`, `logging/setLevel`, `server/discover`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mcp_core::types::{DiscoverResult, EmptyResult, LoggingLevel};
+use mcp_core::version::ProtocolVersion;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::dispatcher::{Dispatcher, parse};
+use crate::common::error::{HandlerResult, McpError, resource_not_found};
+use crate::common::panic::CatchUnwind;
+use crate::context::Context;
+use crate::features::input_rounds as rounds;
+use crate::handler::ServerHandler;
+
+#[derive(Deserialize)]
+struct NameArgs<'a> {
+    #[serde(borrow)]
+    name: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    /// The 2025-11-25 `task` augmentation, read in the same pass (`plan_tool_call`).
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
+}
+
+impl<'a> NameArgs<'a> {
+    /// The call as the kernel's `_meta` pass found it ([`mcp_core::meta::RequestMeta::params_member`]),
+    /// so a modern call is not read twice; `None` when that pass did not record these params
+    /// or a member needs decoding (the serde read then decides, errors included).
+    fn from_envelope_pass(ctx: &Context, params: Option<&'a RawValue>) -> Option<Self> {
+        let (meta, params) = (ctx.meta()?, params?);
+        let member = |key| meta.params_member(params, key);
+        let name = member("name")??;
+        let name = name.strip_prefix('"')?.strip_suffix('"')?;
+        if name.contains('\\') {
+            return None;
+        }
+        // `null` reads as absent, as `Option` does in the serde read.
+        let raw = |text: Option<&'a str>| -> Option<Option<&'a RawValue>> {
+            match text {
+                None | Some("null") => Some(None),
+                Some(t) => serde_json::from_str(t).ok().map(Some),
+            }
+        };
+        Some(Self {
+            name: std::borrow::Cow::Borrowed(name),
+            arguments: raw(member("arguments")?)?,
+            task: raw(member("task")?)?,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct PromptCall {
+    name: String,
+    #[serde(default)]
+    arguments: Option<HashMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+struct UriParam {
+    uri: String,
+}
+
+#[derive(Deserialize)]
+struct LevelParam {
+    level: LoggingLevel,
+}
+
+impl<H: ServerHandler> Dispatcher<H> {
+    /// `tools/call`: as a task when the call asks to be one (and the tool allows it), else
+    /// the tool, under the multi-round resolver on 2026.
+    pub(super) async fn call_tool(
+        &self,
+        ctx: Context,
+        handler: &Arc<H>,
+        params: Option<&RawValue>,
+        version: Option<ProtocolVersion>,
+    ) -> HandlerResult {
+        let method = "tools/call";
+        let call = match NameArgs::from_envelope_pass(&ctx, params) {
+            Some(call) => call,
+            None => serde_json::from_str(params.map_or("{}", RawValue::get))
+                .map_err(|_| McpError::invalid_params("Invalid params"))?,
+        };
+        let args = call.arguments.map(|a| a.to_owned());
+        let name = call.name.into_owned();
+        if let (Some(engine), Some(ttl)) = (
+            &self.tasks,
+            crate::features::tasks::methods::plan_tool_call(
+                handler.tools(),
+                &name,
+                &ctx,
+                call.task,
+            )?,
+        ) {
+            return crate::features::tasks::methods::call_as_task(
+                self, engine, &ctx, name, args, ttl, version,
+            )
+            .await;
+        }
+        let mut hctx = self.hand_to_handler(ctx);
+        let round = rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments).await?;
+        let Some(fut) = handler.call_tool(&name, hctx, args) else {
+            return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
+        };
+        let result = CatchUnwind::new(fut).await;
+        let ir = rounds::finish(round, &self.identity, method, &name, call.arguments)?;
+        if let Some(ir) = ir {
+            return self.shape(ir, version);
+        }
+        self.shape_tool_result(result?, version)
+    }
+
+    /// `prompts/get`, under the multi-round resolver on 2026.
+    pub(super) async fn get_prompt(
+        &self,
+        ctx: Context,
+        handler: &Arc<H>,
+        params: Option<&RawValue>,
+        version: Option<ProtocolVersion>,
+    ) -> HandlerResult {
+        let method = "prompts/get";
+        let call: PromptCall = parse(params)?;
+        let mut hctx = self.hand_to_handler(ctx);
+        let raw_args = raw_arguments(params);
+        let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args).await?;
+        let args = call.arguments.unwrap_or_default();
+        let Some(fut) = handler.get_prompt(&call.name, hctx, args) else {
+            return Err(McpError::invalid_params(format!(
+                "Unknown prompt: {}",
+                call.name
+            )));
+        };
+        let result = CatchUnwind::new(fut).await;
+        let ir = rounds::finish(round, &self.identity, method, &call.name, raw_args)?;
+        if let Some(ir) = ir {
+            return self.shape(ir, version);
+        }
+        self.shape(result?, version)
+    }
+
+    /// `resources/read`: skill files first, then the handler (under the multi-round
+    /// resolver on 2026); a missing resource is an error, never empty contents.
+    pub(super) async fn read_resource(
+        &self,
+        ctx: Context,
+        handler: &Arc<H>,
+        params: Option<&RawValue>,
+        version: Option<ProtocolVersion>,
+    ) -> HandlerResult {
+        let method = "resources/read";
+        let era = ctx.era();
+        let p: UriParam = parse(params)?;
+        let not_found = || resource_not_found(&p.uri, era);
+        if let Some(read) = self
+            .skills
+            .as_deref()
+            .and_then(|s| crate::features::skills::serve::read(s, &p.uri, era))
+        {
+            return self.shape(read?, version);
+        }
+        let mut hctx = self.hand_to_handler(ctx);
+        let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None).await?;
+        let Some(fut) = handler.read_resource(&p.uri, hctx) else {
+            return Err(not_found());
+        };
+        let result = CatchUnwind::new(fut).await;
+        if let Some(ir) = rounds::finish(round, &self.identity, method, &p.uri, None)? {
+            return self.shape(ir, version);
+        }
+        let result = result?;
+        if result.contents.is_empty() {
+            return Err(not_found());
+        }
+        self.shape_cached(result, version, method, Some(&p.uri))
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions.
+    pub(super) fn update_subscription(
+        &self,
+        ctx: &Context,
+        params: Option<&RawValue>,
+        version: Option<ProtocolVersion>,
+    ) -> HandlerResult {
+        let p: UriParam = parse(params)?;
+        if let Some(s) = ctx.session() {
+            let mut s = s.lock().expect("session lock");
+            let changed = if ctx.method() == "resources/subscribe" {
+                s.subscriptions.insert(p.uri)
+            } else {
+                s.subscriptions.remove(&p.uri)
+            };
+            if changed {
+                s.changed();
+            }
+        }
+        self.shape(EmptyResult::default(), version)
+    }
+
+    /// `logging/setLevel`: the session's log level.
+    pub(super) fn set_log_level(
+        &self,
+        ctx: &Context,
+        params: Option<&RawValue>,
+        version: Option<ProtocolVersion>,
+    ) -> HandlerResult {
+        let p: LevelParam = parse(params)?;
+        if let Some(s) = ctx.session() {
+            let mut s = s.lock().expect("session lock");
+            s.log_level = Some(p.level);
+            s.changed();
+        }
+        self.shape(EmptyResult::default(), version)
+    }
+
+    /// `server/discover` (2026): the revisions, capabilities and instructions.
+    pub(super) fn discover(&self, version: Option<ProtocolVersion>) -> HandlerResult {
+        let result = DiscoverResult {
+            supported_versions: self
+                .identity
+                .supported
+                .modern()
+                .map(|v| v.as_str().to_owned())
+                .collect(),
+            capabilities: self.capabilities(),
+            instructions: self.identity.instructions.clone(),
+            ..Default::default()
+        };
+        self.shape_cached(result, version, "server/discover", None)
+    }
+}
+
+/// The raw `arguments` of a `prompts/get` (bound into its MRTR `requestState`).
+fn raw_arguments(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Args<'a> {
+        #[serde(borrow, default)]
+        arguments: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Args<'_>>(params?.get())
+        .ok()?
+        .arguments
+}
