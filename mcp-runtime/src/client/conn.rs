@@ -10,12 +10,14 @@ use mcp_core::jsonrpc::{self, DecodeOptions, Frame, Message, RequestId};
 use mcp_core::types::ProgressParams;
 use mcp_core::version::ProtocolVersion;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::{broadcast, mpsc};
 
 use super::error::ClientError;
 use super::handler::{DynHandler, ServerNotification};
-use crate::wire::framing::{FrameReader, Framing, ReadEvent, write_frame};
+use crate::wire::framing::{FrameReader, Framing, ReadEvent};
+use crate::wire::pending::{IdStyle, Pending};
+use crate::wire::writer::{FramingSource, Outbound, WriterOptions, write_loop};
 
 /// The largest frame the client reads (a larger one is skipped).
 pub(crate) const MAX_FRAME: usize = 64 << 20;
@@ -43,6 +45,15 @@ pub(crate) enum Outgoing {
     Close,
 }
 
+impl Outbound for Outgoing {
+    fn body(&self) -> Option<&[u8]> {
+        match self {
+            Outgoing::Frame(f) | Outgoing::Cancel { frame: f, .. } => Some(f),
+            Outgoing::Close => None,
+        }
+    }
+}
+
 /// Runs when the reader sees the end of the stream; may name a better reason than "closed"
 /// (the child process's exit status).
 pub(crate) type EofHook =
@@ -50,7 +61,6 @@ pub(crate) type EofHook =
 
 #[derive(Default)]
 pub(crate) struct State {
-    pub(crate) pending: HashMap<RequestId, oneshot::Sender<Outcome>>,
     pub(crate) progress: HashMap<RequestId, mpsc::UnboundedSender<ProgressParams>>,
     /// Open `subscriptions/listen` streams by request id (= subscription id).
     pub(crate) subscriptions: HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>,
@@ -65,6 +75,9 @@ pub(crate) struct State {
 /// What the reader task and the client handles share.
 pub(crate) struct Shared {
     pub(crate) state: Mutex<State>,
+    /// The requests waiting for their answers (ids `0`, `1`, ...); closed with the
+    /// connection, after `State::closed` is set, so a refused registration reads why.
+    pub(crate) pending: Pending<Outcome>,
     pub(crate) handler: Arc<dyn DynHandler>,
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
     /// The negotiated revision, for shaping answers to server requests.
@@ -83,24 +96,12 @@ impl Shared {
 
     /// Fails the pending request `id` with `why` (when it is still pending).
     pub(crate) fn fail(&self, id: &RequestId, why: ClientError) {
-        let waiter = self
-            .state
-            .lock()
-            .expect("client state lock")
-            .pending
-            .remove(id);
-        if let Some(tx) = waiter {
-            let _ = tx.send(Err(why));
-        }
+        self.pending.complete(id, Err(why));
     }
 
     /// Whether the request `id` still waits for its answer.
     pub(crate) fn is_pending(&self, id: &RequestId) -> bool {
-        self.state
-            .lock()
-            .expect("client state lock")
-            .pending
-            .contains_key(id)
+        self.pending.contains(id)
     }
 
     /// Counts a frame that is not JSON-RPC, keeping the start of the first.
@@ -135,17 +136,16 @@ impl Shared {
     }
 
     pub(crate) fn close(&self, why: ClientError) {
-        let pending = {
+        {
             let mut st = self.state.lock().expect("client state lock");
             if st.closed.is_none() {
                 st.closed = Some(why);
             }
             st.progress.clear();
             st.subscriptions.clear();
-            std::mem::take(&mut st.pending)
-        };
-        // Dropping the senders wakes every waiter; each reads `closed`.
-        drop(pending);
+        }
+        // Wakes every waiter; each reads `closed`.
+        self.pending.close();
     }
 }
 
@@ -154,6 +154,7 @@ pub(crate) fn new_shared(handler: Arc<dyn DynHandler>) -> Arc<Shared> {
     let (notifications, _) = broadcast::channel(256);
     Arc::new(Shared {
         state: Mutex::new(State::default()),
+        pending: Pending::new(IdStyle::Number, 0),
         handler,
         notifications,
         version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
@@ -174,7 +175,17 @@ where
 {
     let shared = new_shared(handler);
     let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(write_loop(writer, rx, shared.clone()));
+    let opts = WriterOptions {
+        framing: FramingSource::Fixed(Framing::Newline),
+        close: None,
+        shutdown: true,
+    };
+    let writing = shared.clone();
+    tokio::spawn(async move {
+        if let Err(e) = write_loop(writer, rx, opts).await {
+            writing.close(ClientError::from(e));
+        }
+    });
     tokio::spawn(read_loop(
         reader,
         shared.clone(),
@@ -183,53 +194,6 @@ where
         max_frame,
     ));
     (shared, tx)
-}
-
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut w: W,
-    mut rx: mpsc::UnboundedReceiver<Outgoing>,
-    shared: Arc<Shared>,
-) {
-    let mut buf = Vec::new();
-    loop {
-        let Some(first) = rx.recv().await else {
-            // Every client handle is gone: close the stream.
-            let _ = w.shutdown().await;
-            return;
-        };
-        let mut close = false;
-        let mut next = Some(first);
-        // Batch whatever is queued into one write.
-        while let Some(msg) = next.take() {
-            match msg {
-                Outgoing::Frame(f) | Outgoing::Cancel { frame: f, .. } => {
-                    write_frame(&mut buf, Framing::Newline, &f)
-                }
-                Outgoing::Close => {
-                    close = true;
-                    break;
-                }
-            }
-            next = rx.try_recv().ok();
-        }
-        if !buf.is_empty() {
-            let res = async {
-                w.write_all(&buf).await?;
-                w.flush().await
-            }
-            .await;
-            buf.clear();
-            if let Err(e) = res {
-                tracing::debug!(error = %e, "client transport write failed");
-                shared.close(ClientError::from(e));
-                return;
-            }
-        }
-        if close {
-            let _ = w.shutdown().await;
-            return;
-        }
-    }
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(
@@ -267,13 +231,7 @@ fn oversized(shared: &Shared, size: usize, limit: usize, head: &[u8]) {
     let scan = scan_head(head);
     let id = match scan.id {
         Some(id) => Some(id),
-        None if scan.response => {
-            let st = shared.state.lock().expect("client state lock");
-            match st.pending.len() {
-                1 => st.pending.keys().next().cloned(),
-                _ => None,
-            }
-        }
+        None if scan.response => shared.pending.only(),
         None => None,
     };
     match id.filter(|id| shared.is_pending(id)) {
@@ -474,21 +432,12 @@ fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>
                 tracing::debug!("id-less error from the server: {:?}", r.outcome.err());
                 return;
             };
-            let waiter = shared
-                .state
-                .lock()
-                .expect("client state lock")
+            let outcome = r.outcome.map(|raw| raw.to_owned());
+            if !shared
                 .pending
-                .remove(&id);
-            match waiter {
-                Some(tx) => {
-                    let _ = tx.send(
-                        r.outcome
-                            .map(|raw| raw.to_owned())
-                            .map_err(ClientError::Rpc),
-                    );
-                }
-                None => tracing::debug!(%id, "response to an unknown request ignored"),
+                .complete(&id, outcome.map_err(ClientError::Rpc))
+            {
+                tracing::debug!(%id, "response to an unknown request ignored");
             }
         }
         Message::Notification(n) => {
@@ -516,17 +465,15 @@ fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>
                     .and_then(|i| serde_json::from_value::<RequestId>(i.clone()).ok())
             {
                 // A server may end a listen stream (stdio) by cancelling it.
-                let waiter = {
-                    let mut st = shared.state.lock().expect("client state lock");
-                    match st.subscriptions.remove(&id) {
-                        Some(_) => st.pending.remove(&id),
-                        None => None,
-                    }
-                };
-                if let Some(tx) = waiter {
-                    let _ = tx.send(Err(ClientError::Closed(Some(
-                        "the server cancelled the subscription".into(),
-                    ))));
+                let listening = (shared.state.lock().expect("client state lock"))
+                    .subscriptions
+                    .remove(&id)
+                    .is_some();
+                if listening {
+                    shared.fail(
+                        &id,
+                        ClientError::Closed(Some("the server cancelled the subscription".into())),
+                    );
                 }
             }
             if let Some(sub) = note.subscription_id() {

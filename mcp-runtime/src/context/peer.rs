@@ -1,18 +1,18 @@
 //! The connection's handle on its peer: outgoing notifications and, on legacy connections,
 //! server-to-client requests with correlated responses and timeouts.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
 use mcp_core::version::Era;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
+
+use crate::wire::pending::{IdStyle, Pending, WaitError};
 
 /// Why a server-to-client request could not be completed.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,13 +62,11 @@ impl From<PeerError> for crate::McpError {
     }
 }
 
-type Pending = oneshot::Sender<Result<Box<RawValue>, ErrorObject>>;
-
 /// State shared by everything that writes to one connection.
 pub(crate) struct ConnShared {
     pub(crate) out: mpsc::Sender<Vec<u8>>,
-    pending: Mutex<HashMap<RequestId, Pending>>,
-    next_id: AtomicU64,
+    /// Server-to-client requests waiting for their answers (ids `srv-1`, `srv-2`, ...).
+    pending: Pending<Result<Box<RawValue>, ErrorObject>>,
     pub(crate) request_timeout: Duration,
     pub(crate) filters: crate::wire::filter::Filters,
     /// Fires when the connection stops reading (EOF, stop, the session ending): long-lived
@@ -93,8 +91,7 @@ impl ConnShared {
     ) -> Self {
         Self {
             out,
-            pending: Mutex::new(HashMap::new()),
-            next_id: AtomicU64::new(1),
+            pending: Pending::new(IdStyle::Prefixed("srv-"), 1),
             request_timeout,
             filters,
             closing: Default::default(),
@@ -136,17 +133,13 @@ impl ConnShared {
         id: &RequestId,
         outcome: Result<Box<RawValue>, ErrorObject>,
     ) -> bool {
-        let waiter = self.pending.lock().expect("pending lock").remove(id);
-        match waiter {
-            Some(tx) => tx.send(outcome).is_ok(),
-            None => false,
-        }
+        self.pending.complete(id, outcome)
     }
 
     /// Fails every waiting request (the connection is closing).
     pub(crate) fn fail_all(&self) {
         self.closing.cancel();
-        self.pending.lock().expect("pending lock").clear();
+        self.pending.fail_all();
     }
 
     pub(crate) async fn request(
@@ -155,29 +148,22 @@ impl ConnShared {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<Box<RawValue>, PeerError> {
-        let id = RequestId::String(
-            format!("srv-{}", self.next_id.fetch_add(1, Ordering::Relaxed)).into(),
-        );
-        let (tx, rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .expect("pending lock")
-            .insert(id.clone(), tx);
+        let (_, id) = self.pending.next_id();
         let mut frame = Vec::new();
         jsonrpc::write_request(&mut frame, &id, method, params.map(RawValue::get));
-        if !self.send_via(out.unwrap_or(&self.out), frame).await {
-            self.pending.lock().expect("pending lock").remove(&id);
+        // Registered before sending, so that a fast answer finds it; never refused, as
+        // the server's table is failed, not closed.
+        let Some(waiter) = self.pending.register(id) else {
             return Err(PeerError::Disconnected);
+        };
+        if !self.send_via(out.unwrap_or(&self.out), frame).await {
+            return Err(PeerError::Disconnected); // the waiter's drop removes its entry
         }
-        let outcome = tokio::time::timeout(self.request_timeout, rx).await;
-        match outcome {
-            Ok(Ok(Ok(v))) => Ok(v),
-            Ok(Ok(Err(e))) => Err(PeerError::Rejected(e)),
-            Ok(Err(_)) => Err(PeerError::Disconnected),
-            Err(_) => {
-                self.pending.lock().expect("pending lock").remove(&id);
-                Err(PeerError::Timeout)
-            }
+        match waiter.within(self.request_timeout).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(PeerError::Rejected(e)),
+            Err(WaitError::Closed) => Err(PeerError::Disconnected),
+            Err(WaitError::Timeout) => Err(PeerError::Timeout),
         }
     }
 }

@@ -28,7 +28,8 @@ use crate::context::{Context, ContextParts};
 use crate::session::intake::{self, InFlight};
 use crate::session::{ServerIdentity, Session, SessionState};
 use crate::wire::filter::Filters;
-use crate::wire::framing::{FrameReader, Framing, ReadEvent, write_frame};
+use crate::wire::framing::{FrameReader, Framing, ReadEvent};
+use crate::wire::writer::{FramingSource, WriterOptions, write_loop};
 
 /// Limits and timeouts of a connection.
 #[derive(Debug, Clone)]
@@ -157,8 +158,11 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let writer_task = tokio::spawn(write_loop(
             writer,
             rx,
-            close_writer.clone(),
-            framing.clone(),
+            WriterOptions {
+                framing: FramingSource::Learned(framing.clone()),
+                close: Some(close_writer.clone()),
+                shutdown: false,
+            },
         ));
         let conn = Arc::new(Conn {
             shared: Arc::new(ConnShared::new(
@@ -490,50 +494,5 @@ impl<E: Endpoint + 'static> Kernel<E> {
     async fn write_outcome(&self, conn: &Conn, sink: &Sink, id: &RequestId, out: HandlerResult) {
         let (frame, _) = encode_outcome(id, out);
         conn.respond(sink, frame).await;
-    }
-}
-
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut w: W,
-    mut rx: mpsc::Receiver<Vec<u8>>,
-    close: CancellationToken,
-    framing: Arc<std::sync::OnceLock<Framing>>,
-) -> io::Result<()> {
-    let mut buf = Vec::with_capacity(64 * 1024);
-    loop {
-        let first = tokio::select! {
-            biased;
-            m = rx.recv() => match m {
-                Some(m) => m,
-                None => return Ok(()),
-            },
-            _ = close.cancelled() => {
-                // Drain what is queued, then stop.
-                rx.close();
-                let f = *framing.get().unwrap_or(&Framing::Newline);
-                while let Ok(m) = rx.try_recv() {
-                    write_frame(&mut buf, f, &m);
-                }
-                if !buf.is_empty() {
-                    crate::wire::framing::flush_frames(&mut w, &buf).await?;
-                }
-                return Ok(());
-            }
-        };
-        let f = *framing.get().unwrap_or(&Framing::Newline);
-        write_frame(&mut buf, f, &first);
-        // Everything already queued shares one write and one flush.
-        while buf.len() < 1024 * 1024 {
-            match rx.try_recv() {
-                Ok(m) => write_frame(&mut buf, f, &m),
-                Err(_) => break,
-            }
-        }
-        if let Err(e) = crate::wire::framing::flush_frames(&mut w, &buf).await {
-            // The peer went away: nothing more can be written.
-            tracing::debug!(error = %e, "write failed; closing the writer");
-            return Err(e);
-        }
-        buf.clear();
     }
 }

@@ -1,0 +1,74 @@
+//! What a connection and a request are configured with, and what the connection
+//! negotiated: [`ConnectMode`], [`RequestOptions`], [`ServerSession`].
+
+use std::time::Duration;
+
+use mcp_core::types::{Implementation, LoggingLevel, ProgressParams, ServerCapabilities};
+use mcp_core::version::{Era, ProtocolVersion};
+
+/// How a connection picks its protocol revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConnectMode {
+    /// The `initialize` handshake offering this (legacy) revision.
+    Legacy(ProtocolVersion),
+    /// A modern connection pinned to this revision: `server/discover` must succeed.
+    Modern(ProtocolVersion),
+    /// Probe `server/discover` (newest modern revision); fall back to `initialize` at the
+    /// newest legacy revision on any error other than a recognized modern one, or on no
+    /// answer within the probe timeout (protocol.md §4.3, stdio).
+    #[default]
+    Auto,
+}
+
+/// Per-request options.
+#[derive(Default)]
+pub struct RequestOptions {
+    /// Overrides the client's request timeout.
+    pub timeout: Option<Duration>,
+    /// Called with each `notifications/progress` for this request (a progress token is put
+    /// in `_meta`). Each progress notification restarts the timeout, up to
+    /// [`RequestOptions::max_total`].
+    pub on_progress: Option<Box<dyn FnMut(ProgressParams) + Send>>,
+    /// The hard cap on the whole request when progress extends the timeout (default: ten
+    /// times the timeout).
+    pub max_total: Option<Duration>,
+    /// The 2026 per-request log level (`_meta` `io.modelcontextprotocol/logLevel`); ignored
+    /// on legacy connections (use [`Client::set_log_level`](super::Client::set_log_level)).
+    pub log_level: Option<LoggingLevel>,
+}
+
+impl RequestOptions {
+    /// Options with a progress callback.
+    pub fn with_progress(f: impl FnMut(ProgressParams) + Send + 'static) -> Self {
+        Self {
+            on_progress: Some(Box::new(f)),
+            ..Self::default()
+        }
+    }
+
+    /// The same options with a timeout.
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = Some(t);
+        self
+    }
+}
+
+/// What the connection negotiated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSession {
+    /// The revision in use.
+    pub version: ProtocolVersion,
+    /// The server's capabilities (from `InitializeResult` or `DiscoverResult`).
+    pub capabilities: ServerCapabilities,
+    /// The server's implementation (`serverInfo`, or 2026 `_meta` serverInfo when given).
+    pub server_info: Option<Implementation>,
+    /// The server's instructions.
+    pub instructions: Option<String>,
+}
+
+impl ServerSession {
+    /// The era of the revision in use.
+    pub fn era(&self) -> Era {
+        self.version.era()
+    }
+}

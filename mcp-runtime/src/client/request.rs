@@ -1,0 +1,314 @@
+//! Raw requests and notifications: ids, the `_meta` envelope, progress, timeouts, and
+//! the cancellation of a request given up on.
+
+use mcp_core::codec::WireCodec;
+use mcp_core::jsonrpc::{self, RequestId};
+use mcp_core::meta;
+use mcp_core::types::ResultType;
+use mcp_core::version::{Era, ProtocolVersion};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::conn::{Outcome, Outgoing};
+use super::mrtr;
+use super::{Client, ClientError, Inner, MAX_INPUT_ROUNDS, RequestOptions, ServerNotification};
+use crate::wire::pending::Waiter;
+
+/// Fails every pending wait of a request that is dropped: removes it from the tables and,
+/// when it was still unanswered, tells the server with `notifications/cancelled`.
+struct PendingGuard<'a> {
+    inner: &'a Inner,
+    id: RequestId,
+    waiter: Waiter<'a, Outcome>,
+    token: Option<RequestId>,
+    cancellable: bool,
+    reason: &'static str,
+    modern: Option<ProtocolVersion>,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        let was_pending = {
+            let mut st = self.inner.shared.state.lock().expect("client state lock");
+            if let Some(t) = &self.token {
+                st.progress.remove(t);
+            }
+            st.subscriptions.remove(&self.id);
+            self.waiter.forget()
+        };
+        if was_pending && self.cancellable {
+            let mut params = Map::new();
+            params.insert(
+                "requestId".into(),
+                serde_json::to_value(&self.id).expect("ids"),
+            );
+            params.insert("reason".into(), self.reason.into());
+            // 2026 notifications need no envelope, but stamping one is harmless and some
+            // servers (ours, today) only apply a modern-era notification that carries it.
+            if let Some(v) = self.modern {
+                params = meta::stamp_request(
+                    Some(params),
+                    v,
+                    Some(&self.inner.info_map),
+                    &self.inner.caps_map,
+                );
+            }
+            let text = Value::Object(params).to_string();
+            let mut buf = Vec::new();
+            jsonrpc::write_notification(&mut buf, "notifications/cancelled", Some(&text));
+            let _ = self.inner.out.send(Outgoing::Cancel {
+                id: self.id.clone(),
+                frame: buf,
+            });
+        }
+    }
+}
+
+impl Client {
+    /// Sends a notification (`params` must be an object or absent).
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        let text = params.map(|p| p.to_string());
+        let mut buf = Vec::new();
+        jsonrpc::write_notification(&mut buf, method, text.as_deref());
+        self.inner
+            .out
+            .send(Outgoing::Frame(buf))
+            .map_err(|_| self.inner.shared.closed_error())
+    }
+
+    /// Sends a request and returns its raw result. On a modern connection the params are
+    /// stamped with the `_meta` envelope and the result checked by the 2026 codec; an
+    /// `input_required` result is answered with the handler and the request retried (a
+    /// new id each round, `requestState` echoed) up to [`MAX_INPUT_ROUNDS`] times, after
+    /// which it fails with [`ClientError::InputRequired`].
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        mut opts: RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        self.round_trips(method, params, &mut opts).await
+    }
+
+    /// [`Client::request_raw`] with the options borrowed (a retry reuses them).
+    pub(super) async fn round_trips(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &mut RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let version = self.current_version();
+        let original = match params {
+            None => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(other) => {
+                return Err(ClientError::Encode(format!(
+                    "params must be an object, not {other}"
+                )));
+            }
+        };
+        let mut round = original.clone().map(Value::Object);
+        for _ in 0..MAX_INPUT_ROUNDS {
+            match self.send_request(method, round, opts, version, None).await {
+                Err(ClientError::InputRequired(raw)) if version.is_some() => {
+                    let v = version.expect("checked");
+                    let next =
+                        mrtr::next_round(&self.inner.shared.handler, &original, &raw, v).await?;
+                    round = Some(Value::Object(next));
+                }
+                other => return other,
+            }
+        }
+        self.send_request(method, round, opts, version, None).await
+    }
+
+    /// Sends a request and decodes its result as `R`.
+    pub async fn request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+    ) -> Result<R, ClientError> {
+        let raw = self.request_raw(method, params, opts).await?;
+        decode_result(method, &raw)
+    }
+
+    /// The negotiated revision (`None` before the handshake).
+    pub(super) fn current_version(&self) -> Option<ProtocolVersion> {
+        self.inner
+            .session
+            .lock()
+            .expect("session lock")
+            .as_ref()
+            .map(|s| s.version)
+    }
+
+    /// `version`: `Some(modern)` stamps the envelope; `None` (before the handshake) or
+    /// legacy sends the params as they are.
+    pub(super) async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &mut RequestOptions,
+        version: Option<ProtocolVersion>,
+        listen: Option<mpsc::UnboundedSender<ServerNotification>>,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let inner = &*self.inner;
+        let (n, id) = inner.shared.pending.next_id();
+        let mut params = match params {
+            None => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(other) => {
+                return Err(ClientError::Encode(format!(
+                    "params must be an object, not {other}"
+                )));
+            }
+        };
+        let modern = version.filter(|v| v.era() == Era::Modern);
+        let token = opts
+            .on_progress
+            .as_ref()
+            .map(|_| RequestId::String(format!("progress-{n}").into()));
+        if let Some(t) = &token {
+            meta_mut(&mut params).insert(
+                meta::PROGRESS_TOKEN.into(),
+                serde_json::to_value(t).expect("ids serialize"),
+            );
+        }
+        if let (Some(_), Some(level)) = (modern, opts.log_level) {
+            meta_mut(&mut params).insert(
+                meta::LOG_LEVEL.into(),
+                serde_json::to_value(level).expect("levels serialize"),
+            );
+        }
+        if let Some(v) = modern {
+            params = Some(meta::stamp_request(
+                params,
+                v,
+                Some(&inner.info_map),
+                &inner.caps_map,
+            ));
+        }
+        let params_text = params
+            .map(|p| serde_json::to_string(&p))
+            .transpose()
+            .map_err(|e| ClientError::Encode(e.to_string()))?;
+        let mut buf = Vec::new();
+        jsonrpc::write_request(&mut buf, &id, method, params_text.as_deref());
+
+        // Refused once the connection is closed (`closed_error` then says why).
+        let Some(waiter) = inner.shared.pending.register(id.clone()) else {
+            return Err(inner.shared.closed_error());
+        };
+        let (ptx, mut prx) = mpsc::unbounded_channel();
+        {
+            let mut st = inner.shared.state.lock().expect("client state lock");
+            if let Some(t) = &token {
+                st.progress.insert(t.clone(), ptx);
+            }
+            if let Some(l) = listen {
+                st.subscriptions.insert(id.clone(), l);
+            }
+        }
+        let mut guard = PendingGuard {
+            inner,
+            id: id.clone(),
+            waiter,
+            token,
+            cancellable: method != "initialize",
+            reason: "the request was dropped",
+            modern,
+        };
+        if inner.out.send(Outgoing::Frame(buf)).is_err() {
+            return Err(inner.shared.closed_error());
+        }
+
+        let timeout = opts.timeout.unwrap_or(inner.request_timeout);
+        let start = tokio::time::Instant::now();
+        let cap = start + opts.max_total.unwrap_or(timeout.saturating_mul(10));
+        let mut deadline = start + timeout;
+        let outcome = loop {
+            tokio::select! {
+                r = guard.waiter.recv() => break r,
+                Some(p) = prx.recv() => {
+                    if let Some(cb) = opts.on_progress.as_mut() {
+                        cb(p);
+                    }
+                    deadline = (tokio::time::Instant::now() + timeout).min(cap);
+                }
+                _ = tokio::time::sleep_until(deadline) => {
+                    guard.reason = "timeout";
+                    return Err(ClientError::Timeout);
+                }
+            }
+        };
+        // Progress that raced the response is still delivered.
+        while let Ok(p) = prx.try_recv() {
+            if let Some(cb) = opts.on_progress.as_mut() {
+                cb(p);
+            }
+        }
+        drop(guard);
+        let raw = match outcome {
+            Ok(Ok(raw)) => raw,
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(inner.shared.closed_error()),
+        };
+        check_result(method, raw, version)
+    }
+}
+
+/// Checks a result as the revision's codec does: `input_required` becomes
+/// [`ClientError::InputRequired`], another `resultType` than `complete` an invalid response.
+fn check_result(
+    method: &str,
+    raw: Box<RawValue>,
+    version: Option<ProtocolVersion>,
+) -> Result<Box<RawValue>, ClientError> {
+    let modern = version.is_some_and(|v| v.era() == Era::Modern);
+    if modern && raw.get().starts_with('{') && !has_result_type(&raw) {
+        // SEP-2322: a client assumes `complete` when a result names no resultType.
+        return Ok(raw);
+    }
+    let codec = WireCodec::new(version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE));
+    match codec.validate_result(method, &raw) {
+        Ok(ResultType::Complete) => Ok(raw),
+        Ok(ResultType::InputRequired) => Err(ClientError::InputRequired(raw.get().to_owned())),
+        Ok(other) => Err(ClientError::InvalidResponse(format!(
+            "unexpected resultType {} for {method}",
+            other.as_str()
+        ))),
+        Err(e) => Err(ClientError::InvalidResponse(e.to_string())),
+    }
+}
+
+/// Whether a result object has a `resultType` member (any value).
+fn has_result_type(raw: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "resultType", borrow, default)]
+        result_type: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Probe<'_>>(raw.get()).is_ok_and(|p| p.result_type.is_some())
+}
+
+fn meta_mut(params: &mut Option<Map<String, Value>>) -> &mut Map<String, Value> {
+    let p = params.get_or_insert_with(Map::new);
+    let m = p
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !m.is_object() {
+        *m = Value::Object(Map::new());
+    }
+    m.as_object_mut().expect("just made an object")
+}
+
+pub(super) fn decode_result<R: DeserializeOwned>(
+    method: &str,
+    raw: &RawValue,
+) -> Result<R, ClientError> {
+    serde_json::from_str(raw.get())
+        .map_err(|e| ClientError::InvalidResponse(format!("{method}: {e}")))
+}
