@@ -1,5 +1,5 @@
-//! Hand-written JSON encoding for the payload-heavy hot path: string literals escaped in one
-//! word-at-a-time pass, and [`CallToolResult`] written straight into a buffer.
+//! Hand-written JSON for the payload-heavy hot path: string literals escaped in one
+//! word-at-a-time pass, and members of an object found without decoding it.
 //!
 //! serde_json escapes strings byte by byte (a table lookup per byte); for a tool that returns
 //! a large text that loop is most of the cost of the answer. The output here is byte for
@@ -10,11 +10,6 @@
 //! mcp_core::fast_json::write_str(&mut out, "a \"quoted\"\nline");
 //! assert_eq!(out, br#""a \"quoted\"\nline""#);
 //! ```
-
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::types::{CallToolResult, ContentBlock, Meta, ResultType};
 
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
@@ -91,69 +86,6 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     }
     out.extend_from_slice(&bytes[run..]);
     out.push(b'"');
-}
-
-/// The members of a [`CallToolResult`] after `content`, with the same names and skip rules,
-/// so serde writes them exactly as the derived encoding does.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct AfterContent<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    structured_content: &'a Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_error: &'a Option<bool>,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: &'a Option<Meta>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    result_type: &'a Option<ResultType>,
-}
-
-/// Appends `result` as JSON, the same bytes as `serde_json::to_writer(out, result)`.
-///
-/// Plain text blocks (no annotations, no `_meta`) have their text escaped by [`write_str`];
-/// every other part goes through serde.
-pub fn write_call_tool_result(
-    out: &mut Vec<u8>,
-    result: &CallToolResult,
-) -> Result<(), serde_json::Error> {
-    let text_len: usize = result
-        .content
-        .iter()
-        .map(|b| b.as_text().map_or(0, str::len))
-        .sum();
-    out.reserve(text_len + 64);
-    out.extend_from_slice(b"{\"content\":[");
-    for (i, block) in result.content.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        match block {
-            ContentBlock::Text(t) if t.annotations.is_none() && t.meta.is_none() => {
-                out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
-                write_str(out, &t.text);
-                out.push(b'}');
-            }
-            other => serde_json::to_writer(&mut *out, other)?,
-        }
-    }
-    out.push(b']');
-    let rest = AfterContent {
-        structured_content: &result.structured_content,
-        is_error: &result.is_error,
-        meta: &result.meta,
-        result_type: &result.result_type,
-    };
-    let mark = out.len();
-    serde_json::to_writer(&mut *out, &rest)?;
-    if out.len() - mark == 2 {
-        // `{}`: nothing after `content`.
-        out.truncate(mark);
-        out.push(b'}');
-    } else {
-        // `{"isError":true,…}` continues the object: its `{` becomes a `,`.
-        out[mark] = b',';
-    }
-    Ok(())
 }
 
 /// [`find_member`] could not answer without decoding: the text is not an object, a key has
@@ -425,7 +357,6 @@ fn value_end(b: &[u8], mut i: usize) -> Result<usize, NeedsParse> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{Annotations, ImageContent, TextContent};
 
     fn serde_str(s: &str) -> Vec<u8> {
         serde_json::to_vec(s).unwrap()
@@ -469,51 +400,6 @@ mod tests {
             }
         }
         assert_eq!(fast_str(&s), serde_str(&s));
-    }
-
-    fn same_as_serde(r: &CallToolResult) {
-        let mut out = Vec::new();
-        write_call_tool_result(&mut out, r).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            serde_json::to_string(r).unwrap()
-        );
-    }
-
-    #[test]
-    fn call_tool_results_encode_as_the_derived_serialization() {
-        same_as_serde(&CallToolResult::default());
-        same_as_serde(&CallToolResult::success(vec![ContentBlock::text(
-            "a \"b\"\n".repeat(100),
-        )]));
-        let mut meta = Meta::new();
-        meta.insert("k".into(), serde_json::json!({"x": [1, 2]}));
-        let annotated = ContentBlock::Text(TextContent {
-            text: "t".into(),
-            annotations: Some(Annotations {
-                priority: Some(0.5),
-                ..Default::default()
-            }),
-            meta: Some(meta.clone()),
-        });
-        let image = ContentBlock::Image(ImageContent {
-            data: "AAAA".into(),
-            mime_type: "image/png".into(),
-            annotations: None,
-            meta: None,
-        });
-        same_as_serde(&CallToolResult {
-            content: vec![ContentBlock::text("one"), annotated, image],
-            structured_content: Some(serde_json::json!({"result": "ok"})),
-            is_error: Some(true),
-            meta: Some(meta),
-            result_type: Some(ResultType::Complete),
-        });
-        same_as_serde(&CallToolResult {
-            structured_content: Some(Value::Null),
-            ..CallToolResult::default()
-        });
-        same_as_serde(&CallToolResult::error("bad"));
     }
 
     #[test]

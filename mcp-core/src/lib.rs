@@ -2,8 +2,8 @@
 //!
 //! - [`jsonrpc`]: JSON-RPC 2.0 ids, messages, errors, and decoding frames from bytes with
 //!   the right error for each failure.
-//! - [`fast_json`]: one-pass string escaping and the `tools/call` result written straight
-//!   into a buffer (the same bytes as serde_json).
+//! - [`fast_json`]: one-pass string escaping and members of an object found without
+//!   decoding it.
 //! - [`version`]: the five revisions as an enumerated set, eras, `initialize` negotiation.
 //! - [`types`]: every request, result, notification and entity of every revision, with
 //!   version-aware serialization.

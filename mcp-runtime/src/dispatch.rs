@@ -27,8 +27,6 @@ use crate::list_cache::{ListCache, ListKind};
 use crate::middleware::Endpoint;
 use crate::panic::CatchUnwind;
 
-mod tool_result_encoding;
-
 /// What the server says about itself.
 #[derive(Debug, Clone)]
 pub struct ServerIdentity {
@@ -376,8 +374,41 @@ struct LevelParam {
 }
 
 /// Results the dispatcher can stamp with `serverInfo`.
-pub(crate) trait ResultMeta {
+pub(crate) trait ResultMeta: serde::Serialize + Sized {
     fn meta_mut(&mut self) -> &mut Option<Meta>;
+
+    /// The encoded result, stamped when `stamp` is given: the pre-encoded `serverInfo` is
+    /// appended as `_meta` to a result without one (the usual case), or added to the
+    /// result's own `_meta` unless that names a server already.
+    fn encode_stamped(mut self, stamp: Option<&ServerInfoStamp>) -> HandlerResult {
+        if let Some(info) = stamp {
+            match self.meta_mut() {
+                None => {
+                    return Reply::json(&Stamped {
+                        value: &self,
+                        meta: info,
+                    });
+                }
+                Some(meta) if !meta.contains_key(SERVER_INFO) => {
+                    meta.insert(SERVER_INFO.to_owned(), info.value.clone());
+                }
+                Some(_) => {}
+            }
+        }
+        Reply::json(&self)
+    }
+}
+
+/// A tool result has an encoder of its own (with a fast path for long texts), which stamps
+/// as [`ResultMeta::encode_stamped`] does.
+impl ResultMeta for CallToolResult {
+    fn meta_mut(&mut self) -> &mut Option<Meta> {
+        &mut self.meta
+    }
+
+    fn encode_stamped(self, stamp: Option<&ServerInfoStamp>) -> HandlerResult {
+        Ok(Reply::Result(self.encode(stamp.map(|s| &*s.meta))?))
+    }
 }
 
 macro_rules! result_meta {
@@ -391,7 +422,6 @@ macro_rules! result_meta {
 }
 
 result_meta!(
-    CallToolResult,
     CompleteResult,
     ListToolsResult,
     ListPromptsResult,
@@ -483,24 +513,11 @@ impl<H: ServerHandler> Dispatcher<H> {
     ) -> HandlerResult {
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         value.adapt(rev);
-        if rev.era() == Era::Modern {
-            let info = self.server_info[rev as usize]
-                .get_or_init(|| ServerInfoStamp::new(&self.identity.info, rev));
-            match value.meta_mut() {
-                // The usual case: the pre-encoded `serverInfo` is written beside the fields.
-                None => {
-                    return Reply::json(&Stamped {
-                        value: &value,
-                        meta: info,
-                    });
-                }
-                Some(meta) if !meta.contains_key(SERVER_INFO) => {
-                    meta.insert(SERVER_INFO.to_owned(), info.value.clone());
-                }
-                Some(_) => {}
-            }
-        }
-        Reply::json(&value)
+        let stamp = (rev.era() == Era::Modern).then(|| {
+            self.server_info[rev as usize]
+                .get_or_init(|| ServerInfoStamp::new(&self.identity.info, rev))
+        });
+        value.encode_stamped(stamp)
     }
 
     /// One page of `all` as `params` asks for it (its `cursor`), and the next cursor.
@@ -630,7 +647,7 @@ impl<H: ServerHandler> Dispatcher<H> {
                 if let Some(ir) = ir {
                     return self.shape(ir, version);
                 }
-                self.shape_tool_result(result?, version)
+                self.shape(result?, version)
             }
             "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
             "prompts/get" => {
@@ -804,5 +821,135 @@ pub(crate) fn resource_not_found(uri: &str, era: Era) -> McpError {
 impl<H: ServerHandler> Endpoint for Dispatcher<H> {
     fn call(&self, ctx: Context) -> impl std::future::Future<Output = HandlerResult> + Send + '_ {
         self.dispatch(ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_core::types::{ContentBlock, ResultType};
+
+    use super::*;
+
+    fn stamp() -> ServerInfoStamp {
+        ServerInfoStamp::new(
+            &Implementation::new("bench", "1.0"),
+            ProtocolVersion::V2026_07_28,
+        )
+    }
+
+    fn results() -> Vec<CallToolResult> {
+        let mut meta = Meta::new();
+        meta.insert("k".into(), serde_json::json!([1, "two"]));
+        let mut named = Meta::new();
+        named.insert(SERVER_INFO.into(), serde_json::json!({"name": "other"}));
+        vec![
+            CallToolResult::success(vec![ContentBlock::text("42")]),
+            // Long enough for the tool result encoder's fast path.
+            CallToolResult::success(vec![ContentBlock::text("x\"y\n".repeat(500))]),
+            CallToolResult::error("no such book"),
+            CallToolResult {
+                content: vec![ContentBlock::text("a"), ContentBlock::text("b")],
+                structured_content: Some(serde_json::json!({"result": 3})),
+                is_error: Some(false),
+                meta: Some(meta.clone()),
+                result_type: Some(ResultType::Complete),
+            },
+            CallToolResult {
+                meta: Some(meta),
+                ..CallToolResult::default()
+            },
+            CallToolResult {
+                meta: Some(named),
+                ..CallToolResult::default()
+            },
+        ]
+    }
+
+    /// A tool result stamped the way every other result is.
+    #[derive(serde::Serialize)]
+    #[serde(transparent)]
+    struct Generic(CallToolResult);
+
+    impl ResultMeta for Generic {
+        fn meta_mut(&mut self) -> &mut Option<Meta> {
+            &mut self.0.meta
+        }
+    }
+
+    #[test]
+    fn tool_results_are_stamped_as_every_result_is() {
+        let stamp = stamp();
+        for r in results() {
+            for s in [None, Some(&stamp)] {
+                let own = r.clone().encode_stamped(s).unwrap();
+                let generic = Generic(r.clone()).encode_stamped(s).unwrap();
+                assert_eq!(own.as_json(), generic.as_json());
+            }
+        }
+        // A result that names a server keeps it.
+        let named = results()
+            .pop()
+            .unwrap()
+            .encode_stamped(Some(&stamp))
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(named.as_json().unwrap()).unwrap();
+        assert_eq!(v["_meta"][SERVER_INFO]["name"], "other");
+    }
+
+    /// The stamp as `#[serde(flatten)]` writes it (what `Stamped` writes without flatten).
+    #[derive(serde::Serialize)]
+    struct Flattened<'a, T> {
+        #[serde(flatten)]
+        value: &'a T,
+        #[serde(rename = "_meta")]
+        meta: &'a RawValue,
+    }
+
+    fn both<T: serde::Serialize>(value: &T, stamp: &ServerInfoStamp) -> (String, String) {
+        let stamped = serde_json::to_string(&Stamped { value, meta: stamp }).unwrap();
+        let flat = serde_json::to_string(&Flattened {
+            value,
+            meta: &stamp.meta,
+        })
+        .unwrap();
+        (stamped, flat)
+    }
+
+    #[test]
+    fn the_stamp_writes_what_flatten_writes() {
+        use mcp_core::types::{EmptyResult, ListToolsResult, Tool};
+        let stamp = stamp();
+        for mut r in results() {
+            r.meta = None;
+            let (a, b) = both(&r, &stamp);
+            assert_eq!(a, b);
+        }
+        let (a, b) = both(&EmptyResult::default(), &stamp);
+        assert_eq!(a, b);
+        assert!(a.starts_with(r#"{"_meta":{"#), "{a}");
+        let tools = ListToolsResult {
+            tools: vec![Tool::new("t")],
+            ..Default::default()
+        };
+        let (a, b) = both(&tools, &stamp);
+        assert_eq!(a, b);
+        // A map is stamped too; a value that is not an object fails, as flatten does.
+        let map: std::collections::BTreeMap<&str, u8> = [("k", 1)].into();
+        let (a, b) = both(&map, &stamp);
+        assert_eq!(a, b);
+        assert!(
+            serde_json::to_string(&Stamped {
+                value: &3,
+                meta: &stamp
+            })
+            .is_err()
+        );
+        assert!(
+            serde_json::to_string(&Stamped {
+                value: &vec![1],
+                meta: &stamp
+            })
+            .is_err()
+        );
     }
 }
