@@ -1,15 +1,13 @@
 //! Hand-written JSON for the payload-heavy hot path: string literals escaped in one
 //! word-at-a-time pass, and members of an object found without decoding it.
 //!
+//! Private to the crate and below everything else in it (it imports nothing of it): the
+//! types, the frame decoder, the envelope and the header checks each keep their fast path
+//! private inside the one public function it speeds up.
+//!
 //! serde_json escapes strings byte by byte (a table lookup per byte); for a tool that returns
 //! a large text that loop is most of the cost of the answer. The output here is byte for
 //! byte what `serde_json::to_vec` writes (the tests compare them), so either may be used.
-//!
-//! ```
-//! let mut out = Vec::new();
-//! mcp_core::fast_json::write_str(&mut out, "a \"quoted\"\nline");
-//! assert_eq!(out, br#""a \"quoted\"\nline""#);
-//! ```
 
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
@@ -99,14 +97,6 @@ pub struct NeedsParse;
 ///
 /// `object` should be valid JSON (the text of a `RawValue`, which serde has checked); for
 /// other text the answer is unspecified, but this never panics.
-///
-/// ```
-/// use mcp_core::fast_json::{NeedsParse, find_member};
-/// let params = r#"{"name":"echo","arguments":{"text":"}\"{"},"_meta":{"k":1}}"#;
-/// assert_eq!(find_member(params, "_meta"), Ok(Some(r#"{"k":1}"#)));
-/// assert_eq!(find_member(params, "task"), Ok(None));
-/// assert_eq!(find_member(r#"{"_m\u0065ta":1}"#, "_meta"), Err(NeedsParse));
-/// ```
 pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, NeedsParse> {
     // The one-key case of the shared walk.
     find_members(object, [key]).map(|[v]| v)
@@ -117,13 +107,6 @@ pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, Ne
 ///
 /// [`NeedsParse`] as for [`find_member`], and when any one of `keys` appears twice (a serde
 /// probe of those keys fails on that).
-///
-/// ```
-/// use mcp_core::fast_json::{NeedsParse, find_members};
-/// let params = r#"{"name":"add","arguments":{"a":1}}"#;
-/// assert_eq!(find_members(params, ["name", "_meta"]), Ok([Some(r#""add""#), None]));
-/// assert_eq!(find_members(r#"{"a":1,"a":2}"#, ["a", "b"]), Err(NeedsParse));
-/// ```
 pub fn find_members<'a, const N: usize>(
     object: &'a str,
     keys: [&str; N],
@@ -142,15 +125,6 @@ pub fn find_members<'a, const N: usize>(
 /// [`find_members`], and in the same pass the member `inner.1` of the value of
 /// `keys[inner.0]` when that value is an object (`None` when it is not, or lacks the key):
 /// what [`find_member`] would find in it, read without walking the object twice.
-///
-/// ```
-/// use mcp_core::fast_json::find_members_nested;
-/// let params = r#"{"name":"add","_meta":{"progressToken":7},"arguments":{}}"#;
-/// assert_eq!(
-///     find_members_nested(params, ["name", "_meta"], (1, "progressToken")),
-///     Ok(([Some(r#""add""#), Some(r#"{"progressToken":7}"#)], Some("7")))
-/// );
-/// ```
 pub fn find_members_nested<'a, const N: usize>(
     object: &'a str,
     keys: [&str; N],

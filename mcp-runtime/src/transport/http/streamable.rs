@@ -632,61 +632,10 @@ fn enveloped(frame: &Frame<'_>, bytes: &[u8]) -> bool {
     let (method, params) = match frame {
         Frame::Single(Ok(Message::Request(r))) => (Some(&*r.method), r.params),
         Frame::Single(Ok(Message::Notification(n))) => (Some(&*n.method), n.params),
-        Frame::Single(Err(_)) => return probe_enveloped(bytes),
+        Frame::Single(Err(_)) => return meta::message_carries_modern_envelope(bytes),
         _ => return false,
     };
-    method != Some("initialize") && !without_meta(params) && carries_envelope(params)
-}
-
-/// [`meta::carries_modern_envelope`], answered by a scan that decodes nothing where the
-/// scan can be sure (it leaves escaped keys and repeated members to the parse).
-fn carries_envelope(params: Option<&RawValue>) -> bool {
-    use mcp_core::fast_json::find_member;
-    let Some(text) = params.map(RawValue::get) else {
-        return false;
-    };
-    let scanned = find_member(text, "_meta").and_then(|m| match m {
-        // The parse reads a `_meta` that is not an object as "not modern" too.
-        Some(m) if m.starts_with('{') => {
-            find_member(m, meta::PROTOCOL_VERSION).map(|v| !matches!(v, None | Some("null")))
-        }
-        _ => Ok(false),
-    });
-    scanned.unwrap_or_else(|_| meta::carries_modern_envelope(params))
-}
-
-/// [`enveloped`] for a body that is no valid message: only its `method` and `params`.
-fn probe_enveloped(bytes: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow, default)]
-        method: Option<std::borrow::Cow<'a, str>>,
-        #[serde(borrow, default)]
-        params: Option<&'a RawValue>,
-    }
-    if !may_be_enveloped(bytes) {
-        return false;
-    }
-    match serde_json::from_slice::<Probe<'_>>(bytes) {
-        Ok(p) => {
-            p.method.as_deref() != Some("initialize") && meta::carries_modern_envelope(p.params)
-        }
-        Err(_) => false,
-    }
-}
-
-/// `false` when a scan finds no `params._meta` (a legacy body usually has none), without
-/// decoding a large argument; `true` when only the full probe can tell.
-fn may_be_enveloped(bytes: &[u8]) -> bool {
-    use mcp_core::fast_json::find_member;
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return true;
-    };
-    match find_member(text, "params") {
-        Ok(None) => false,
-        Ok(Some(params)) => !matches!(find_member(params, "_meta"), Ok(None | Some("null"))),
-        Err(_) => true,
-    }
+    method != Some("initialize") && !without_meta(params) && meta::carries_modern_envelope(params)
 }
 
 static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
@@ -1491,34 +1440,6 @@ mod tests {
         );
         let p = raw(&cases[3]);
         assert_eq!(version_and_tool_name(Some(&p)), (None, Some("add".into())));
-    }
-
-    #[test]
-    fn envelope_scan_answers_as_the_parse() {
-        let pv = r#""io.modelcontextprotocol/protocolVersion""#;
-        let cases = [
-            "{}".to_owned(),
-            format!(r#"{{"name":"add","_meta":{{{pv}:"2026-07-28"}},"arguments":{{}}}}"#),
-            format!(r#"{{"_meta":{{"progressToken":1,{pv}:5}}}}"#),
-            format!(r#"{{"_meta":{{{pv}:null}}}}"#),
-            r#"{"_meta":{"progressToken":1}}"#.to_owned(),
-            r#"{"_meta":null}"#.to_owned(),
-            format!(r#"{{"_meta":[{pv}]}}"#),
-            r#"{"_meta":"2026-07-28"}"#.to_owned(),
-            // Left to the parse: repeats and escaped keys.
-            format!(r#"{{"_meta":{{{pv}:"a",{pv}:"b"}}}}"#),
-            format!(r#"{{"_meta":{{}},"_meta":{{{pv}:"a"}}}}"#),
-            r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"a"}}"#.to_owned(),
-            "[1]".to_owned(),
-        ];
-        for c in &cases {
-            let p = raw(c);
-            let want = meta::carries_modern_envelope(Some(&p));
-            assert_eq!(carries_envelope(Some(&p)), want, "{c}");
-        }
-        assert!(carries_envelope(Some(&raw(&cases[1]))));
-        assert!(carries_envelope(Some(&raw(&cases[10]))));
-        assert!(!carries_envelope(None));
     }
 
     #[test]
