@@ -380,12 +380,12 @@ pub(crate) trait ResultMeta: serde::Serialize + Sized {
     /// The encoded result, stamped when `stamp` is given: the pre-encoded `serverInfo` is
     /// appended as `_meta` to a result without one (the usual case), or added to the
     /// result's own `_meta` unless that names a server already.
-    fn encode_stamped(mut self, stamp: Option<&ServerInfoStamp>) -> HandlerResult {
+    fn encode_stamped(&mut self, stamp: Option<&ServerInfoStamp>) -> HandlerResult {
         if let Some(info) = stamp {
             match self.meta_mut() {
                 None => {
                     return Reply::json(&Stamped {
-                        value: &self,
+                        value: &*self,
                         meta: info,
                     });
                 }
@@ -395,7 +395,7 @@ pub(crate) trait ResultMeta: serde::Serialize + Sized {
                 Some(_) => {}
             }
         }
-        Reply::json(&self)
+        Reply::json(&*self)
     }
 }
 
@@ -406,7 +406,7 @@ impl ResultMeta for CallToolResult {
         &mut self.meta
     }
 
-    fn encode_stamped(self, stamp: Option<&ServerInfoStamp>) -> HandlerResult {
+    fn encode_stamped(&mut self, stamp: Option<&ServerInfoStamp>) -> HandlerResult {
         Ok(Reply::Result(self.encode(stamp.map(|s| &*s.meta))?))
     }
 }
