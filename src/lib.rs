@@ -69,7 +69,7 @@ pub mod __private {
     pub use mcp_runtime::prompt_def::{IntoPromptResult, PromptDef, optional_arg, required_arg};
     pub use mcp_runtime::resource_def::{IntoReadResult, ResourceDef, match_template, parse_var};
     pub use mcp_runtime::tool::decode_arguments;
-    pub use mcp_runtime::tool_def::{ToolDef, ToolInfo, assert_tool_arg, meta_value, name_taken};
+    pub use mcp_runtime::tool_def::{ToolDef, ToolInfo, meta_value, name_taken};
     pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Server, ServerHandler};
     pub use schemars;
     pub use serde;
@@ -78,6 +78,70 @@ pub mod __private {
     pub use std::collections::HashMap;
     pub use std::sync::OnceLock;
     pub use tokio::io::{AsyncRead, AsyncWrite, split};
+
+    // Helper traits for the bounds generated code states about the user's types. Each has
+    // a message of its own and one blanket impl marked `do_not_recommend`, so an unmet bound
+    // is reported as the helper's message, without rustc's list of the underlying trait's
+    // implementors: that list depends on the crates loaded (so on the enabled features),
+    // and it says nothing a user needs.
+
+    /// Implemented by every type a tool parameter can have: decodable and describable.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool parameter",
+        label = "this parameter type must implement `Deserialize` and `JsonSchema`",
+        note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
+        note = "injected parameters are recognised by type: `&Context` or `Context`"
+    )]
+    pub trait ToolArg: serde::de::DeserializeOwned + schemars::JsonSchema {}
+
+    #[diagnostic::do_not_recommend]
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArg for T {}
+
+    /// Compile-time check that `T` can be a tool parameter (spanned at the parameter's type).
+    pub const fn assert_tool_arg<T: ToolArg>() {}
+
+    /// A field of a tool's generated arguments struct: `T`, decoded (and, for defaults,
+    /// encoded) exactly as `T`, with the bound stated as [`ToolArg`].
+    pub struct Arg<T>(pub T);
+
+    impl<'de, T: ToolArg> serde::Deserialize<'de> for Arg<T> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            T::deserialize(d).map(Arg)
+        }
+    }
+
+    impl<T: serde::Serialize> serde::Serialize for Arg<T> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.0.serialize(s)
+        }
+    }
+
+    /// Implemented by every type a tool can return.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be returned from an MCP tool",
+        label = "this is not a tool result",
+        note = "return text (`String`, `&str`, a number), `Json<T>` for structured output, a \
+                `ContentBlock`, a `Vec<ContentBlock>`, a `CallToolResult`, or `Result<T, E>` of \
+                one of these with `E: Display`",
+        note = "or implement `mcp::IntoToolResult` for `{Self}`"
+    )]
+    pub trait ToolReturn: mcp_runtime::IntoToolResult {}
+
+    #[diagnostic::do_not_recommend]
+    impl<T: mcp_runtime::IntoToolResult> ToolReturn for T {}
+
+    /// [`ToolInfo::new`] for a tool returning `R`, with the bound stated as [`ToolReturn`].
+    pub fn tool_info<A: schemars::JsonSchema, R: ToolReturn>(
+        name: &str,
+        configure: impl FnOnce(&mut Tool),
+    ) -> ToolInfo {
+        ToolInfo::new::<A, R>(name, configure)
+    }
+
+    /// [`ToolInfo::finish`] for a tool returning `R`, with the bound stated as [`ToolReturn`].
+    pub fn finish_tool<R: ToolReturn>(info: &ToolInfo, out: R) -> Result<CallToolResult, McpError> {
+        info.finish(out)
+    }
 }
 
 /// The names most users need, in one `use`.

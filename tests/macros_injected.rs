@@ -191,3 +191,32 @@ async fn serve_over_any_byte_stream() {
         .unwrap()
         .unwrap();
 }
+
+/// Injected types are recognised by their path: another module's `Context` is a plain
+/// argument, in the schema beside the real context, which is not.
+mod foreign {
+    pub mod other {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        pub struct Context {
+            pub id: u32,
+        }
+    }
+
+    #[mcp::tool]
+    pub async fn look(ctx: other::Context, real: &mcp::Context) -> String {
+        let _ = real;
+        ctx.id.to_string()
+    }
+}
+
+#[test]
+fn a_foreign_context_is_an_argument() {
+    let info = <foreign::look as mcp::ToolDef<()>>::info();
+    let schema = serde_json::to_value(&info.tool.input_schema).unwrap();
+    let properties = schema["properties"].as_object().unwrap();
+    assert_eq!(
+        properties.keys().collect::<Vec<_>>(),
+        ["ctx"],
+        "only the foreign type is an argument: {schema}"
+    );
+}

@@ -690,3 +690,38 @@ async fn list_cache_follows_the_generation() {
     // ... and from the encoded cache while it does not (the proof that they are cached).
     assert_eq!(switching(false).await, [vec!["a"], vec!["b"], vec!["a"]]);
 }
+
+/// Inside `#[mcp::server] impl`, attributes are ours by path: `#[rust_analyzer::tool]` (a tool
+/// attribute rustc accepts and ignores) leaves its method alone, `#[mcp::tool]` and `#[tool]`
+/// make tools.
+struct Paths;
+
+#[mcp::server]
+impl Paths {
+    #[tool]
+    async fn short(&self) -> String {
+        String::new()
+    }
+
+    #[mcp::tool]
+    async fn long(&self) -> String {
+        String::new()
+    }
+
+    // Not `async`: as a tool it would not compile.
+    #[rust_analyzer::tool]
+    fn not_a_tool(&self) -> String {
+        String::new()
+    }
+}
+
+#[test]
+fn foreign_attributes_are_left_alone() {
+    let paths = Paths;
+    let names: Vec<&str> = mcp::ServerHandler::tools(&paths)
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["short", "long"]);
+    let _ = paths.not_a_tool();
+}

@@ -1,25 +1,38 @@
 //! Attribute macros of the `mcp` framework: `#[mcp::tool]`, `#[mcp::prompt]`,
 //! `#[mcp::resource]`, `#[mcp::completion]`, `#[mcp::middleware]`, `#[mcp::server]`.
 //!
-//! Each macro parses its input into a normalised model, checks it (collecting every error,
-//! each spanned at the user's code), and generates a small amount of code that implements
-//! the runtime's traits (`ToolDef`, `Middleware`, `ServerHandler`). On error the original
-//! item is still emitted (with stand-ins for what the macro would have generated), so the
-//! only errors shown are the macro's own. Generated code names only `::mcp::__private`, so
-//! users need neither serde nor schemars in their `Cargo.toml`.
+//! Each macro runs three passes, as serde_derive does: parse the attribute and the item into
+//! a normalised model (one model of a handler function, shared by every macro), check the
+//! model (collecting every error, each spanned at the user's code), and generate a small
+//! amount of code that implements the runtime's traits (`ToolDef`, `Middleware`,
+//! `ServerHandler`). On error the original item is still emitted (with stand-ins for what the
+//! macro would have generated), so the only errors shown are the macro's own. Generated code
+//! names only `<root>::__private` (`::mcp`, or `crate = "..."` on any attribute), so users
+//! need neither serde nor schemars in their `Cargo.toml`; generated helpers live inside
+//! `const _: () = { ... };`.
+//!
+//! Layout, bottom to top: `errors` (the accumulator), `model` (the handler-function model,
+//! injected types, the crate root and which paths are ours), `attr` (option keys), `check`
+//! (checks every handler shares), `codegen` (code every handler shares), `pipeline` (the
+//! passes and the free-function driver), then one folder per macro with its model, `parse`,
+//! `check` and `codegen`.
 //!
 //! Use them through the `mcp` crate (`mcp::tool`, ...); see its documentation for examples.
 
 use proc_macro::TokenStream;
 
+mod attr;
+mod check;
+mod codegen;
 mod completion;
-mod injected;
+mod errors;
 mod middleware;
+mod model;
+mod pipeline;
 mod prompt;
 mod resource;
 mod server;
 mod tool;
-mod util;
 
 /// Turns an `async fn` into an MCP tool. See the `mcp` crate's documentation.
 #[proc_macro_attribute]

@@ -27,51 +27,37 @@
 
 pub use mcp_core as core;
 
-pub mod caching;
+// The layers, bottom to top: each imports only those declared before it.
+mod chain;
 #[cfg(feature = "client")]
 pub mod client;
-mod client_requests;
-pub mod completion;
+mod common;
 pub mod context;
 mod dispatch;
-pub mod elicit_schema;
-pub mod error;
-pub mod extensions;
-pub mod filter;
-pub mod handle;
+mod features;
 pub mod handler;
-pub mod hooks;
-pub mod injected;
-mod input_rounds;
-pub mod interaction;
-mod kernel;
-mod list_cache;
-pub mod log_bridge;
-pub mod middleware;
-pub mod pagination;
-mod panic;
-pub mod parked_inputs;
-pub mod peer;
-pub mod prompt_def;
-mod request_run;
-pub mod request_state;
-pub mod resource_def;
-#[cfg(feature = "schema-validation")]
-pub mod schema_check;
 pub mod server;
-pub mod skills;
-pub mod subscriptions;
-pub mod tasks;
-pub mod tool;
-pub mod tool_def;
-pub mod tool_result;
-pub mod tracing_layer;
+mod session;
 pub mod transport;
+mod wire;
+
+// The public module paths of before the layers.
+pub use chain::{hooks, log_bridge, middleware, tracing_layer};
+pub use common::{error, extensions, pagination};
+pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
+pub use dispatch::caching;
+pub use features::{handle, skills, subscriptions, tasks};
+#[cfg(feature = "schema-validation")]
+pub use handler::schema_check;
+pub use handler::{completion, prompt_def, resource_def, tool, tool_def, tool_result};
+pub use session::request_state;
+pub use wire::filter;
 
 pub use caching::{CacheHint, CachePolicy};
+pub use common::principal::Principal;
 pub use completion::{CompletionDef, IntoCompletion, ResolvedArguments};
 pub use context::{ClientView, Context, ProgressError};
-pub use dispatch::{Dispatcher, ServerIdentity};
+pub use dispatch::Dispatcher;
 pub use error::{HandlerResult, McpError, Reply};
 pub use extensions::Extensions;
 pub use filter::{FilterAction, MessageFilter};
@@ -79,13 +65,14 @@ pub use handle::{Changes, HandleError, ServerHandle};
 pub use handler::{Registry, ServerHandler};
 pub use injected::{CancellationToken, Progress, Provides, State};
 pub use interaction::{Elicitation, InputResolver, InteractionError};
-pub use kernel::ServerOptions;
 pub use middleware::{Chain, Endpoint, Middleware, Next};
 pub use peer::{Peer, PeerError};
 pub use prompt_def::{IntoPromptResult, PromptDef};
 pub use request_state::{InMemoryReplayGuard, ReplayGuard, RequestStateConfig, RequestStateKey};
 pub use resource_def::{IntoReadResult, ResourceDef};
+pub use server::stream::ServerOptions;
 pub use server::{BuildError, Server, ServerBuilder};
+pub use session::ServerIdentity;
 pub use subscriptions::{InMemoryBus, ServerEvent, SubscriptionBus};
 pub use tool_def::ToolDef;
 pub use tool_result::{IntoToolResult, Json, ToolError};

@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::error::ClientError;
 use super::handler::{DynHandler, ServerNotification};
-use crate::transport::framing::{FrameReader, Framing, ReadEvent, write_frame};
+use crate::wire::framing::{FrameReader, Framing, ReadEvent, write_frame};
 
 /// The largest frame the client reads (a larger one is skipped).
 pub(crate) const MAX_FRAME: usize = 64 << 20;

@@ -1,6 +1,8 @@
-//! Transports: framing for byte streams (stdio, sockets, in-memory pairs) and HTTP.
+//! Transports above the server: HTTP (Streamable HTTP for both eras, HTTP+SSE, auth).
+//! Byte streams are served by `server` itself; `framing` and `stdio` are re-exported here
+//! under their old paths.
 
-pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
-pub mod stdio;
+pub use crate::server::stdio;
+pub use crate::wire::framing;

@@ -15,7 +15,7 @@ use super::session::HttpSession;
 use super::sse::{SseBody, event};
 use super::streamable::{Msg, apply_unanswered, decode_all, incoming, start_legacy_request};
 use super::{HttpState, empty, error_response, read_body, sse_response};
-use crate::middleware::Endpoint;
+use crate::chain::middleware::Endpoint;
 use tokio_util::sync::CancellationToken;
 
 pub(super) async fn stream<E: Endpoint + 'static>(

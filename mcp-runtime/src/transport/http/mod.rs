@@ -60,10 +60,10 @@ use axum::response::Response;
 use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
 use tokio::sync::Semaphore;
 
+use crate::chain::middleware::{Chain, Endpoint};
 use crate::handler::ServerHandler;
-use crate::kernel::Kernel;
-use crate::middleware::{Chain, Endpoint};
 use crate::server::Server;
+use crate::server::stream::Kernel;
 
 pub use axum;
 pub use tokio_util::sync::CancellationToken;
@@ -638,7 +638,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// then shuts down gracefully.
     pub async fn serve_http(&self, addr: impl Into<SocketAddr>) -> std::io::Result<()> {
         let stop = CancellationToken::new();
-        crate::transport::stdio::stop_on_signals(stop.clone());
+        crate::server::stdio::stop_on_signals(stop.clone());
         let listener = tokio::net::TcpListener::bind(addr.into()).await?;
         self.serve_http_on(listener, HttpOptions::default(), stop)
             .await

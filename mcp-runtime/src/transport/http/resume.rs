@@ -18,7 +18,7 @@ use super::session::HttpSession;
 use super::sse::SseBody;
 use super::streamable::{Fin, First};
 use super::{HttpState, empty, error_response, json_response, sse_response};
-use crate::middleware::Endpoint;
+use crate::chain::middleware::Endpoint;
 
 impl<E: Endpoint + 'static> HttpState<E> {
     /// Whether POST streams of `session` are resumable.

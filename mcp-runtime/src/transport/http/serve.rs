@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::{HttpState, empty};
-use crate::middleware::Endpoint;
+use crate::chain::middleware::Endpoint;
 
 /// Accepts connections until `stop` fires; every connection is tracked in `conns` and
 /// told to finish gracefully (its request in flight answered, then closed) when

@@ -5,16 +5,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_core::jsonrpc::RequestId;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::Principal;
 use super::event_store::EventStore;
 use super::lane::{AttachError, Attached, Lane};
-use crate::dispatch::{Session, SessionState};
-use crate::filter::Filters;
-use crate::peer::ConnShared;
+use crate::context::peer::ConnShared;
+use crate::session::{Session, SessionState};
+use crate::wire::filter::Filters;
 
 /// Messages kept for a session while no stream is open to carry them.
 const BACKLOG: usize = 256;
@@ -23,7 +22,7 @@ pub(crate) struct HttpSession {
     pub(crate) id: String,
     pub(crate) state: Session,
     pub(crate) conn: Arc<ConnShared>,
-    pub(crate) in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    pub(crate) in_flight: crate::session::intake::InFlight,
     /// Fires when the session ends (DELETE, expiry, shutdown, its SSE stream dropping).
     pub(crate) closed: CancellationToken,
     last_seen: Mutex<Instant>,
@@ -65,7 +64,7 @@ impl HttpSession {
             id,
             state: Arc::new(Mutex::new(SessionState::default())),
             conn: Arc::new(ConnShared::new(tx, peer_request_timeout, filters)),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Default::default(),
             closed,
             last_seen: Mutex::new(Instant::now()),
             outlet,
@@ -85,7 +84,7 @@ impl HttpSession {
 
     /// Whether the session has been idle (no stream, nothing in flight) for `timeout`.
     pub(crate) fn expired(&self, timeout: Duration) -> bool {
-        let busy = self.has_stream() || !self.in_flight.lock().expect("lock").is_empty();
+        let busy = self.has_stream() || !self.in_flight.is_empty();
         !busy && self.last_seen.lock().expect("session lock").elapsed() > timeout
     }
 
@@ -101,7 +100,7 @@ impl HttpSession {
                 return true;
             }
         }
-        let busy = self.has_stream() || !self.in_flight.lock().expect("lock").is_empty();
+        let busy = self.has_stream() || !self.in_flight.is_empty();
         if busy {
             self.touch();
         }
@@ -151,9 +150,7 @@ impl HttpSession {
     /// Ends the session: in-flight work is cancelled, streams end.
     pub(crate) fn close(&self) {
         self.closed.cancel();
-        for (_, t) in self.in_flight.lock().expect("lock").drain() {
-            t.cancel();
-        }
+        self.in_flight.cancel_all();
         self.conn.fail_all();
         self.outlet.forget_session();
     }

@@ -20,12 +20,14 @@ use super::sse::{Final, SseBody};
 use super::{
     HttpRequest, HttpState, empty, error_response, json_response, read_body, sse_response,
 };
+use crate::chain::middleware::Endpoint;
+use crate::chain::request_run::encode_outcome;
+use crate::common::error::{HandlerResult, Reply};
+use crate::common::extensions::Extensions;
 use crate::context::Context;
-use crate::error::{HandlerResult, Reply};
-use crate::extensions::Extensions;
-use crate::kernel::{ContextParts, encode_outcome, new_context, new_context_shared, without_meta};
-use crate::middleware::Endpoint;
-use crate::peer::{ConnShared, Peer};
+use crate::context::ContextParts;
+use crate::context::peer::{ConnShared, Peer};
+use crate::session::intake;
 
 /// A message decoded from a body, owned so that it can move into a task.
 pub(super) enum Msg {
@@ -245,7 +247,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
             }
         });
         if inline {
-            let polled = crate::request_run::poll_once(&mut run).await;
+            let polled = crate::chain::request_run::poll_once(&mut run).await;
             if let Poll::Ready(out) = polled {
                 return Fin::Ready(out);
             }
@@ -635,7 +637,7 @@ fn enveloped(frame: &Frame<'_>, bytes: &[u8]) -> bool {
         Frame::Single(Err(_)) => return meta::message_carries_modern_envelope(bytes),
         _ => return false,
     };
-    method != Some("initialize") && !without_meta(params) && meta::carries_modern_envelope(params)
+    method != Some("initialize") && intake::carries_envelope(params)
 }
 
 static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
@@ -741,12 +743,13 @@ async fn modern_post<E: Endpoint + 'static>(
                 return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
             }
             let shared = params.map(Arc::new);
-            let (version, meta) = match state.kernel.check_modern_shared(shared.as_ref()) {
-                Ok((v, m)) => (Some(v), Some(m)),
-                Err(e) => {
-                    return error_response(modern_status(Some(e.code)), None, &e);
-                }
-            };
+            let (version, meta) =
+                match intake::check_envelope(state.kernel.identity.supported, shared.as_ref()) {
+                    Ok((v, m)) => (Some(v), Some(m)),
+                    Err(e) => {
+                        return error_response(modern_status(Some(e.code)), None, &e);
+                    }
+                };
             let (tx, _rx) = mpsc::channel(1);
             let ctx = modern_context(
                 state,
@@ -769,10 +772,7 @@ async fn modern_post<E: Endpoint + 'static>(
             let params = shared.as_deref().map(|b| &**b);
             if method == "initialize" && !meta::carries_modern_envelope(params) {
                 // A legacy handshake on a server that serves only 2026.
-                let err = codec::unsupported_protocol_version(
-                    supported.iter().map(ProtocolVersion::as_str),
-                    &crate::kernel::offered_protocol_version(params),
-                );
+                let err = intake::initialize_refused(supported, params);
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
             }
             // One scan of the params gives the protocol version, the tool name and what
@@ -804,7 +804,7 @@ async fn modern_post<E: Endpoint + 'static>(
             if let Err(e) = checked {
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
             }
-            let (version, meta) = match state.kernel.check_modern_shared(shared.as_ref()) {
+            let (version, meta) = match intake::check_envelope(supported, shared.as_ref()) {
                 Ok(x) => x,
                 Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
             };
@@ -873,28 +873,24 @@ fn modern_context<E: Endpoint + 'static>(
         state.kernel.options.peer_request_timeout,
         state.kernel.filters.clone(),
     ));
-    let text = params.clone();
-    new_context_shared(
-        ContextParts {
-            method,
-            params: text.as_deref().map(|b| &**b),
-            id,
-            version,
-            era: Era::Modern,
-            meta,
-            session: None,
-            extensions,
-            cancel,
-            peer: Peer {
-                conn,
-                out: None,
-                era: Era::Modern,
-                in_initialize: false,
-                task: None,
-            },
-        },
+    Context::new(ContextParts {
+        method,
         params,
-    )
+        id,
+        version,
+        era: Era::Modern,
+        meta,
+        session: None,
+        extensions,
+        cancel,
+        peer: Peer {
+            conn,
+            out: None,
+            era: Era::Modern,
+            in_initialize: false,
+            task: None,
+        },
+    })
 }
 
 /// The context of a legacy message in `session`; `out` routes its messages to a
@@ -914,17 +910,14 @@ pub(super) fn legacy_context(
         extensions.insert(p);
     }
     let version = session.state.lock().expect("session lock").version;
-    new_context(ContextParts {
+    let params = params.map(|p| Arc::new(p.to_owned()));
+    Context::new(ContextParts {
         method,
+        meta: intake::legacy_meta(params.as_ref()).ok().flatten(),
         params,
         id,
         version,
         era: Era::Legacy,
-        meta: if !without_meta(params) {
-            RequestMeta::from_params(params).ok().flatten()
-        } else {
-            None
-        },
         session: Some(&session.state),
         extensions,
         cancel,
@@ -994,11 +987,8 @@ pub(super) fn apply_unanswered<E: Endpoint + 'static>(
             }
         }
         Msg::Notification { method, params } => {
-            if method == "notifications/cancelled"
-                && let Some(target) = crate::kernel::cancelled_request_id(params.as_deref())
-                && let Some(t) = session.in_flight.lock().expect("lock").remove(&target)
-            {
-                t.cancel();
+            if method == "notifications/cancelled" {
+                session.in_flight.cancel_named(params.as_deref());
             }
             let ctx = legacy_context(
                 session,
@@ -1057,11 +1047,7 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
         None
     };
     if !is_init {
-        session
-            .in_flight
-            .lock()
-            .expect("lock")
-            .insert(id.clone(), cancel.clone());
+        session.in_flight.insert(id.clone(), cancel.clone());
     }
     let s = session.clone();
     let rid = id.clone();
@@ -1069,15 +1055,10 @@ pub(super) async fn start_legacy_request<E: Endpoint + 'static>(
         .run_request(ctx, cancel, id, permit, inline, move |out| {
             if is_init {
                 if let Some(Ok(Reply::Result(raw))) = out {
-                    crate::kernel::commit_initialize(
-                        &s.state,
-                        Some(&rid),
-                        init_params.as_deref(),
-                        raw,
-                    );
+                    intake::commit_initialize(&s.state, Some(&rid), init_params.as_deref(), raw);
                 }
             } else {
-                s.in_flight.lock().expect("lock").remove(&rid);
+                s.in_flight.remove(&rid);
             }
             s.touch();
         })
@@ -1607,24 +1588,5 @@ mod tests {
         );
         assert_eq!(PostHeaders::read(&m).content_type, None);
         assert_eq!(header_str(&m, &header::CONTENT_TYPE), None);
-    }
-
-    #[test]
-    fn meta_pre_check_never_misses_a_meta() {
-        for (params, may) in [
-            (r#"{"name":"add","arguments":{"a":1}}"#, false),
-            (r#"{"_meta":{"progressToken":1}}"#, true),
-            // An escape could spell the name: the full parse decides.
-            (r#"{"\u005fmeta":{"progressToken":1}}"#, true),
-        ] {
-            let p = raw(params);
-            assert_eq!(!without_meta(Some(&p)), may, "{params}");
-            if !may {
-                assert!(RequestMeta::from_params(Some(&p)).unwrap().is_none());
-            }
-        }
-        let escaped = raw(r#"{"\u005fmeta":{"progressToken":1}}"#);
-        assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
-        assert!(without_meta(None));
     }
 }

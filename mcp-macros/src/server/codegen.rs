@@ -1,0 +1,173 @@
+//! A checked [`Server`] as code, all inside one `const _: () = { ... };`: the method handlers'
+//! hidden types, the `ServerHandler` implementation (tools here; prompts, resources and
+//! completions in `lists`), and `into_server()` / `serve_stdio()` / `serve()`. Every listed
+//! item gets one bound spanned at the path the user wrote, so a wrong item is one error there.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::{Server, lists};
+use crate::codegen::respan;
+
+/// A handler type (a method's hidden type or a listed path) and where to report it.
+pub type Listed = (TokenStream, Span);
+
+/// Everything `#[mcp::server]` adds after the item.
+pub fn codegen(s: &Server) -> TokenStream {
+    let p = s.root.private();
+    let ty = &s.ty;
+    let with_spans = |own: &[TokenStream], listed: &[syn::Path]| -> Vec<Listed> {
+        let mut v: Vec<Listed> = own.iter().map(|t| (t.clone(), t.span())).collect();
+        v.extend(listed.iter().map(|p| (p.to_token_stream(), p.span())));
+        v
+    };
+    let tools = with_spans(&s.methods.tools, &s.opts.tools);
+    let prompts = with_spans(&s.methods.prompts, &s.opts.prompts);
+    let resources = with_spans(&s.methods.resources, &s.opts.resources);
+    let completions = with_spans(&s.methods.completions, &s.opts.completions);
+    let prompts_impl = lists::prompts(&p, ty, &prompts);
+    let resources_impl = lists::resources(&p, ty, &resources);
+    let completions_impl = lists::completions(&p, ty, &completions, &prompts, &resources);
+    let tools_impl = tools_impl(&p, ty, &tools);
+    let mut bounds: Vec<TokenStream> = Vec::new();
+    for (list, tr) in [
+        (&tools, "ToolDef"),
+        (&prompts, "PromptDef"),
+        (&resources, "ResourceDef"),
+        (&completions, "CompletionDef"),
+    ] {
+        let tr = syn::Ident::new(tr, Span::call_site());
+        for (t, span) in list {
+            bounds.push(respan(quote!(for<'__mcp> #t: #p::#tr<#ty>,), *span));
+        }
+    }
+    let tool_defs = tools
+        .iter()
+        .map(|(t, span)| quote_spanned!(*span=> <#t as #p::ToolDef<#ty>>));
+    let unique = tools.iter().enumerate().map(|(i, (_, span))| {
+        quote_spanned! {*span=>
+            const _: () = ::core::assert!(
+                !#p::name_taken(__MCP_NAMES, #i),
+                "two tools of this server have the same name; rename one with #[tool(name = \"...\")]"
+            );
+        }
+    });
+    let defs = &s.methods.defs;
+    let constructors = constructors(s, &bounds);
+    quote! {
+        const _: () = {
+            #defs
+            #[allow(dead_code)]
+            const __MCP_NAMES: &[&str] = &[#(#tool_defs::NAME),*];
+            #(#unique)*
+            impl #p::ServerHandler for #ty where #(#bounds)* {
+                #prompts_impl
+                #resources_impl
+                #tools_impl
+                #completions_impl
+            }
+            #constructors
+        };
+    }
+}
+
+/// `tools()` / `call_tool()` over the tool types (nothing when there are none).
+fn tools_impl(p: &TokenStream, ty: &TokenStream, tools: &[Listed]) -> TokenStream {
+    if tools.is_empty() {
+        return TokenStream::new();
+    }
+    let defs_of: Vec<TokenStream> = tools
+        .iter()
+        .map(|(t, span)| quote_spanned!(*span=> <#t as #p::ToolDef<#ty>>))
+        .collect();
+    let idx: Vec<usize> = (0..tools.len()).collect();
+    quote! {
+        fn tools(&self) -> &[#p::Tool] {
+            static TOOLS: #p::OnceLock<::std::vec::Vec<#p::Tool>> = #p::OnceLock::new();
+            TOOLS.get_or_init(|| ::std::vec![#(#defs_of::info().tool.clone()),*])
+        }
+        fn call_tool(
+            &self,
+            name: &str,
+            ctx: #p::Context,
+            arguments: ::core::option::Option<::std::boxed::Box<#p::RawValue>>,
+        ) -> ::core::option::Option<
+            impl ::core::future::Future<
+                Output = ::core::result::Result<#p::CallToolResult, #p::McpError>,
+            > + ::core::marker::Send + '_,
+        > {
+            // An `if` chain, not a `match`: the names are associated consts of
+            // bounded types, which cannot be patterns.
+            let __idx: usize = #(if name == #defs_of::NAME { #idx } else)* {
+                return ::core::option::Option::None;
+            };
+            ::core::option::Option::Some(async move {
+                match __idx {
+                    #(#idx => #defs_of::call(self, ctx, arguments).await,)*
+                    _ => ::core::unreachable!(),
+                }
+            })
+        }
+    }
+}
+
+/// `into_server()`, `serve_stdio()` and `serve()` on the server type, under the listed
+/// items' bounds and each middleware's `Middleware` bound (spanned at its path).
+fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
+    let p = s.root.private();
+    let ty = &s.ty;
+    let mw = &s.opts.middleware;
+    let mw_bounds: Vec<TokenStream> = mw
+        .iter()
+        .map(|m| quote_spanned!(m.span()=> #m: #p::Middleware,))
+        .collect();
+    let name = match &s.opts.name {
+        Some(n) => quote!(#n),
+        None => quote!(::core::env!("CARGO_PKG_NAME")),
+    };
+    let version = match &s.opts.version {
+        Some(v) => quote!(#v),
+        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+    };
+    let instructions = s
+        .opts
+        .instructions
+        .as_ref()
+        .map(|i| quote!(.instructions(#i)));
+    quote! {
+        impl #ty where #(#bounds)* {
+            /// This server, built: serve it over stdio, a byte stream or an in-memory pipe.
+            #[allow(dead_code)]
+            pub fn into_server(self) -> #p::Server<(#(#mw,)*), Self>
+            where
+                #(#mw_bounds)*
+            {
+                #p::Server::builder(#name, #version)
+                    #instructions
+                    .handler(self)
+                    .layers((#(#mw,)*))
+                    .build()
+            }
+            /// Serves this server over stdin/stdout until stdin closes or a signal arrives.
+            #[allow(dead_code)]
+            pub async fn serve_stdio(self) -> ::std::io::Result<()>
+            where
+                #(#mw_bounds)*
+            {
+                self.into_server().serve_stdio().await
+            }
+            /// Serves this server over one byte stream (a TCP or Unix socket, one end of
+            /// `tokio::io::duplex`, ...) until it closes.
+            #[allow(dead_code)]
+            pub async fn serve<__T>(self, transport: __T) -> ::std::io::Result<()>
+            where
+                __T: #p::AsyncRead + #p::AsyncWrite + ::core::marker::Send + ::core::marker::Unpin + 'static,
+                #(#mw_bounds)*
+            {
+                let (__r, __w) = #p::split(transport);
+                self.into_server().serve(__r, __w).await
+            }
+        }
+    }
+}

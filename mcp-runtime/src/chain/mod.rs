@@ -1,0 +1,8 @@
+//! The middleware chain: `Middleware`, `Next`, static and dynamic chains, hooks, the tracing
+//! layer, the log bridge, and running one request through a chain. Imports `context` and below.
+
+pub mod hooks;
+pub mod log_bridge;
+pub mod middleware;
+pub(crate) mod request_run;
+pub mod tracing_layer;

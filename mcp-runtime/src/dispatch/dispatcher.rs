@@ -1,0 +1,753 @@
+//! The innermost endpoint: era membership, the init gate, built-in methods, handler lookup,
+//! and result shaping (inside the chain, so middleware sees the finished form).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mcp_core::codec::{Direction, WireCodec};
+use mcp_core::jsonrpc::ErrorObject;
+use mcp_core::meta::SERVER_INFO;
+use mcp_core::types::{
+    Adapt, DiscoverResult, EmptyResult, Implementation, InitializeParams, InitializeResult,
+    LoggingLevel, Meta, ServerCapabilities,
+};
+use mcp_core::version::{Era, ProtocolVersion};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::chain::middleware::Endpoint;
+use crate::common::error::resource_not_found;
+use crate::common::error::{HandlerResult, McpError, Reply};
+use crate::common::panic::CatchUnwind;
+use crate::context::Context;
+use crate::dispatch::caching::{CachePolicy, Cacheable};
+use crate::dispatch::list_cache::{ListCache, ListKind};
+use crate::features::handle::ServerHandle;
+use crate::features::host::{Host, ResultMeta};
+use crate::features::input_rounds as rounds;
+use crate::handler::ServerHandler;
+use crate::handler::cell::HandlerCell;
+use crate::session::{ClientView, ServerIdentity, Session};
+
+/// The dispatcher around a handler table.
+pub struct Dispatcher<H> {
+    /// The handler table, swappable at run time (each request uses one snapshot).
+    pub(crate) handler: Arc<HandlerCell<H>>,
+    /// Dynamic registration and change notifications (`subscriptions.rs`, `handle.rs`).
+    pub(crate) handle: ServerHandle,
+    /// The 2026 caching hints (`caching.rs`).
+    pub(crate) cache: Arc<CachePolicy>,
+    pub(crate) identity: Arc<ServerIdentity>,
+    /// `serverInfo` shaped and encoded once per revision (it is stamped on every modern
+    /// result, so it is not rebuilt per request).
+    pub(crate) server_info: Arc<[std::sync::OnceLock<ServerInfoStamp>; 5]>,
+    /// List results encoded once per revision and page (see `list_cache.rs`).
+    pub(crate) lists: Arc<ListCache>,
+    /// The skills extension, when configured.
+    pub(crate) skills: Option<Arc<crate::features::skills::SkillSet>>,
+    /// The task engine, when some tool may run as a task (`crate::features::tasks`).
+    pub(crate) tasks: Option<Arc<crate::features::tasks::TaskEngine>>,
+}
+
+impl<H> Clone for Dispatcher<H> {
+    fn clone(&self) -> Self {
+        Self {
+            handler: self.handler.clone(),
+            handle: self.handle.clone(),
+            cache: self.cache.clone(),
+            identity: self.identity.clone(),
+            server_info: self.server_info.clone(),
+            lists: self.lists.clone(),
+            skills: self.skills.clone(),
+            tasks: self.tasks.clone(),
+        }
+    }
+}
+
+/// `serverInfo` for one revision: as a value (for a result that has its own `_meta`) and
+/// pre-encoded (for the others: written as is, never copied into the result).
+#[derive(Debug)]
+pub(crate) struct ServerInfoStamp {
+    pub(super) value: serde_json::Value,
+    pub(super) meta: Box<RawValue>,
+}
+
+impl ServerInfoStamp {
+    pub(super) fn new(info: &Implementation, rev: ProtocolVersion) -> Self {
+        let value = mcp_core::types::to_value_for(info, rev);
+        let meta = serde_json::value::to_raw_value(&serde_json::json!({ SERVER_INFO: value }))
+            .expect("serverInfo encodes");
+        Self { value, meta }
+    }
+}
+
+/// A result without `_meta` serialized with the `serverInfo`-only `_meta` appended: the
+/// bytes a `#[serde(flatten)]` of the value beside a `_meta` field writes, without flatten's
+/// detour (every field through a map-key serializer), via [`AppendMeta`].
+pub(super) struct Stamped<'a, T> {
+    pub(super) value: &'a T,
+    pub(super) meta: &'a ServerInfoStamp,
+}
+
+impl<T: serde::Serialize> serde::Serialize for Stamped<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(AppendMeta {
+            inner: s,
+            meta: &self.meta.meta,
+        })
+    }
+}
+
+/// A serializer that writes a struct or map as `inner` does, with one more member,
+/// `"_meta": meta`, last. Anything else is not a result object and fails, as flatten does.
+struct AppendMeta<'a, S> {
+    inner: S,
+    meta: &'a RawValue,
+}
+
+/// The struct or map being written by [`AppendMeta`].
+struct Appending<'a, C> {
+    inner: C,
+    meta: &'a RawValue,
+}
+
+fn not_an_object<E: serde::ser::Error>() -> E {
+    E::custom("a result must serialize as an object")
+}
+
+macro_rules! reject {
+    ($($name:ident($($arg:ty),*)),* $(,)?) => {$(
+        fn $name(self, $(_: $arg),*) -> Result<S::Ok, S::Error> {
+            Err(not_an_object())
+        }
+    )*};
+}
+
+impl<'a, S: serde::Serializer> serde::Serializer for AppendMeta<'a, S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = serde::ser::Impossible<S::Ok, S::Error>;
+    type SerializeTuple = serde::ser::Impossible<S::Ok, S::Error>;
+    type SerializeTupleStruct = serde::ser::Impossible<S::Ok, S::Error>;
+    type SerializeTupleVariant = serde::ser::Impossible<S::Ok, S::Error>;
+    type SerializeMap = Appending<'a, S::SerializeMap>;
+    type SerializeStruct = Appending<'a, S::SerializeStruct>;
+    type SerializeStructVariant = serde::ser::Impossible<S::Ok, S::Error>;
+
+    reject!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+        serialize_unit_variant(&'static str, u32, &'static str),
+    );
+
+    fn serialize_some<T: serde::Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_struct<T: serde::Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: serde::Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<S::Ok, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, S::Error> {
+        Err(not_an_object())
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
+        // One more member than the value has (a length of 0 would close the object at once).
+        Ok(Appending {
+            inner: self.inner.serialize_map(len.map(|n| n + 1))?,
+            meta: self.meta,
+        })
+    }
+
+    fn serialize_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeStruct, S::Error> {
+        Ok(Appending {
+            inner: self.inner.serialize_struct(name, len + 1)?,
+            meta: self.meta,
+        })
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, S::Error> {
+        Err(not_an_object())
+    }
+}
+
+impl<C: serde::ser::SerializeStruct> serde::ser::SerializeStruct for Appending<'_, C> {
+    type Ok = C::Ok;
+    type Error = C::Error;
+
+    fn serialize_field<T: serde::Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), C::Error> {
+        self.inner.serialize_field(key, value)
+    }
+
+    fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
+        self.inner.skip_field(key)
+    }
+
+    fn end(mut self) -> Result<C::Ok, C::Error> {
+        self.inner.serialize_field("_meta", self.meta)?;
+        self.inner.end()
+    }
+}
+
+impl<C: serde::ser::SerializeMap> serde::ser::SerializeMap for Appending<'_, C> {
+    type Ok = C::Ok;
+    type Error = C::Error;
+
+    fn serialize_key<T: serde::Serialize + ?Sized>(&mut self, key: &T) -> Result<(), C::Error> {
+        self.inner.serialize_key(key)
+    }
+
+    fn serialize_value<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
+        self.inner.serialize_value(value)
+    }
+
+    fn end(mut self) -> Result<C::Ok, C::Error> {
+        self.inner.serialize_entry("_meta", self.meta)?;
+        self.inner.end()
+    }
+}
+
+#[derive(Deserialize)]
+struct NameArgs<'a> {
+    #[serde(borrow)]
+    name: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    /// The 2025-11-25 `task` augmentation, read in the same pass (`plan_tool_call`).
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
+}
+
+impl<'a> NameArgs<'a> {
+    /// The call as the kernel's `_meta` pass found it ([`mcp_core::meta::RequestMeta::params_member`]),
+    /// so a modern call is not read twice; `None` when that pass did not record these params
+    /// or a member needs decoding (the serde read then decides, errors included).
+    fn from_envelope_pass(ctx: &Context, params: Option<&'a RawValue>) -> Option<Self> {
+        let (meta, params) = (ctx.meta()?, params?);
+        let member = |key| meta.params_member(params, key);
+        let name = member("name")??;
+        let name = name.strip_prefix('"')?.strip_suffix('"')?;
+        if name.contains('\\') {
+            return None;
+        }
+        // `null` reads as absent, as `Option` does in the serde read.
+        let raw = |text: Option<&'a str>| -> Option<Option<&'a RawValue>> {
+            match text {
+                None | Some("null") => Some(None),
+                Some(t) => serde_json::from_str(t).ok().map(Some),
+            }
+        };
+        Some(Self {
+            name: std::borrow::Cow::Borrowed(name),
+            arguments: raw(member("arguments")?)?,
+            task: raw(member("task")?)?,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct PromptCall {
+    name: String,
+    #[serde(default)]
+    arguments: Option<HashMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+struct UriParam {
+    uri: String,
+}
+
+#[derive(Deserialize)]
+struct LevelParam {
+    level: LoggingLevel,
+}
+
+impl<H: ServerHandler> Dispatcher<H> {
+    /// The capabilities derived from what is registered.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        use mcp_core::types::{PromptsCapability, ResourcesCapability, ToolsCapability};
+        let h = self.handler.load();
+        let mut caps = self.identity.extra_capabilities.clone();
+        caps.logging.get_or_insert_with(Meta::new);
+        if !h.tools().is_empty() {
+            caps.tools.get_or_insert_with(ToolsCapability::default);
+        }
+        if !h.prompts().is_empty() {
+            caps.prompts.get_or_insert_with(PromptsCapability::default);
+        }
+        if !h.resources().is_empty() || !h.resource_templates().is_empty() || self.skills.is_some()
+        {
+            caps.resources
+                .get_or_insert_with(ResourcesCapability::default);
+        }
+        if h.has_completions() {
+            caps.completions.get_or_insert_with(Meta::new);
+        }
+        if self.handle.subscriptions_enabled() {
+            crate::features::subscriptions::advertise(&mut caps);
+        }
+        if let Some(s) = &self.skills {
+            let settings = serde_json::to_value(s.settings()).expect("settings");
+            caps.extensions
+                .get_or_insert_with(Default::default)
+                .insert(mcp_core::types::SKILLS_EXTENSION.into(), settings);
+        }
+        if self.tasks.is_some() {
+            crate::features::tasks::methods::advertise(&mut caps);
+        }
+        caps
+    }
+
+    /// [`shape`](Self::shape) for a cacheable result: fills the configured hints first.
+    pub(crate) fn shape_cached<T: Adapt + serde::Serialize + ResultMeta + Cacheable>(
+        &self,
+        mut value: T,
+        version: Option<ProtocolVersion>,
+        method: &str,
+        uri: Option<&str>,
+    ) -> HandlerResult {
+        self.cache.apply(&mut value, method, uri);
+        self.shape(value, version)
+    }
+
+    /// A copy of `ctx` for a handler, carrying the [`ServerHandle`].
+    pub(crate) fn handler_ctx(&self, ctx: &Context) -> Context {
+        self.hand_to_handler(ctx.clone())
+    }
+
+    /// `ctx` handed on to a handler: the [`ServerHandle`] lives on the connection (set
+    /// once, an atomic load afterwards), so nothing is copied per request.
+    pub(crate) fn hand_to_handler(&self, ctx: Context) -> Context {
+        ctx.peer.conn.server.get_or_init(|| self.handle.clone());
+        ctx
+    }
+
+    /// Adapts a typed result for the revision, stamps `serverInfo` on modern ones, encodes.
+    pub(crate) fn shape<T: Adapt + serde::Serialize + ResultMeta>(
+        &self,
+        mut value: T,
+        version: Option<ProtocolVersion>,
+    ) -> HandlerResult {
+        let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+        value.adapt(rev);
+        if rev.era() == Era::Modern {
+            let info = self.server_info[rev as usize]
+                .get_or_init(|| ServerInfoStamp::new(&self.identity.info, rev));
+            match value.meta_mut() {
+                // The usual case: the pre-encoded `serverInfo` is written beside the fields.
+                None => {
+                    return Reply::json(&Stamped {
+                        value: &value,
+                        meta: info,
+                    });
+                }
+                Some(meta) if !meta.contains_key(SERVER_INFO) => {
+                    meta.insert(SERVER_INFO.to_owned(), info.value.clone());
+                }
+                Some(_) => {}
+            }
+        }
+        Reply::json(&value)
+    }
+
+    /// One page of `all` as `params` asks for it (its `cursor`), and the next cursor.
+    pub(crate) fn page<T: Clone>(
+        &self,
+        all: &[T],
+        params: Option<&RawValue>,
+    ) -> Result<(Vec<T>, Option<String>), McpError> {
+        let start = crate::dispatch::list_cache::page_start(all.len(), params)?;
+        Ok(crate::dispatch::list_cache::page(
+            all,
+            start,
+            self.identity.page_size.max(1),
+        ))
+    }
+
+    async fn dispatch(&self, ctx: Context) -> HandlerResult {
+        // Owned, so the context itself can move into the handler.
+        let method_name = ctx.method.clone();
+        let method: &str = &method_name;
+        let era = ctx.era;
+        let session = ctx.session().cloned();
+        let (initialized, version) = match (&session, era) {
+            (Some(s), Era::Legacy) => {
+                let s = s.lock().expect("session lock");
+                (s.initialized, s.version)
+            }
+            _ => (true, ctx.version),
+        };
+        let codec = WireCodec::new(version.unwrap_or(match era {
+            Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
+            Era::Modern => ProtocolVersion::LATEST,
+        }))
+        .with_skills(self.skills.is_some());
+
+        // Notifications: applied by the kernel (cancellation) or nothing to do.
+        if ctx.is_notification() {
+            return Ok(Reply::None);
+        }
+        // The 2026 tasks extension's methods: gated on the request's declared extension.
+        if era == Era::Modern && matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+            return crate::features::tasks::methods::modern_method(self, &ctx, version).await;
+        }
+        // Era membership: a method this revision does not define does not exist here.
+        if !codec.is_request(method, Direction::ClientToServer) {
+            return Err(ErrorObject::method_not_found(method).into());
+        }
+        let offered = self.offers(method);
+        if !offered {
+            return Err(ErrorObject::method_not_found(method).into());
+        }
+        // The init gate (legacy): only ping (and initialize itself) before initialization.
+        if era == Era::Legacy && !initialized && method != "ping" && method != "initialize" {
+            return Err(McpError::invalid_params(
+                "the connection is not initialized: send initialize first",
+            ));
+        }
+        let params = ctx.params.clone();
+        let params = params.as_deref().map(|b| &**b);
+        let handler = self.handler.load();
+        match method {
+            "initialize" => self.initialize(&ctx, session.as_ref()),
+            "ping" => self.shape(EmptyResult::default(), version),
+            "subscriptions/listen" => {
+                let tasks = self
+                    .capabilities()
+                    .has_extension(crate::features::subscriptions::TASKS_EXTENSION);
+                let result =
+                    crate::features::subscriptions::listen(&ctx, &self.handle.notifier, tasks)
+                        .await?;
+                self.shape(result, version)
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let p: UriParam = parse(params)?;
+                let subs = crate::features::subscriptions::legacy(&ctx.peer.conn);
+                if method == "resources/subscribe" {
+                    subs.subscribe(p.uri);
+                } else {
+                    subs.unsubscribe(&p.uri);
+                }
+                self.shape(EmptyResult::default(), version)
+            }
+            "server/discover" => {
+                let result = DiscoverResult {
+                    supported_versions: self
+                        .identity
+                        .supported
+                        .modern()
+                        .map(|v| v.as_str().to_owned())
+                        .collect(),
+                    capabilities: self.capabilities(),
+                    instructions: self.identity.instructions.clone(),
+                    ..Default::default()
+                };
+                self.shape_cached(result, version, method, None)
+            }
+            "logging/setLevel" => {
+                let p: LevelParam = parse(params)?;
+                *ctx.peer.conn.log_level.lock().expect("level lock") = Some(p.level);
+                self.shape(EmptyResult::default(), version)
+            }
+            "tools/list" => self.list(&*handler, ListKind::Tools, params, version),
+            "tools/call" => {
+                let call = match NameArgs::from_envelope_pass(&ctx, params) {
+                    Some(call) => call,
+                    None => serde_json::from_str(params.map_or("{}", RawValue::get))
+                        .map_err(|_| McpError::invalid_params("Invalid params"))?,
+                };
+                let args = call.arguments.map(|a| a.to_owned());
+                let name = call.name.into_owned();
+                if let (Some(engine), Some(ttl)) = (
+                    &self.tasks,
+                    crate::features::tasks::methods::plan_tool_call(
+                        handler.tools(),
+                        &name,
+                        &ctx,
+                        call.task,
+                    )?,
+                ) {
+                    return crate::features::tasks::methods::call_as_task(
+                        self, engine, &ctx, name, args, ttl, version,
+                    )
+                    .await;
+                }
+                let mut hctx = self.hand_to_handler(ctx);
+                let round =
+                    rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments)?;
+                let Some(fut) = handler.call_tool(&name, hctx, args) else {
+                    return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
+                };
+                let result = CatchUnwind::new(fut).await;
+                let ir = rounds::finish(round, &self.identity, method, &name, call.arguments)?;
+                if let Some(ir) = ir {
+                    return self.shape(ir, version);
+                }
+                self.shape_tool_result(result?, version)
+            }
+            "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
+            "prompts/get" => {
+                let call: PromptCall = parse(params)?;
+                let mut hctx = self.hand_to_handler(ctx);
+                let raw_args = raw_arguments(params);
+                let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args)?;
+                let args = call.arguments.unwrap_or_default();
+                let Some(fut) = handler.get_prompt(&call.name, hctx, args) else {
+                    return Err(McpError::invalid_params(format!(
+                        "Unknown prompt: {}",
+                        call.name
+                    )));
+                };
+                let result = CatchUnwind::new(fut).await;
+                let ir = rounds::finish(round, &self.identity, method, &call.name, raw_args)?;
+                if let Some(ir) = ir {
+                    return self.shape(ir, version);
+                }
+                self.shape(result?, version)
+            }
+            "resources/list" => self.list(&*handler, ListKind::Resources, params, version),
+            "resources/templates/list" => {
+                self.list(&*handler, ListKind::Templates, params, version)
+            }
+            "resources/read" => {
+                let p: UriParam = parse(params)?;
+                let not_found = || resource_not_found(&p.uri, era);
+                if let Some(read) = self
+                    .skills
+                    .as_deref()
+                    .and_then(|s| crate::features::skills::serve::read(s, &p.uri, era))
+                {
+                    return self.shape(read?, version);
+                }
+                let mut hctx = self.hand_to_handler(ctx);
+                let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None)?;
+                let Some(fut) = handler.read_resource(&p.uri, hctx) else {
+                    return Err(not_found());
+                };
+                let result = CatchUnwind::new(fut).await;
+                if let Some(ir) = rounds::finish(round, &self.identity, method, &p.uri, None)? {
+                    return self.shape(ir, version);
+                }
+                let result = result?;
+                if result.contents.is_empty() {
+                    // Never answer a missing resource with empty contents.
+                    return Err(not_found());
+                }
+                self.shape_cached(result, version, method, Some(&p.uri))
+            }
+            "completion/complete" => {
+                let result = crate::handler::completion::complete(
+                    &*handler,
+                    self.hand_to_handler(ctx),
+                    parse(params)?,
+                );
+                self.shape(result.await?, version)
+            }
+            "skills/list" | "skills/get" | "resources/directory/read" => match &self.skills {
+                Some(s) => crate::features::skills::serve::handle(self, s, method, params, version),
+                None => Err(ErrorObject::method_not_found(method).into()),
+            },
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
+                crate::features::tasks::methods::legacy_method(self, &ctx, version).await
+            }
+            other => Err(ErrorObject::method_not_found(other).into()),
+        }
+    }
+
+    /// Whether the server offers `method` at all (gated by what is registered).
+    fn offers(&self, method: &str) -> bool {
+        let h = self.handler.load();
+        match method {
+            "initialize" | "ping" | "server/discover" | "logging/setLevel" => true,
+            "subscriptions/listen" => self.handle.subscriptions_enabled(),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.handle.subscriptions_enabled()
+                    && (!h.resources().is_empty() || !h.resource_templates().is_empty())
+            }
+            "tools/list" | "tools/call" => !h.tools().is_empty(),
+            "prompts/list" | "prompts/get" => !h.prompts().is_empty(),
+            "resources/list" | "resources/templates/list" | "resources/read" => {
+                !h.resources().is_empty()
+                    || !h.resource_templates().is_empty()
+                    || self.skills.is_some()
+            }
+            "completion/complete" => h.has_completions(),
+            "skills/list" | "skills/get" => self.skills.is_some(),
+            "resources/directory/read" => self
+                .skills
+                .as_ref()
+                .is_some_and(|s| s.serves_directory_read()),
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => self.tasks.is_some(),
+            _ => false,
+        }
+    }
+
+    fn initialize(&self, ctx: &Context, session: Option<&Session>) -> HandlerResult {
+        let p: InitializeParams = parse(ctx.params())?;
+        let Some(version) = self
+            .identity
+            .supported
+            .negotiate_initialize(&p.protocol_version)
+        else {
+            return Err(mcp_core::codec::unsupported_protocol_version(
+                self.identity.supported.iter().map(ProtocolVersion::as_str),
+                &p.protocol_version,
+            )
+            .into());
+        };
+        if let (Some(s), Some(id)) = (session, ctx.request_id()) {
+            s.lock().expect("session lock").pending_init = Some((
+                id.clone(),
+                Arc::new(ClientView {
+                    info: Some(p.client_info),
+                    capabilities: p.capabilities,
+                }),
+            ));
+        }
+        let mut capabilities = self.capabilities();
+        if ctx.peer.conn.is_sessionless() {
+            crate::features::subscriptions::withhold(&mut capabilities);
+        }
+        crate::features::subscriptions::attach_legacy(
+            &ctx.peer.conn,
+            &self.handle.notifier,
+            crate::features::subscriptions::ListKinds::from(&capabilities),
+            session.cloned(),
+        );
+        let result = InitializeResult {
+            protocol_version: version.as_str().to_owned(),
+            capabilities,
+            server_info: self.identity.info.clone(),
+            instructions: self.identity.instructions.clone(),
+            meta: None,
+        };
+        self.shape(result, Some(version))
+    }
+}
+
+/// The raw `arguments` of a `prompts/get` (bound into its MRTR `requestState`).
+fn raw_arguments(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Args<'a> {
+        #[serde(borrow, default)]
+        arguments: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Args<'_>>(params?.get())
+        .ok()?
+        .arguments
+}
+
+fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {
+    // The validator's own text stays off the wire (semantics item 12).
+    serde_json::from_str(params.map_or("{}", RawValue::get))
+        .map_err(|_| McpError::invalid_params("Invalid params"))
+}
+
+// The features reach the dispatcher through this trait (they sit below it).
+impl<H: ServerHandler> Host for Dispatcher<H> {
+    type Handler = H;
+
+    fn handlers(&self) -> Arc<H> {
+        self.handler.load()
+    }
+
+    fn handler_ctx(&self, ctx: &Context) -> Context {
+        Dispatcher::handler_ctx(self, ctx)
+    }
+
+    fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    fn tasks(&self) -> Option<&Arc<crate::features::tasks::TaskEngine>> {
+        self.tasks.as_ref()
+    }
+
+    fn shape<T: Adapt + serde::Serialize + ResultMeta>(
+        &self,
+        value: T,
+        version: Option<ProtocolVersion>,
+    ) -> HandlerResult {
+        Dispatcher::shape(self, value, version)
+    }
+
+    fn page<T: Clone>(
+        &self,
+        all: &[T],
+        params: Option<&RawValue>,
+    ) -> Result<(Vec<T>, Option<String>), McpError> {
+        Dispatcher::page(self, all, params)
+    }
+}
+
+impl<H: ServerHandler> Endpoint for Dispatcher<H> {
+    fn call(&self, ctx: Context) -> impl std::future::Future<Output = HandlerResult> + Send + '_ {
+        self.dispatch(ctx)
+    }
+}

@@ -1,0 +1,9 @@
+//! The innermost endpoint: method to handler or feature, built-in methods, list caching and
+//! result shaping. Imports `features` and below.
+
+pub mod caching;
+mod dispatcher;
+pub(crate) mod list_cache;
+mod tool_result_encoding;
+
+pub use dispatcher::Dispatcher;

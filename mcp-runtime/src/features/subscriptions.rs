@@ -1,0 +1,736 @@
+//! Server-initiated change notifications: the [`SubscriptionBus`] that fans events out, the
+//! 2026 `subscriptions/listen` stream, and the legacy per-session delivery
+//! (`resources/subscribe` and the `*/list_changed` notifications).
+//!
+//! Everything that changes (a dynamic registration, a resource update, a task status) is
+//! published once as a [`ServerEvent`]; every listen stream and every legacy session holds
+//! one bus subscription and picks what its filter asks for. Subscriptions have bounded
+//! buffers: a subscriber that falls behind loses events and is marked *lagged*, and then
+//! resynchronises by sending one notification for everything it watches (list-changed and
+//! resource-updated notifications are idempotent, so a client re-reads and loses nothing).
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mcp_core::jsonrpc::{self, RequestId};
+use mcp_core::types::{
+    SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+    SubscriptionsListenResult,
+};
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use crate::common::error::McpError;
+use crate::context::Context;
+use crate::context::peer::ConnShared;
+
+/// The `_meta` key naming the subscription on listen-stream notifications.
+pub const SUBSCRIPTION_ID_KEY: &str = SubscriptionsListenResult::SUBSCRIPTION_ID_KEY;
+
+/// The tasks extension, whose `taskIds` filter field listen streams honour when the server
+/// declares it.
+pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// How many listen streams a server keeps open at once unless told otherwise.
+pub const DEFAULT_MAX_LISTENS: usize = 1024;
+
+/// How many events one subscriber may fall behind before it is marked lagged.
+pub const DEFAULT_BUFFER: usize = 64;
+
+/// Something that changed on the server, published once and delivered to every subscriber
+/// whose filter wants it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ServerEvent {
+    /// The tool list changed (`notifications/tools/list_changed`).
+    ToolsListChanged,
+    /// The prompt list changed (`notifications/prompts/list_changed`).
+    PromptsListChanged,
+    /// The resource list changed (`notifications/resources/list_changed`).
+    ResourcesListChanged,
+    /// Resource `uri` changed (`notifications/resources/updated`): sent to listen streams
+    /// whose `resourceSubscriptions` name it and to legacy sessions subscribed to it.
+    ResourceUpdated {
+        /// The URI that changed.
+        uri: String,
+    },
+    /// A task changed (tasks extension, `notifications/tasks`): sent to listen streams whose
+    /// `taskIds` name it. `params` is the notification's params (the task), without `_meta`.
+    Task {
+        /// The task id.
+        task_id: String,
+        /// The notification params.
+        params: Arc<serde_json::Map<String, serde_json::Value>>,
+    },
+}
+
+impl ServerEvent {
+    /// The notification method this event is sent as.
+    pub fn method(&self) -> &'static str {
+        match self {
+            ServerEvent::ToolsListChanged => "notifications/tools/list_changed",
+            ServerEvent::PromptsListChanged => "notifications/prompts/list_changed",
+            ServerEvent::ResourcesListChanged => "notifications/resources/list_changed",
+            ServerEvent::ResourceUpdated { .. } => "notifications/resources/updated",
+            ServerEvent::Task { .. } => "notifications/tasks",
+        }
+    }
+
+    /// A `notifications/tasks` event for `task_id` with the task as `params`.
+    pub fn task(
+        task_id: impl Into<String>,
+        params: serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        ServerEvent::Task {
+            task_id: task_id.into(),
+            params: Arc::new(params),
+        }
+    }
+
+    /// The params of the notification, with `meta` (if any) as `_meta`.
+    fn params(
+        &self,
+        meta: Option<serde_json::Value>,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let mut p = match self {
+            ServerEvent::ResourceUpdated { uri } => {
+                let mut m = serde_json::Map::new();
+                m.insert("uri".into(), uri.clone().into());
+                m
+            }
+            ServerEvent::Task { params, .. } => (**params).clone(),
+            _ => serde_json::Map::new(),
+        };
+        if let Some(meta) = meta {
+            p.insert("_meta".into(), meta);
+        }
+        p
+    }
+}
+
+/// The sending half of one bus subscription: delivery never blocks; a full buffer drops the
+/// event and marks the subscription lagged.
+#[derive(Debug, Clone)]
+pub struct BusSender {
+    tx: mpsc::Sender<ServerEvent>,
+    lagged: Arc<AtomicBool>,
+}
+
+impl BusSender {
+    /// Delivers `event`; `false` once the receiver is gone (the sender can be forgotten).
+    pub fn deliver(&self, event: ServerEvent) -> bool {
+        match self.tx.try_send(event) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.lagged.store(true, Ordering::Release);
+                true
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+
+    /// Whether the receiver is gone.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}
+
+/// The receiving half of one bus subscription. Dropping it ends the subscription.
+#[derive(Debug)]
+pub struct BusReceiver(Receiving);
+
+/// Where a [`BusReceiver`] reads from.
+#[derive(Debug)]
+enum Receiving {
+    /// Its own bounded queue (a [`subscription`] pair, which a remote bus pumps into).
+    Queue {
+        rx: mpsc::Receiver<ServerEvent>,
+        lagged: Arc<AtomicBool>,
+    },
+    /// A cursor into the [`InMemoryBus`]'s one shared ring: a subscriber costs a few bytes
+    /// instead of a queue of its own (1,000 listen streams hold 1,000 of them).
+    Ring {
+        rx: broadcast::Receiver<ServerEvent>,
+        lagged: AtomicBool,
+    },
+}
+
+impl BusReceiver {
+    /// The next event; `None` when the bus is gone.
+    pub async fn recv(&mut self) -> Option<ServerEvent> {
+        match &mut self.0 {
+            Receiving::Queue { rx, .. } => rx.recv().await,
+            Receiving::Ring { rx, lagged } => loop {
+                match rx.recv().await {
+                    Ok(event) => return Some(event),
+                    // Overwritten before this subscriber read them: mark it, go on with the
+                    // oldest event still in the ring.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        lagged.store(true, Ordering::Release)
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            },
+        }
+    }
+
+    /// Whether events were lost since the last call (clears the mark).
+    pub fn take_lagged(&self) -> bool {
+        match &self.0 {
+            Receiving::Queue { lagged, .. } => lagged.swap(false, Ordering::AcqRel),
+            Receiving::Ring { lagged, .. } => lagged.swap(false, Ordering::AcqRel),
+        }
+    }
+}
+
+/// A subscription with a buffer of `capacity` events (at least 1).
+pub fn subscription(capacity: usize) -> (BusSender, BusReceiver) {
+    let (tx, rx) = mpsc::channel(capacity.max(1));
+    let lagged = Arc::new(AtomicBool::new(false));
+    (
+        BusSender {
+            tx,
+            lagged: lagged.clone(),
+        },
+        BusReceiver(Receiving::Queue { rx, lagged }),
+    )
+}
+
+/// Fans server events out to subscribers. The in-memory default is [`InMemoryBus`]; a bus
+/// shared between replicas (Redis, NATS, ...) publishes to its backend and, per subscriber,
+/// pumps what arrives into a [`subscription`] pair.
+pub trait SubscriptionBus: Send + Sync + 'static {
+    /// Delivers `event` to every current subscriber, without waiting for any of them.
+    fn publish(&self, event: ServerEvent);
+    /// A new subscriber; it receives every event published after this call returns.
+    fn subscribe(&self) -> BusReceiver;
+    /// How many subscribers are attached (closed ones are not counted).
+    fn subscribers(&self) -> usize;
+}
+
+/// A shared bus (say, to watch its subscriber count while the server holds it).
+impl<B: SubscriptionBus + ?Sized> SubscriptionBus for Arc<B> {
+    fn publish(&self, event: ServerEvent) {
+        (**self).publish(event)
+    }
+    fn subscribe(&self) -> BusReceiver {
+        (**self).subscribe()
+    }
+    fn subscribers(&self) -> usize {
+        (**self).subscribers()
+    }
+}
+
+/// The in-process bus: one ring of the last `capacity` events, shared by every subscriber
+/// (each holds only its read position). A subscriber that falls more than `capacity`
+/// events behind loses the oldest ones and is marked lagged.
+#[derive(Debug)]
+pub struct InMemoryBus {
+    ring: broadcast::Sender<ServerEvent>,
+}
+
+impl InMemoryBus {
+    /// A bus whose subscribers may fall up to `capacity` events behind (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            ring: broadcast::channel(capacity.max(1)).0,
+        }
+    }
+}
+
+impl Default for InMemoryBus {
+    fn default() -> Self {
+        Self::new(DEFAULT_BUFFER)
+    }
+}
+
+impl SubscriptionBus for InMemoryBus {
+    fn publish(&self, event: ServerEvent) {
+        // An error only means nobody is subscribed.
+        let _ = self.ring.send(event);
+    }
+
+    fn subscribe(&self) -> BusReceiver {
+        BusReceiver(Receiving::Ring {
+            rx: self.ring.subscribe(),
+            lagged: AtomicBool::new(false),
+        })
+    }
+
+    fn subscribers(&self) -> usize {
+        self.ring.receiver_count()
+    }
+}
+
+/// What the server shares with its dispatcher, its connections and its handles for
+/// change notifications.
+pub(crate) struct Notifier {
+    /// `None`: subscriptions are off (no listen, no `resources/subscribe`, no list-changed).
+    pub(crate) bus: Option<Arc<dyn SubscriptionBus>>,
+    /// Open listen streams.
+    pub(crate) listens: AtomicUsize,
+    /// The most listen streams open at once.
+    pub(crate) max_listens: usize,
+    /// Fires to end every listen stream gracefully (server shutdown).
+    pub(crate) end: CancellationToken,
+}
+
+impl Notifier {
+    pub(crate) fn new(bus: Option<Arc<dyn SubscriptionBus>>, max_listens: usize) -> Self {
+        Self {
+            bus,
+            listens: AtomicUsize::new(0),
+            max_listens,
+            end: CancellationToken::new(),
+        }
+    }
+
+    pub(crate) fn enabled(&self) -> bool {
+        self.bus.is_some()
+    }
+
+    pub(crate) fn publish(&self, event: ServerEvent) {
+        if let Some(bus) = &self.bus {
+            bus.publish(event);
+        }
+    }
+}
+
+/// Counts one open listen stream while alive.
+struct ListenGuard<'a>(&'a AtomicUsize);
+
+impl Drop for ListenGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The subset of `wanted` this server honours: the three list kinds and resource URIs
+/// always (registration may change at run time), task ids when the tasks extension is on;
+/// fields of other extensions never.
+pub(crate) fn honoured(wanted: &SubscriptionFilter, tasks: bool) -> SubscriptionFilter {
+    let yes = |b: Option<bool>| b.filter(|b| *b);
+    SubscriptionFilter {
+        tools_list_changed: yes(wanted.tools_list_changed),
+        prompts_list_changed: yes(wanted.prompts_list_changed),
+        resources_list_changed: yes(wanted.resources_list_changed),
+        resource_subscriptions: wanted
+            .resource_subscriptions
+            .clone()
+            .filter(|v| !v.is_empty()),
+        task_ids: wanted.task_ids.clone().filter(|v| tasks && !v.is_empty()),
+        other: Default::default(),
+    }
+}
+
+/// Whether a stream with filter `f` carries `event`.
+fn wants(f: &SubscriptionFilter, event: &ServerEvent) -> bool {
+    let on = |b: Option<bool>| b.unwrap_or(false);
+    let has =
+        |v: &Option<Vec<String>>, x: &str| v.as_ref().is_some_and(|v| v.iter().any(|u| u == x));
+    match event {
+        ServerEvent::ToolsListChanged => on(f.tools_list_changed),
+        ServerEvent::PromptsListChanged => on(f.prompts_list_changed),
+        ServerEvent::ResourcesListChanged => on(f.resources_list_changed),
+        ServerEvent::ResourceUpdated { uri } => has(&f.resource_subscriptions, uri),
+        ServerEvent::Task { task_id, .. } => has(&f.task_ids, task_id),
+    }
+}
+
+/// What a lagged stream with filter `f` re-sends: one notification per list kind and URI
+/// it watches (task notifications cannot be rebuilt; clients poll `tasks/get`).
+fn resync(f: &SubscriptionFilter) -> Vec<ServerEvent> {
+    let on = |b: Option<bool>| b.unwrap_or(false);
+    let mut out = Vec::new();
+    if on(f.tools_list_changed) {
+        out.push(ServerEvent::ToolsListChanged);
+    }
+    if on(f.prompts_list_changed) {
+        out.push(ServerEvent::PromptsListChanged);
+    }
+    if on(f.resources_list_changed) {
+        out.push(ServerEvent::ResourcesListChanged);
+    }
+    for uri in f.resource_subscriptions.iter().flatten() {
+        out.push(ServerEvent::ResourceUpdated { uri: uri.clone() });
+    }
+    out
+}
+
+/// The `_meta` of a listen-stream notification: `{subscriptionId: <the listen request id>}`.
+fn subscription_meta(id: &RequestId) -> serde_json::Value {
+    let id = serde_json::to_value(id).expect("a request id serializes");
+    serde_json::Value::Object([(SUBSCRIPTION_ID_KEY.to_owned(), id)].into_iter().collect())
+}
+
+fn notification_frame(
+    method: &str,
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<u8> {
+    let params = serde_json::to_string(params).expect("a JSON map serializes");
+    let mut frame = Vec::new();
+    jsonrpc::write_notification(&mut frame, method, Some(&params));
+    frame
+}
+
+/// Serves one `subscriptions/listen` request: acknowledges first, then forwards matching
+/// events, each with `_meta.subscriptionId`, until the client cancels (the kernel drops the
+/// outcome), the connection stops reading or the server ends subscriptions (then the
+/// closing result is returned). Progress and log messages never go on the stream: only this
+/// loop writes to it.
+pub(crate) async fn listen(
+    ctx: &Context,
+    notifier: &Notifier,
+    tasks: bool,
+) -> Result<SubscriptionsListenResult, McpError> {
+    let Some(bus) = &notifier.bus else {
+        return Err(
+            mcp_core::jsonrpc::ErrorObject::method_not_found("subscriptions/listen").into(),
+        );
+    };
+    let id = ctx
+        .request_id()
+        .cloned()
+        .ok_or_else(|| McpError::invalid_params("subscriptions/listen must be a request"))?;
+    // What lives across the loop's waits is kept for the stream's whole life (1,000 open
+    // streams hold 1,000 of each): the decoded params, the acknowledgement and their maps
+    // are dropped before it, and each event's `_meta` is built when the event is sent.
+    let filter = {
+        let params: SubscriptionsListenParams = ctx.decode_params().map_err(|_| {
+            McpError::invalid_params(
+                "Invalid params: `notifications` (a SubscriptionFilter) is required",
+            )
+        })?;
+        honoured(&params.notifications, tasks)
+    };
+
+    // Count first, so a refused stream never subscribes.
+    if notifier.listens.fetch_add(1, Ordering::AcqRel) >= notifier.max_listens {
+        notifier.listens.fetch_sub(1, Ordering::AcqRel);
+        return Err(mcp_core::jsonrpc::ErrorObject::new(
+            -32000,
+            "Server busy: too many open subscriptions/listen streams",
+        )
+        .into());
+    }
+    let _guard = ListenGuard(&notifier.listens);
+    // Subscribe before acknowledging, so nothing published after the ack is missed.
+    let mut rx = bus.subscribe();
+
+    let ack = {
+        let ack = SubscriptionsAcknowledgedParams::new(&id, filter.clone());
+        serde_json::value::to_raw_value(&ack).expect("ack serializes")
+    };
+    let sent = ctx
+        .peer()
+        .notify_raw(SubscriptionsAcknowledgedParams::METHOD, Some(&ack))
+        .await;
+    drop(ack);
+    if sent.is_err() {
+        return Err(crate::context::peer::PeerError::Disconnected.into());
+    }
+
+    let closing = ctx.peer().conn.closing.clone();
+    loop {
+        let event = tokio::select! {
+            biased;
+            _ = ctx.cancellation().cancelled() => {
+                return Err(crate::context::peer::PeerError::Disconnected.into());
+            }
+            _ = closing.cancelled() => break,
+            _ = notifier.end.cancelled() => break,
+            e = rx.recv() => match e {
+                Some(e) => e,
+                None => break,
+            },
+        };
+        let mut batch = Vec::new();
+        if rx.take_lagged() {
+            batch = resync(&filter);
+        }
+        if wants(&filter, &event) && !batch.contains(&event) {
+            batch.push(event);
+        }
+        for event in batch {
+            let params = event.params(Some(subscription_meta(&id)));
+            let params = serde_json::value::to_raw_value(&params).expect("map");
+            if ctx
+                .peer()
+                .notify_raw(event.method(), Some(&params))
+                .await
+                .is_err()
+            {
+                return Err(crate::context::peer::PeerError::Disconnected.into());
+            }
+        }
+    }
+    Ok(SubscriptionsListenResult::new(&id))
+}
+
+// ---------------------------------------------------------------------------------------
+// Legacy sessions
+// ---------------------------------------------------------------------------------------
+
+/// Which list kinds a legacy session was told (in its `initialize` result) change.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ListKinds {
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
+}
+
+impl From<&mcp_core::types::ServerCapabilities> for ListKinds {
+    fn from(c: &mcp_core::types::ServerCapabilities) -> Self {
+        Self {
+            tools: c.tools_list_changed(),
+            prompts: c.prompts_list_changed(),
+            resources: c.resources_list_changed(),
+        }
+    }
+}
+
+/// Declares what change notifications deliver: `listChanged` on every list the server
+/// offers, `resources.subscribe` when it offers resources.
+pub(crate) fn advertise(caps: &mut mcp_core::types::ServerCapabilities) {
+    if let Some(t) = &mut caps.tools {
+        t.list_changed = Some(true);
+    }
+    if let Some(p) = &mut caps.prompts {
+        p.list_changed = Some(true);
+    }
+    if let Some(r) = &mut caps.resources {
+        r.list_changed = Some(true);
+        r.subscribe = Some(true);
+    }
+}
+
+/// Takes back what [`advertise`] promised, for a connection that cannot carry
+/// server-initiated notifications (stateless legacy HTTP).
+pub(crate) fn withhold(caps: &mut mcp_core::types::ServerCapabilities) {
+    if let Some(t) = &mut caps.tools {
+        t.list_changed = None;
+    }
+    if let Some(p) = &mut caps.prompts {
+        p.list_changed = None;
+    }
+    if let Some(r) = &mut caps.resources {
+        r.list_changed = None;
+        r.subscribe = None;
+    }
+}
+
+/// The subscriptions of one legacy session (stdio connection, HTTP session, SSE session).
+#[derive(Debug, Default)]
+pub(crate) struct LegacySubscriptions {
+    uris: Mutex<HashSet<String>>,
+    kinds: Mutex<ListKinds>,
+    forwarding: AtomicBool,
+}
+
+impl LegacySubscriptions {
+    pub(crate) fn subscribe(&self, uri: String) {
+        self.uris.lock().expect("subscriptions lock").insert(uri);
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
+        self.uris.lock().expect("subscriptions lock").remove(uri)
+    }
+
+    fn watches(&self, event: &ServerEvent) -> bool {
+        let k = *self.kinds.lock().expect("kinds lock");
+        match event {
+            ServerEvent::ToolsListChanged => k.tools,
+            ServerEvent::PromptsListChanged => k.prompts,
+            ServerEvent::ResourcesListChanged => k.resources,
+            ServerEvent::ResourceUpdated { uri } => {
+                self.uris.lock().expect("subscriptions lock").contains(uri)
+            }
+            ServerEvent::Task { .. } => false,
+        }
+    }
+
+    fn resync(&self) -> Vec<ServerEvent> {
+        let k = *self.kinds.lock().expect("kinds lock");
+        let mut out = Vec::new();
+        if k.tools {
+            out.push(ServerEvent::ToolsListChanged);
+        }
+        if k.prompts {
+            out.push(ServerEvent::PromptsListChanged);
+        }
+        if k.resources {
+            out.push(ServerEvent::ResourcesListChanged);
+        }
+        for uri in self.uris.lock().expect("subscriptions lock").iter() {
+            out.push(ServerEvent::ResourceUpdated { uri: uri.clone() });
+        }
+        out
+    }
+}
+
+/// The subscriptions of the legacy session `conn` belongs to.
+pub(crate) fn legacy(conn: &ConnShared) -> &Arc<LegacySubscriptions> {
+    conn.subscriptions
+        .get_or_init(Arc::<LegacySubscriptions>::default)
+}
+
+/// Starts forwarding bus events to the legacy session of `conn` (once per session; later
+/// calls only update the list kinds): list-changed notifications for `kinds`, resource
+/// updates for subscribed URIs, once `session` is initialized (a handshake that fails
+/// gets nothing). The forwarder ends when the session stops reading.
+pub(crate) fn attach_legacy(
+    conn: &Arc<ConnShared>,
+    notifier: &Notifier,
+    kinds: ListKinds,
+    session: Option<crate::session::Session>,
+) {
+    let Some(bus) = &notifier.bus else { return };
+    let subs = legacy(conn).clone();
+    *subs.kinds.lock().expect("kinds lock") = kinds;
+    if subs.forwarding.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let mut rx = bus.subscribe();
+    let conn = conn.clone();
+    tokio::spawn(async move {
+        let closing = conn.closing.clone();
+        loop {
+            let event = tokio::select! {
+                biased;
+                _ = closing.cancelled() => break,
+                e = rx.recv() => match e { Some(e) => e, None => break },
+            };
+            let ready = session
+                .as_ref()
+                .is_none_or(|s| s.lock().expect("session lock").initialized);
+            if !ready {
+                continue;
+            }
+            let mut batch = Vec::new();
+            if rx.take_lagged() {
+                batch = subs.resync();
+            }
+            if subs.watches(&event) && !batch.contains(&event) {
+                batch.push(event);
+            }
+            for event in batch {
+                let params = event.params(None);
+                let frame = if params.is_empty() {
+                    let mut f = Vec::new();
+                    jsonrpc::write_notification(&mut f, event.method(), None);
+                    f
+                } else {
+                    notification_frame(event.method(), &params)
+                };
+                if !conn.send(frame).await {
+                    return;
+                }
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn bus_fans_out_and_forgets_dropped_subscribers() {
+        let bus = InMemoryBus::new(4);
+        let mut a = bus.subscribe();
+        let b = bus.subscribe();
+        assert_eq!(bus.subscribers(), 2);
+        drop(b);
+        assert_eq!(bus.subscribers(), 1);
+        bus.publish(ServerEvent::ToolsListChanged);
+        assert_eq!(a.recv().await, Some(ServerEvent::ToolsListChanged));
+        assert!(!a.take_lagged());
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_overrun_on_the_ring_is_marked_lagged_and_reads_on() {
+        let bus = InMemoryBus::new(1);
+        let mut a = bus.subscribe();
+        bus.publish(ServerEvent::ToolsListChanged);
+        bus.publish(ServerEvent::PromptsListChanged);
+        // The ring kept the newest event; the overrun shows once it is read.
+        assert_eq!(a.recv().await, Some(ServerEvent::PromptsListChanged));
+        assert!(a.take_lagged());
+        assert!(!a.take_lagged());
+        bus.publish(ServerEvent::ResourcesListChanged);
+        assert_eq!(a.recv().await, Some(ServerEvent::ResourcesListChanged));
+        assert!(!a.take_lagged());
+    }
+
+    #[tokio::test]
+    async fn a_dropped_bus_ends_its_subscribers() {
+        let bus = InMemoryBus::new(4);
+        let mut a = bus.subscribe();
+        bus.publish(ServerEvent::ToolsListChanged);
+        drop(bus);
+        assert_eq!(a.recv().await, Some(ServerEvent::ToolsListChanged));
+        assert_eq!(a.recv().await, None);
+    }
+
+    #[tokio::test]
+    async fn a_full_subscription_queue_drops_new_events_and_marks_lagged() {
+        let (tx, mut rx) = subscription(1);
+        assert!(tx.deliver(ServerEvent::ToolsListChanged));
+        assert!(tx.deliver(ServerEvent::PromptsListChanged));
+        assert!(rx.take_lagged());
+        assert!(!rx.take_lagged());
+        assert_eq!(rx.recv().await, Some(ServerEvent::ToolsListChanged));
+        drop(rx);
+        assert!(tx.is_closed());
+        assert!(!tx.deliver(ServerEvent::ToolsListChanged));
+    }
+
+    #[test]
+    fn honoured_keeps_only_what_is_served() {
+        let wanted = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(false),
+            resource_subscriptions: Some(vec![]),
+            task_ids: Some(vec!["t1".into()]),
+            other: [("x-ext".to_string(), serde_json::json!(true))]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        };
+        let h = honoured(&wanted, false);
+        assert_eq!(h.tools_list_changed, Some(true));
+        assert_eq!(h.prompts_list_changed, None);
+        assert_eq!(h.resource_subscriptions, None);
+        assert_eq!(h.task_ids, None);
+        assert!(h.other.is_empty());
+        assert_eq!(honoured(&wanted, true).task_ids, Some(vec!["t1".into()]));
+    }
+
+    #[test]
+    fn filters_match_by_kind_uri_and_task() {
+        let f = SubscriptionFilter {
+            resources_list_changed: Some(true),
+            resource_subscriptions: Some(vec!["a://1".into()]),
+            task_ids: Some(vec!["t".into()]),
+            ..Default::default()
+        };
+        assert!(wants(&f, &ServerEvent::ResourcesListChanged));
+        assert!(!wants(&f, &ServerEvent::ToolsListChanged));
+        assert!(wants(
+            &f,
+            &ServerEvent::ResourceUpdated {
+                uri: "a://1".into()
+            }
+        ));
+        assert!(!wants(
+            &f,
+            &ServerEvent::ResourceUpdated {
+                uri: "a://2".into()
+            }
+        ));
+        assert!(wants(&f, &ServerEvent::task("t", Default::default())));
+        assert!(!wants(&f, &ServerEvent::task("u", Default::default())));
+        assert_eq!(resync(&f).len(), 2);
+    }
+}

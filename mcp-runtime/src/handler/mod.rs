@@ -1,0 +1,15 @@
+//! What the server offers and how to call it: the handler table ([`ServerHandler`],
+//! [`Registry`]) and tool, prompt, resource and completion definitions. Imports `chain` and below.
+
+pub(crate) mod cell;
+pub mod completion;
+pub mod prompt_def;
+pub mod resource_def;
+#[cfg(feature = "schema-validation")]
+pub mod schema_check;
+mod table;
+pub mod tool;
+pub mod tool_def;
+pub mod tool_result;
+
+pub use table::*;

@@ -1,0 +1,620 @@
+//! [`Server`] and its builder: the plain Rust API that the macros generate calls to.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_core::types::{CallToolResult, Implementation, ServerCapabilities, Tool};
+use mcp_core::version::SupportedVersions;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncBufRead, AsyncWrite};
+use tokio_util::sync::CancellationToken;
+
+use crate::chain::middleware::{
+    Chain, DynLayers, DynMiddleware, Endpoint, Layered, Middleware, Next,
+};
+use crate::chain::tracing_layer::TracingLayer;
+use crate::common::error::{HandlerResult, McpError};
+use crate::context::Context;
+use crate::dispatch::Dispatcher;
+#[cfg(feature = "schema-validation")]
+use crate::handler::schema_check::SchemaChecked;
+use crate::handler::tool::decode_arguments;
+use crate::handler::{Registry, ServerHandler};
+use crate::server::stream::{Kernel, ServerOptions};
+use crate::session::ServerIdentity;
+use crate::wire::filter::{Filters, MessageFilter};
+
+/// The default tracing layer, switchable at construction.
+pub struct MaybeTraced(bool);
+
+impl Middleware for MaybeTraced {
+    // Not an `async fn`: the chain's future is nested directly, one level shallower.
+    fn handle<E: Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: Next<'_, E>,
+    ) -> impl Future<Output = HandlerResult> + Send {
+        // The log bridge sees which request a handler's `tracing` events belong to (only
+        // when one is installed and this request's client takes log messages).
+        let bridge = crate::chain::log_bridge::scope_for(&ctx);
+        let run = if self.0 {
+            tokio_util::either::Either::Left(TracingLayer.handle(ctx, next))
+        } else {
+            tokio_util::either::Either::Right(next.run(ctx))
+        };
+        crate::chain::log_bridge::scoped(bridge, run)
+    }
+}
+
+/// The endpoint a server runs: tracing outermost, then the static chain, then the dynamic
+/// slot, then the dispatcher.
+pub type Composed<C, H> = Layered<MaybeTraced, <C as Chain>::Wrapped<DynLayers<Dispatcher<H>>>>;
+
+/// Builds a [`Server`].
+///
+/// ```
+/// use mcp_runtime::{Server, McpError};
+/// use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Args { query: String }
+///
+/// let server = Server::builder("bookshop", "1.0.0")
+///     .tool(
+///         Tool::new("search_books").with_input_schema(serde_json::json!({
+///             "type": "object",
+///             "properties": {"query": {"type": "string"}},
+///             "required": ["query"]
+///         })),
+///         |_ctx, args: Args| async move {
+///             Ok::<_, McpError>(CallToolResult::success(vec![ContentBlock::text(format!(
+///                 "Found 3 books matching '{}'.",
+///                 args.query
+///             ))]))
+///         },
+///     )
+///     .build();
+/// # let _ = server;
+/// ```
+pub struct ServerBuilder<C = (), H = Registry> {
+    identity: ServerIdentity,
+    options: ServerOptions,
+    handler: H,
+    chain: C,
+    dyn_layers: Vec<Arc<dyn DynMiddleware>>,
+    filters: Vec<Arc<dyn MessageFilter>>,
+    tracing: bool,
+    errors: Vec<String>,
+    /// Change notifications: `None` = off (see `subscriptions.rs`).
+    bus: Option<Arc<dyn crate::features::subscriptions::SubscriptionBus>>,
+    max_listens: usize,
+    cache: crate::dispatch::caching::CachePolicy,
+    skills: Option<Arc<crate::features::skills::SkillSet>>,
+    tasks: TaskSetup,
+}
+
+/// What the builder was told about tasks (`crate::features::tasks`).
+#[derive(Default)]
+struct TaskSetup {
+    store: Option<Arc<dyn crate::features::tasks::TaskStore>>,
+    options: crate::features::tasks::TaskOptions,
+    notifier: Option<Arc<dyn crate::features::tasks::TaskNotifier>>,
+}
+
+/// Why a server could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError(pub Vec<String>);
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join("; "))
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Methods the kernel answers itself: registering them is a mistake.
+const RESERVED: &[&str] = &[
+    "initialize",
+    "notifications/initialized",
+    "ping",
+    "logging/setLevel",
+];
+
+impl Server<(), Registry> {
+    /// A builder for a server named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            identity: ServerIdentity {
+                info: Implementation {
+                    name: name.into(),
+                    version: version.into(),
+                    ..Default::default()
+                },
+                instructions: None,
+                supported: SupportedVersions::all(),
+                page_size: 100,
+                extra_capabilities: ServerCapabilities::default(),
+                request_state: crate::session::request_state::RequestStateConfig::default(),
+            },
+            options: ServerOptions::default(),
+            handler: Registry::default(),
+            chain: (),
+            dyn_layers: Vec::new(),
+            filters: Vec::new(),
+            tracing: true,
+            errors: Vec::new(),
+            bus: None,
+            max_listens: crate::features::subscriptions::DEFAULT_MAX_LISTENS,
+            cache: Default::default(),
+            skills: None,
+            tasks: TaskSetup::default(),
+        }
+    }
+}
+
+impl<C: Chain> ServerBuilder<C, Registry> {
+    /// Registers a tool whose arguments decode into `A`. Arguments that do not decode give
+    /// an `isError` result naming the field and the expected type; the handler is not run.
+    pub fn tool<A, F, Fut>(mut self, tool: Tool, handler: F) -> Self
+    where
+        A: serde::de::DeserializeOwned + Send + 'static,
+        F: Fn(Context, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
+        self.check_name(&tool.name);
+        let handler = Arc::new(handler);
+        self.handler
+            .add_tool(tool, move |ctx, args: Option<Box<RawValue>>| {
+                let handler = handler.clone();
+                async move {
+                    match decode_arguments::<A>(args.as_deref()) {
+                        Ok(a) => handler(ctx, a).await,
+                        Err(bad) => Ok(bad),
+                    }
+                }
+            });
+        self
+    }
+
+    /// Registers a tool whose hand-written `inputSchema` is enforced: arguments are checked
+    /// against it before the handler runs (failure: an `isError` result naming the path).
+    /// Feature `schema-validation`.
+    #[cfg(feature = "schema-validation")]
+    pub fn tool_with_schema<F, Fut>(mut self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Context, serde_json::Map<String, serde_json::Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
+        self.check_name(&tool.name);
+        match SchemaChecked::new(&tool.input_schema) {
+            Ok(checker) => {
+                let checker = Arc::new(checker);
+                let handler = Arc::new(handler);
+                self.handler
+                    .add_tool(tool, move |ctx, args: Option<Box<RawValue>>| {
+                        let (checker, handler) = (checker.clone(), handler.clone());
+                        async move {
+                            match checker.check(args.as_deref()) {
+                                Ok(map) => handler(ctx, map).await,
+                                Err(bad) => Ok(bad),
+                            }
+                        }
+                    });
+            }
+            Err(e) => self
+                .errors
+                .push(format!("tool `{}`: invalid inputSchema: {e}", tool.name)),
+        }
+        self
+    }
+
+    /// Direct access to the dynamic table (prompts, resources, raw tools).
+    pub fn registry(mut self, f: impl FnOnce(&mut Registry)) -> Self {
+        f(&mut self.handler);
+        self
+    }
+
+    /// Refuses to register the methods the kernel owns (`initialize` and friends).
+    ///
+    /// Wrapping `initialize` is what middleware is for: a layer sees it like any request.
+    pub fn method_handler(mut self, method: &str) -> Self {
+        if RESERVED.contains(&method) {
+            self.errors.push(format!(
+                "`{method}` cannot be registered as a handler: the kernel answers it; \
+                 add a middleware to observe or wrap it"
+            ));
+        } else {
+            self.errors.push(format!(
+                "custom method handlers are not supported yet: `{method}`"
+            ));
+        }
+        self
+    }
+
+    fn check_name(&mut self, name: &str) {
+        let valid = (1..=128).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        if !valid {
+            self.errors.push(format!(
+                "tool name {name:?} is invalid: use 1-128 of A-Z a-z 0-9 _ - ."
+            ));
+        }
+    }
+}
+
+impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
+    /// Uses a handler table of your own (the macros generate one).
+    pub fn handler<H2: ServerHandler>(self, handler: H2) -> ServerBuilder<C, H2> {
+        ServerBuilder {
+            identity: self.identity,
+            options: self.options,
+            handler,
+            chain: self.chain,
+            dyn_layers: self.dyn_layers,
+            filters: self.filters,
+            tracing: self.tracing,
+            errors: self.errors,
+            bus: self.bus,
+            max_listens: self.max_listens,
+            cache: self.cache,
+            skills: self.skills,
+            tasks: self.tasks,
+        }
+    }
+
+    /// Sets the static middleware chain: a tuple of middleware, element 0 outermost.
+    pub fn layers<C2: Chain>(self, chain: C2) -> ServerBuilder<C2, H> {
+        ServerBuilder {
+            identity: self.identity,
+            options: self.options,
+            handler: self.handler,
+            chain,
+            dyn_layers: self.dyn_layers,
+            filters: self.filters,
+            tracing: self.tracing,
+            errors: self.errors,
+            bus: self.bus,
+            max_listens: self.max_listens,
+            cache: self.cache,
+            skills: self.skills,
+            tasks: self.tasks,
+        }
+    }
+
+    /// Adds a boxed middleware to the dynamic slot (inside the static chain; first added
+    /// outermost).
+    pub fn middleware(mut self, m: impl DynMiddleware) -> Self {
+        self.dyn_layers.push(Arc::new(m));
+        self
+    }
+
+    /// Adds a raw message filter.
+    pub fn filter(mut self, f: impl MessageFilter) -> Self {
+        self.filters.push(Arc::new(f));
+        self
+    }
+
+    /// Turns the default tracing layer off.
+    pub fn without_tracing(mut self) -> Self {
+        self.tracing = false;
+        self
+    }
+
+    /// Serves a tree of Agent Skills through the skills extension
+    /// (`io.modelcontextprotocol/skills`): `skills/list`, `skills/get`,
+    /// `resources/directory/read` and the `skill://` files through `resources/read`. The
+    /// extension is advertised (2026-07-28) only when this is called.
+    pub fn skills(mut self, skills: crate::features::skills::SkillSet) -> Self {
+        self.skills = Some(Arc::new(skills));
+        self
+    }
+
+    /// Sets how multi-round-trip `requestState` is sealed (keys, expiry, round limit,
+    /// audience); see [`crate::session::request_state`].
+    pub fn request_state(
+        mut self,
+        config: crate::session::request_state::RequestStateConfig,
+    ) -> Self {
+        self.identity.request_state = config;
+        self
+    }
+
+    /// Checks while building that `T` is a valid elicitation form for
+    /// [`Context::elicit`](crate::Context::elicit): otherwise [`ServerBuilder::try_build`]
+    /// fails naming the field and the reason.
+    pub fn elicitation_form<T>(mut self) -> Self
+    where
+        T: schemars::JsonSchema + serde::de::DeserializeOwned + 'static,
+    {
+        if let Err(e) = crate::context::elicit_schema::form_schema::<T>() {
+            self.errors.push(e.to_string());
+        }
+        self
+    }
+
+    /// Sets the `instructions` sent to clients.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.identity.instructions = Some(text.into());
+        self
+    }
+
+    /// Narrows the revisions served (both `initialize` and `server/discover`).
+    pub fn supported_versions(mut self, versions: SupportedVersions) -> Self {
+        self.identity.supported = versions;
+        self
+    }
+
+    /// Sets the page size of list results.
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.identity.page_size = n.max(1);
+        self
+    }
+
+    /// Sets limits and timeouts.
+    pub fn options(mut self, options: ServerOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Changes the server's `Implementation` (title, icons, ...).
+    pub fn info(mut self, f: impl FnOnce(&mut Implementation)) -> Self {
+        f(&mut self.identity.info);
+        self
+    }
+
+    /// Turns change notifications on or off (default off): `subscriptions/listen` (2026),
+    /// `resources/subscribe` and `*/list_changed` on legacy sessions, and the `listChanged`
+    /// / `subscribe` capabilities that promise them. On, events fan out through an
+    /// [`InMemoryBus`](crate::InMemoryBus) unless [`subscription_bus`](Self::subscription_bus)
+    /// names another.
+    pub fn subscriptions(mut self, on: bool) -> Self {
+        self.bus = match (on, self.bus.take()) {
+            (false, _) => None,
+            (true, Some(bus)) => Some(bus),
+            (true, None) => Some(Arc::new(
+                crate::features::subscriptions::InMemoryBus::default(),
+            )),
+        };
+        self
+    }
+
+    /// Turns change notifications on, fanned out through `bus`.
+    pub fn subscription_bus(
+        mut self,
+        bus: impl crate::features::subscriptions::SubscriptionBus,
+    ) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
+    /// The most `subscriptions/listen` streams open at once (default 1024); one more is
+    /// refused with `-32000`. On HTTP a listen holds no in-flight slot, so this is its bound.
+    pub fn max_listens(mut self, n: usize) -> Self {
+        self.max_listens = n;
+        self
+    }
+
+    /// The default caching hint of every cacheable 2026 result (otherwise `ttlMs: 0`,
+    /// `cacheScope: "private"`).
+    pub fn cache_hint(mut self, hint: crate::dispatch::caching::CacheHint) -> Self {
+        self.cache.set_default(hint);
+        self
+    }
+
+    /// The caching hint of one method's results (`tools/list`, `resources/read`, ...).
+    pub fn cache_hint_for(
+        mut self,
+        method: &str,
+        hint: crate::dispatch::caching::CacheHint,
+    ) -> Self {
+        if let Err(m) = self.cache.set_method(method, hint) {
+            self.errors.push(format!(
+                "`{m}` has no cacheable result: no caching hint applies"
+            ));
+        }
+        self
+    }
+
+    /// The caching hint of reads of resource `uri` (wins over the method's and the default).
+    pub fn resource_cache_hint(
+        mut self,
+        uri: impl Into<String>,
+        hint: crate::dispatch::caching::CacheHint,
+    ) -> Self {
+        self.cache.set_resource(uri, hint);
+        self
+    }
+
+    /// Keeps tasks in `store` instead of the default [`InMemoryTaskStore`]; also turns the
+    /// task methods on when no tool declares task support.
+    ///
+    /// [`InMemoryTaskStore`]: crate::features::tasks::InMemoryTaskStore
+    pub fn task_store(mut self, store: impl crate::features::tasks::TaskStore) -> Self {
+        self.tasks.store = Some(Arc::new(store));
+        self
+    }
+
+    /// Sets task retention, polling interval and `tasks/list` page size.
+    pub fn task_options(mut self, options: crate::features::tasks::TaskOptions) -> Self {
+        self.tasks.options = options;
+        self
+    }
+
+    /// Sends 2026 task changes to `notifier` (the subscription bus of the listen streams).
+    pub fn task_notifier(mut self, notifier: impl crate::features::tasks::TaskNotifier) -> Self {
+        self.tasks.notifier = Some(Arc::new(notifier));
+        self
+    }
+
+    /// Builds the server, or says what is wrong.
+    pub fn try_build(self) -> Result<Server<C, H>, BuildError> {
+        if !self.errors.is_empty() {
+            return Err(BuildError(self.errors));
+        }
+        if self.identity.supported.is_empty() {
+            return Err(BuildError(vec!["no protocol revision is supported".into()]));
+        }
+        let identity = Arc::new(self.identity);
+        let explicit_notifier = self.tasks.notifier.is_some();
+        let tasks = self.tasks.build(self.handler.tools());
+        let (handler, handle) =
+            crate::features::handle::cell_and_handle(self.handler, self.bus, self.max_listens);
+        if let Some(engine) = &tasks
+            && !explicit_notifier
+            && handle.subscriptions_enabled()
+        {
+            // 2026 task changes reach the listen streams whose `taskIds` name the task.
+            let bus = handle.clone();
+            engine.set_notifier(Arc::new(move |e: crate::features::tasks::TaskEvent| {
+                bus.publish(crate::features::subscriptions::ServerEvent::task(
+                    e.task_id, e.params,
+                ));
+            }));
+        }
+        let header_schemas = handler.headers.clone();
+        let dispatcher = Dispatcher {
+            handler,
+            handle: handle.clone(),
+            cache: Arc::new(self.cache),
+            identity: identity.clone(),
+            server_info: Default::default(),
+            lists: Default::default(),
+            skills: self.skills,
+            tasks: tasks.clone(),
+        };
+        let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
+        let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
+        Ok(Server {
+            handle,
+            kernel: Kernel {
+                endpoint: Arc::new(endpoint),
+                identity,
+                options: self.options,
+                filters: Filters::new(self.filters),
+                header_schemas,
+            },
+            tasks,
+        })
+    }
+
+    /// Builds the server; panics with the reasons when it is misconfigured.
+    pub fn build(self) -> Server<C, H> {
+        match self.try_build() {
+            Ok(s) => s,
+            Err(e) => panic!("invalid MCP server: {e}"),
+        }
+    }
+}
+
+/// A built server: serve it over stdio, any byte stream, or an in-memory pair.
+pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
+    pub(crate) kernel: Kernel<Composed<C, H>>,
+    pub(crate) handle: crate::features::handle::ServerHandle,
+    tasks: Option<Arc<crate::features::tasks::TaskEngine>>,
+}
+
+impl TaskSetup {
+    /// The engine, when a tool may run as a task or a store was given.
+    fn build(self, tools: &[Tool]) -> Option<Arc<crate::features::tasks::TaskEngine>> {
+        if self.store.is_none() && !crate::features::tasks::methods::any_task_tool(tools) {
+            return None;
+        }
+        let store = self
+            .store
+            .unwrap_or_else(|| Arc::new(crate::features::tasks::InMemoryTaskStore::default()));
+        let engine = crate::features::tasks::TaskEngine::new(store, self.options);
+        if let Some(n) = self.notifier {
+            engine.set_notifier(n);
+        }
+        Some(Arc::new(engine))
+    }
+}
+
+impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {
+    fn clone(&self) -> Self {
+        Self {
+            kernel: self.kernel.clone(),
+            handle: self.handle.clone(),
+            tasks: self.tasks.clone(),
+        }
+    }
+}
+
+impl<C: Chain, H: ServerHandler> Server<C, H> {
+    /// The handle for dynamic registration and change notifications while serving.
+    pub fn handle(&self) -> crate::features::handle::ServerHandle {
+        self.handle.clone()
+    }
+
+    /// The task engine, when the server runs tasks (to reach its store, or to attach a
+    /// notifier after building).
+    pub fn task_engine(&self) -> Option<&Arc<crate::features::tasks::TaskEngine>> {
+        self.tasks.as_ref()
+    }
+
+    /// Serves one connection over a reader and a writer until EOF.
+    pub async fn serve<R, W>(&self, reader: R, writer: W) -> std::io::Result<()>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.serve_buffered(
+            tokio::io::BufReader::new(reader),
+            writer,
+            CancellationToken::new(),
+        )
+        .await
+    }
+
+    /// Serves one connection; `stop` ends reading early (then in-flight work drains).
+    pub async fn serve_buffered<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        stop: CancellationToken,
+    ) -> std::io::Result<()>
+    where
+        R: AsyncBufRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.kernel.serve(reader, writer, stop).await
+    }
+
+    /// Serves stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then lets
+    /// in-flight requests finish within the grace period and flushes.
+    pub async fn serve_stdio(&self) -> std::io::Result<()> {
+        let stop = CancellationToken::new();
+        crate::server::stdio::stop_on_signals(stop.clone());
+        #[cfg(target_os = "linux")]
+        if let Some((reader, writer)) = crate::server::stdio::pipes() {
+            let reader = tokio::io::BufReader::with_capacity(64 * 1024, reader);
+            return self.serve_buffered(reader, writer, stop).await;
+        }
+        self.serve_buffered(
+            tokio::io::BufReader::with_capacity(64 * 1024, crate::server::stdio::Stdin::new()),
+            tokio::io::stdout(),
+            stop,
+        )
+        .await
+    }
+
+    /// Starts the server on one end of an in-memory pipe and returns the other end, for
+    /// tests and in-process clients.
+    pub fn serve_in_memory(&self) -> tokio::io::DuplexStream
+    where
+        C: 'static,
+    {
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let this = self.clone();
+        tokio::spawn(async move {
+            let (r, w) = tokio::io::split(server);
+            if let Err(e) = this.serve(r, w).await {
+                tracing::debug!(error = %e, "in-memory connection ended with an error");
+            }
+        });
+        client
+    }
+}

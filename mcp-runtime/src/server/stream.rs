@@ -1,0 +1,539 @@
+//! The connection kernel for byte streams (stdio, sockets, in-memory pairs).
+//!
+//! One reader loop per connection decodes frames and fixes the era from the first request;
+//! legacy `initialize` runs inline and commits the session only after the chain succeeds;
+//! every other request runs in its own task, at most `max_in_flight` at once (at the bound
+//! the reader stops reading: backpressure). One writer task owns the output, buffers and
+//! flushes when its queue drains.
+
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use std::time::Duration;
+
+use mcp_core::jsonrpc::{self, DecodeOptions, ErrorObject, Frame, Message, RequestId};
+use mcp_core::version::{Era, ProtocolVersion};
+use tokio::io::{AsyncBufRead, AsyncWrite};
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::chain::middleware::Endpoint;
+use crate::chain::request_run::{self, encode_outcome};
+use crate::common::error::{HandlerResult, Reply};
+use crate::common::extensions::Extensions;
+use crate::common::panic::CatchUnwind;
+use crate::context::peer::{ConnShared, Peer};
+use crate::context::{Context, ContextParts};
+use crate::session::intake::{self, InFlight};
+use crate::session::{ServerIdentity, Session, SessionState};
+use crate::wire::filter::Filters;
+use crate::wire::framing::{FrameReader, Framing, ReadEvent, write_frame};
+
+/// Limits and timeouts of a connection.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Requests handled at once; at the bound the reader stops reading.
+    pub max_in_flight: usize,
+    /// The largest frame accepted, in bytes.
+    pub max_frame: usize,
+    /// A per-request timeout (`None`: no limit). A timed-out request answers -32603.
+    pub request_timeout: Option<Duration>,
+    /// How long a server-to-client request waits for its answer.
+    pub peer_request_timeout: Duration,
+    /// On EOF or SIGTERM, how long in-flight requests may take to finish.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            max_in_flight: 256,
+            max_frame: 16 * 1024 * 1024,
+            request_timeout: None,
+            peer_request_timeout: Duration::from_secs(60),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Everything one connection's kernel needs, shared with its tasks.
+pub(crate) struct Kernel<E> {
+    pub(crate) endpoint: Arc<E>,
+    pub(crate) identity: Arc<ServerIdentity>,
+    pub(crate) options: ServerOptions,
+    pub(crate) filters: Filters,
+    /// The `inputSchema` of each tool whose schema carries `x-mcp-header` annotations, for
+    /// the 2026 HTTP header checks (`Mcp-Param-*`).
+    /// (Kept in step with dynamic registration.)
+    pub(crate) header_schemas: Arc<crate::handler::cell::HeaderSchemas>,
+}
+
+impl<E> Clone for Kernel<E> {
+    fn clone(&self) -> Self {
+        Self {
+            endpoint: self.endpoint.clone(),
+            identity: self.identity.clone(),
+            options: self.options.clone(),
+            filters: self.filters.clone(),
+            header_schemas: self.header_schemas.clone(),
+        }
+    }
+}
+
+/// Where the responses of one frame go: straight to the writer, or into a batch answer.
+#[derive(Clone)]
+enum Sink {
+    Direct,
+    Batch(Arc<Mutex<Vec<Vec<u8>>>>),
+}
+
+struct Conn {
+    shared: Arc<ConnShared>,
+    session: Session,
+    era: Mutex<Option<Era>>,
+    in_flight: InFlight,
+    shutdown: CancellationToken,
+}
+
+impl Conn {
+    async fn respond(&self, sink: &Sink, frame: Vec<u8>) {
+        match sink {
+            Sink::Direct => {
+                self.shared.send(frame).await;
+            }
+            Sink::Batch(items) => items.lock().expect("batch lock").push(frame),
+        }
+    }
+
+    /// Answers a request with its outcome (`None`: cancelled, nothing to send); logs the
+    /// error of a notification, which never reaches the wire (semantics item 15).
+    /// Returns the size of the answer sent (0: none).
+    async fn finish(
+        &self,
+        sink: &Sink,
+        id: Option<&RequestId>,
+        out: Option<HandlerResult>,
+    ) -> usize {
+        match (id, out) {
+            (Some(id), Some(out)) => {
+                let (frame, _) = encode_outcome(id, out);
+                let size = frame.len();
+                self.respond(sink, frame).await;
+                size
+            }
+            (None, Some(Err(e))) => {
+                tracing::warn!(error = %e, "error while handling a notification");
+                0
+            }
+            _ => 0,
+        }
+    }
+
+    async fn respond_error(&self, sink: &Sink, id: Option<&RequestId>, error: &ErrorObject) {
+        let mut out = Vec::new();
+        jsonrpc::write_error(&mut out, id, error);
+        self.respond(sink, out).await;
+    }
+}
+
+impl<E: Endpoint + 'static> Kernel<E> {
+    /// Serves one connection until EOF (or `stop` fires), then drains and returns.
+    pub(crate) async fn serve<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        stop: CancellationToken,
+    ) -> io::Result<()>
+    where
+        R: AsyncBufRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let mut frames = FrameReader::new(reader, self.options.max_frame);
+        // The writer learns the framing from the first frame read.
+        let framing = Arc::new(std::sync::OnceLock::<Framing>::new());
+        let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
+        let close_writer = CancellationToken::new();
+        let writer_task = tokio::spawn(write_loop(
+            writer,
+            rx,
+            close_writer.clone(),
+            framing.clone(),
+        ));
+        let conn = Arc::new(Conn {
+            shared: Arc::new(ConnShared::new(
+                tx,
+                self.options.peer_request_timeout,
+                self.filters.clone(),
+            )),
+            session: Arc::new(Mutex::new(SessionState::default())),
+            era: Mutex::new(None),
+            in_flight: InFlight::default(),
+            shutdown: CancellationToken::new(),
+        });
+        let tracker = TaskTracker::new();
+        let permits = Arc::new(Semaphore::new(self.options.max_in_flight.max(1)));
+        let mut result = Ok(());
+        loop {
+            // Backpressure: wait for a free slot before reading the next frame.
+            let Ok(permit) = permits.clone().acquire_owned().await else {
+                break;
+            };
+            let ev = tokio::select! {
+                ev = frames.next() => ev,
+                _ = stop.cancelled() => break,
+            };
+            if let Some(f) = frames.framing() {
+                let _ = framing.set(f);
+            }
+            let bytes = match ev {
+                Ok(ReadEvent::Frame(b)) => b,
+                Ok(ReadEvent::Eof) => break,
+                Ok(ReadEvent::Oversized { size }) => {
+                    tracing::warn!(
+                        size,
+                        limit = self.options.max_frame,
+                        "oversized frame skipped"
+                    );
+                    let err = ErrorObject::invalid_request(format!(
+                        "Invalid Request: message of {size} bytes exceeds the limit of {} bytes",
+                        self.options.max_frame
+                    ));
+                    conn.respond_error(&Sink::Direct, None, &err).await;
+                    continue;
+                }
+                Ok(ReadEvent::BadHeader) => {
+                    let err = ErrorObject::new(
+                        jsonrpc::PARSE_ERROR,
+                        "Parse error: bad Content-Length header",
+                    );
+                    conn.respond_error(&Sink::Direct, None, &err).await;
+                    continue;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            let bytes = match self.filters.incoming(bytes) {
+                Some(b) => b,
+                None => continue,
+            };
+            self.handle_frame(&conn, &tracker, bytes, permit).await;
+        }
+        // Shutdown: stop reading, let in-flight requests finish within the grace period
+        // (listen streams end now, with their closing result).
+        conn.shared.closing.cancel();
+        tracker.close();
+        if tokio::time::timeout(self.options.shutdown_grace, tracker.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("shutdown grace period over; cancelling in-flight requests");
+            conn.shutdown.cancel();
+            let _ = tokio::time::timeout(Duration::from_secs(1), tracker.wait()).await;
+        }
+        conn.shared.fail_all();
+        close_writer.cancel();
+        match writer_task.await {
+            Ok(Ok(())) => result,
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err(io::Error::other(e)),
+        }
+    }
+
+    async fn handle_frame(
+        &self,
+        conn: &Arc<Conn>,
+        tracker: &TaskTracker,
+        bytes: Vec<u8>,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) {
+        let allow_batch = conn.session.lock().expect("session lock").version
+            == Some(ProtocolVersion::V2025_03_26);
+        let opts = DecodeOptions {
+            allow_batch,
+            ..DecodeOptions::default()
+        };
+        // Decoded in place: what outlives the frame (params, ids) is copied out by the
+        // context, so the frame needs no shared copy.
+        match jsonrpc::decode(&bytes, opts) {
+            Frame::Single(Err(e)) => {
+                if e.should_reply() {
+                    conn.respond_error(&Sink::Direct, e.id.as_ref(), &e.error)
+                        .await;
+                }
+            }
+            Frame::Single(Ok(msg)) => {
+                self.handle_message(conn, tracker, msg, Sink::Direct, Some(permit))
+                    .await
+            }
+            Frame::Batch(items) => {
+                // Answer a batch with one array, after every request in it is done.
+                let collected = Arc::new(Mutex::new(Vec::new()));
+                let sink = Sink::Batch(collected.clone());
+                let batch_tracker = TaskTracker::new();
+                for item in items {
+                    match item {
+                        Err(e) => {
+                            if e.should_reply() {
+                                conn.respond_error(&sink, e.id.as_ref(), &e.error).await;
+                            }
+                        }
+                        Ok(msg) => {
+                            self.handle_message(conn, &batch_tracker, msg, sink.clone(), None)
+                                .await
+                        }
+                    }
+                }
+                batch_tracker.close();
+                let conn = conn.clone();
+                tracker.spawn(async move {
+                    batch_tracker.wait().await;
+                    drop(permit);
+                    let items = std::mem::take(&mut *collected.lock().expect("batch lock"));
+                    if items.is_empty() {
+                        return; // only notifications: nothing to answer
+                    }
+                    let mut out = vec![b'['];
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        out.extend_from_slice(item);
+                    }
+                    out.push(b']');
+                    conn.shared.send(out).await;
+                });
+            }
+        }
+    }
+
+    async fn handle_message(
+        &self,
+        conn: &Arc<Conn>,
+        tracker: &TaskTracker,
+        msg: Message<'_>,
+        sink: Sink,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) {
+        let (id, method, params) = match msg {
+            Message::Response(r) => {
+                if let Some(id) = r.id {
+                    let outcome = r.outcome.map(|raw| raw.to_owned());
+                    if !conn.shared.complete(&id, outcome) {
+                        tracing::debug!(%id, "response to an unknown request dropped");
+                    }
+                }
+                return;
+            }
+            Message::Request(r) => (Some(r.id), r.method, r.params),
+            Message::Notification(n) => (None, n.method, n.params),
+        };
+
+        // The first request fixes the era of the stream. A modern opening that fails its
+        // checks (say -32022 for a version we do not serve) fixes nothing, so the client can
+        // retry with another version or fall back to `initialize` on the same stream.
+        let supported = self.identity.supported;
+        let locked = *conn.era.lock().expect("era lock");
+        let era = match (locked, &id) {
+            (Some(e), _) => e,
+            (None, Some(_)) => intake::opening_era(supported, &method, params),
+            (None, None) => Era::Legacy,
+        };
+        let lock_era = || {
+            conn.era.lock().expect("era lock").get_or_insert(era);
+        };
+        if locked.is_none() && id.is_some() && era == Era::Legacy {
+            lock_era();
+        }
+        // Copied out of the frame once: the envelope and the context share this copy.
+        let shared_params = params.map(|p| Arc::new(p.to_owned()));
+        let admission = match era {
+            Era::Modern => {
+                intake::admit_modern(supported, id.as_ref(), &method, shared_params.as_ref())
+            }
+            Era::Legacy => {
+                let version = conn.session.lock().expect("session lock").version;
+                intake::admit_legacy(
+                    supported,
+                    version,
+                    id.as_ref(),
+                    &method,
+                    shared_params.as_ref(),
+                )
+            }
+        };
+        let (version, request_meta) = match admission {
+            Ok(a) => (a.version, a.meta),
+            Err(err) => {
+                if id.is_some() {
+                    conn.respond_error(&sink, id.as_ref(), &err).await;
+                }
+                return;
+            }
+        };
+        if locked.is_none() && id.is_some() && era == Era::Modern {
+            lock_era();
+        }
+
+        // Cancellation is applied before the chain sees the notification.
+        if id.is_none() && method == "notifications/cancelled" {
+            conn.in_flight.cancel_named(params);
+        }
+
+        // Not a child of the connection's shutdown token: most requests finish inline,
+        // and only the ones that wait watch the shutdown (`run_request`).
+        let cancel = CancellationToken::new();
+        let in_initialize = method == "initialize";
+        let ctx = Context::new(ContextParts {
+            method: &method,
+            params: shared_params,
+            id: id.clone(),
+            version,
+            era,
+            meta: request_meta,
+            session: Some(&conn.session),
+            extensions: Extensions::default(),
+            cancel: cancel.clone(),
+            peer: Peer {
+                conn: conn.shared.clone(),
+                out: None,
+                era,
+                in_initialize,
+                task: None,
+            },
+        });
+
+        if in_initialize && id.is_some() && era == Era::Legacy {
+            // Inline: nothing else is read until the chain returns; commit after success.
+            let out = self.run(ctx, &cancel).await;
+            if let Some(Ok(Reply::Result(raw))) = &out {
+                intake::commit_initialize(&conn.session, id.as_ref(), params, raw);
+            }
+            if let (Some(out), Some(id)) = (out, id.as_ref()) {
+                self.write_outcome(conn, &sink, id, out).await;
+            }
+            drop(permit);
+            return;
+        }
+
+        self.run_request(conn, tracker, ctx, cancel, id, sink, permit)
+            .await;
+    }
+
+    /// Runs one request or notification: answered inline when its chain completes on the
+    /// first poll (no task, no in-flight entry), else moved into a task of its own, tracked
+    /// for cancellation and shutdown (`request_run`).
+    #[allow(clippy::too_many_arguments)]
+    async fn run_request(
+        &self,
+        conn: &Arc<Conn>,
+        tracker: &TaskTracker,
+        ctx: Context,
+        cancel: CancellationToken,
+        id: Option<RequestId>,
+        sink: Sink,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) {
+        let mut chain = request_run::start(&self.endpoint, ctx);
+        if let Poll::Ready(out) = request_run::poll_once(&mut chain).await {
+            // Nobody else saw this request, so nothing can have cancelled it.
+            let sent = conn.finish(&sink, id.as_ref(), Some(out)).await;
+            drop(permit);
+            if sent >= request_run::LARGE_ANSWER {
+                // Let the writer start on a large answer before reading on: on a
+                // current-thread runtime it would otherwise wait for the input to drain.
+                tokio::task::yield_now().await;
+            }
+            return;
+        }
+        if let Some(id) = &id {
+            conn.in_flight.insert(id.clone(), cancel.clone());
+        }
+        let timeout = self.options.request_timeout;
+        let conn = conn.clone();
+        tracker.spawn(async move {
+            let run = request_run::finish(chain, &cancel, timeout);
+            tokio::pin!(run);
+            let out = tokio::select! {
+                biased;
+                out = &mut run => out,
+                // The grace period is over: the handler sees its token fire and may finish.
+                _ = conn.shutdown.cancelled() => {
+                    cancel.cancel();
+                    run.await
+                }
+            };
+            if let Some(id) = &id {
+                conn.in_flight.remove(id);
+            }
+            // A cancelled request sends nothing, even if its result arrived late.
+            if !cancel.is_cancelled() {
+                conn.finish(&sink, id.as_ref(), out).await;
+            }
+            drop(permit);
+        });
+    }
+
+    /// Runs the chain with panic catching, the optional timeout and cancellation.
+    /// `None` when the request was cancelled.
+    pub(crate) async fn run(
+        &self,
+        ctx: Context,
+        cancel: &CancellationToken,
+    ) -> Option<HandlerResult> {
+        let fut = CatchUnwind::new(self.endpoint.call(ctx));
+        request_run::finish(fut, cancel, self.options.request_timeout).await
+    }
+
+    async fn write_outcome(&self, conn: &Conn, sink: &Sink, id: &RequestId, out: HandlerResult) {
+        let (frame, _) = encode_outcome(id, out);
+        conn.respond(sink, frame).await;
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut w: W,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    close: CancellationToken,
+    framing: Arc<std::sync::OnceLock<Framing>>,
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(64 * 1024);
+    loop {
+        let first = tokio::select! {
+            biased;
+            m = rx.recv() => match m {
+                Some(m) => m,
+                None => return Ok(()),
+            },
+            _ = close.cancelled() => {
+                // Drain what is queued, then stop.
+                rx.close();
+                let f = *framing.get().unwrap_or(&Framing::Newline);
+                while let Ok(m) = rx.try_recv() {
+                    write_frame(&mut buf, f, &m);
+                }
+                if !buf.is_empty() {
+                    crate::wire::framing::flush_frames(&mut w, &buf).await?;
+                }
+                return Ok(());
+            }
+        };
+        let f = *framing.get().unwrap_or(&Framing::Newline);
+        write_frame(&mut buf, f, &first);
+        // Everything already queued shares one write and one flush.
+        while buf.len() < 1024 * 1024 {
+            match rx.try_recv() {
+                Ok(m) => write_frame(&mut buf, f, &m),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = crate::wire::framing::flush_frames(&mut w, &buf).await {
+            // The peer went away: nothing more can be written.
+            tracing::debug!(error = %e, "write failed; closing the writer");
+            return Err(e);
+        }
+        buf.clear();
+    }
+}

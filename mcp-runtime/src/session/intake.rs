@@ -1,0 +1,336 @@
+//! How a message enters a session, the same on every transport: the era it belongs to, the
+//! checks before the chain (the 2026 envelope and the revision it asks for, a request of
+//! one era on a connection of the other), cancellation, and the `initialize` commit.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::codec::{self, WireCodec};
+use mcp_core::jsonrpc::{ErrorObject, RequestId};
+use mcp_core::meta::{self, RequestMeta};
+use mcp_core::types::InitializeResult;
+use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use super::state::{ClientView, Session};
+
+/// What the checks before the chain decided about one message: run it with this revision
+/// and envelope, or answer the request with the error (the chain never sees it; a
+/// notification is dropped).
+pub(crate) type Admission = Result<Admitted, ErrorObject>;
+
+/// A message that may run: the revision it runs under and its envelope.
+#[derive(Debug)]
+pub(crate) struct Admitted {
+    pub(crate) version: Option<ProtocolVersion>,
+    pub(crate) meta: Option<RequestMeta>,
+}
+
+/// The era the first request of a stream opens: modern when it is not `initialize` and
+/// carries the 2026 envelope on a server that serves 2026. A server serving no modern
+/// revision answers a modern probe as a legacy server does (-32600, see [`admit_legacy`]):
+/// a -32022 would tell a dual-era client "modern, do not fall back".
+pub(crate) fn opening_era(
+    supported: SupportedVersions,
+    method: &str,
+    params: Option<&RawValue>,
+) -> Era {
+    if method != "initialize" && supported.serves_modern() && carries_envelope(params) {
+        Era::Modern
+    } else {
+        Era::Legacy
+    }
+}
+
+/// Whether `params` carry the 2026 `_meta` envelope: a `_meta` object with an
+/// `io.modelcontextprotocol/protocolVersion` of any non-null value, as
+/// [`meta::carries_modern_envelope`] reads it (a scan that decodes nothing where it can be
+/// sure, then the parse). Params that surely hold no `_meta` are answered by one search.
+pub(crate) fn carries_envelope(params: Option<&RawValue>) -> bool {
+    !without_meta(params) && meta::carries_modern_envelope(params)
+}
+
+/// The checks of a 2026 message before the chain: `initialize` does not exist there; a
+/// request's envelope must be complete and ask for a revision the server serves. A
+/// notification carries no required envelope: what it has is read, and the revision
+/// defaults to the latest. `params` are the copy the context will hold: the envelope
+/// shares it.
+pub(crate) fn admit_modern(
+    supported: SupportedVersions,
+    id: Option<&RequestId>,
+    method: &str,
+    params: Option<&Arc<Box<RawValue>>>,
+) -> Admission {
+    if id.is_none() {
+        let meta = params.and_then(|p| RequestMeta::from_shared_params(p).ok().flatten());
+        let version = meta.as_ref().and_then(|m| m.version);
+        return Ok(Admitted {
+            version: Some(version.unwrap_or(ProtocolVersion::LATEST)),
+            meta,
+        });
+    }
+    if method == "initialize" {
+        return Err(initialize_refused(supported, params.map(|p| &***p)));
+    }
+    check_envelope(supported, params).map(|(version, meta)| Admitted {
+        version: Some(version),
+        meta: Some(meta),
+    })
+}
+
+/// A 2026 request's envelope and the revision it asks for.
+pub(crate) fn check_envelope(
+    supported: SupportedVersions,
+    params: Option<&Arc<Box<RawValue>>>,
+) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
+    let meta = WireCodec::for_era(Era::Modern)
+        .validate_shared_request(params)?
+        .unwrap_or_default();
+    codec::negotiate_modern(&meta, supported).map(|v| (v, meta))
+}
+
+/// The -32022 an `initialize` gets where only 2026 is spoken, naming the revision it
+/// offered (`data.requested`).
+pub(crate) fn initialize_refused(
+    supported: SupportedVersions,
+    params: Option<&RawValue>,
+) -> ErrorObject {
+    codec::unsupported_protocol_version(
+        supported.iter().map(ProtocolVersion::as_str),
+        &offered_protocol_version(params),
+    )
+}
+
+/// The checks of a legacy message before the chain. Its `_meta` is informational
+/// (progress token, trace context); a request carrying the 2026 envelope (other than
+/// `initialize`) does not belong on a legacy connection.
+pub(crate) fn admit_legacy(
+    supported: SupportedVersions,
+    session_version: Option<ProtocolVersion>,
+    id: Option<&RequestId>,
+    method: &str,
+    params: Option<&Arc<Box<RawValue>>>,
+) -> Admission {
+    // One parse of `_meta` serves both the envelope check and the context; the probe runs
+    // only when the envelope is malformed (a typed read fails).
+    let meta = legacy_meta(params);
+    let modern = match &meta {
+        Ok(m) => m.as_ref().is_some_and(RequestMeta::is_modern_envelope),
+        Err(_) => meta::carries_modern_envelope(params.map(|p| &***p)),
+    };
+    if id.is_some() && method != "initialize" && modern {
+        return Err(if supported.serves_modern() {
+            ErrorObject::invalid_request(
+                "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
+            )
+        } else {
+            ErrorObject::invalid_request(format!(
+                "Invalid Request: this server speaks only the initialize handshake ({})",
+                supported.strings().join(", ")
+            ))
+        });
+    }
+    Ok(Admitted {
+        version: session_version,
+        meta: meta.ok().flatten(),
+    })
+}
+
+/// The `_meta` of a legacy message, parsed only when the params may hold one.
+pub(crate) fn legacy_meta(
+    params: Option<&Arc<Box<RawValue>>>,
+) -> Result<Option<RequestMeta>, ErrorObject> {
+    match params {
+        Some(p) if !without_meta(Some(&***p)) => RequestMeta::from_shared_params(p),
+        _ => Ok(None),
+    }
+}
+
+/// Whether `params` surely hold no `_meta` member, found without parsing them: a key that
+/// decodes to `_meta` is either spelled so or written with an escape. Most legacy requests
+/// carry none, and this scan is far cheaper than the parse that looks for it.
+pub(crate) fn without_meta(params: Option<&RawValue>) -> bool {
+    // Vectorized searches (the params may hold a large argument); the searcher is built once.
+    static META: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("_meta"));
+    params.is_none_or(|p| {
+        let text = p.get().as_bytes();
+        memchr::memchr(b'\\', text).is_none() && META.find(text).is_none()
+    })
+}
+
+/// The `protocolVersion` an `initialize` offered (`data.requested` of the -32022 it gets on
+/// a modern connection); empty when the params carry none.
+pub(crate) fn offered_protocol_version(params: Option<&RawValue>) -> String {
+    #[derive(serde::Deserialize)]
+    struct Offer {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    params
+        .and_then(|p| serde_json::from_str::<Offer>(p.get()).ok())
+        .map(|o| o.protocol_version)
+        .unwrap_or_default()
+}
+
+fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        #[serde(rename = "requestId")]
+        request_id: Option<RequestId>,
+    }
+    serde_json::from_str::<P>(params?.get()).ok()?.request_id
+}
+
+/// Commits the session from the `InitializeResult` actually sent (semantics item 21) and the
+/// client as the dispatcher saw it (after any rewrite), falling back to the original params
+/// when a middleware answered on its own.
+pub(crate) fn commit_initialize(
+    session: &Session,
+    id: Option<&RequestId>,
+    params: Option<&RawValue>,
+    raw: &RawValue,
+) {
+    let Ok(result) = serde_json::from_str::<InitializeResult>(raw.get()) else {
+        tracing::warn!("initialize result did not decode; connection stays uninitialized");
+        return;
+    };
+    let Some(version) = ProtocolVersion::parse(&result.protocol_version) else {
+        tracing::warn!(version = %result.protocol_version, "initialize answered an unknown version");
+        return;
+    };
+    let mut s = session.lock().expect("session lock");
+    let client = match s.pending_init.take() {
+        Some((pid, client)) if Some(&pid) == id => client,
+        _ => {
+            let p = params.and_then(|p| {
+                serde_json::from_str::<mcp_core::types::InitializeParams>(p.get()).ok()
+            });
+            Arc::new(ClientView {
+                info: p.as_ref().map(|p| p.client_info.clone()),
+                capabilities: p.map(|p| p.capabilities).unwrap_or_default(),
+            })
+        }
+    };
+    s.version = Some(version);
+    s.client = Some(client);
+    s.initialized = true;
+}
+
+/// The requests of one session still running, by id: what `notifications/cancelled` names.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight(Mutex<HashMap<RequestId, CancellationToken>>);
+
+impl InFlight {
+    /// Records a request that is now running.
+    pub(crate) fn insert(&self, id: RequestId, cancel: CancellationToken) {
+        self.0.lock().expect("in-flight lock").insert(id, cancel);
+    }
+
+    /// Whether no request is running.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.lock().expect("in-flight lock").is_empty()
+    }
+
+    /// Forgets a request that ended.
+    pub(crate) fn remove(&self, id: &RequestId) {
+        self.0.lock().expect("in-flight lock").remove(id);
+    }
+
+    /// Cancels and forgets every request (the session ends).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn cancel_all(&self) {
+        let all = std::mem::take(&mut *self.0.lock().expect("in-flight lock"));
+        for token in all.into_values() {
+            token.cancel();
+        }
+    }
+
+    /// Applies a `notifications/cancelled` (its `params`): the request it names, if still
+    /// running, sees its token fire and is forgotten.
+    pub(crate) fn cancel_named(&self, params: Option<&RawValue>) {
+        let Some(target) = cancelled_request_id(params) else {
+            return;
+        };
+        let token = self.0.lock().expect("in-flight lock").remove(&target);
+        if let Some(token) = token {
+            token.cancel();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn without_meta_is_sure_only_when_no_key_can_decode_to_meta() {
+        assert!(without_meta(None));
+        assert!(without_meta(Some(&raw(
+            r#"{"name":"add","arguments":{"a":1}}"#
+        ))));
+        assert!(!without_meta(Some(&raw(
+            r#"{"_meta":{"progressToken":1}}"#
+        ))));
+        // An escaped key may decode to `_meta`: the full parse decides.
+        assert!(!without_meta(Some(&raw(
+            r#"{"\u005fmeta":{"progressToken":1}}"#
+        ))));
+        // The parse it stands for agrees on what it lets through.
+        let escaped = raw(r#"{"\u005fmeta":{"progressToken":7}}"#);
+        assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
+    }
+
+    #[test]
+    fn envelope_scan_answers_as_the_parse() {
+        let pv = r#""io.modelcontextprotocol/protocolVersion""#;
+        let cases = [
+            "{}".to_owned(),
+            format!(r#"{{"name":"add","_meta":{{{pv}:"2026-07-28"}},"arguments":{{}}}}"#),
+            format!(r#"{{"_meta":{{"progressToken":1,{pv}:5}}}}"#),
+            format!(r#"{{"_meta":{{{pv}:null}}}}"#),
+            r#"{"_meta":{"progressToken":1}}"#.to_owned(),
+            r#"{"_meta":null}"#.to_owned(),
+            format!(r#"{{"_meta":[{pv}]}}"#),
+            r#"{"_meta":"2026-07-28"}"#.to_owned(),
+            // Left to the parse: repeats and escaped keys.
+            format!(r#"{{"_meta":{{{pv}:"a",{pv}:"b"}}}}"#),
+            format!(r#"{{"_meta":{{}},"_meta":{{{pv}:"a"}}}}"#),
+            r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"a"}}"#.to_owned(),
+            "[1]".to_owned(),
+        ];
+        for c in &cases {
+            let p = raw(c);
+            let want = meta::carries_modern_envelope(Some(&p));
+            assert_eq!(carries_envelope(Some(&p)), want, "{c}");
+        }
+        assert!(carries_envelope(Some(&raw(&cases[1]))));
+        assert!(carries_envelope(Some(&raw(&cases[10]))));
+        assert!(!carries_envelope(None));
+    }
+
+    #[test]
+    fn meta_pre_check_never_misses_a_meta() {
+        for (params, may) in [
+            (r#"{"name":"add","arguments":{"a":1}}"#, false),
+            (r#"{"_meta":{"progressToken":1}}"#, true),
+            // An escape could spell the name: the full parse decides.
+            (r#"{"\u005fmeta":{"progressToken":1}}"#, true),
+        ] {
+            let p = raw(params);
+            assert_eq!(!without_meta(Some(&p)), may, "{params}");
+            if !may {
+                assert!(RequestMeta::from_params(Some(&p)).unwrap().is_none());
+            }
+        }
+        let escaped = raw(r#"{"\u005fmeta":{"progressToken":1}}"#);
+        assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
+        assert!(without_meta(None));
+    }
+}
