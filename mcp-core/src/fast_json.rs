@@ -1,20 +1,13 @@
-//! Hand-written JSON encoding for the payload-heavy hot path: string literals escaped in one
-//! word-at-a-time pass, and [`CallToolResult`] written straight into a buffer.
+//! Hand-written JSON for the payload-heavy hot path: string literals escaped in one
+//! word-at-a-time pass, and members of an object found without decoding it.
+//!
+//! Private to the crate and below everything else in it (it imports nothing of it): the
+//! types, the frame decoder, the envelope and the header checks each keep their fast path
+//! private inside the one public function it speeds up.
 //!
 //! serde_json escapes strings byte by byte (a table lookup per byte); for a tool that returns
 //! a large text that loop is most of the cost of the answer. The output here is byte for
 //! byte what `serde_json::to_vec` writes (the tests compare them), so either may be used.
-//!
-//! ```
-//! let mut out = Vec::new();
-//! mcp_core::fast_json::write_str(&mut out, "a \"quoted\"\nline");
-//! assert_eq!(out, br#""a \"quoted\"\nline""#);
-//! ```
-
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::types::{CallToolResult, ContentBlock, Meta, ResultType};
 
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
@@ -93,69 +86,6 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// The members of a [`CallToolResult`] after `content`, with the same names and skip rules,
-/// so serde writes them exactly as the derived encoding does.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct AfterContent<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    structured_content: &'a Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_error: &'a Option<bool>,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: &'a Option<Meta>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    result_type: &'a Option<ResultType>,
-}
-
-/// Appends `result` as JSON, the same bytes as `serde_json::to_writer(out, result)`.
-///
-/// Plain text blocks (no annotations, no `_meta`) have their text escaped by [`write_str`];
-/// every other part goes through serde.
-pub fn write_call_tool_result(
-    out: &mut Vec<u8>,
-    result: &CallToolResult,
-) -> Result<(), serde_json::Error> {
-    let text_len: usize = result
-        .content
-        .iter()
-        .map(|b| b.as_text().map_or(0, str::len))
-        .sum();
-    out.reserve(text_len + 64);
-    out.extend_from_slice(b"{\"content\":[");
-    for (i, block) in result.content.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        match block {
-            ContentBlock::Text(t) if t.annotations.is_none() && t.meta.is_none() => {
-                out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
-                write_str(out, &t.text);
-                out.push(b'}');
-            }
-            other => serde_json::to_writer(&mut *out, other)?,
-        }
-    }
-    out.push(b']');
-    let rest = AfterContent {
-        structured_content: &result.structured_content,
-        is_error: &result.is_error,
-        meta: &result.meta,
-        result_type: &result.result_type,
-    };
-    let mark = out.len();
-    serde_json::to_writer(&mut *out, &rest)?;
-    if out.len() - mark == 2 {
-        // `{}`: nothing after `content`.
-        out.truncate(mark);
-        out.push(b'}');
-    } else {
-        // `{"isError":true,…}` continues the object: its `{` becomes a `,`.
-        out[mark] = b',';
-    }
-    Ok(())
-}
-
 /// [`find_member`] could not answer without decoding: the text is not an object, a key has
 /// escapes (it might spell the wanted one), or the wanted key appears twice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,14 +97,6 @@ pub struct NeedsParse;
 ///
 /// `object` should be valid JSON (the text of a `RawValue`, which serde has checked); for
 /// other text the answer is unspecified, but this never panics.
-///
-/// ```
-/// use mcp_core::fast_json::{NeedsParse, find_member};
-/// let params = r#"{"name":"echo","arguments":{"text":"}\"{"},"_meta":{"k":1}}"#;
-/// assert_eq!(find_member(params, "_meta"), Ok(Some(r#"{"k":1}"#)));
-/// assert_eq!(find_member(params, "task"), Ok(None));
-/// assert_eq!(find_member(r#"{"_m\u0065ta":1}"#, "_meta"), Err(NeedsParse));
-/// ```
 pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, NeedsParse> {
     // The one-key case of the shared walk.
     find_members(object, [key]).map(|[v]| v)
@@ -185,13 +107,6 @@ pub fn find_member<'a>(object: &'a str, key: &str) -> Result<Option<&'a str>, Ne
 ///
 /// [`NeedsParse`] as for [`find_member`], and when any one of `keys` appears twice (a serde
 /// probe of those keys fails on that).
-///
-/// ```
-/// use mcp_core::fast_json::{NeedsParse, find_members};
-/// let params = r#"{"name":"add","arguments":{"a":1}}"#;
-/// assert_eq!(find_members(params, ["name", "_meta"]), Ok([Some(r#""add""#), None]));
-/// assert_eq!(find_members(r#"{"a":1,"a":2}"#, ["a", "b"]), Err(NeedsParse));
-/// ```
 pub fn find_members<'a, const N: usize>(
     object: &'a str,
     keys: [&str; N],
@@ -210,15 +125,6 @@ pub fn find_members<'a, const N: usize>(
 /// [`find_members`], and in the same pass the member `inner.1` of the value of
 /// `keys[inner.0]` when that value is an object (`None` when it is not, or lacks the key):
 /// what [`find_member`] would find in it, read without walking the object twice.
-///
-/// ```
-/// use mcp_core::fast_json::find_members_nested;
-/// let params = r#"{"name":"add","_meta":{"progressToken":7},"arguments":{}}"#;
-/// assert_eq!(
-///     find_members_nested(params, ["name", "_meta"], (1, "progressToken")),
-///     Ok(([Some(r#""add""#), Some(r#"{"progressToken":7}"#)], Some("7")))
-/// );
-/// ```
 pub fn find_members_nested<'a, const N: usize>(
     object: &'a str,
     keys: [&str; N],
@@ -425,7 +331,6 @@ fn value_end(b: &[u8], mut i: usize) -> Result<usize, NeedsParse> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{Annotations, ImageContent, TextContent};
 
     fn serde_str(s: &str) -> Vec<u8> {
         serde_json::to_vec(s).unwrap()
@@ -469,51 +374,6 @@ mod tests {
             }
         }
         assert_eq!(fast_str(&s), serde_str(&s));
-    }
-
-    fn same_as_serde(r: &CallToolResult) {
-        let mut out = Vec::new();
-        write_call_tool_result(&mut out, r).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            serde_json::to_string(r).unwrap()
-        );
-    }
-
-    #[test]
-    fn call_tool_results_encode_as_the_derived_serialization() {
-        same_as_serde(&CallToolResult::default());
-        same_as_serde(&CallToolResult::success(vec![ContentBlock::text(
-            "a \"b\"\n".repeat(100),
-        )]));
-        let mut meta = Meta::new();
-        meta.insert("k".into(), serde_json::json!({"x": [1, 2]}));
-        let annotated = ContentBlock::Text(TextContent {
-            text: "t".into(),
-            annotations: Some(Annotations {
-                priority: Some(0.5),
-                ..Default::default()
-            }),
-            meta: Some(meta.clone()),
-        });
-        let image = ContentBlock::Image(ImageContent {
-            data: "AAAA".into(),
-            mime_type: "image/png".into(),
-            annotations: None,
-            meta: None,
-        });
-        same_as_serde(&CallToolResult {
-            content: vec![ContentBlock::text("one"), annotated, image],
-            structured_content: Some(serde_json::json!({"result": "ok"})),
-            is_error: Some(true),
-            meta: Some(meta),
-            result_type: Some(ResultType::Complete),
-        });
-        same_as_serde(&CallToolResult {
-            structured_content: Some(Value::Null),
-            ..CallToolResult::default()
-        });
-        same_as_serde(&CallToolResult::error("bad"));
     }
 
     #[test]

@@ -2,8 +2,6 @@
 //!
 //! - [`jsonrpc`]: JSON-RPC 2.0 ids, messages, errors, and decoding frames from bytes with
 //!   the right error for each failure.
-//! - [`fast_json`]: one-pass string escaping and the `tools/call` result written straight
-//!   into a buffer (the same bytes as serde_json).
 //! - [`version`]: the five revisions as an enumerated set, eras, `initialize` negotiation.
 //! - [`types`]: every request, result, notification and entity of every revision, with
 //!   version-aware serialization.
@@ -13,7 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod codec;
-pub mod fast_json;
+pub(crate) mod fast_json;
 pub mod headers;
 pub mod jsonrpc;
 pub mod meta;

@@ -971,13 +971,64 @@ impl RequestMeta {
 /// The kernel uses this to fix the era of a stream from its first request. It never fails:
 /// params that are not an object, or a `_meta` that is not an object, are "not modern".
 pub fn carries_modern_envelope(params: Option<&RawValue>) -> bool {
-    // One pass over the params: `_meta` is looked into where it stands, not captured first.
     let Some(params) = params else {
         return false;
     };
-    params.get().starts_with('{')
-        && serde_json::from_str::<EnvelopeProbe>(params.get())
-            .is_ok_and(|p| p.meta.is_some_and(|m| m.0))
+    scan_envelope(params.get()).unwrap_or_else(|| probe_envelope(params.get()))
+}
+
+/// [`carries_modern_envelope`] by a scan that decodes nothing; `None` where only a parse can
+/// be sure (escaped keys, repeated members, text that is no object).
+fn scan_envelope(params: &str) -> Option<bool> {
+    let ([meta], version) =
+        crate::fast_json::find_members_nested(params, ["_meta"], (0, PROTOCOL_VERSION)).ok()?;
+    // A `_meta` that is not an object reads as "not modern", as it fails the probe.
+    Some(meta.is_some_and(|m| m.starts_with('{')) && !matches!(version, None | Some("null")))
+}
+
+/// [`carries_modern_envelope`] by serde, in one pass over the params: `_meta` is looked into
+/// where it stands, not captured first.
+fn probe_envelope(params: &str) -> bool {
+    params.starts_with('{')
+        && serde_json::from_str::<EnvelopeProbe>(params).is_ok_and(|p| p.meta.is_some_and(|m| m.0))
+}
+
+/// Whether the text of one JSON-RPC message that did not decode as a valid one (a missing
+/// `jsonrpc`, a bad id, ...) is still a 2026-07-28 message: its method is not `initialize`
+/// and its `params` [carry the modern envelope](carries_modern_envelope). A transport asks
+/// this to answer an invalid message with the error of its era.
+///
+/// Never fails: text that is no JSON object is "not modern".
+pub fn message_carries_modern_envelope(message: &[u8]) -> bool {
+    !lacks_params_meta(message) && probe_message_envelope(message)
+}
+
+/// True when a scan finds no `params._meta` (or a `null` one) in a message's text: what a
+/// legacy message usually is, ruled out without a serde pass over a large argument.
+fn lacks_params_meta(message: &[u8]) -> bool {
+    use crate::fast_json::find_member;
+    let Ok(text) = std::str::from_utf8(message) else {
+        return false;
+    };
+    match find_member(text, "params") {
+        Ok(None) => true,
+        Ok(Some(params)) => matches!(find_member(params, "_meta"), Ok(None | Some("null"))),
+        Err(_) => false,
+    }
+}
+
+/// [`message_carries_modern_envelope`] by a serde probe of `method` and `params`.
+fn probe_message_envelope(message: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow, default)]
+        method: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        params: Option<&'a RawValue>,
+    }
+    serde_json::from_slice::<Probe<'_>>(message).is_ok_and(|p| {
+        p.method.as_deref() != Some("initialize") && carries_modern_envelope(p.params)
+    })
 }
 
 /// Stamps an outgoing 2026 client request: returns `params` with `_meta` carrying
@@ -1520,10 +1571,120 @@ mod tests {
                 false,
             ),
         ];
+        let mut scanned = 0;
         for (p, want) in table {
             let r = p.map(raw);
             assert_eq!(carries_modern_envelope(r.as_deref()), *want, "{p:?}");
+            // The scan, where it answers, and the probe agree.
+            if let Some(p) = p {
+                assert_eq!(probe_envelope(p), *want, "{p}");
+                if let Some(s) = scan_envelope(p) {
+                    assert_eq!(s, *want, "{p}");
+                    scanned += 1;
+                }
+            }
         }
+        assert!(scanned >= 8, "the scan answers the plain cases ({scanned})");
+    }
+
+    #[test]
+    fn envelope_scan_answers_as_the_probe() {
+        let pv = r#""io.modelcontextprotocol/protocolVersion""#;
+        let cases = [
+            "{}".to_owned(),
+            format!(r#"{{"name":"add","_meta":{{{pv}:"2026-07-28"}},"arguments":{{}}}}"#),
+            format!(r#"{{"_meta":{{"progressToken":1,{pv}:5}}}}"#),
+            format!(r#"{{"_meta":{{{pv}:null}}}}"#),
+            r#"{"_meta":{"progressToken":1}}"#.to_owned(),
+            r#"{"_meta":null}"#.to_owned(),
+            format!(r#"{{"_meta":[{pv}]}}"#),
+            r#"{"_meta":"2026-07-28"}"#.to_owned(),
+            format!(r#"{{"a":"}}\"{{","_meta":{{"x":{{"_meta":1}},{pv}:"v"}}}}"#),
+            // Left to the probe: repeats and escaped keys.
+            format!(r#"{{"_meta":{{{pv}:"a",{pv}:"b"}}}}"#),
+            format!(r#"{{"_meta":{{}},"_meta":{{{pv}:"a"}}}}"#),
+            r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"a"}}"#.to_owned(),
+            "[1]".to_owned(),
+        ];
+        let mut declined = 0;
+        for c in &cases {
+            match scan_envelope(c) {
+                Some(s) => assert_eq!(s, probe_envelope(c), "{c}"),
+                None => declined += 1,
+            }
+        }
+        assert_eq!(
+            declined, 4,
+            "only repeats, escapes and non-objects are left to the probe"
+        );
+        assert!(carries_modern_envelope(Some(&raw(&cases[1]))));
+        assert!(carries_modern_envelope(Some(&raw(&cases[8]))));
+        assert!(carries_modern_envelope(Some(&raw(&cases[11]))));
+    }
+
+    #[test]
+    fn invalid_messages_are_judged_by_their_method_and_params() {
+        let pv = PROTOCOL_VERSION;
+        let table = [
+            (
+                format!(
+                    r#"{{"method":"tools/call","params":{{"_meta":{{"{pv}":"2026-07-28"}}}}}}"#
+                ),
+                true,
+            ),
+            (
+                format!(
+                    r#"{{"id":null,"method":"ping","params":{{"a":[1],"_meta":{{"{pv}":"x"}}}}}}"#
+                ),
+                true,
+            ),
+            (
+                format!(
+                    r#"{{"method":"initialize","params":{{"_meta":{{"{pv}":"2026-07-28"}}}}}}"#
+                ),
+                false,
+            ),
+            (
+                r#"{"method":"tools/call","params":{"name":"a"}}"#.to_owned(),
+                false,
+            ),
+            (
+                r#"{"method":"tools/call","params":{"_meta":null}}"#.to_owned(),
+                false,
+            ),
+            (
+                r#"{"method":"tools/call","params":{"_meta":{}}}"#.to_owned(),
+                false,
+            ),
+            (r#"{"method":"tools/call"}"#.to_owned(), false),
+            // An escaped key: the scan cannot rule it out, the probe reads it.
+            (
+                format!(r#"{{"params":{{"_m\u0065ta":{{"{pv}":"v"}}}}}}"#),
+                true,
+            ),
+            // A repeated member, a truncated text, no JSON: the probe fails.
+            (
+                format!(r#"{{"params":{{"_meta":{{"{pv}":"v"}}}},"params":{{}}}}"#),
+                false,
+            ),
+            (
+                format!(r#"{{"method":"x","params":{{"_meta":{{"{pv}":"v"}}}}"#),
+                false,
+            ),
+            ("not json".to_owned(), false),
+        ];
+        let mut ruled_out = 0;
+        for (text, want) in &table {
+            let bytes = text.as_bytes();
+            assert_eq!(message_carries_modern_envelope(bytes), *want, "{text}");
+            // The scan rules out only what the probe rules out.
+            if lacks_params_meta(bytes) {
+                assert!(!probe_message_envelope(bytes), "{text}");
+                ruled_out += 1;
+            }
+        }
+        assert!(ruled_out >= 3, "the scan rules out the plain legacy cases");
+        assert!(!message_carries_modern_envelope(b"{\"params\":\xff}"));
     }
 
     #[test]

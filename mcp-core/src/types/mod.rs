@@ -313,6 +313,7 @@ pub use subscriptions::*;
 pub mod tools;
 pub use tools::*;
 pub mod prompts;
+mod tool_result_encoding;
 pub use prompts::*;
 pub mod completion;
 pub use completion::*;

@@ -1,84 +1,52 @@
-//! `tools/call` results encoded with [`mcp_core::fast_json`]: the bytes
-//! [`Dispatcher::shape`] writes, without serde's byte-at-a-time string escaping (for a large
-//! text answer, that escaping was most of the cost of the response).
+//! `tools/call` results shaped for the wire: adapted for the revision, stamped with
+//! `serverInfo` on modern ones, and encoded by the type's one encoder
+//! ([`CallToolResult::encode`], which keeps its long-text fast path private).
 
-use mcp_core::fast_json::write_call_tool_result;
-use mcp_core::meta::SERVER_INFO;
 use mcp_core::types::{Adapt, CallToolResult};
 use mcp_core::version::{Era, ProtocolVersion};
-use serde_json::value::RawValue;
 
 use super::dispatcher::{Dispatcher, ServerInfoStamp};
 use crate::common::error::{HandlerResult, Reply};
 
-/// Results with at least this much text take the one-pass encoder.
-const FAST_FROM: usize = 1024;
-
 impl<H: crate::handler::ServerHandler> Dispatcher<H> {
-    /// [`shape`](Self::shape) for a `tools/call` result: adapted for the revision, stamped
-    /// with `serverInfo` on modern ones, encoded in one pass.
+    /// [`shape`](Self::shape) for a `tools/call` result: the same bytes (the tests compare
+    /// them), written by the result's own encoder.
     pub(super) fn shape_tool_result(
         &self,
         mut value: CallToolResult,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
-        // A small result is cheaper through serde: the fast path ends with a check of the
-        // bytes (to make the `RawValue`) that costs more than it saves on a short text.
-        let text: usize = value
-            .content
-            .iter()
-            .filter_map(|b| b.as_text())
-            .map(str::len)
-            .sum();
-        if text < FAST_FROM {
-            return self.shape(value, version);
-        }
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         value.adapt(rev);
         let stamp = (rev.era() == Era::Modern).then(|| {
             self.server_info[rev as usize]
                 .get_or_init(|| ServerInfoStamp::new(&self.identity.info, rev))
         });
-        encode(value, stamp)
+        Ok(Reply::Result(value.encode(stamp.map(|s| &*s.meta))?))
     }
-}
-
-/// Encodes an adapted result, with the `serverInfo` stamp when there is one (written the
-/// way `shape` does: appended as `_meta`, or added to the result's own `_meta`).
-fn encode(mut value: CallToolResult, stamp: Option<&ServerInfoStamp>) -> HandlerResult {
-    let mut out = Vec::new();
-    match (stamp, &mut value.meta) {
-        (Some(stamp), None) => {
-            write_call_tool_result(&mut out, &value)?;
-            out.pop(); // the closing `}`: `_meta` comes last, as `Stamped` writes it
-            out.extend_from_slice(b",\"_meta\":");
-            out.extend_from_slice(stamp.meta.get().as_bytes());
-            out.push(b'}');
-        }
-        (Some(stamp), Some(meta)) => {
-            if !meta.contains_key(SERVER_INFO) {
-                meta.insert(SERVER_INFO.to_owned(), stamp.value.clone());
-            }
-            write_call_tool_result(&mut out, &value)?;
-        }
-        (None, _) => write_call_tool_result(&mut out, &value)?,
-    }
-    let json = String::from_utf8(out).expect("the encoder writes UTF-8");
-    Ok(Reply::Result(RawValue::from_string(json)?))
 }
 
 #[cfg(test)]
 mod tests {
+    use mcp_core::meta::SERVER_INFO;
     use mcp_core::types::{ContentBlock, Implementation, Meta, ResultType};
+    use serde_json::value::RawValue;
 
     use super::super::dispatcher::Stamped;
     use super::*;
+
+    /// What `shape_tool_result` writes for an adapted result.
+    fn encoded(r: &CallToolResult, stamp: Option<&ServerInfoStamp>) -> String {
+        r.encode(stamp.map(|s| &*s.meta)).unwrap().get().to_owned()
+    }
 
     fn results() -> Vec<CallToolResult> {
         let mut meta = Meta::new();
         meta.insert("k".into(), serde_json::json!([1, "two"]));
         vec![
             CallToolResult::success(vec![ContentBlock::text("x\"y\n".repeat(50))]),
+            // Long enough for the encoder's fast path.
+            CallToolResult::success(vec![ContentBlock::text("x\"y\n".repeat(500))]),
             CallToolResult::error("no such book"),
             CallToolResult {
                 content: vec![ContentBlock::text("a"), ContentBlock::text("b")],
@@ -118,8 +86,7 @@ mod tests {
         let stamp = ServerInfoStamp::new(&info, ProtocolVersion::V2026_07_28);
         for r in results() {
             for s in [None, Some(&stamp)] {
-                let fast = encode(r.clone(), s).unwrap();
-                assert_eq!(fast.as_json().unwrap(), shaped(r.clone(), s));
+                assert_eq!(encoded(&r, s), shaped(r.clone(), s));
             }
         }
     }
@@ -196,8 +163,7 @@ mod tests {
             meta: Some(meta),
             ..CallToolResult::default()
         };
-        let json = encode(r, Some(&stamp)).unwrap();
-        let v: serde_json::Value = serde_json::from_str(json.as_json().unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&encoded(&r, Some(&stamp))).unwrap();
         assert_eq!(v["_meta"][SERVER_INFO]["name"], "other");
     }
 }

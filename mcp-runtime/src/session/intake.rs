@@ -45,25 +45,10 @@ pub(crate) fn opening_era(
 
 /// Whether `params` carry the 2026 `_meta` envelope: a `_meta` object with an
 /// `io.modelcontextprotocol/protocolVersion` of any non-null value, as
-/// [`meta::carries_modern_envelope`] reads it. Params that surely hold no `_meta` are
-/// answered by one search; the rest by a scan that decodes nothing where it can be sure
-/// (it leaves escaped keys and repeated members to the parse).
+/// [`meta::carries_modern_envelope`] reads it (a scan that decodes nothing where it can be
+/// sure, then the parse). Params that surely hold no `_meta` are answered by one search.
 pub(crate) fn carries_envelope(params: Option<&RawValue>) -> bool {
-    use mcp_core::fast_json::find_member;
-    if without_meta(params) {
-        return false;
-    }
-    let Some(text) = params.map(RawValue::get) else {
-        return false;
-    };
-    let scanned = find_member(text, "_meta").and_then(|m| match m {
-        // The parse reads a `_meta` that is not an object as "not modern" too.
-        Some(m) if m.starts_with('{') => {
-            find_member(m, meta::PROTOCOL_VERSION).map(|v| !matches!(v, None | Some("null")))
-        }
-        _ => Ok(false),
-    });
-    scanned.unwrap_or_else(|_| meta::carries_modern_envelope(params))
+    !without_meta(params) && meta::carries_modern_envelope(params)
 }
 
 /// The checks of a 2026 message before the chain: `initialize` does not exist there; a

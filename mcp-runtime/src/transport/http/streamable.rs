@@ -634,42 +634,10 @@ fn enveloped(frame: &Frame<'_>, bytes: &[u8]) -> bool {
     let (method, params) = match frame {
         Frame::Single(Ok(Message::Request(r))) => (Some(&*r.method), r.params),
         Frame::Single(Ok(Message::Notification(n))) => (Some(&*n.method), n.params),
-        Frame::Single(Err(_)) => return probe_enveloped(bytes),
+        Frame::Single(Err(_)) => return meta::message_carries_modern_envelope(bytes),
         _ => return false,
     };
     method != Some("initialize") && intake::carries_envelope(params)
-}
-
-/// [`enveloped`] for a body that is no valid message: only its `method` and `params`.
-fn probe_enveloped(bytes: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow, default)]
-        method: Option<std::borrow::Cow<'a, str>>,
-        #[serde(borrow, default)]
-        params: Option<&'a RawValue>,
-    }
-    if !may_be_enveloped(bytes) {
-        return false;
-    }
-    match serde_json::from_slice::<Probe<'_>>(bytes) {
-        Ok(p) => p.method.as_deref() != Some("initialize") && intake::carries_envelope(p.params),
-        Err(_) => false,
-    }
-}
-
-/// `false` when a scan finds no `params._meta` (a legacy body usually has none), without
-/// decoding a large argument; `true` when only the full probe can tell.
-fn may_be_enveloped(bytes: &[u8]) -> bool {
-    use mcp_core::fast_json::find_member;
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return true;
-    };
-    match find_member(text, "params") {
-        Ok(None) => false,
-        Ok(Some(params)) => !matches!(find_member(params, "_meta"), Ok(None | Some("null"))),
-        Err(_) => true,
-    }
 }
 
 static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
