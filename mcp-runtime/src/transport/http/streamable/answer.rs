@@ -1,0 +1,255 @@
+//! Running a request through the chain and answering it: plain JSON when its outcome comes
+//! first, else an SSE stream of its messages and then the response.
+
+use std::sync::Arc;
+use std::task::Poll;
+
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
+use mcp_core::codec;
+use mcp_core::jsonrpc::{ErrorObject, RequestId};
+use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::chain::middleware::Endpoint;
+use crate::chain::request_run::encode_outcome;
+use crate::common::error::HandlerResult;
+use crate::context::Context;
+use crate::transport::http::sse::{Final, SseBody};
+use crate::transport::http::{HttpState, empty, error_response, json_response, sse_response};
+
+/// Cancels a token when dropped, unless disarmed.
+pub(super) struct CancelOnDrop(Option<CancellationToken>);
+
+impl CancelOnDrop {
+    fn disarm(&mut self) -> Option<CancellationToken> {
+        self.0.take()
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(t) = self.0.take() {
+            t.cancel();
+        }
+    }
+}
+
+impl<E: Endpoint + 'static> HttpState<E> {
+    /// Runs one request through the chain. With `inline`, the chain is first polled here,
+    /// in the connection's task: an answer that is ready at once (most are) needs no task,
+    /// no channel and no wake-up of another thread. A request that has to wait (and every
+    /// one without `inline`) goes on in a task of its own, so a client that leaves does
+    /// not cancel it. The final frame is `None` when the request was cancelled. `after`
+    /// sees the outcome first (to commit `initialize`, to forget the in-flight entry).
+    pub(crate) async fn run_request(
+        self: &Arc<Self>,
+        ctx: Context,
+        cancel: CancellationToken,
+        id: RequestId,
+        permit: Option<OwnedSemaphorePermit>,
+        inline: bool,
+        after: impl FnOnce(Option<&HandlerResult>) + Send + 'static,
+    ) -> Fin {
+        let this = self.clone();
+        let mut run = Box::pin(async move {
+            // The handler is polled first: one that watches `ctx.cancellation()` sees the
+            // cancellation and finishes (its outcome is not sent); one that does not is
+            // dropped.
+            let out = this.kernel.run(ctx, &cancel).await;
+            after(out.as_ref());
+            drop(permit);
+            match (out, cancel.is_cancelled()) {
+                (Some(out), false) => {
+                    let (frame, code) = encode_outcome(&id, out);
+                    this.kernel.filters.outgoing(frame).map(|f| (f, code))
+                }
+                _ => None,
+            }
+        });
+        if inline {
+            let polled = crate::chain::request_run::poll_once(&mut run).await;
+            if let Poll::Ready(out) = polled {
+                return Fin::Ready(out);
+            }
+        }
+        let (tx, rx) = oneshot::channel();
+        tokio::spawn(async move {
+            if let Some(f) = run.await {
+                let _ = tx.send(f);
+            }
+        });
+        Fin::Pending(rx)
+    }
+
+    /// Runs a notification through the chain (its outcome is only logged).
+    pub(crate) fn spawn_notification(self: &Arc<Self>, ctx: Context) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let cancel = ctx.cancellation().clone();
+            if let Some(Err(e)) = this.kernel.run(ctx, &cancel).await {
+                tracing::warn!(error = %e, "error while handling a notification");
+            }
+        });
+    }
+
+    pub(super) fn permit(&self) -> Result<OwnedSemaphorePermit, Response> {
+        self.permits.clone().try_acquire_owned().map_err(|_| {
+            error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                &ErrorObject::new(-32000, "Server busy: too many requests in flight"),
+            )
+        })
+    }
+
+    /// Answers a request: plain JSON when its outcome comes before any message, else an
+    /// SSE stream of the messages and then the response.
+    pub(super) async fn respond(
+        &self,
+        mut rx: mpsc::Receiver<Vec<u8>>,
+        fin: Fin,
+        status_of: fn(Option<i32>) -> StatusCode,
+        extra: Vec<(HeaderName, HeaderValue)>,
+        cancel_on_close: Option<CancellationToken>,
+    ) -> Response {
+        // Dropped with the request future (the client went away before the answer).
+        let mut guard = CancelOnDrop(cancel_on_close);
+        let mut resp = match fin.first(&mut rx).await {
+            First::Fin(Some((frame, code))) => match rx.try_recv() {
+                Err(_) => json_response(status_of(code), frame),
+                Ok(m) => {
+                    // Messages came before the answer: an SSE stream that ends with it.
+                    let mut body = SseBody::new(rx, None, self.opts.keep_alive);
+                    body.push_message(&m);
+                    let mut rest = Vec::new();
+                    if let Some(rx) = body.rx.as_mut() {
+                        while let Ok(m) = rx.try_recv() {
+                            rest.push(m);
+                        }
+                    }
+                    for m in rest {
+                        body.push_message(&m);
+                    }
+                    body.push_message(&frame);
+                    body.closing = true;
+                    sse_response(body)
+                }
+            },
+            First::Fin(None) => {
+                // Cancelled: nothing is sent for it.
+                guard.disarm();
+                return empty(StatusCode::NO_CONTENT);
+            }
+            First::Msg(None, fin) => match fin.await {
+                Ok((frame, code)) => json_response(status_of(code), frame),
+                Err(_) => {
+                    guard.disarm();
+                    return empty(StatusCode::NO_CONTENT);
+                }
+            },
+            First::Msg(Some(m), fin) => {
+                let mut body = SseBody::new(rx, None, self.opts.keep_alive);
+                body.push_message(&m);
+                body.fin = Some(fin);
+                if let Some(t) = guard.disarm() {
+                    // Closing the stream cancels the request (2026).
+                    body = body.on_drop(move || t.cancel());
+                }
+                sse_response(body)
+            }
+        };
+        guard.disarm();
+        for (k, v) in extra {
+            resp.headers_mut().insert(k, v);
+        }
+        resp
+    }
+}
+
+/// Request-scoped message channels kept for reuse, per thread: making one allocates a
+/// cache-aligned block (an expensive allocation) that most requests never send on.
+pub(super) const SPARE_CHANNELS: usize = 4;
+
+pub(super) type OutChannel = (mpsc::Sender<Vec<u8>>, mpsc::Receiver<Vec<u8>>);
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Vec<OutChannel>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A request's message channel: a spare one, or a new one.
+pub(super) fn out_channel() -> OutChannel {
+    SPARE
+        .with(|s| s.borrow_mut().pop())
+        .unwrap_or_else(|| mpsc::channel(64))
+}
+
+/// `Ok(final frame)` when the request answered at once, sent nothing and left no sender
+/// behind (`tx` is the only one): its channel is as good as new and is kept for another
+/// request. Else the request and its receiver, to answer as usual (the sender is dropped
+/// here, so that the receiver ends with the request's own senders).
+pub(super) fn recycle_if_unused(
+    fin: Fin,
+    tx: mpsc::Sender<Vec<u8>>,
+    rx: mpsc::Receiver<Vec<u8>>,
+) -> Result<Option<Final>, (Fin, mpsc::Receiver<Vec<u8>>)> {
+    match fin {
+        Fin::Ready(out) if tx.strong_count() == 1 && tx.weak_count() == 0 && rx.is_empty() => {
+            SPARE.with(|s| {
+                let mut s = s.borrow_mut();
+                if s.len() < SPARE_CHANNELS {
+                    s.push((tx, rx));
+                }
+            });
+            Ok(out)
+        }
+        fin => Err((fin, rx)),
+    }
+}
+
+/// The final frame of a request: ready at once, or to come from its task (`None`: the
+/// request was cancelled, nothing is sent for it).
+pub(crate) enum Fin {
+    Ready(Option<Final>),
+    Pending(oneshot::Receiver<Final>),
+}
+
+/// What a request produced first: its final frame, or a message (or the end of its
+/// messages) while the final frame is still to come.
+pub(crate) enum First {
+    Fin(Option<Final>),
+    Msg(Option<Vec<u8>>, oneshot::Receiver<Final>),
+}
+
+impl Fin {
+    /// Waits for the final frame.
+    pub(crate) async fn wait(self) -> Option<Final> {
+        match self {
+            Fin::Ready(f) => f,
+            Fin::Pending(rx) => rx.await.ok(),
+        }
+    }
+
+    /// Waits for the final frame or the first message on `rx`, whichever comes first
+    /// (the message when both are there).
+    pub(crate) async fn first(self, rx: &mut mpsc::Receiver<Vec<u8>>) -> First {
+        match self {
+            Fin::Ready(f) => First::Fin(f),
+            Fin::Pending(mut fin) => tokio::select! {
+                biased;
+                m = rx.recv() => First::Msg(m, fin),
+                f = &mut fin => First::Fin(f.ok()),
+            },
+        }
+    }
+}
+
+pub(super) fn modern_status(code: Option<i32>) -> StatusCode {
+    code.map_or(StatusCode::OK, |c| {
+        StatusCode::from_u16(codec::http_status(c)).unwrap_or(StatusCode::OK)
+    })
+}
+
+pub(super) fn legacy_status(_: Option<i32>) -> StatusCode {
+    StatusCode::OK
+}

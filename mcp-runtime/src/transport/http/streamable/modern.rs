@@ -1,0 +1,423 @@
+//! 2026-07-28 POSTs: stateless, each checked against its headers and `_meta` envelope.
+
+use super::*;
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
+use mcp_core::headers;
+use mcp_core::jsonrpc::{ErrorObject, Frame, RequestId};
+use mcp_core::meta::{self, RequestMeta};
+use mcp_core::version::{Era, ProtocolVersion};
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::chain::middleware::Endpoint;
+use crate::common::extensions::Extensions;
+use crate::context::Context;
+use crate::context::ContextParts;
+use crate::context::peer::{ConnShared, Peer};
+use crate::session::intake;
+use crate::transport::http::{HttpState, empty, error_response};
+
+#[derive(serde::Deserialize)]
+pub(super) struct VersionProbe {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    v: Option<serde_json::Value>,
+}
+
+pub(super) fn string_of(v: Option<serde_json::Value>) -> Option<String> {
+    match v? {
+        serde_json::Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// The body's `_meta` protocol version, as sent.
+pub(super) fn body_protocol_version(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        #[serde(rename = "_meta")]
+        meta: Option<VersionProbe>,
+    }
+    let p: P = serde_json::from_str(params?.get()).ok()?;
+    string_of(p.meta?.v)
+}
+
+/// [`body_protocol_version`] and [`tool_name`] in one pass over the params (what the
+/// header checks of a 2026 request need). Params that one of them would not read take
+/// the two probes apart, so the answers are theirs exactly.
+pub(super) fn version_and_tool_name(params: Option<&RawValue>) -> (Option<String>, Option<String>) {
+    #[derive(serde::Deserialize)]
+    struct P {
+        #[serde(rename = "_meta")]
+        meta: Option<VersionProbe>,
+        name: Option<serde_json::Value>,
+    }
+    let Some(raw) = params else {
+        return (None, None);
+    };
+    match serde_json::from_str::<P>(raw.get()) {
+        Ok(p) => (p.meta.and_then(|m| string_of(m.v)), string_of(p.name)),
+        Err(_) => (body_protocol_version(params), tool_name(params)),
+    }
+}
+
+pub(super) fn tool_name(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        name: Option<serde_json::Value>,
+    }
+    string_of(serde_json::from_str::<P>(params?.get()).ok()?.name)
+}
+
+pub(super) static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+
+pub(super) static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+/// The headers the 2026 checks of every request read, in the order of [`ModernHeaders`].
+pub(super) static MODERN_HEADERS: [(&str, &HeaderName); 3] = [
+    (headers::MCP_PROTOCOL_VERSION, &MCP_PROTOCOL_VERSION),
+    (headers::MCP_METHOD, &MCP_METHOD),
+    (headers::MCP_NAME, &MCP_NAME),
+];
+
+/// A request's headers as the 2026 checks read them: the ones every request is checked
+/// for are found in one walk over the map (a lookup hashes the name, and a `&str` name is
+/// parsed and lower-cased first); any other name is looked up.
+pub(super) struct ModernHeaders<'a> {
+    map: &'a HeaderMap,
+    /// The first value of each of [`MODERN_HEADERS`] and its number of field lines.
+    known: [(Option<&'a HeaderValue>, usize); 3],
+}
+
+impl<'a> ModernHeaders<'a> {
+    fn of(map: &'a HeaderMap) -> Self {
+        let mut known = [(None, 0); 3];
+        for (name, value) in map {
+            if let Some(k) = MODERN_HEADERS.iter().position(|(_, h)| *h == name) {
+                known[k].0.get_or_insert(value);
+                known[k].1 += 1;
+            }
+        }
+        Self { map, known }
+    }
+}
+
+impl headers::HeaderSource for ModernHeaders<'_> {
+    fn for_each_value(&self, name: &str, each: &mut dyn FnMut(&[u8])) {
+        match MODERN_HEADERS.iter().position(|(n, _)| *n == name) {
+            Some(k) => match self.known[k] {
+                (Some(v), 1) => each(v.as_bytes()),
+                (None, _) => {}
+                // Repeated: every line, in order.
+                _ => self
+                    .map
+                    .get_all(MODERN_HEADERS[k].1)
+                    .iter()
+                    .for_each(|v| each(v.as_bytes())),
+            },
+            None => self
+                .map
+                .get_all(name)
+                .iter()
+                .for_each(|v| each(v.as_bytes())),
+        }
+    }
+}
+
+pub(super) async fn modern_post<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: axum::http::request::Parts,
+    frame: Frame<'_>,
+) -> Response {
+    let (mut items, batch) = owned_frame(frame);
+    let item = match (batch, items.pop()) {
+        (false, Some(i)) => i,
+        _ => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                &ErrorObject::invalid_request("Invalid Request: batches are not allowed"),
+            );
+        }
+    };
+    let msg = match item {
+        Ok(m) => m,
+        Err(e) => return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
+    };
+    match msg {
+        Msg::Response { .. } => error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            &ErrorObject::invalid_request("Invalid Request: 2026-07-28 clients send no responses"),
+        ),
+        Msg::Notification { method, params } => modern_notification(state, parts, method, params),
+        Msg::Request { id, method, params } => {
+            modern_request(state, parts, id, method, params).await
+        }
+    }
+}
+
+/// A 2026 notification: its headers and envelope checked, then run in the background (202).
+pub(super) fn modern_notification<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: axum::http::request::Parts,
+    method: String,
+    params: Option<Box<RawValue>>,
+) -> Response {
+    let hs = ModernHeaders::of(&parts.headers);
+    let params_raw = params.as_deref();
+    let pv = match headers::RequestFields::scan(params_raw) {
+        Some(fields) => fields.protocol_version().map(str::to_owned),
+        None => body_protocol_version(params_raw),
+    };
+    if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
+        return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
+    }
+    let shared = params.map(Arc::new);
+    let (version, meta) =
+        match intake::check_envelope(state.kernel.identity.supported, shared.as_ref()) {
+            Ok((v, m)) => (Some(v), Some(m)),
+            Err(e) => {
+                return error_response(modern_status(Some(e.code)), None, &e);
+            }
+        };
+    let (tx, _rx) = mpsc::channel(1);
+    let ctx = modern_context(
+        state,
+        into_incoming(parts),
+        &method,
+        shared,
+        None,
+        version,
+        meta,
+        tx,
+        CancellationToken::new(),
+    );
+    state.spawn_notification(ctx);
+    empty(StatusCode::ACCEPTED)
+}
+
+/// A 2026 request: the header checks, the envelope, step-up scopes, then the chain; the
+/// answer is JSON, or an SSE stream once the handler sends a message first.
+pub(super) async fn modern_request<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    parts: axum::http::request::Parts,
+    id: RequestId,
+    method: String,
+    params: Option<Box<RawValue>>,
+) -> Response {
+    let hs = ModernHeaders::of(&parts.headers);
+    let supported = state.kernel.identity.supported;
+    // The body's params, moved (not copied) into the one copy the envelope and the
+    // context share: the envelope scan then records the members the dispatcher reads.
+    let shared = params.map(Arc::new);
+    let params = shared.as_deref().map(|b| &**b);
+    if method == "initialize" && !meta::carries_modern_envelope(params) {
+        // A legacy handshake on a server that serves only 2026.
+        let err = intake::initialize_refused(supported, params);
+        return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
+    }
+    // One scan of the params gives the protocol version, the tool name and what
+    // the headers mirror; params it cannot read for sure take the probes.
+    let checked = match headers::RequestFields::scan(params) {
+        Some(fields) => {
+            let schema = match fields.name() {
+                Some(n) if method == "tools/call" => state.kernel.header_schemas.get(n),
+                _ => None,
+            };
+            headers::validate_request_fields(&hs, &method, &fields, schema.as_deref())
+        }
+        None => {
+            let (pv, schema) = if method == "tools/call" {
+                let (pv, name) = version_and_tool_name(params);
+                (pv, name.and_then(|n| state.kernel.header_schemas.get(&n)))
+            } else {
+                (body_protocol_version(params), None)
+            };
+            headers::validate_request_headers(
+                &hs,
+                &method,
+                params,
+                pv.as_deref(),
+                schema.as_deref(),
+            )
+        }
+    };
+    if let Err(e) = checked {
+        return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
+    }
+    let (version, meta) = match intake::check_envelope(supported, shared.as_ref()) {
+        Ok(x) => x,
+        Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
+    };
+    if let Some(r) = state.step_up(&parts, [(method.as_str(), params)]) {
+        return r;
+    }
+    let listen = method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN;
+    // A listen stream is long-lived, not work in flight: it holds no slot (the
+    // builder's `max_listens` bounds it).
+    let permit = if listen {
+        None
+    } else {
+        match state.permit() {
+            Ok(p) => Some(p),
+            Err(r) => return r,
+        }
+    };
+    let (tx, rx) = mpsc::channel(64);
+    // Cancelled by the client closing the stream, or by the end of a shutdown.
+    let cancel = state.shutdown.child_token();
+    let mut incoming = into_incoming(parts);
+    if listen {
+        // Its context lives as long as the stream: see `detached`.
+        incoming.http = detached(incoming.http);
+    }
+    let ctx = modern_context(
+        state,
+        incoming,
+        &method,
+        shared,
+        Some(id.clone()),
+        Some(version),
+        Some(meta),
+        tx,
+        cancel.clone(),
+    );
+    let fin = state
+        .run_request(ctx, cancel.clone(), id, permit, true, |_| {})
+        .await;
+    state
+        .respond(rx, fin, modern_status, Vec::new(), Some(cancel))
+        .await
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn modern_context<E: Endpoint + 'static>(
+    state: &Arc<HttpState<E>>,
+    http: Incoming,
+    method: &str,
+    params: Option<Arc<Box<RawValue>>>,
+    id: Option<RequestId>,
+    version: Option<ProtocolVersion>,
+    meta: Option<RequestMeta>,
+    tx: mpsc::Sender<Vec<u8>>,
+    cancel: CancellationToken,
+) -> Context {
+    let mut extensions = Extensions::default();
+    extensions.insert(http.http);
+    if let Some(p) = http.principal {
+        extensions.insert(p);
+    }
+    let conn = Arc::new(ConnShared::new(
+        tx,
+        state.kernel.options.peer_request_timeout,
+        state.kernel.filters.clone(),
+    ));
+    Context::new(ContextParts {
+        method,
+        params,
+        id,
+        version,
+        era: Era::Modern,
+        meta,
+        session: None,
+        extensions,
+        cancel,
+        peer: Peer {
+            conn,
+            out: None,
+            era: Era::Modern,
+            in_initialize: false,
+            task: None,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::headers::HeaderSource;
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn one_pass_probe_reads_what_the_two_probes_read() {
+        let pv = r#""io.modelcontextprotocol/protocolVersion""#;
+        let cases = [
+            format!(
+                r#"{{"name":"add","_meta":{{{pv}:"2026-07-28","x":[1,{{}}]}},"arguments":{{}}}}"#
+            ),
+            format!(r#"{{"_meta":{{{pv}:"2026-07-28"}}}}"#),
+            r#"{"name":"add"}"#.to_owned(),
+            // What one probe reads and the other does not: each keeps its own answer.
+            r#"{"name":"add","_meta":5}"#.to_owned(),
+            format!(r#"{{"name":7,"_meta":{{{pv}:"2026-07-28"}}}}"#),
+            format!(r#"{{"name":"a","name":"b","_meta":{{{pv}:"2026-07-28"}}}}"#),
+            format!(r#"{{"name":"add","_meta":{{{pv}:3}}}}"#),
+            r#"{"name":null,"_meta":null}"#.to_owned(),
+            "[1,2]".to_owned(),
+        ];
+        for c in &cases {
+            let p = raw(c);
+            let apart = (body_protocol_version(Some(&p)), tool_name(Some(&p)));
+            assert_eq!(version_and_tool_name(Some(&p)), apart, "{c}");
+        }
+        assert_eq!(version_and_tool_name(None), (None, None));
+        let p = raw(&cases[0]);
+        assert_eq!(
+            version_and_tool_name(Some(&p)),
+            (Some("2026-07-28".into()), Some("add".into()))
+        );
+        let p = raw(&cases[4]);
+        assert_eq!(
+            version_and_tool_name(Some(&p)),
+            (Some("2026-07-28".into()), None)
+        );
+        let p = raw(&cases[3]);
+        assert_eq!(version_and_tool_name(Some(&p)), (None, Some("add".into())));
+    }
+
+    #[test]
+    fn modern_headers_read_what_the_map_holds() {
+        let mut map = HeaderMap::new();
+        map.append(
+            "mcp-protocol-version",
+            HeaderValue::from_static("2026-07-28"),
+        );
+        map.append("mcp-name", HeaderValue::from_static("a"));
+        map.append("content-type", HeaderValue::from_static("application/json"));
+        map.append("mcp-name", HeaderValue::from_static("b"));
+        map.append("mcp-param-region", HeaderValue::from_static("us"));
+        let by_map = headers::HeaderFn(|name: &str, each: &mut dyn FnMut(&[u8])| {
+            for v in map.get_all(name) {
+                each(v.as_bytes());
+            }
+        });
+        let ours = ModernHeaders::of(&map);
+        let names = [
+            headers::MCP_PROTOCOL_VERSION,
+            headers::MCP_METHOD,
+            headers::MCP_NAME,
+            "Mcp-Param-Region",
+            "mcp-name",
+            "Content-Type",
+        ];
+        for name in names {
+            let values = |h: &dyn HeaderSource| {
+                let mut out = Vec::new();
+                h.for_each_value(name, &mut |v| out.push(v.to_vec()));
+                out
+            };
+            assert_eq!(values(&ours), values(&by_map), "{name}");
+        }
+        let mut names = Vec::new();
+        ours.for_each_value(headers::MCP_NAME, &mut |v| names.push(v.to_vec()));
+        assert_eq!(names, [b"a".to_vec(), b"b".to_vec()]);
+    }
+}
