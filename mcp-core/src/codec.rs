@@ -34,6 +34,7 @@ use crate::jsonrpc::{
     RequestId, UNSUPPORTED_PROTOCOL_VERSION, URL_ELICITATION_REQUIRED,
 };
 use crate::meta::{self, RequestMeta};
+use crate::params::Params;
 use crate::types::{ResultType, methods};
 use crate::version::{Era, ProtocolVersion, SupportedVersions};
 
@@ -520,21 +521,9 @@ impl WireCodec {
     /// Whether the requested revision is served is [`negotiate_modern`]'s question.
     pub fn validate_request(
         &self,
-        params: Option<&RawValue>,
+        params: Option<&Params>,
     ) -> Result<Option<RequestMeta>, ErrorObject> {
         self.validate_with(params.is_some(), || RequestMeta::from_params(params))
-    }
-
-    /// [`validate_request`](Self::validate_request) for params held in an `Arc`: the
-    /// envelope shares them ([`RequestMeta::from_shared_params`]) instead of copying them.
-    pub fn validate_shared_request(
-        &self,
-        params: Option<&std::sync::Arc<Box<RawValue>>>,
-    ) -> Result<Option<RequestMeta>, ErrorObject> {
-        self.validate_with(params.is_some(), || match params {
-            Some(p) => RequestMeta::from_shared_params(p),
-            None => Ok(None),
-        })
     }
 
     fn validate_with(
@@ -1160,7 +1149,7 @@ mod tests {
         ];
         for (params, want) in table {
             let r = params.as_deref().map(raw);
-            let got = c.validate_request(r.as_deref());
+            let got = c.validate_request(r.as_deref().map(Params::from).as_ref());
             match (got, want) {
                 (Ok(m), Ok(())) => assert!(m.is_some(), "{params:?}"),
                 (Err(e), Err(msg)) => {
@@ -1198,7 +1187,10 @@ mod tests {
             let c = WireCodec::new(v);
             for (p, code, has_meta) in table {
                 let r = p.map(raw);
-                match (c.validate_request(r.as_deref()), code) {
+                match (
+                    c.validate_request(r.as_deref().map(Params::from).as_ref()),
+                    code,
+                ) {
                     (Ok(m), None) => assert_eq!(m.is_some(), *has_meta, "{p:?} on {v}"),
                     (Err(e), Some(code)) => assert_eq!(e.code, *code, "{p:?} on {v}"),
                     (got, _) => panic!("{p:?} on {v}: {got:?}"),
@@ -1213,7 +1205,9 @@ mod tests {
             let p = format!(
                 r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{pv}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}"#
             );
-            RequestMeta::from_params(Some(&raw(&p))).unwrap().unwrap()
+            RequestMeta::from_params(Some(&Params::new(raw(&p))))
+                .unwrap()
+                .unwrap()
         };
         let all = SupportedVersions::all();
         assert_eq!(

@@ -15,5 +15,6 @@ pub(crate) mod fast_json;
 pub mod headers;
 pub mod jsonrpc;
 pub mod meta;
+pub mod params;
 pub mod types;
 pub mod version;

@@ -7,6 +7,7 @@
 //!
 //! ```
 //! use mcp_core::meta::{RequestMeta, carries_modern_envelope};
+//! use mcp_core::params::Params;
 //! use serde_json::value::RawValue;
 //!
 //! let params: &RawValue = serde_json::from_str(
@@ -15,18 +16,19 @@
 //! )
 //! .unwrap();
 //! assert!(carries_modern_envelope(Some(params)));
-//! let meta = RequestMeta::from_params(Some(params)).unwrap().unwrap();
+//! let meta = RequestMeta::from_params(Some(&Params::from(params))).unwrap().unwrap();
 //! assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
 //! assert_eq!(meta.progress_token, Some(7.into()));
 //! ```
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use crate::params::{Members, Params, Span};
 
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::types::{Meta, ProgressToken};
@@ -112,8 +114,6 @@ pub struct RequestMeta {
     client_info: Option<Span>,
     /// Where `clientCapabilities`'s object is in the source, when present.
     client_capabilities: Option<Span>,
-    /// Params members found in the same pass (only when read from the params).
-    members: Option<Members>,
 }
 
 /// The text a [`RequestMeta`] was read from, as sent.
@@ -122,40 +122,9 @@ enum Source {
     /// The `_meta` object itself ([`RequestMeta::from_raw_meta`]).
     Meta(Box<RawValue>),
     /// The whole params object ([`RequestMeta::from_params`], read in one pass): `_meta`
-    /// is located in it again only when its text is asked for. Shared, so the context that
-    /// carries the same params needs no second copy ([`RequestMeta::from_shared_params`]).
-    Params(Arc<Box<RawValue>>),
-}
-
-/// The top-level params members [`RequestMeta::params_member`] answers for, found in the
-/// pass that read `_meta` (so the dispatcher need not pass over the params again).
-#[derive(Debug, Clone, Copy, Default)]
-struct Members {
-    name: Option<Span>,
-    arguments: Option<Span>,
-    task: Option<Span>,
-    input_responses: Option<Span>,
-    request_state: Option<Span>,
-}
-
-impl Members {
-    fn slot(&mut self, key: &str) -> Option<&mut Option<Span>> {
-        Some(match key {
-            "name" => &mut self.name,
-            "arguments" => &mut self.arguments,
-            "task" => &mut self.task,
-            "inputResponses" => &mut self.input_responses,
-            "requestState" => &mut self.request_state,
-            _ => return None,
-        })
-    }
-}
-
-/// A byte range of a [`RequestMeta`]'s source holding one member's value (a JSON object).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Span {
-    start: usize,
-    end: usize,
+    /// is located in it again only when its text is asked for. Shared with whoever holds
+    /// the same [`Params`], so no second copy is made.
+    Params(Params),
 }
 
 impl Default for RequestMeta {
@@ -173,7 +142,6 @@ impl Default for RequestMeta {
             source: Source::Meta(RawValue::from_string("{}".to_owned()).expect("an object")),
             client_info: None,
             client_capabilities: None,
-            members: None,
         }
     }
 }
@@ -750,48 +718,30 @@ impl RequestMeta {
     /// `clientInfo` and `clientCapabilities` objects, `progressToken` and `subscriptionId`
     /// a string or an integer. Required keys are not checked here (see
     /// [`RequestMeta::require_envelope`]).
-    pub fn from_params(params: Option<&RawValue>) -> Result<Option<Self>, ErrorObject> {
+    pub fn from_params(params: Option<&Params>) -> Result<Option<Self>, ErrorObject> {
         let Some(params) = params else {
             return Ok(None);
         };
-        Self::read_params(params, || Arc::new(params.to_owned()))
-    }
-
-    /// [`RequestMeta::from_params`] for params already held in an `Arc`: the envelope keeps
-    /// a reference to them instead of a copy, and [`params_member`](Self::params_member)
-    /// answers for them.
-    pub fn from_shared_params(params: &Arc<Box<RawValue>>) -> Result<Option<Self>, ErrorObject> {
-        Self::read_params(params, || params.clone())
-    }
-
-    fn read_params(
-        params: &RawValue,
-        shared: impl FnOnce() -> Arc<Box<RawValue>>,
-    ) -> Result<Option<Self>, ErrorObject> {
-        let text = params.get();
+        let text = params.get().get();
         if !text.starts_with('{') {
             return Err(ErrorObject::invalid_params("params must be an object"));
         }
         // The usual envelope is read by a scan that skips each string with one search; the
         // serde pass below decides everything the scan leaves open (and words the errors).
         if let Some((fields, members)) = scan_params(text) {
+            params.record(members);
             return match fields {
                 None => Ok(None),
-                Some(fields) => Self::from_fields(fields, Source::Params(shared())).map(|mut m| {
-                    m.members = Some(members);
-                    Some(m)
-                }),
+                Some(fields) => Self::from_fields(fields, Source::Params(params.clone())).map(Some),
             };
         }
-        Self::read_params_serde(text, shared)
+        Self::read_params_serde(params)
     }
 
-    /// The serde pass of [`read_params`](Self::read_params): decides every case, and words
+    /// The serde pass of [`from_params`](Self::from_params): decides every case, and words
     /// every error.
-    fn read_params_serde(
-        text: &str,
-        shared: impl FnOnce() -> Arc<Box<RawValue>>,
-    ) -> Result<Option<Self>, ErrorObject> {
+    fn read_params_serde(params: &Params) -> Result<Option<Self>, ErrorObject> {
+        let text = params.get().get();
         // One pass: `_meta`'s members are read where they stand in the params.
         let at = std::cell::Cell::new(At::Params);
         let mut de = serde_json::Deserializer::from_str(text);
@@ -813,26 +763,7 @@ impl RequestMeta {
                 return Err(invalid_field(key.map_or("_meta", Key::name)));
             }
         };
-        Self::from_fields(fields, Source::Params(shared())).map(Some)
-    }
-
-    /// The raw text of a top-level member of `params` found in the pass that read this
-    /// envelope: `Some(None)` when the params have no such member, `Some(Some(text))` with
-    /// its value's text. `None` when not known here: `key` is not one of `name`,
-    /// `arguments`, `task`, `inputResponses`, `requestState`; `params` is not the very text
-    /// this envelope was read from (compared by address, so rewritten params never match);
-    /// or the pass left the params to serde (a key written with escapes, a repeated key).
-    pub fn params_member<'p>(&self, params: &'p RawValue, key: &str) -> Option<Option<&'p str>> {
-        let Source::Params(source) = &self.source else {
-            return None;
-        };
-        let (own, text) = (source.get(), params.get());
-        if !std::ptr::eq(own, text) {
-            return None;
-        }
-        let mut members = self.members?;
-        let span = *members.slot(key)?;
-        Some(span.map(|s| &text[s.start..s.end]))
+        Self::from_fields(fields, Source::Params(params.clone())).map(Some)
     }
 
     /// Reads an already located raw `_meta` value (see [`RequestMeta::from_params`]).
@@ -885,7 +816,6 @@ impl RequestMeta {
             source,
             client_info: fields.client_info,
             client_capabilities: fields.client_capabilities,
-            members: None,
         })
     }
 
@@ -912,7 +842,7 @@ impl RequestMeta {
     pub fn raw(&self) -> &RawValue {
         match &self.source {
             Source::Meta(meta) => meta,
-            Source::Params(params) => match locate_meta(Some(params)) {
+            Source::Params(params) => match locate_meta(Some(params.get())) {
                 Ok(MetaLocation::Present(meta)) => meta,
                 _ => unreachable!("these params were read with a `_meta` object"),
             },
@@ -923,7 +853,7 @@ impl RequestMeta {
     fn source_text(&self) -> &str {
         match &self.source {
             Source::Meta(text) => text.get(),
-            Source::Params(text) => text.get(),
+            Source::Params(text) => text.get().get(),
         }
     }
 
@@ -1075,13 +1005,12 @@ mod tests {
 
     fn parse(s: &str) -> Result<Option<RequestMeta>, ErrorObject> {
         let r = raw(s);
-        RequestMeta::from_params(Some(&r))
+        RequestMeta::from_params(Some(&Params::from(&*r)))
     }
 
     /// The envelope the serde pass alone reads from `s` (what the scan must agree with).
     fn parse_serde(s: &str) -> Result<Option<RequestMeta>, ErrorObject> {
-        let r = Arc::new(raw(s));
-        RequestMeta::read_params_serde(r.get(), || r.clone())
+        RequestMeta::read_params_serde(&Params::new(raw(s)))
     }
 
     #[test]
@@ -1166,35 +1095,32 @@ mod tests {
     }
 
     #[test]
-    fn params_members_are_found_in_the_same_pass_for_the_same_text_only() {
-        let p = Arc::new(raw(
+    fn params_members_are_found_in_the_envelope_pass() {
+        let p = Params::new(raw(
             r#"{"name":"add","arguments":{"a":[1,"]"]},"task":null,"_meta":{"progressToken":1}}"#,
         ));
-        let m = RequestMeta::from_shared_params(&p).unwrap().unwrap();
-        assert_eq!(m.params_member(&p, "name"), Some(Some(r#""add""#)));
-        assert_eq!(
-            m.params_member(&p, "arguments"),
-            Some(Some(r#"{"a":[1,"]"]}"#))
-        );
-        assert_eq!(m.params_member(&p, "task"), Some(Some("null")));
-        assert_eq!(m.params_member(&p, "requestState"), Some(None));
-        assert_eq!(m.params_member(&p, "inputResponses"), Some(None));
-        // Not a recorded key, or the same text at another address (a rewrite): unknown.
-        assert_eq!(m.params_member(&p, "cursor"), None);
-        let copy = raw(p.get());
-        assert_eq!(m.params_member(&copy, "name"), None);
+        assert_eq!(p.member("name"), None, "nothing is known before a pass");
+        RequestMeta::from_params(Some(&p)).unwrap().unwrap();
+        assert_eq!(p.member("name"), Some(Some(r#""add""#)));
+        assert_eq!(p.member("arguments"), Some(Some(r#"{"a":[1,"]"]}"#)));
+        assert_eq!(p.member("task"), Some(Some("null")));
+        assert_eq!(p.member("requestState"), Some(None));
+        assert_eq!(p.member("inputResponses"), Some(None));
+        // Not a remembered key: unknown.
+        assert_eq!(p.member("cursor"), None);
+        // Other params with the same text (a rewrite): nothing known of them.
+        let copy = Params::from(p.get());
+        assert_eq!(copy.member("name"), None);
+        assert_eq!(p.clone().member("name"), Some(Some(r#""add""#)));
         // Left to serde (a repeated member, an escaped key): unknown.
         for text in [
             r#"{"name":"a","name":"b","_meta":{}}"#,
             r#"{"n\u0061me":"a","_meta":{}}"#,
         ] {
-            let p = Arc::new(raw(text));
-            let m = RequestMeta::from_shared_params(&p).unwrap().unwrap();
-            assert_eq!(m.params_member(&p, "name"), None, "{text}");
+            let p = Params::new(raw(text));
+            RequestMeta::from_params(Some(&p)).unwrap().unwrap();
+            assert_eq!(p.member("name"), None, "{text}");
         }
-        // Read from `_meta` alone: nothing is known about the params.
-        let alone = RequestMeta::from_raw_meta(m.raw()).unwrap();
-        assert_eq!(alone.params_member(&p, "name"), None);
     }
 
     #[test]
@@ -1729,7 +1655,9 @@ mod tests {
             let text = serde_json::to_string(&got).unwrap();
             let r = raw(&text);
             assert!(carries_modern_envelope(Some(&r)));
-            let m = RequestMeta::from_params(Some(&r)).unwrap().unwrap();
+            let m = RequestMeta::from_params(Some(&Params::from(&*r)))
+                .unwrap()
+                .unwrap();
             m.require_envelope().unwrap();
             assert_eq!(m.version, Some(v));
         }

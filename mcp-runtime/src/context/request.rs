@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_core::jsonrpc::RequestId;
 use mcp_core::meta::RequestMeta;
+use mcp_core::params::Params;
 use mcp_core::types::{ClientCapabilities, Implementation, LoggingLevel, ProgressToken};
 use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
@@ -16,9 +17,8 @@ use crate::session::{ClientView, Session};
 /// What a context is built from, on any transport.
 pub(crate) struct ContextParts<'a> {
     pub(crate) method: &'a str,
-    /// The params, copied out of the frame once: the envelope read from them may share
-    /// the same copy.
-    pub(crate) params: Option<Arc<Box<RawValue>>>,
+    /// The params, copied out of the frame once: the envelope read from them shares them.
+    pub(crate) params: Option<Params>,
     pub(crate) id: Option<RequestId>,
     pub(crate) version: Option<ProtocolVersion>,
     pub(crate) era: Era,
@@ -48,9 +48,8 @@ pub(crate) struct RequestShared {
 #[derive(Clone)]
 pub struct Context {
     pub(crate) method: Arc<str>,
-    /// Boxed inside the `Arc`: the frame's params are copied once (an `Arc<RawValue>` can
-    /// only be made from a `Box<RawValue>` by copying it again).
-    pub(crate) params: Option<Arc<Box<RawValue>>>,
+    /// Shared with the envelope read from them; a rewrite makes new ones.
+    pub(crate) params: Option<Params>,
     pub(crate) id: Option<RequestId>,
     pub(crate) version: Option<ProtocolVersion>,
     pub(crate) era: Era,
@@ -115,13 +114,13 @@ impl Context {
 
     /// The raw, not yet validated params.
     pub fn params(&self) -> Option<&RawValue> {
-        self.params.as_deref().map(|b| &**b)
+        self.params.as_deref()
     }
 
     /// Replaces the params with `value` (rewriting).
     pub fn set_params<T: serde::Serialize>(&mut self, value: &T) -> Result<(), serde_json::Error> {
         let raw = serde_json::value::to_raw_value(value)?;
-        self.params = Some(Arc::new(raw));
+        self.params = Some(Params::new(raw));
         Ok(())
     }
 

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use mcp_core::params::Params;
 use mcp_core::types::{DiscoverResult, EmptyResult, LoggingLevel};
 use mcp_core::version::ProtocolVersion;
 use serde::Deserialize;
@@ -29,12 +30,12 @@ struct NameArgs<'a> {
 }
 
 impl<'a> NameArgs<'a> {
-    /// The call as the kernel's `_meta` pass found it ([`mcp_core::meta::RequestMeta::params_member`]),
-    /// so a modern call is not read twice; `None` when that pass did not record these params
-    /// or a member needs decoding (the serde read then decides, errors included).
-    fn from_envelope_pass(ctx: &Context, params: Option<&'a RawValue>) -> Option<Self> {
-        let (meta, params) = (ctx.meta()?, params?);
-        let member = |key| meta.params_member(params, key);
+    /// The call as the intake's `_meta` pass found it ([`Params::member`]), so a call is
+    /// not read twice; `None` when that pass did not record these params or a member needs
+    /// decoding (the serde read then decides, errors included).
+    fn from_envelope_pass(params: Option<&'a Params>) -> Option<Self> {
+        let params = params?;
+        let member = |key| params.member(key);
         let name = member("name")??;
         let name = name.strip_prefix('"')?.strip_suffix('"')?;
         if name.contains('\\') {
@@ -83,7 +84,8 @@ impl<H: ServerHandler> Dispatcher<H> {
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
         let method = "tools/call";
-        let call = match NameArgs::from_envelope_pass(&ctx, params) {
+        let own = ctx.params.clone();
+        let call = match NameArgs::from_envelope_pass(own.as_ref()) {
             Some(call) => call,
             None => serde_json::from_str(params.map_or("{}", RawValue::get))
                 .map_err(|_| McpError::invalid_params("Invalid params"))?,

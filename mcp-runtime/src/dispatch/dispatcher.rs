@@ -412,7 +412,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             ));
         }
         let params = ctx.params.clone();
-        let params = params.as_deref().map(|b| &**b);
+        let params = params.as_deref();
         let handler = self.handler.load();
         match method {
             "initialize" => self.initialize(&ctx, session.as_ref()),

@@ -172,14 +172,12 @@ impl DeferredInput for LazyRound {
 }
 
 /// Whether `params` may carry retry members; a false positive only costs the full parse.
-/// The kernel's `_meta` pass knows for sure (present, even `null`, counts); otherwise a
+/// The intake's `_meta` pass knows for sure (present, even `null`, counts); otherwise a
 /// search decides, where a backslash anywhere counts (a key may be written with escapes).
 fn may_be_retry(ctx: &Context, params: &RawValue) -> bool {
-    if let Some(meta) = ctx.meta()
-        && let (Some(responses), Some(state)) = (
-            meta.params_member(params, "inputResponses"),
-            meta.params_member(params, "requestState"),
-        )
+    if let Some(p) = &ctx.params
+        && let (Some(responses), Some(state)) =
+            (p.member("inputResponses"), p.member("requestState"))
     {
         return responses.is_some() || state.is_some();
     }

@@ -12,6 +12,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{self, DecodeOptions, ErrorObject, Frame, Message, RequestId};
+use mcp_core::params::Params;
 use mcp_core::version::{Era, ProtocolVersion};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
@@ -352,7 +353,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
             lock_era();
         }
         // Copied out of the frame once: the envelope and the context share this copy.
-        let shared_params = params.map(|p| Arc::new(p.to_owned()));
+        let shared_params = params.map(Params::from);
         let admission = match era {
             Era::Modern => {
                 intake::admit_modern(supported, id.as_ref(), &method, shared_params.as_ref())

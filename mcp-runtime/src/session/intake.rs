@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use mcp_core::codec::{self, WireCodec};
 use mcp_core::jsonrpc::{ErrorObject, RequestId};
 use mcp_core::meta::{self, RequestMeta};
+use mcp_core::params::Params;
 use mcp_core::types::InitializeResult;
 use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
 use serde_json::value::RawValue;
@@ -60,10 +61,10 @@ pub(crate) fn admit_modern(
     supported: SupportedVersions,
     id: Option<&RequestId>,
     method: &str,
-    params: Option<&Arc<Box<RawValue>>>,
+    params: Option<&Params>,
 ) -> Admission {
     if id.is_none() {
-        let meta = params.and_then(|p| RequestMeta::from_shared_params(p).ok().flatten());
+        let meta = params.and_then(|p| RequestMeta::from_params(Some(p)).ok().flatten());
         let version = meta.as_ref().and_then(|m| m.version);
         return Ok(Admitted {
             version: Some(version.unwrap_or(ProtocolVersion::LATEST)),
@@ -71,7 +72,7 @@ pub(crate) fn admit_modern(
         });
     }
     if method == "initialize" {
-        return Err(initialize_refused(supported, params.map(|p| &***p)));
+        return Err(initialize_refused(supported, params.map(Params::get)));
     }
     check_envelope(supported, params).map(|(version, meta)| Admitted {
         version: Some(version),
@@ -82,10 +83,10 @@ pub(crate) fn admit_modern(
 /// A 2026 request's envelope and the revision it asks for.
 pub(crate) fn check_envelope(
     supported: SupportedVersions,
-    params: Option<&Arc<Box<RawValue>>>,
+    params: Option<&Params>,
 ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
     let meta = WireCodec::for_era(Era::Modern)
-        .validate_shared_request(params)?
+        .validate_request(params)?
         .unwrap_or_default();
     codec::negotiate_modern(&meta, supported).map(|v| (v, meta))
 }
@@ -110,14 +111,14 @@ pub(crate) fn admit_legacy(
     session_version: Option<ProtocolVersion>,
     id: Option<&RequestId>,
     method: &str,
-    params: Option<&Arc<Box<RawValue>>>,
+    params: Option<&Params>,
 ) -> Admission {
     // One parse of `_meta` serves both the envelope check and the context; the probe runs
     // only when the envelope is malformed (a typed read fails).
     let meta = legacy_meta(params);
     let modern = match &meta {
         Ok(m) => m.as_ref().is_some_and(RequestMeta::is_modern_envelope),
-        Err(_) => meta::carries_modern_envelope(params.map(|p| &***p)),
+        Err(_) => meta::carries_modern_envelope(params.map(Params::get)),
     };
     if id.is_some() && method != "initialize" && modern {
         return Err(if supported.serves_modern() {
@@ -138,11 +139,9 @@ pub(crate) fn admit_legacy(
 }
 
 /// The `_meta` of a legacy message, parsed only when the params may hold one.
-pub(crate) fn legacy_meta(
-    params: Option<&Arc<Box<RawValue>>>,
-) -> Result<Option<RequestMeta>, ErrorObject> {
+pub(crate) fn legacy_meta(params: Option<&Params>) -> Result<Option<RequestMeta>, ErrorObject> {
     match params {
-        Some(p) if !without_meta(Some(&***p)) => RequestMeta::from_shared_params(p),
+        Some(p) if !without_meta(Some(p.get())) => RequestMeta::from_params(Some(p)),
         _ => Ok(None),
     }
 }
@@ -285,7 +284,11 @@ mod tests {
         ))));
         // The parse it stands for agrees on what it lets through.
         let escaped = raw(r#"{"\u005fmeta":{"progressToken":7}}"#);
-        assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
+        assert!(
+            RequestMeta::from_params(Some(&Params::from(&*escaped)))
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]
@@ -327,11 +330,19 @@ mod tests {
             let p = raw(params);
             assert_eq!(!without_meta(Some(&p)), may, "{params}");
             if !may {
-                assert!(RequestMeta::from_params(Some(&p)).unwrap().is_none());
+                assert!(
+                    RequestMeta::from_params(Some(&Params::from(&*p)))
+                        .unwrap()
+                        .is_none()
+                );
             }
         }
         let escaped = raw(r#"{"\u005fmeta":{"progressToken":1}}"#);
-        assert!(RequestMeta::from_params(Some(&escaped)).unwrap().is_some());
+        assert!(
+            RequestMeta::from_params(Some(&Params::from(&*escaped)))
+                .unwrap()
+                .is_some()
+        );
         assert!(without_meta(None));
     }
 }

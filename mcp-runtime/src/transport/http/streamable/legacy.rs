@@ -8,6 +8,7 @@ use std::sync::Arc;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use mcp_core::jsonrpc::{self, DecodeError, ErrorObject, Frame, Message, RequestId};
+use mcp_core::params::Params;
 use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
@@ -77,7 +78,7 @@ pub(crate) fn legacy_context(
         extensions.insert(p);
     }
     let version = session.state.lock().expect("session lock").version;
-    let params = params.map(|p| Arc::new(p.to_owned()));
+    let params = params.map(Params::from);
     Context::new(ContextParts {
         method,
         meta: intake::legacy_meta(params.as_ref()).ok().flatten(),

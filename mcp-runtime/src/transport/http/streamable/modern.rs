@@ -9,6 +9,7 @@ use axum::response::Response;
 use mcp_core::headers;
 use mcp_core::jsonrpc::{ErrorObject, Frame, RequestId};
 use mcp_core::meta::{self, RequestMeta};
+use mcp_core::params::Params;
 use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
@@ -177,7 +178,7 @@ pub(super) fn modern_notification<E: Endpoint + 'static>(
     if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
         return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
     }
-    let shared = params.map(Arc::new);
+    let shared = params.map(Params::new);
     let (version, meta) =
         match intake::check_envelope(state.kernel.identity.supported, shared.as_ref()) {
             Ok((v, m)) => (Some(v), Some(m)),
@@ -214,8 +215,8 @@ pub(super) async fn modern_request<E: Endpoint + 'static>(
     let supported = state.kernel.identity.supported;
     // The body's params, moved (not copied) into the one copy the envelope and the
     // context share: the envelope scan then records the members the dispatcher reads.
-    let shared = params.map(Arc::new);
-    let params = shared.as_deref().map(|b| &**b);
+    let shared = params.map(Params::new);
+    let params = shared.as_deref();
     if method == "initialize" && !meta::carries_modern_envelope(params) {
         // A legacy handshake on a server that serves only 2026.
         let err = intake::initialize_refused(supported, params);
@@ -300,7 +301,7 @@ pub(super) fn modern_context<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     http: Incoming,
     method: &str,
-    params: Option<Arc<Box<RawValue>>>,
+    params: Option<Params>,
     id: Option<RequestId>,
     version: Option<ProtocolVersion>,
     meta: Option<RequestMeta>,
