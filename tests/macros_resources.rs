@@ -46,7 +46,25 @@ async fn note(name: String) -> ReadResourceResult {
     }
 }
 
-#[mcp::server(name = "library", resources(catalog, book, cover_image, note))]
+/// A shelf slot: `None` when nothing is on it (a not-found).
+#[mcp::resource("slots://{n}")]
+async fn slot(n: u32) -> Option<String> {
+    (n < 3).then(|| format!("slot {n}"))
+}
+
+/// An author by name: the function's own not-found error.
+#[mcp::resource("authors://{name}")]
+async fn author(name: String) -> Result<String, McpError> {
+    match name.as_str() {
+        "herbert" => Ok("Frank Herbert".into()),
+        _ => Err(McpError::resource_not_found(&format!("authors://{name}"))),
+    }
+}
+
+#[mcp::server(
+    name = "library",
+    resources(catalog, book, cover_image, note, slot, author)
+)]
 struct Library;
 
 struct Desk {
@@ -119,7 +137,11 @@ async fn check_lists(rev: &str) {
              "mimeType": "application/json"},
             {"uriTemplate": "books://{shelf}/{id}/cover.png", "name": "cover",
              "description": "A book's cover."},
-            {"uriTemplate": "notes://{name}", "name": "note"}
+            {"uriTemplate": "notes://{name}", "name": "note"},
+            {"uriTemplate": "slots://{n}", "name": "slot",
+             "description": "A shelf slot: `None` when nothing is on it (a not-found)."},
+            {"uriTemplate": "authors://{name}", "name": "author",
+             "description": "An author by name: the function's own not-found error."}
         ]),
         "{rev}"
     );
@@ -197,6 +219,19 @@ async fn reads_and_errors() {
     assert_eq!(r["result"]["contents"][0]["text"], "todo");
     let r = read(&mut wire, 9, "notes://empty").await;
     assert_eq!(r["error"]["code"], -32002, "{r}");
+    // `Option`: `Some` is contents, `None` a not-found; so is `McpError::resource_not_found`.
+    let r = read(&mut wire, 10, "slots://1").await;
+    assert_eq!(r["result"]["contents"][0]["text"], "slot 1", "{r}");
+    for (id, uri) in [(11, "slots://7"), (12, "authors://austen")] {
+        let r = read(&mut wire, id, uri).await;
+        assert_eq!(
+            r["error"],
+            json!({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}),
+            "{r}"
+        );
+    }
+    let r = read(&mut wire, 13, "authors://herbert").await;
+    assert_eq!(r["result"]["contents"][0]["text"], "Frank Herbert", "{r}");
 }
 
 #[tokio::test]
@@ -225,6 +260,14 @@ async fn modern_read_and_not_found() {
         )
         .await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
+    // A handler's not-found (`None` or the constructor) is -32602 on 2026-07-28 too.
+    for (id, uri) in [(3, "slots://9"), (4, "authors://austen")] {
+        let r = wire
+            .request(json!(id), "resources/read", modern(json!({"uri": uri})))
+            .await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert_eq!(r["error"]["data"]["uri"], uri, "{r}");
+    }
 }
 
 #[tokio::test]
@@ -234,7 +277,8 @@ async fn impl_form() {
     };
     let mut wire = Wire::new(desk.into_server().serve_in_memory());
     let init = wire.initialize("2025-06-18").await;
-    assert_eq!(init["instructions"], "Resources as methods.");
+    // The doc comment is for Rust readers: without `instructions = ...` nothing is sent.
+    assert!(init.get("instructions").is_none(), "{init}");
     let r = wire.request(json!(1), "resources/list", json!({})).await;
     let names: Vec<&str> = r["result"]["resources"]
         .as_array()

@@ -96,13 +96,13 @@ struct Stock {
 #[mcp::server(name = "shop", version = "9.9.9", tools(search_books, add, stock))]
 struct Shop;
 
-/// A server written as an impl block: its doc comment is the `instructions`.
+/// A server written as an impl block; `instructions` is sent only because it is asked for.
 struct Counter {
     hits: std::sync::atomic::AtomicU64,
 }
 
-/// Counts calls.
-#[mcp::server(name = "counter", tools(add))]
+/// Counts calls (a doc comment for Rust readers: never sent to the model).
+#[mcp::server(name = "counter", instructions = "Counts calls.", tools(add))]
 impl Counter {
     /// Adds `by` to the counter and returns the new value.
     #[tool(idempotent = false)]

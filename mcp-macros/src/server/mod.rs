@@ -14,7 +14,6 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
 use crate::errors::Errors;
-use crate::model::doc_text;
 use crate::model::root::Root;
 
 /// The options of `#[mcp::server(...)]`.
@@ -53,7 +52,7 @@ pub struct Server {
 /// `#[mcp::server]` on a struct, an enum or an inherent impl block.
 pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let (mut opts, root) = parse::parse(args, &mut errors);
+    let (opts, root) = parse::parse(args, &mut errors);
     let parsed: syn::Item = match syn::parse2(item.clone()) {
         Ok(i) => i,
         Err(e) => {
@@ -64,7 +63,6 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
     let (item, ty, methods, nothing) = match parsed {
         syn::Item::Struct(s) => {
             check::generics(&s.generics, &mut errors);
-            opts.instructions = opts.instructions.or_else(|| doc_text(&s.attrs));
             let span = s.ident.span();
             let ty = s.ident.to_token_stream();
             (
@@ -82,7 +80,6 @@ pub fn server_attr(args: TokenStream, item: TokenStream) -> TokenStream {
         }
         syn::Item::Impl(mut imp) => {
             check::impl_block(&imp, &mut errors);
-            opts.instructions = opts.instructions.or_else(|| doc_text(&imp.attrs));
             let ty = imp.self_ty.to_token_stream();
             let methods = methods::collect(&mut imp, &ty, &root, &mut errors);
             let span = syn::spanned::Spanned::span(&imp.self_ty);

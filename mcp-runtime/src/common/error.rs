@@ -34,6 +34,49 @@ impl McpError {
         McpError::Protocol(ErrorObject::invalid_params(msg))
     }
 
+    /// A JSON-RPC error with this code and message, sent to the peer as written. Codes from
+    /// `-32768` to `-32000` belong to JSON-RPC and MCP (`mcp::jsonrpc` names the defined
+    /// ones); an application's own errors use codes outside that range.
+    ///
+    /// ```
+    /// use mcp_runtime::McpError;
+    ///
+    /// let e = McpError::protocol(4001, "quota exceeded");
+    /// assert_eq!(e.to_wire().code, 4001);
+    /// assert_eq!(e.to_wire().message, "quota exceeded");
+    /// ```
+    pub fn protocol(code: i32, message: impl Into<String>) -> Self {
+        McpError::Protocol(ErrorObject::new(code, message))
+    }
+
+    /// `-32600`: the request is not acceptable as sent (what a middleware answers when it
+    /// refuses a request, say one without the credentials it needs).
+    pub fn invalid_request(msg: impl Into<String>) -> Self {
+        McpError::Protocol(ErrorObject::invalid_request(msg))
+    }
+
+    /// `-32601`: the method is not offered (a middleware hiding a method answers this).
+    pub fn method_not_found(method: &str) -> Self {
+        McpError::Protocol(ErrorObject::method_not_found(method))
+    }
+
+    /// The resource `uri` does not exist: `-32002` with `{"uri": ...}` as data, sent as
+    /// `-32602` to 2026-07-28 clients (that revision has no code of its own for it). A
+    /// resource handler can also return `None` from an `Option`, which means the same.
+    ///
+    /// ```
+    /// use mcp_runtime::McpError;
+    ///
+    /// let e = McpError::resource_not_found("books://42");
+    /// assert_eq!(e.to_wire().code, -32002);
+    /// assert_eq!(e.to_wire().data.unwrap()["uri"], "books://42");
+    /// ```
+    pub fn resource_not_found(uri: &str) -> Self {
+        ErrorObject::new(mcp_core::jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
+            .with_data(serde_json::json!({ "uri": uri }))
+            .into()
+    }
+
     /// The error object the peer sees.
     pub fn to_wire(&self) -> ErrorObject {
         match self {
@@ -111,11 +154,21 @@ pub type HandlerResult = Result<Reply, McpError>;
 
 /// The not-found error for a resource: -32002 on legacy revisions, -32602 on 2026.
 pub(crate) fn resource_not_found(uri: &str, era: mcp_core::version::Era) -> McpError {
-    let code = match era {
-        mcp_core::version::Era::Legacy => mcp_core::jsonrpc::RESOURCE_NOT_FOUND,
-        mcp_core::version::Era::Modern => mcp_core::jsonrpc::INVALID_PARAMS,
-    };
-    mcp_core::jsonrpc::ErrorObject::new(code, "Resource not found")
-        .with_data(serde_json::json!({ "uri": uri }))
-        .into()
+    resource_error_in(era, McpError::resource_not_found(uri))
+}
+
+/// A resource read's error as `era` spells it: 2026-07-28 has no -32002 and says -32602.
+pub(crate) fn resource_error_in(era: mcp_core::version::Era, e: McpError) -> McpError {
+    match (era, e) {
+        (mcp_core::version::Era::Modern, McpError::Protocol(e))
+            if e.code == mcp_core::jsonrpc::RESOURCE_NOT_FOUND =>
+        {
+            ErrorObject {
+                code: mcp_core::jsonrpc::INVALID_PARAMS,
+                ..e
+            }
+            .into()
+        }
+        (_, e) => e,
+    }
 }

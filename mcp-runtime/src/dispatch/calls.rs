@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::dispatcher::{Dispatcher, parse};
-use crate::common::error::{HandlerResult, McpError, resource_not_found};
+use crate::common::error::{HandlerResult, McpError, resource_error_in, resource_not_found};
 use crate::common::panic::CatchUnwind;
 use crate::context::Context;
 use crate::features::input_rounds as rounds;
@@ -176,7 +176,7 @@ impl<H: ServerHandler> Dispatcher<H> {
         if let Some(ir) = rounds::finish(round, &self.identity, method, &p.uri, None)? {
             return self.shape(ir, version);
         }
-        let result = result?;
+        let result = result.map_err(|e| resource_error_in(era, e))?;
         if result.contents.is_empty() {
             return Err(not_found());
         }

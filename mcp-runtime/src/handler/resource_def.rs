@@ -41,7 +41,7 @@ pub trait ResourceDef<S: ?Sized>: 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP resource",
     label = "this is not resource contents",
-    note = "return `String` (text), `Vec<u8>` (a blob), `ReadResourceResult`, or `Result<T, E>` of one of these with `E: Display`"
+    note = "return `String` (text), `Vec<u8>` (a blob), `ReadResourceResult`, `Option<T>` (`None`: not found) or `Result<T, E>` of one of these with `E: Display`"
 )]
 pub trait IntoReadResult {
     /// Converts the value into the result of `resources/read` for `uri`.
@@ -92,6 +92,16 @@ impl<T: IntoReadResult, E: fmt::Display + 'static> IntoReadResult for Result<T, 
         match self {
             Ok(v) => v.into_read_result(uri, m),
             Err(e) => Err(crate::handler::prompt_def::handler_failure(e)),
+        }
+    }
+}
+
+/// `None` is "resource not found" (see [`McpError::resource_not_found`]).
+impl<T: IntoReadResult> IntoReadResult for Option<T> {
+    fn into_read_result(self, uri: &str, m: Option<&str>) -> Result<ReadResourceResult, McpError> {
+        match self {
+            Some(v) => v.into_read_result(uri, m),
+            None => Err(McpError::resource_not_found(uri)),
         }
     }
 }
