@@ -1,6 +1,7 @@
 //! `mcp`: a framework for building Model Context Protocol servers and clients.
 //!
-//! This crate is the facade users depend on; it only re-exports the workspace crates.
+//! This crate is the facade users depend on; it re-exports the workspace crates and holds
+//! the [`guide`]: start with [`guide::macros`].
 //!
 //! # Features
 //!
@@ -26,6 +27,13 @@
 //! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub mod guide;
+
+// The README's examples are doctests too, so the quickstart compiles as written.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 pub use mcp_core as core;
 pub use mcp_core::{codec, headers, jsonrpc, meta, types, version};

@@ -1,0 +1,23 @@
+//! The guide: how to build with `mcp`, one chapter per topic. Every example is a doctest
+//! that runs: it serves the server over an in-memory pipe and checks what an
+//! [`mcp::Client`](crate::Client) sees, the way you can test your own server in process.
+//!
+//! The chapters' examples use the client, so they are in the documentation built with the
+//! `client` feature (as on docs.rs, and with `cargo doc --all-features`).
+//!
+//! - [`macros`]: the attribute macros, key by key, with the injected parameter types.
+//! - [`errors`]: which error a client sees for what a handler or middleware returns.
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "The attribute macros: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod macros {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/errors.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "Errors: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod errors {}
