@@ -20,8 +20,13 @@ async fn log_timing(ctx: Context, next: Next<'_>) -> HandlerResult {
     out
 }
 
-/// A small bookshop: search the catalogue with search_books.
-#[mcp::server(name = "bookshop", tools(search_books), middleware(log_timing))]
+/// The Bookshop: one tool and a timing middleware.
+#[mcp::server(
+    name = "bookshop",
+    instructions = "A small bookshop: search the catalogue with search_books.",
+    tools(search_books),
+    middleware(log_timing)
+)]
 struct Bookshop;
 
 async fn demo() -> std::io::Result<()> {
