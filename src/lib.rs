@@ -17,6 +17,8 @@
 //! | `jwt` | JWT bearer tokens checked against a JWKS (implies `http`) |
 //! | `oauth-signing` | the OAuth client's `private_key_jwt` and DPoP (implies `http`, `client`) |
 //! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
+//! | `tls` | the client over `https://`: rustls with the platform's trust store, `runtime::client::TlsConfig` for private CAs (implies `http`, `client`) |
+//! | `tls-webpki-roots` | Mozilla's root certificates compiled in (`TlsConfig::webpki_roots`) |
 //! | `full` | all of the above |
 //!
 //! ```

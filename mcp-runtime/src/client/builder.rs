@@ -147,7 +147,16 @@ impl ClientBuilder {
         self
     }
 
-    /// The connector of the HTTP client (default: plain TCP, `http://` only). Any
+    /// The certificate authorities `https://` servers are checked against (default: the
+    /// platform's trust store). Ignored when [`ClientBuilder::http_connector`] is given.
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: super::TlsConfig) -> Self {
+        self.http.tls = tls;
+        self
+    }
+
+    /// The connector of the HTTP client (default: plain TCP for `http://`, and with the
+    /// `tls` feature rustls for `https://`). Any
     /// `hyper-util` connector works, e.g. an HTTPS one wrapping an `HttpConnector`; the
     /// connect timeout is then the connector's business.
     #[cfg(feature = "http")]

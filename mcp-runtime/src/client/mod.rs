@@ -66,6 +66,8 @@ pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};
 
 pub use builder::ClientBuilder;
+#[cfg(feature = "tls")]
+pub use http::tls::TlsConfig;
 #[cfg(feature = "http")]
 pub use http::{BoxFuture, Credentials, MAX_STEP_UPS, StaticToken, TokenProvider, hyper_util};
 pub use options::{ConnectMode, RequestOptions, ServerSession};

@@ -23,11 +23,14 @@
 //! - 2024-11-05 HTTP+SSE: `GET` the SSE URL, wait for the `endpoint` event, POST every
 //!   message there, read every `message` event from the stream.
 //!
-//! No TLS is built in: [`ClientBuilder::http_connector`](super::ClientBuilder::http_connector)
-//! takes any `hyper-util` connector (an HTTPS one included).
+//! HTTPS comes with the `tls` feature ([`tls`]: rustls, the platform's roots by default);
+//! [`ClientBuilder::http_connector`](super::ClientBuilder::http_connector) takes any other
+//! `hyper-util` connector.
 mod auth;
 mod sse_legacy;
 mod streamable;
+#[cfg(feature = "tls")]
+pub(crate) mod tls;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -104,6 +107,9 @@ pub(crate) struct HttpSettings {
     pub(crate) sender: Option<Arc<dyn HttpSend>>,
     /// The largest body or SSE event read.
     pub(crate) max_frame: usize,
+    /// The roots `https://` servers are checked against.
+    #[cfg(feature = "tls")]
+    pub(crate) tls: tls::TlsConfig,
 }
 
 impl Default for HttpSettings {
@@ -114,7 +120,44 @@ impl Default for HttpSettings {
             connect_timeout: Duration::from_secs(10),
             sender: None,
             max_frame: MAX_FRAME,
+            #[cfg(feature = "tls")]
+            tls: tls::TlsConfig::default(),
         }
+    }
+}
+
+/// A sender for `http://` and, with the `tls` feature, `https://` URLs (the platform's
+/// roots): the OAuth requests' default, whose URLs come from the servers' metadata.
+pub(crate) fn any_scheme_sender() -> Arc<dyn HttpSend> {
+    #[cfg(feature = "tls")]
+    if let Ok(c) = tls::TlsConfig::platform().connector(HttpConnector::new()) {
+        return sender_for(c);
+    }
+    sender_for(HttpConnector::new())
+}
+
+/// The sender for `url`'s scheme when the user gave no connector: plain TCP for `http://`,
+/// TLS (with the `tls` feature) for `https://`.
+fn default_sender(
+    url: &str,
+    scheme: Option<&str>,
+    s: &HttpSettings,
+) -> Result<Arc<dyn HttpSend>, ClientError> {
+    let mut c = HttpConnector::new();
+    c.set_connect_timeout(Some(s.connect_timeout));
+    c.set_nodelay(true);
+    match scheme {
+        Some("http") => Ok(sender_for(c)),
+        #[cfg(feature = "tls")]
+        Some("https") => Ok(sender_for(s.tls.connector(c)?)),
+        #[cfg(not(feature = "tls"))]
+        Some("https") => Err(ClientError::Unsupported(
+            "https:// needs the `tls` feature (or a TLS connector: ClientBuilder::http_connector)"
+                .into(),
+        )),
+        _ => Err(ClientError::Unsupported(format!(
+            "the URL {url:?} is not http(s)"
+        ))),
     }
 }
 
@@ -201,24 +244,9 @@ pub(crate) fn start(
     let uri: Uri = url
         .parse()
         .map_err(|e| ClientError::Unsupported(format!("invalid URL {url:?}: {e}")))?;
-    let send = match (&settings.sender, uri.scheme_str()) {
-        (Some(s), _) => s.clone(),
-        (None, Some("http")) => {
-            let mut c = HttpConnector::new();
-            c.set_connect_timeout(Some(settings.connect_timeout));
-            c.set_nodelay(true);
-            sender_for(c)
-        }
-        (None, Some("https")) => {
-            return Err(ClientError::Unsupported(
-                "https needs a TLS connector: ClientBuilder::http_connector".into(),
-            ));
-        }
-        (None, _) => {
-            return Err(ClientError::Unsupported(format!(
-                "the URL {url:?} is not http(s)"
-            )));
-        }
+    let send = match &settings.sender {
+        Some(s) => s.clone(),
+        None => default_sender(url, uri.scheme_str(), &settings)?,
     };
     if uri.authority().is_none() {
         return Err(ClientError::Unsupported(format!(

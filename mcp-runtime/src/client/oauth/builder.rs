@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use hyper_util::client::legacy::connect::{Connect, HttpConnector};
+use hyper_util::client::legacy::connect::Connect;
 
 use super::grants::Grant;
 use super::wire::{Url, Wire};
@@ -12,7 +12,7 @@ use super::{Flow, Inner, OAuth};
 #[cfg(feature = "oauth-signing")]
 use super::{SigningKey, dpop};
 use crate::client::error::ClientError;
-use crate::client::http::{HttpSend, sender_for};
+use crate::client::http::{HttpSend, any_scheme_sender, sender_for};
 
 /// Client credentials: a client id and, for confidential clients, a secret.
 #[derive(Clone, PartialEq, Eq)]
@@ -234,7 +234,8 @@ impl OAuthBuilder {
     }
 
     /// The connector for the metadata, registration and token requests (default: plain
-    /// TCP, `http://` only).
+    /// TCP for `http://`, and with the `tls` feature `https://` against the platform's
+    /// roots).
     pub fn http_connector<C>(mut self, connector: C) -> Self
     where
         C: Connect + Clone + Send + Sync + 'static,
@@ -246,9 +247,7 @@ impl OAuthBuilder {
     /// The provider. Fails when the server URL is not an absolute `http(s)` URL.
     pub fn build(self) -> Result<OAuth, ClientError> {
         let server = Url::parse(&self.server_url)?;
-        let send = self
-            .send
-            .unwrap_or_else(|| sender_for(HttpConnector::new()));
+        let send = self.send.unwrap_or_else(any_scheme_sender);
         Ok(OAuth {
             inner: Arc::new(Inner {
                 server,

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use hyper::header;
-use hyper_util::client::legacy::connect::{Connect, HttpConnector};
+use hyper_util::client::legacy::connect::Connect;
 
 use super::super::error::ClientError;
-use super::super::http::{BoxFuture, sender_for};
+use super::super::http::{BoxFuture, any_scheme_sender, sender_for};
 use super::wire::{Wire, form_decode};
 
 /// Sends the user to the authorization URL and returns where the authorization server
@@ -30,9 +30,14 @@ pub struct HeadlessRedirect {
 }
 
 impl HeadlessRedirect {
-    /// Over plain TCP (`http://` authorization servers).
+    /// Over plain TCP (`http://` authorization servers), and with the `tls` feature
+    /// `https://` against the platform's roots.
     pub fn new() -> HeadlessRedirect {
-        HeadlessRedirect::with_connector(HttpConnector::new())
+        HeadlessRedirect {
+            wire: Wire {
+                send: any_scheme_sender(),
+            },
+        }
     }
 
     /// Over any `hyper-util` connector (e.g. an HTTPS one).
