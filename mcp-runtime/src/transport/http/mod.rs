@@ -641,14 +641,27 @@ pub(crate) fn sse_response(body: sse::SseBody) -> Response {
     r
 }
 
-/// Reads a body up to the limit; `Err` is the 413 (or 400) to send.
+/// Reads a body up to the limit; `Err` is the 413 (or 400) to send. A body whose declared
+/// `Content-Length` is above the limit is refused at once, before any of it is read.
 pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Response> {
     use http_body::Body as _;
     use http_body_util::BodyExt;
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            &ErrorObject::invalid_request(format!(
+                "Invalid Request: body exceeds the limit of {limit} bytes"
+            )),
+        )
+    };
     // One buffer, sized from Content-Length when the client sent it: the body's chunks are
     // copied once, not gathered and then copied again for the filters. The claim is only
     // trusted up to 1 MiB before the bytes arrive.
     let hint = usize::try_from(body.size_hint().lower()).unwrap_or(usize::MAX);
+    if hint > limit {
+        return Err(too_large());
+    }
     let mut out = Vec::with_capacity(hint.min(limit).min(1 << 20));
     let mut body = http_body_util::Limited::new(body, limit);
     while let Some(frame) = body.frame().await {
@@ -668,13 +681,7 @@ pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Respo
                     if e.downcast_ref::<http_body_util::LengthLimitError>()
                         .is_some()
                     {
-                        error_response(
-                            StatusCode::PAYLOAD_TOO_LARGE,
-                            None,
-                            &ErrorObject::invalid_request(format!(
-                                "Invalid Request: body exceeds the limit of {limit} bytes"
-                            )),
-                        )
+                        too_large()
                     } else {
                         empty(StatusCode::BAD_REQUEST)
                     },
