@@ -569,3 +569,36 @@ async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes
         "2025-11-25"
     );
 }
+
+/// A call still running when the shutdown grace ends is answered with an error saying the
+/// server is shutting down, not left without an answer.
+#[tokio::test]
+async fn a_call_cut_short_by_the_shutdown_grace_gets_an_error_answer() {
+    let server = Server::builder("runtime", "1.0.0")
+        .options(ServerOptions {
+            shutdown_grace: Duration::from_millis(200),
+            ..ServerOptions::default()
+        })
+        .tool(Tool::new("stall"), |_ctx, _a: Value| async move {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Ok(CallToolResult::success(vec![]))
+        })
+        .build();
+    let mut w = Wire::new(server.serve_in_memory());
+    w.initialize("2025-11-25").await;
+    w.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "stall", "arguments": {}}}))
+        .await;
+    // A round trip, so the call surely runs before the input ends.
+    assert!(
+        w.request(json!(8), "ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+    w.close().await;
+    let (r, _) = w.response(json!(7)).await;
+    assert_eq!(code(&r), -32000, "{r}");
+    let msg = r["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("shutting down"), "{msg}");
+}

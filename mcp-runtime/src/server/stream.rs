@@ -496,20 +496,30 @@ impl<E: Endpoint + 'static> Kernel<E> {
         tracker.spawn(async move {
             let run = request_run::finish(chain, &cancel, timeout);
             tokio::pin!(run);
-            let out = tokio::select! {
+            let (out, cut_short) = tokio::select! {
                 biased;
-                out = &mut run => out,
+                out = &mut run => (out, false),
                 // The grace period is over: the handler sees its token fire and may finish.
                 _ = conn.shutdown.cancelled() => {
                     cancel.cancel();
-                    run.await
+                    (run.await, true)
                 }
             };
             if let Some(id) = &id {
                 conn.in_flight.remove(id);
             }
-            // A cancelled request sends nothing, even if its result arrived late.
-            if !cancel.is_cancelled() {
+            if cut_short {
+                // Still running when the grace ended: answered with an error, not left
+                // without an answer.
+                if id.is_some() {
+                    let err = ErrorObject::new(
+                        -32000,
+                        "Server shutting down: the request did not finish in time",
+                    );
+                    conn.respond_error(&sink, id.as_ref(), &err).await;
+                }
+            } else if !cancel.is_cancelled() {
+                // A cancelled request sends nothing, even if its result arrived late.
                 conn.finish(&sink, id.as_ref(), out).await;
             }
             drop(permit);
