@@ -785,6 +785,9 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         conns.close();
         if tokio::time::timeout(grace, conns.wait()).await.is_err() {
             tracing::warn!("shutdown grace period over; closing connections");
+            handle.shutdown();
+            // What was cut short is answered "shutting down": a moment for that to go out.
+            let _ = tokio::time::timeout(Duration::from_secs(1), conns.wait()).await;
         }
         handle.shutdown();
         Ok(())
