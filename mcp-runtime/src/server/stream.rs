@@ -43,8 +43,9 @@ pub struct ServerOptions {
     pub request_timeout: Option<Duration>,
     /// How long a server-to-client request waits for its answer.
     pub peer_request_timeout: Duration,
-    /// On EOF or SIGTERM, how long in-flight requests may take to finish (none once the
-    /// peer is gone: its end of the output closed).
+    /// On EOF or SIGTERM, how long in-flight requests may take to finish; those still
+    /// running then are cancelled and answered `-32000` "Server shutting down". No grace
+    /// once the peer is gone (its end of the output closed): they are cancelled at once.
     pub shutdown_grace: Duration,
 }
 

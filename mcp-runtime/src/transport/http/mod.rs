@@ -119,7 +119,8 @@ pub struct HttpOptions {
     /// Legacy Streamable HTTP without sessions: every request stands alone (no GET
     /// stream, no DELETE, no server-to-client requests).
     pub stateless_legacy: bool,
-    /// On shutdown, how long open requests may take before connections are closed.
+    /// On shutdown, how long open requests may take before connections are closed; those
+    /// still running then are cancelled and answered `-32000` "Server shutting down".
     pub shutdown_grace: Duration,
     /// Resumability of legacy Streamable HTTP streams (`None`: off): events carry ids
     /// that name their stream, are kept here, and a client that lost a connection
