@@ -16,6 +16,15 @@ async fn add_reports_an_overflow_as_a_tool_error() {
     let server = everything::server(SupportedVersions::all());
     let mut wire = Wire::new(server.serve_in_memory());
     wire.initialize("2025-11-25").await;
+    // Its listing is the plain text tool it was: no output schema.
+    let list = wire.request(json!(0), "tools/list", json!({})).await;
+    let add = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "add")
+        .unwrap();
+    assert!(add.get("outputSchema").is_none(), "{add}");
     for (id, (a, b)) in [(i64::MAX, 1), (i64::MIN, -1)].into_iter().enumerate() {
         let r = wire
             .request(
