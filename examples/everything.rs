@@ -79,8 +79,15 @@ Greet people by name, and ask how they are.\n";
     title = "Add two integers",
     icons("https://example.com/icons/add.svg")
 )]
-async fn add(a: i64, b: i64) -> String {
-    (a + b).to_string()
+async fn add(a: i64, b: i64) -> Result<String, ToolError> {
+    // A sum beyond 64 bits is the caller's mistake: a tool error, not a panic.
+    a.checked_add(b).map(|sum| sum.to_string()).ok_or_else(|| {
+        ToolError::new(format!(
+            "{a} + {b} overflows: the sum must lie between {} and {}",
+            i64::MIN,
+            i64::MAX
+        ))
+    })
 }
 
 /// An empty clip: a valid 8 kHz mono WAV header with no samples.
@@ -295,7 +302,8 @@ async fn describe_logo() -> GetPromptResult {
 
 const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
 
-fn server(versions: SupportedVersions) -> Server {
+/// The server, for `main` and for `tests/everything.rs` (which includes this file).
+pub(crate) fn server(versions: SupportedVersions) -> Server {
     static SKILLS: &[EmbeddedFile] = &[EmbeddedFile::new("greeting-etiquette/SKILL.md", SKILL)];
     let skills = SkillSet::from_embedded(SKILLS).expect("the embedded skill is valid");
     Server::builder("everything", env!("CARGO_PKG_VERSION"))

@@ -1,7 +1,8 @@
 //! Graceful shutdown of `serve_http_on` through a real HTTP client on loopback: when the
 //! stop token fires, answers in flight still arrive on their SSE streams (2025 and 2026
 //! POSTs, the 2024-11-05 session stream), standalone GET streams end cleanly, no new
-//! connection is taken, and what outlives the grace period is cancelled.
+//! connection is taken, and what outlives the grace period is cancelled and answered with
+//! a "shutting down" error.
 
 mod support;
 
@@ -362,6 +363,15 @@ async fn what_outlives_the_grace_period_is_cancelled() {
     // Both handlers were cancelled, none finished.
     wait_for(|| s.gate.cancelled.load(Ordering::SeqCst) == 2).await;
     assert_eq!(s.gate.finished.load(Ordering::SeqCst), 0);
+    // Each call is answered: an error saying the server is shutting down.
+    for (id, mut events) in [(1, modern), (2, legacy)] {
+        events.read_to_end().await;
+        let last = events.parsed().pop().unwrap();
+        assert_eq!(last["id"], id, "{last}");
+        assert_eq!(last["error"]["code"], -32000, "{last}");
+        let msg = last["error"]["message"].as_str().unwrap();
+        assert!(msg.contains("shutting down"), "{msg}");
+    }
 }
 
 #[tokio::test]

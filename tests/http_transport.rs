@@ -580,6 +580,36 @@ async fn body_limit_is_413() {
     assert_eq!(r.status, 413);
 }
 
+/// A declared `Content-Length` above the limit is refused at once, before the body: the 413
+/// arrives although no byte of the body is ever sent.
+#[tokio::test]
+async fn a_declared_length_above_the_limit_is_413_before_the_body() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = start(HttpOptions::default()).await;
+    let mut tcp = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 2000000000\r\n\r\n",
+        s.addr.port()
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    let status_line = tokio::time::timeout(Duration::from_secs(2), async {
+        let mut buf = [0u8; 1024];
+        loop {
+            if let Some(end) = got.windows(2).position(|w| w == b"\r\n") {
+                return String::from_utf8_lossy(&got[..end]).into_owned();
+            }
+            let n = tcp.read(&mut buf).await.unwrap();
+            assert!(n > 0, "closed without an answer: {got:?}");
+            got.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await
+    .expect("no answer within 2 s");
+    assert!(status_line.starts_with("HTTP/1.1 413"), "{status_line}");
+}
+
 #[tokio::test]
 async fn session_cap_is_503_and_idle_sessions_expire() {
     let s = start(HttpOptions {

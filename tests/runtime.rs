@@ -55,7 +55,7 @@ async fn bad_arguments_are_is_error_results_naming_field_and_type() {
         .await;
     assert_eq!(r["result"]["isError"], true, "{r}");
     let t = text(&r);
-    assert!(t.contains("`b`") && t.contains("i64"), "{t}");
+    assert_eq!(t, r#"argument "b": expected an integer, got a string"#);
     assert!(!t.contains("line 1") && !t.contains("column"), "{t}");
     let r = w
         .request(
@@ -65,7 +65,7 @@ async fn bad_arguments_are_is_error_results_naming_field_and_type() {
         )
         .await;
     assert_eq!(r["result"]["isError"], true);
-    assert!(text(&r).contains("missing field `b`"), "{r}");
+    assert_eq!(text(&r), r#"argument "b" is required but missing"#, "{r}");
     // An unknown tool is a protocol error.
     let r = w
         .request(json!(3), "tools/call", json!({"name": "nope"}))
@@ -568,4 +568,37 @@ async fn modern_notifications_need_no_envelope_and_a_failed_modern_opening_fixes
         w.initialize("2025-11-25").await["protocolVersion"],
         "2025-11-25"
     );
+}
+
+/// A call still running when the shutdown grace ends is answered with an error saying the
+/// server is shutting down, not left without an answer.
+#[tokio::test]
+async fn a_call_cut_short_by_the_shutdown_grace_gets_an_error_answer() {
+    let server = Server::builder("runtime", "1.0.0")
+        .options(ServerOptions {
+            shutdown_grace: Duration::from_millis(200),
+            ..ServerOptions::default()
+        })
+        .tool(Tool::new("stall"), |_ctx, _a: Value| async move {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Ok(CallToolResult::success(vec![]))
+        })
+        .build();
+    let mut w = Wire::new(server.serve_in_memory());
+    w.initialize("2025-11-25").await;
+    w.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "stall", "arguments": {}}}))
+        .await;
+    // A round trip, so the call surely runs before the input ends.
+    assert!(
+        w.request(json!(8), "ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+    w.close().await;
+    let (r, _) = w.response(json!(7)).await;
+    assert_eq!(code(&r), -32000, "{r}");
+    let msg = r["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("shutting down"), "{msg}");
 }

@@ -713,6 +713,63 @@ async fn eof_drains_in_flight_requests_and_exits_zero() {
     assert!(started.elapsed() < Duration::from_secs(5));
 }
 
+/// A client that vanishes (closes stdout, then stdin): nobody is left to answer, so the
+/// server ends at once, with no shutdown grace, with status 0 and no error. Whether or not a
+/// request is in flight, and whether or not an answer is written after stdout closed (the
+/// broken pipe) or nothing is (the closed pipe is noticed all the same).
+#[tokio::test]
+async fn a_vanished_client_ends_the_server_promptly_with_status_zero() {
+    for (in_flight, ping) in [(false, true), (true, true), (true, false)] {
+        let mut p = Proc::fixture(&[]);
+        p.init("2025-11-25").await;
+        if in_flight {
+            p.call(1, "slow", json!({"ms": 60_000})).await;
+            p.ping(2).await;
+            assert_eq!(p.recv().await["id"], 2);
+        }
+        // Drop the read end of the server's stdout, then answerable requests, then EOF.
+        let Proc {
+            mut child,
+            stdin,
+            out,
+            stderr,
+            ..
+        } = p;
+        drop(out);
+        let mut stdin = stdin.expect("stdin");
+        if ping {
+            let ping = b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n";
+            // The server may already be gone (a write error is fine then).
+            let _ = stdin.write_all(ping).await;
+            let _ = stdin.flush().await;
+        }
+        drop(stdin);
+        let status = match tokio::time::timeout(Duration::from_secs(3), child.wait()).await {
+            Ok(status) => status.expect("wait for child"),
+            Err(_) => {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+                panic!(
+                    "in_flight={in_flight} ping={ping}: the server did not exit within 3 s\n--- stderr ---\n{}",
+                    String::from_utf8_lossy(&stderr.lock().unwrap())
+                );
+            }
+        };
+        // Let the stderr drain catch up with what the process wrote before exiting.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let err = String::from_utf8_lossy(&stderr.lock().unwrap()).into_owned();
+        assert_eq!(
+            status.code(),
+            Some(0),
+            "in_flight={in_flight} ping={ping}: {status}\n{err}"
+        );
+        assert!(
+            !err.contains("Broken pipe") && !err.contains("Error:"),
+            "in_flight={in_flight} ping={ping}: {err}"
+        );
+    }
+}
+
 /// SIGTERM while idle (stdin still open): the process exits 0 promptly.
 #[cfg(unix)]
 #[tokio::test]

@@ -580,18 +580,28 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         R: AsyncBufRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.kernel.serve(reader, writer, stop).await
+        self.kernel
+            .serve(reader, writer, stop, CancellationToken::new())
+            .await
     }
 
     /// Serves stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then lets
     /// in-flight requests finish within the grace period and flushes.
+    ///
+    /// A client that vanishes (closes stdout's pipe) ends the server at once, with no grace
+    /// and no error: nobody is left to answer.
     pub async fn serve_stdio(&self) -> std::io::Result<()> {
         let stop = CancellationToken::new();
         crate::server::stdio::stop_on_signals(stop.clone());
         #[cfg(target_os = "linux")]
         if let Some((reader, writer)) = crate::server::stdio::pipes() {
             let reader = tokio::io::BufReader::with_capacity(64 * 1024, reader);
-            return self.serve_buffered(reader, writer, stop).await;
+            let gone = CancellationToken::new();
+            crate::server::stdio::watch_stdout_closed(gone.clone());
+            let r = self.kernel.serve(reader, writer, stop, gone.clone()).await;
+            // Ends the watcher (and its hold on stdout).
+            gone.cancel();
+            return r;
         }
         self.serve_buffered(
             tokio::io::BufReader::with_capacity(64 * 1024, crate::server::stdio::Stdin::new()),

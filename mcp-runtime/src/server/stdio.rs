@@ -55,6 +55,30 @@ pub fn pipes() -> Option<(
     Some((reader, writer))
 }
 
+/// Cancels `gone` when nobody reads stdout any more (the read end of its pipe is closed), so
+/// a client that vanished is noticed even while nothing is being written; returns at once,
+/// watching in a task that ends with `gone`. Does nothing when stdout is not a pipe.
+#[cfg(target_os = "linux")]
+pub(crate) fn watch_stdout_closed(gone: CancellationToken) {
+    use tokio::io::Interest;
+    use tokio::net::unix::pipe::OpenOptions;
+    // A pipe's writer sees an error condition once the pipe has no reader left.
+    let Ok(watch) = OpenOptions::new().open_sender("/proc/self/fd/1") else {
+        return;
+    };
+    tokio::spawn(async move {
+        tokio::select! {
+            r = watch.ready(Interest::ERROR) => {
+                if r.is_ok_and(|ready| ready.is_error()) {
+                    tracing::debug!("stdout closed: the client is gone");
+                    gone.cancel();
+                }
+            }
+            _ = gone.cancelled() => {}
+        }
+    });
+}
+
 /// Stdin as an `AsyncRead`, read by a plain OS thread.
 ///
 /// `tokio::io::stdin()` reads on the runtime's blocking pool, and a runtime waits for its

@@ -43,7 +43,9 @@ pub struct ServerOptions {
     pub request_timeout: Option<Duration>,
     /// How long a server-to-client request waits for its answer.
     pub peer_request_timeout: Duration,
-    /// On EOF or SIGTERM, how long in-flight requests may take to finish.
+    /// On EOF or SIGTERM, how long in-flight requests may take to finish; those still
+    /// running then are cancelled and answered `-32000` "Server shutting down". No grace
+    /// once the peer is gone (its end of the output closed): they are cancelled at once.
     pub shutdown_grace: Duration,
 }
 
@@ -141,11 +143,17 @@ impl Conn {
 
 impl<E: Endpoint + 'static> Kernel<E> {
     /// Serves one connection until EOF (or `stop` fires), then drains and returns.
+    ///
+    /// `gone` fires when the peer can no longer be answered (its end of the output is
+    /// closed); the kernel fires it too when a write fails. Then reading stops and the
+    /// requests in flight are cancelled at once, with no shutdown grace, and the peer's
+    /// leaving (a broken pipe, a reset) is the connection's normal end, not an error.
     pub(crate) async fn serve<R, W>(
         &self,
         reader: R,
         writer: W,
         stop: CancellationToken,
+        gone: CancellationToken,
     ) -> io::Result<()>
     where
         R: AsyncBufRead + Unpin + Send,
@@ -156,7 +164,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let framing = Arc::new(std::sync::OnceLock::<Framing>::new());
         let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
         let close_writer = CancellationToken::new();
-        let writer_task = tokio::spawn(write_loop(
+        let written = write_loop(
             writer,
             rx,
             WriterOptions {
@@ -164,7 +172,18 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 close: Some(close_writer.clone()),
                 shutdown: false,
             },
-        ));
+        );
+        let writer_task = tokio::spawn({
+            let gone = gone.clone();
+            async move {
+                let r = written.await;
+                if r.is_err() {
+                    // Nothing more can be written: nobody is left to answer.
+                    gone.cancel();
+                }
+                r
+            }
+        });
         let conn = Arc::new(Conn {
             shared: Arc::new(ConnShared::new(
                 tx,
@@ -187,6 +206,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
             let ev = tokio::select! {
                 ev = frames.next() => ev,
                 _ = stop.cancelled() => break,
+                _ = gone.cancelled() => break,
             };
             if let Some(f) = frames.framing() {
                 let _ = framing.set(f);
@@ -228,22 +248,38 @@ impl<E: Endpoint + 'static> Kernel<E> {
         }
         // Shutdown: stop reading, let in-flight requests finish within the grace period
         // (listen streams end now, with their closing result).
+        // A peer that is gone ends them at once: nobody is left to read their answers.
         conn.shared.closing.cancel();
         tracker.close();
-        if tokio::time::timeout(self.options.shutdown_grace, tracker.wait())
-            .await
-            .is_err()
-        {
-            tracing::warn!("shutdown grace period over; cancelling in-flight requests");
+        let drained = tokio::select! {
+            _ = tracker.wait() => true,
+            _ = gone.cancelled() => {
+                tracing::debug!("the peer is gone; cancelling in-flight requests");
+                false
+            }
+            _ = tokio::time::sleep(self.options.shutdown_grace) => {
+                tracing::warn!("shutdown grace period over; cancelling in-flight requests");
+                false
+            }
+        };
+        if !drained {
             conn.shutdown.cancel();
             let _ = tokio::time::timeout(Duration::from_secs(1), tracker.wait()).await;
         }
         conn.shared.fail_all();
         close_writer.cancel();
-        match writer_task.await {
+        let result = match writer_task.await {
             Ok(Ok(())) => result,
             Ok(Err(e)) => Err(e),
             Err(e) => Err(io::Error::other(e)),
+        };
+        match result {
+            // The peer closed its end: the normal end of a connection, not a failure.
+            Err(e) if gone.is_cancelled() && peer_left(&e) => {
+                tracing::debug!(error = %e, "the peer closed the connection");
+                Ok(())
+            }
+            r => r,
         }
     }
 
@@ -461,20 +497,30 @@ impl<E: Endpoint + 'static> Kernel<E> {
         tracker.spawn(async move {
             let run = request_run::finish(chain, &cancel, timeout);
             tokio::pin!(run);
-            let out = tokio::select! {
+            let (out, cut_short) = tokio::select! {
                 biased;
-                out = &mut run => out,
+                out = &mut run => (out, false),
                 // The grace period is over: the handler sees its token fire and may finish.
                 _ = conn.shutdown.cancelled() => {
                     cancel.cancel();
-                    run.await
+                    (run.await, true)
                 }
             };
             if let Some(id) = &id {
                 conn.in_flight.remove(id);
             }
-            // A cancelled request sends nothing, even if its result arrived late.
-            if !cancel.is_cancelled() {
+            if cut_short {
+                // Still running when the grace ended: answered with an error, not left
+                // without an answer.
+                if id.is_some() {
+                    let err = ErrorObject::new(
+                        -32000,
+                        "Server shutting down: the request did not finish in time",
+                    );
+                    conn.respond_error(&sink, id.as_ref(), &err).await;
+                }
+            } else if !cancel.is_cancelled() {
+                // A cancelled request sends nothing, even if its result arrived late.
                 conn.finish(&sink, id.as_ref(), out).await;
             }
             drop(permit);
@@ -496,4 +542,15 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let (frame, _) = encode_outcome(id, out);
         conn.respond(sink, frame).await;
     }
+}
+
+/// Whether an I/O error only says that the peer closed its end of the connection.
+fn peer_left(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::BrokenPipe
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::UnexpectedEof
+    )
 }

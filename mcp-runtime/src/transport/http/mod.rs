@@ -119,7 +119,8 @@ pub struct HttpOptions {
     /// Legacy Streamable HTTP without sessions: every request stands alone (no GET
     /// stream, no DELETE, no server-to-client requests).
     pub stateless_legacy: bool,
-    /// On shutdown, how long open requests may take before connections are closed.
+    /// On shutdown, how long open requests may take before connections are closed; those
+    /// still running then are cancelled and answered `-32000` "Server shutting down".
     pub shutdown_grace: Duration,
     /// Resumability of legacy Streamable HTTP streams (`None`: off): events carry ids
     /// that name their stream, are kept here, and a client that lost a connection
@@ -641,14 +642,27 @@ pub(crate) fn sse_response(body: sse::SseBody) -> Response {
     r
 }
 
-/// Reads a body up to the limit; `Err` is the 413 (or 400) to send.
+/// Reads a body up to the limit; `Err` is the 413 (or 400) to send. A body whose declared
+/// `Content-Length` is above the limit is refused at once, before any of it is read.
 pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Response> {
     use http_body::Body as _;
     use http_body_util::BodyExt;
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            &ErrorObject::invalid_request(format!(
+                "Invalid Request: body exceeds the limit of {limit} bytes"
+            )),
+        )
+    };
     // One buffer, sized from Content-Length when the client sent it: the body's chunks are
     // copied once, not gathered and then copied again for the filters. The claim is only
     // trusted up to 1 MiB before the bytes arrive.
     let hint = usize::try_from(body.size_hint().lower()).unwrap_or(usize::MAX);
+    if hint > limit {
+        return Err(too_large());
+    }
     let mut out = Vec::with_capacity(hint.min(limit).min(1 << 20));
     let mut body = http_body_util::Limited::new(body, limit);
     while let Some(frame) = body.frame().await {
@@ -668,13 +682,7 @@ pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Respo
                     if e.downcast_ref::<http_body_util::LengthLimitError>()
                         .is_some()
                     {
-                        error_response(
-                            StatusCode::PAYLOAD_TOO_LARGE,
-                            None,
-                            &ErrorObject::invalid_request(format!(
-                                "Invalid Request: body exceeds the limit of {limit} bytes"
-                            )),
-                        )
+                        too_large()
                     } else {
                         empty(StatusCode::BAD_REQUEST)
                     },
@@ -778,6 +786,9 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         conns.close();
         if tokio::time::timeout(grace, conns.wait()).await.is_err() {
             tracing::warn!("shutdown grace period over; closing connections");
+            handle.shutdown();
+            // What was cut short is answered "shutting down": a moment for that to go out.
+            let _ = tokio::time::timeout(Duration::from_secs(1), conns.wait()).await;
         }
         handle.shutdown();
         Ok(())

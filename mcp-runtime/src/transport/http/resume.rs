@@ -76,7 +76,10 @@ impl<E: Endpoint + 'static> HttpState<E> {
         let prime = self.prime_for(session);
         let close_after = prime.and(self.opts.sse_close_after);
         let att = lane.open(prime, close_after != Some(Duration::ZERO)).await;
-        let end = session.closed.child_token();
+        // Not ended by the session's closing: the stream ends with its request's answer,
+        // which a closed session cancels at once, and an answer cut short by a shutdown
+        // (its "shutting down" error) still goes out.
+        let end = CancellationToken::new();
         if let Some(d) = close_after.filter(|d| !d.is_zero()) {
             let t = end.clone();
             tokio::spawn(async move {

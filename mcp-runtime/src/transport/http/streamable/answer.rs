@@ -64,6 +64,20 @@ impl<E: Endpoint + 'static> HttpState<E> {
                     let (frame, code) = encode_outcome(&id, out);
                     this.kernel.filters.outgoing(frame).map(|f| (f, code))
                 }
+                // Cut short by the end of the shutdown grace: answered with an error, not
+                // left without an answer.
+                _ if this.shutdown.is_cancelled() => {
+                    let err = ErrorObject::new(
+                        -32000,
+                        "Server shutting down: the request did not finish in time",
+                    );
+                    let mut frame = Vec::new();
+                    mcp_core::jsonrpc::write_error(&mut frame, Some(&id), &err);
+                    this.kernel
+                        .filters
+                        .outgoing(frame)
+                        .map(|f| (f, Some(err.code)))
+                }
                 _ => None,
             }
         });
