@@ -585,3 +585,76 @@ async fn a_tool_that_needs_more_scopes_is_a_403_step_up_on_every_path() {
     // Only the two calls with the scope reached the tool.
     assert_eq!(ADMIN_CALLS.load(Ordering::SeqCst) - before, 2);
 }
+
+/// A server's own static token (no authorization server): plain `Bearer realm="mcp"`
+/// challenges that point nowhere, and no metadata document, so that a client says a token
+/// is needed instead of starting an OAuth flow that cannot succeed.
+#[tokio::test]
+async fn static_token_without_oauth_gets_plain_bearer_challenges() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let validator = validator_fn(|token: String, _req| async move {
+        match token.as_str() {
+            "s3cret" => Ok(Principal::new("operator")),
+            _ => Err(AuthError::InvalidToken("unknown token".into())),
+        }
+    });
+    let opts = HttpOptions {
+        auth: Some(AuthOptions::new(format!("http://{addr}/mcp"), validator)),
+        ..HttpOptions::default()
+    };
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    let s = server(Seen::default());
+    tokio::spawn(async move { s.serve_http_on(listener, opts, st).await });
+    let _running = Running {
+        addr,
+        seen: Seen::default(),
+        stop,
+    };
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }
+    }});
+    let v2026 = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+    ];
+
+    let r = call(addr, "POST", "/mcp", &v2026, Some(&list)).await;
+    assert_eq!(r.status, 401, "{}", r.body);
+    assert_eq!(r.header("www-authenticate"), Some("Bearer realm=\"mcp\""));
+
+    let with_bad = [v2026[0], v2026[1], ("authorization", "Bearer guess")];
+    let r = call(addr, "POST", "/mcp", &with_bad, Some(&list)).await;
+    assert_eq!(r.status, 401, "{}", r.body);
+    let www = r.header("www-authenticate").unwrap_or("");
+    assert!(www.starts_with("Bearer error=\"invalid_token\""), "{www}");
+    assert!(www.contains("realm=\"mcp\""), "{www}");
+    assert!(!www.contains("resource_metadata"), "{www}");
+
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let r = call(addr, "GET", path, &[], None).await;
+        assert_eq!(
+            r.status, 404,
+            "{path}: no metadata without OAuth: {}",
+            r.body
+        );
+    }
+
+    let with_good = [v2026[0], v2026[1], ("authorization", "Bearer s3cret")];
+    let r = call(addr, "POST", "/mcp", &with_good, Some(&list)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.json()["result"]["tools"][0]["name"],
+        "whoami",
+        "{}",
+        r.body
+    );
+}

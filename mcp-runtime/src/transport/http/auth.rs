@@ -22,6 +22,12 @@
 //!
 //! The protected resource metadata document (RFC 9728) is served, without a token, at
 //! `/.well-known/oauth-protected-resource` and `/.well-known/oauth-protected-resource<path>`.
+//!
+//! Without an authorization server ([`AuthOptions::authorization_server`]) there is no
+//! OAuth: tokens are the server's own (static tokens, API keys), no metadata document is
+//! served, and the challenges are plain `Bearer realm="mcp"` ones (`401` + `WWW-Authenticate:
+//! Bearer realm="mcp"`, with `error="invalid_token"` for a refused token), so that clients
+//! say a token is needed instead of starting an OAuth flow that cannot succeed.
 //! The principal reaches middleware and handlers as a typed extension:
 //! `ctx.extensions().get::<Principal>()`. A legacy session belongs to the subject that
 //! opened it: another subject's requests naming it get `404`.
@@ -309,9 +315,28 @@ impl AuthOptions {
         Value::Object(doc)
     }
 
+    /// Whether tokens come from OAuth authorization servers (then clients are pointed at
+    /// the metadata document); without one, the tokens are the server's own.
+    fn is_oauth(&self) -> bool {
+        !self.authorization_servers.is_empty()
+    }
+
+    /// The challenge's parameter that tells the client where tokens come from: the
+    /// metadata document under OAuth, a plain realm otherwise.
+    fn token_source(&self) -> String {
+        match self.is_oauth() {
+            true => format!("resource_metadata=\"{}\"", self.metadata_url()),
+            false => "realm=\"mcp\"".to_owned(),
+        }
+    }
+
     /// The paths the metadata document is served at: the bare well-known path, and the
-    /// path-suffixed forms for the MCP endpoint `mcp_path` and the resource's own path.
+    /// path-suffixed forms for the MCP endpoint `mcp_path` and the resource's own path
+    /// (none without an authorization server).
     pub(super) fn metadata_paths(&self, mcp_path: &str) -> Vec<String> {
+        if !self.is_oauth() {
+            return Vec::new();
+        }
         let mut out = vec![WELL_KNOWN.to_owned()];
         for p in [mcp_path.trim_end_matches('/'), self.resource_path()] {
             let p = format!("{WELL_KNOWN}{p}");
@@ -325,18 +350,19 @@ impl AuthOptions {
     /// Whether `path` is one of [`Self::metadata_paths`] (checked on every request, so
     /// without building the list).
     pub(super) fn is_metadata_path(&self, mcp_path: &str, path: &str) -> bool {
-        path.strip_prefix(WELL_KNOWN).is_some_and(|rest| {
-            rest.is_empty()
-                || rest == mcp_path.trim_end_matches('/')
-                || rest == self.resource_path()
-        })
+        self.is_oauth()
+            && path.strip_prefix(WELL_KNOWN).is_some_and(|rest| {
+                rest.is_empty()
+                    || rest == mcp_path.trim_end_matches('/')
+                    || rest == self.resource_path()
+            })
     }
 
     /// Authenticates one request: its principal, or the 401/403/500 to send.
     pub(super) async fn authenticate(&self, parts: &Parts) -> Result<Principal, Response> {
         let token = bearer_token(parts);
         let Some(token) = token else {
-            let mut c = format!("Bearer resource_metadata=\"{}\"", self.metadata_url());
+            let mut c = format!("Bearer {}", self.token_source());
             if !self.required_scopes.is_empty() {
                 c.push_str(&format!(", scope=\"{}\"", self.required_scopes.join(" ")));
             }
@@ -368,12 +394,12 @@ impl AuthOptions {
 
     /// The response for a refused token.
     pub fn refusal(&self, e: &AuthError) -> Response {
-        let url = self.metadata_url();
+        let source = self.token_source();
         match e {
             AuthError::InvalidToken(d) => challenge(
                 StatusCode::UNAUTHORIZED,
                 format!(
-                    "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{url}\"",
+                    "Bearer error=\"invalid_token\", error_description=\"{}\", {source}",
                     quote(d)
                 ),
                 "invalid_token",
@@ -382,7 +408,7 @@ impl AuthOptions {
             AuthError::InsufficientScope { scope, description } => challenge(
                 StatusCode::FORBIDDEN,
                 format!(
-                    "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{url}\", error_description=\"{}\"",
+                    "Bearer error=\"insufficient_scope\", scope=\"{}\", {source}, error_description=\"{}\"",
                     quote(scope),
                     quote(description)
                 ),
