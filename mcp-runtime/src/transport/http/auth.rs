@@ -520,6 +520,7 @@ mod tests {
             resource,
             validator_fn(|_, _| async { Err(AuthError::InvalidToken("no".into())) }),
         )
+        .authorization_server("https://auth.example")
     }
 
     #[test]
@@ -541,6 +542,11 @@ mod tests {
             ]
         );
         assert_eq!(quote("a\"b\\c\n"), "a\\\"b\\\\c");
+        // Without an authorization server there is no OAuth, so no metadata document.
+        let mut own_tokens = opts("https://h.example/mcp");
+        own_tokens.authorization_servers.clear();
+        assert!(own_tokens.metadata_paths("/mcp").is_empty());
+        assert!(!own_tokens.is_metadata_path("/mcp", WELL_KNOWN));
     }
 
     #[test]
