@@ -16,6 +16,7 @@
 //! | `jwt` | JWT bearer tokens checked against a JWKS (implies `http`) |
 //! | `oauth-signing` | the OAuth client's `private_key_jwt` and DPoP (implies `http`, `client`) |
 //! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
+//! | `redis` | Redis backends for the session store, the event store and the replay guard (`runtime::session::redis`) |
 //! | `full` | all of the above |
 //!
 //! ```
