@@ -8,160 +8,17 @@
 //! Without `redis-server` on the PATH the tests fail when `CI` is set and are skipped
 //! (with a message) otherwise.
 
+mod support;
+
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use mcp::runtime::ReplayGuard;
 use mcp::runtime::session::redis::{RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
 use mcp::version::ProtocolVersion;
-
-/// A `redis-server` of this test's own, killed on drop.
-struct RedisServer {
-    child: Child,
-    port: u16,
-}
-
-impl RedisServer {
-    /// A server on a free port; `None` (after saying why) when `redis-server` is missing
-    /// outside CI.
-    fn start() -> Option<Self> {
-        if Command::new("redis-server")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_err()
-        {
-            if std::env::var_os("CI").is_some() {
-                panic!("redis-server is not installed (CI is set): .ci/run installs it");
-            }
-            eprintln!("SKIPPED: redis-server is not installed (apt-get install redis-server)");
-            return None;
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        Some(Self::start_on(port))
-    }
-
-    fn start_on(port: u16) -> Self {
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .current_dir(std::env::temp_dir())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        let server = Self { child, port };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while raw(port, &["PING"]).ok() != Some(Resp::Simple("PONG".into())) {
-            assert!(Instant::now() < deadline, "redis-server did not come up");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        server
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// A RESP reply, as far as these tests read them.
-#[derive(Debug, PartialEq)]
-enum Resp {
-    Simple(String),
-    Int(i64),
-    Bulk(Option<Vec<u8>>),
-    Array(Vec<Resp>),
-    Error(String),
-}
-
-/// One command on a connection of its own, beside the stores (bounded by a 5 s timeout).
-fn raw(port: u16, args: &[&str]) -> std::io::Result<Resp> {
-    let stream = TcpStream::connect(("127.0.0.1", port))?;
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    let mut out = format!("*{}\r\n", args.len());
-    for a in args {
-        out.push_str(&format!("${}\r\n{a}\r\n", a.len()));
-    }
-    (&stream).write_all(out.as_bytes())?;
-    read_resp(&mut BufReader::new(stream))
-}
-
-fn read_resp(r: &mut impl BufRead) -> std::io::Result<Resp> {
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let line = line.trim_end_matches("\r\n");
-    let (kind, rest) = line.split_at(1);
-    let n = || rest.parse::<i64>().expect("a length");
-    Ok(match kind {
-        "+" => Resp::Simple(rest.into()),
-        "-" => Resp::Error(rest.into()),
-        ":" => Resp::Int(n()),
-        "$" if n() < 0 => Resp::Bulk(None),
-        "$" => {
-            let mut buf = vec![0; n() as usize + 2];
-            r.read_exact(&mut buf)?;
-            buf.truncate(buf.len() - 2);
-            Resp::Bulk(Some(buf))
-        }
-        "*" => Resp::Array(
-            (0..n().max(0))
-                .map(|_| read_resp(r))
-                .collect::<Result<_, _>>()?,
-        ),
-        other => panic!("unexpected RESP type {other:?}"),
-    })
-}
-
-fn int(port: u16, args: &[&str]) -> i64 {
-    match raw(port, args).expect("redis answers") {
-        Resp::Int(n) => n,
-        other => panic!("{args:?}: {other:?}"),
-    }
-}
-
-/// Every key under `prefix` with its time to live in ms (-1: none).
-fn keys_with_ttl(port: u16, prefix: &str) -> Vec<(String, i64)> {
-    let Resp::Array(keys) = raw(port, &["KEYS", &format!("{prefix}*")]).unwrap() else {
-        panic!("KEYS answers an array");
-    };
-    keys.into_iter()
-        .map(|k| {
-            let Resp::Bulk(Some(k)) = k else {
-                panic!("a key")
-            };
-            let k = String::from_utf8(k).unwrap();
-            let ttl = int(port, &["PTTL", &k]);
-            (k, ttl)
-        })
-        .collect()
-}
-
-fn assert_every_key_expires(port: u16, prefix: &str) {
-    let keys = keys_with_ttl(port, prefix);
-    assert!(!keys.is_empty(), "keys under {prefix}");
-    for (k, ttl) in keys {
-        assert!(ttl > 0, "{k} has no expiry ({ttl})");
-    }
-}
+use support::redis::{RedisServer, assert_every_key_expires, int, keys_with_ttl, raw};
 
 fn record(owner: &str) -> SessionRecord {
     SessionRecord {
@@ -441,6 +298,15 @@ async fn redis_gone_is_an_error_in_bounded_time_and_its_return_is_seen() {
     );
     let ttl = Duration::from_secs(60);
     sessions.create("a", &record("alice"), ttl).await.unwrap();
+    // A store whose connection sits idle through the outage.
+    let idle = RedisConfig::new(redis.url())
+        .prefix("t5:")
+        .timeout(timeout)
+        .connect()
+        .await
+        .unwrap()
+        .session_store();
+    assert!(idle.load("a").await.unwrap().is_some());
 
     redis.stop();
     let later = u64::MAX / 2;
@@ -480,6 +346,8 @@ async fn redis_gone_is_an_error_in_bounded_time_and_its_return_is_seen() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     sessions.create("a", &record("alice"), ttl).await.unwrap();
+    // Its stale socket is replaced within the first call, which succeeds.
+    assert_eq!(idle.load("a").await, Ok(Some(record("alice"))));
     assert_eq!(lazy.load("a").await, Ok(Some(record("alice"))));
     assert!(events.append(&sid("a", "x"), b"m").await.is_ok());
     assert_eq!(guard.first_use(&[9; 24], later).await, Ok(true));

@@ -93,7 +93,10 @@ impl RedisConfig {
     /// once it is back.
     pub async fn connect(self) -> Result<RedisStores, StoreError> {
         let stores = self.connect_lazy()?;
-        stores.conn.cmd::<String>(&::redis::cmd("PING")).await?;
+        stores
+            .conn
+            .cmd::<String>(&::redis::cmd("PING"), Resend::Dropped)
+            .await?;
         Ok(stores)
     }
 
@@ -192,29 +195,33 @@ impl Conn {
         &self.prefix
     }
 
-    /// Runs one command within the timeout.
-    pub(super) async fn cmd<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T, StoreError> {
+    /// Runs one command within the timeout; sends it again once (within the same timeout)
+    /// after a failed connection, as `resend` allows.
+    pub(super) async fn cmd<T: FromRedisValue>(
+        &self,
+        cmd: &Cmd,
+        resend: Resend,
+    ) -> Result<T, StoreError> {
         let mut con = self.manager.clone();
         self.bounded(async move {
             match cmd.query_async(&mut con).await {
-                // Nothing was sent: the manager has started reconnecting, and the command
-                // may go over the new connection (within the same timeout).
-                Err(e) if e.is_connection_refusal() => cmd.query_async(&mut con).await,
+                Err(e) if resend.allows(&e) => cmd.query_async(&mut con).await,
                 other => other,
             }
         })
         .await
     }
 
-    /// Runs one script within the timeout.
+    /// Runs one script within the timeout, as [`cmd`](Self::cmd).
     pub(super) async fn script<T: FromRedisValue>(
         &self,
         script: &ScriptInvocation<'_>,
+        resend: Resend,
     ) -> Result<T, StoreError> {
         let mut con = self.manager.clone();
         self.bounded(async move {
             match script.invoke_async(&mut con).await {
-                Err(e) if e.is_connection_refusal() => script.invoke_async(&mut con).await,
+                Err(e) if resend.allows(&e) => script.invoke_async(&mut con).await,
                 other => other,
             }
         })
@@ -232,6 +239,28 @@ impl Conn {
                 "redis did not answer within {:?}",
                 self.timeout
             ))),
+        }
+    }
+}
+
+/// When a call that failed on its connection is sent again, once: the connection manager
+/// has begun reconnecting by then, and the second try goes over the new connection. This is
+/// what makes the first call after Redis came back succeed on a connection that sat idle
+/// through the outage (its socket is stale until used).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Resend {
+    /// The call is idempotent: again after any dropped connection.
+    Dropped,
+    /// It is not (an append, a first use): again only when the connection was refused,
+    /// i.e. nothing was sent.
+    Refused,
+}
+
+impl Resend {
+    fn allows(self, e: &RedisError) -> bool {
+        match self {
+            Resend::Dropped => e.is_connection_dropped() || e.is_connection_refusal(),
+            Resend::Refused => e.is_connection_refusal(),
         }
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use ::redis::Script;
 
-use super::connection::{Conn, millis};
+use super::connection::{Conn, Resend, millis};
 use crate::common::BoxFuture;
 use crate::session::event_store::{EventStore, Replay, StoredEvent, StreamId};
 use crate::session::store::StoreError;
@@ -124,7 +124,8 @@ impl EventStore for RedisEventStore {
                 .arg(self.max_len)
                 .arg(millis(self.ttl))
                 .arg(&stream.stream);
-            let seq: u64 = self.conn.script(&call).await?;
+            // Not idempotent: sent twice, one message would be stored twice.
+            let seq: u64 = self.conn.script(&call, Resend::Refused).await?;
             Ok(format!("{}-{seq}", stream.stream))
         })
     }
@@ -144,7 +145,8 @@ impl EventStore for RedisEventStore {
             call.key(self.conn.key("events", stream))
                 .key(self.conn.key("stream", stream))
                 .arg(format!("0-{from}"));
-            let Some(out): Option<Vec<Vec<u8>>> = self.conn.script(&call).await? else {
+            let Some(out): Option<Vec<Vec<u8>>> = self.conn.script(&call, Resend::Dropped).await?
+            else {
                 return Ok(None);
             };
             let [session, last, first, entries @ ..] = out.as_slice() else {
@@ -192,7 +194,10 @@ impl EventStore for RedisEventStore {
             let mut call = FORGET.prepare_invoke();
             call.key(self.conn.key("streams", session))
                 .arg(self.conn.prefix());
-            self.conn.script::<i64>(&call).await.map(|_| ())
+            self.conn
+                .script::<i64>(&call, Resend::Dropped)
+                .await
+                .map(|_| ())
         })
     }
 }

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::connection::Conn;
+use super::connection::{Conn, Resend};
 use crate::common::BoxFuture;
 use crate::session::request_state::ReplayGuard;
 use crate::session::store::StoreError;
@@ -58,6 +58,8 @@ impl ReplayGuard for RedisReplayGuard {
                         .arg("NX")
                         .arg("PX")
                         .arg(expires_ms - now),
+                    // Sent twice, a genuine first use could be refused as a replay.
+                    Resend::Refused,
                 )
                 .await?;
             Ok(set.is_some())

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use ::redis::Script;
 
-use super::connection::{Conn, millis};
+use super::connection::{Conn, Resend, millis};
 use crate::common::BoxFuture;
 use crate::session::store::{SessionRecord, SessionStore, StoreError};
 
@@ -72,7 +72,10 @@ impl SessionStore for RedisSessionStore {
             let json = Self::encode(record)?;
             let mut call = CREATE.prepare_invoke();
             call.key(self.key(id)).arg(json).arg(millis(ttl));
-            self.conn.script::<i64>(&call).await.map(|_| ())
+            self.conn
+                .script::<i64>(&call, Resend::Dropped)
+                .await
+                .map(|_| ())
         })
     }
 
@@ -80,7 +83,10 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let json: Option<String> = self
                 .conn
-                .cmd(::redis::cmd("HGET").arg(self.key(id)).arg("record"))
+                .cmd(
+                    ::redis::cmd("HGET").arg(self.key(id)).arg("record"),
+                    Resend::Dropped,
+                )
                 .await?;
             json.map(|j| {
                 serde_json::from_str(&j)
@@ -100,7 +106,7 @@ impl SessionStore for RedisSessionStore {
             let json = Self::encode(record)?;
             let mut call = SAVE.prepare_invoke();
             call.key(self.key(id)).arg(json).arg(millis(ttl));
-            Ok(self.conn.script::<i64>(&call).await? == 1)
+            Ok(self.conn.script::<i64>(&call, Resend::Dropped).await? == 1)
         })
     }
 
@@ -109,7 +115,10 @@ impl SessionStore for RedisSessionStore {
             // PEXPIRE answers 0 and creates nothing when the key does not exist.
             let set: i64 = self
                 .conn
-                .cmd(::redis::cmd("PEXPIRE").arg(self.key(id)).arg(millis(ttl)))
+                .cmd(
+                    ::redis::cmd("PEXPIRE").arg(self.key(id)).arg(millis(ttl)),
+                    Resend::Dropped,
+                )
                 .await?;
             Ok(set == 1)
         })
@@ -118,7 +127,7 @@ impl SessionStore for RedisSessionStore {
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             self.conn
-                .cmd::<i64>(::redis::cmd("DEL").arg(self.key(id)))
+                .cmd::<i64>(::redis::cmd("DEL").arg(self.key(id)), Resend::Dropped)
                 .await
                 .map(|_| ())
         })
