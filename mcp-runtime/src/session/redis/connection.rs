@@ -34,13 +34,39 @@ use crate::session::store::StoreError;
 /// # let _ = (sessions, events, guard);
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RedisConfig {
     url: String,
     prefix: String,
     timeout: Duration,
     event_ttl: Duration,
     max_events_per_stream: usize,
+}
+
+impl fmt::Debug for RedisConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisConfig")
+            .field("url", &redacted(&self.url))
+            .field("prefix", &self.prefix)
+            .field("timeout", &self.timeout)
+            .field("event_ttl", &self.event_ttl)
+            .field("max_events_per_stream", &self.max_events_per_stream)
+            .finish()
+    }
+}
+
+/// `url` without its password (`redis://user:***@host`), for `Debug` output.
+fn redacted(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((user, host)) => {
+                let user = user.split_once(':').map_or(user, |(u, _)| u);
+                format!("{scheme}://{user}:***@{host}")
+            }
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
 }
 
 /// The default key prefix.
@@ -279,4 +305,19 @@ fn store_error(e: RedisError) -> StoreError {
 /// A duration as whole milliseconds, at least 1 (Redis refuses an expiry of 0).
 pub(super) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_hides_the_password() {
+        let cfg = RedisConfig::new("redis://app:s3cret@10.0.0.1:6379/2").prefix("x:");
+        let shown = format!("{cfg:?}");
+        assert!(shown.contains("redis://app:***@10.0.0.1:6379/2"), "{shown}");
+        assert!(!shown.contains("s3cret"));
+        assert_eq!(redacted("redis://127.0.0.1/0"), "redis://127.0.0.1/0");
+        assert_eq!(redacted("redis://:pw@h/0"), "redis://:***@h/0");
+    }
 }
