@@ -47,12 +47,24 @@ impl RedisServer {
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
-        let server = Self { child, port };
+        let mut server = Self { child, port };
         let deadline = Instant::now() + Duration::from_secs(10);
         while raw(port, &["PING"]).ok() != Some(Resp::Simple("PONG".into())) {
             assert!(Instant::now() < deadline, "redis-server did not come up");
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!("redis-server exited ({status}): port {port} taken?");
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
+        // Ours, not another test's that took the port first.
+        let Ok(Resp::Bulk(Some(info))) = raw(port, &["INFO", "server"]) else {
+            panic!("INFO server");
+        };
+        let pid = format!("process_id:{}", server.child.id());
+        assert!(
+            String::from_utf8_lossy(&info).lines().any(|l| l == pid),
+            "port {port} answers for another redis-server"
+        );
         server
     }
 
