@@ -6,11 +6,17 @@
 //! cargo run --example everything --features http -- --http 127.0.0.1:3000   # Streamable HTTP at /mcp
 //! cargo run --example everything --features http -- --sse 127.0.0.1:3000    # HTTP+SSE (2024-11-05) at /sse
 //! cargo run --example everything --features http -- --stdio --protocol-versions 2025-03-26,2024-11-05
+//! cargo run --example everything --features http,redis -- --http 127.0.0.1:3000 --redis redis://127.0.0.1:6379/0
 //! ```
 //!
 //! `--protocol-versions` narrows the revisions offered (default: all five), so a client that
 //! asks for its newest revision negotiates down to the newest one listed; the interop
 //! drivers use it to reach every revision a client speaks.
+//!
+//! `--redis URL` (built with the `redis` feature) keeps the HTTP sessions, the resumable
+//! streams' events and the used `requestState`s in Redis (`mcp::runtime::session::redis`),
+//! so several `everything` processes behind one load balancer serve the same clients; give
+//! them the same `requestState` keys in `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
 //!
 //! Both HTTP flags serve the same router (Streamable HTTP at `/mcp`, the 2024-11-05
 //! transport at `/sse` + `/messages`), so any client of any revision can connect to either.
@@ -36,6 +42,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use mcp::RequestStateConfig;
 use mcp::prelude::*;
 use mcp::runtime::caching::CacheHint;
 use mcp::runtime::log_bridge::ClientLogLayer;
@@ -303,12 +310,13 @@ async fn describe_logo() -> GetPromptResult {
 const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
 
 /// The server, for `main` and for `tests/everything.rs` (which includes this file).
-pub(crate) fn server(versions: SupportedVersions) -> Server {
+pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateConfig) -> Server {
     static SKILLS: &[EmbeddedFile] = &[EmbeddedFile::new("greeting-etiquette/SKILL.md", SKILL)];
     let skills = SkillSet::from_embedded(SKILLS).expect("the embedded skill is valid");
     Server::builder("everything", env!("CARGO_PKG_VERSION"))
         .instructions("Every feature of the mcp Rust SDK in one server.")
         .supported_versions(versions)
+        .request_state(request_state)
         .subscriptions(true)
         .skills(skills)
         .cache_hint_for("tools/list", CacheHint::private(1_000))
@@ -388,7 +396,7 @@ pub(crate) fn server(versions: SupportedVersions) -> Server {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: everything (--stdio | --http HOST:PORT | --sse HOST:PORT) [--protocol-versions REV,REV...]"
+        "usage: everything (--stdio | --http HOST:PORT | --sse HOST:PORT) [--protocol-versions REV,REV...] [--redis URL]"
     );
     std::process::exit(2)
 }
@@ -412,9 +420,17 @@ fn parse_versions(list: &str) -> Result<SupportedVersions, String> {
     Ok(SupportedVersions::only(&versions))
 }
 
-fn parse_args(args: &[String]) -> (Serve, SupportedVersions) {
+/// The command line: the transport, the revisions offered, the Redis of the stores.
+struct Args {
+    serve: Serve,
+    versions: SupportedVersions,
+    redis: Option<String>,
+}
+
+fn parse_args(args: &[String]) -> Args {
     let mut serve = None;
     let mut versions = SupportedVersions::all();
+    let mut redis = None;
     let mut it = args.iter().map(String::as_str);
     while let Some(flag) = it.next() {
         match flag {
@@ -434,10 +450,51 @@ fn parse_args(args: &[String]) -> (Serve, SupportedVersions) {
                     std::process::exit(2)
                 });
             }
+            "--redis" if redis.is_none() => {
+                redis = Some(it.next().unwrap_or_else(|| usage()).to_owned());
+            }
             _ => usage(),
         }
     }
-    (serve.unwrap_or_else(|| usage()), versions)
+    let serve = serve.unwrap_or_else(|| usage());
+    if matches!(serve, Serve::Stdio) && redis.is_some() {
+        usage(); // the stores are those of the HTTP transport
+    }
+    Args {
+        serve,
+        versions,
+        redis,
+    }
+}
+
+/// The HTTP options and the `requestState` sealing: in this process by default, in Redis
+/// with `--redis` (sessions, events, a single-use replay guard shared by every process).
+async fn stores(redis: Option<String>) -> std::io::Result<(HttpOptions, RequestStateConfig)> {
+    let Some(url) = redis else {
+        return Ok((HttpOptions::default(), RequestStateConfig::default()));
+    };
+    #[cfg(feature = "redis")]
+    {
+        let stores = mcp::runtime::session::redis::RedisConfig::new(url.as_str())
+            .connect()
+            .await
+            .map_err(|e| std::io::Error::other(format!("--redis {url}: {e}")))?;
+        let keys = RequestStateConfig::from_env("MCP_REQUEST_STATE_KEYS")
+            .map_err(|e| std::io::Error::other(format!("MCP_REQUEST_STATE_KEYS: {e}")))?;
+        let request_state = keys.unwrap_or_default().single_use(stores.replay_guard());
+        let opts = HttpOptions {
+            session_store: stores.session_store(),
+            event_store: Some(stores.event_store()),
+            ..HttpOptions::default()
+        };
+        eprintln!("everything: sessions, events and used requestStates in {url}");
+        Ok((opts, request_state))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        eprintln!("everything: --redis {url} needs the `redis` feature (--features http,redis)");
+        std::process::exit(2)
+    }
 }
 
 #[tokio::main]
@@ -453,10 +510,19 @@ async fn main() -> std::io::Result<()> {
         .init();
 
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (serve, versions) = parse_args(&args);
+    let Args {
+        serve,
+        versions,
+        redis,
+    } = parse_args(&args);
     match serve {
-        Serve::Stdio => server(versions).serve_stdio().await,
+        Serve::Stdio => {
+            server(versions, RequestStateConfig::default())
+                .serve_stdio()
+                .await
+        }
         Serve::Http(addr, path) => {
+            let (opts, request_state) = stores(redis).await?;
             let stop = CancellationToken::new();
             mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
             let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -464,8 +530,8 @@ async fn main() -> std::io::Result<()> {
                 "everything on http://{addr}{path} ({})",
                 versions.strings().join(", ")
             );
-            server(versions)
-                .serve_http_on(listener, HttpOptions::default(), stop)
+            server(versions, request_state)
+                .serve_http_on(listener, opts, stop)
                 .await
         }
     }

@@ -20,6 +20,7 @@
 //! | `jwt` | `transport::http::jwt`: JWT bearer tokens against a JWKS (implies `http`) |
 //! | `oauth-signing` | `client::oauth::SigningKey`: `private_key_jwt`, DPoP (implies `http`, `client`) |
 //! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
+//! | `redis` | `session::redis`: the `SessionStore`, `EventStore` and `ReplayGuard` in Redis, shared by several processes |
 //! | `full` | all of the above |
 
 #![warn(missing_docs)]

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 pub mod http;
+pub mod redis;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};

@@ -1,10 +1,13 @@
 //! How a message enters a session and the state that outlives it: era choice and the checks
 //! before the chain, the legacy session, the server's identity and limits, `requestState`
-//! keys and the replay guard. Imports `common` and `wire` only.
+//! keys and the replay guard; with feature `redis`, the Redis backends of the stores. Imports
+//! `common` and `wire` only.
 
 pub mod event_store;
 mod identity;
 pub(crate) mod intake;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub mod request_state;
 mod state;
 pub mod store;

@@ -1,0 +1,323 @@
+//! The connection the Redis stores share: [`RedisConfig`] (URL, key prefix, timeout, event
+//! bounds), [`RedisStores`] (what `connect` gives, handing out the three stores), and the
+//! one place a Redis call is made, bounded by the timeout with its errors mapped to
+//! [`StoreError`].
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation};
+
+use super::events::RedisEventStore;
+use super::replay::RedisReplayGuard;
+use super::sessions::RedisSessionStore;
+use crate::session::store::StoreError;
+
+/// How to reach Redis and how to lay the stores' keys out there.
+///
+/// ```no_run
+/// # async fn f() -> Result<(), mcp_runtime::session::StoreError> {
+/// use std::time::Duration;
+/// use mcp_runtime::session::redis::RedisConfig;
+///
+/// let stores = RedisConfig::new("redis://127.0.0.1:6379/0")
+///     .prefix("myapp:mcp:")
+///     .timeout(Duration::from_millis(500))
+///     .connect()
+///     .await?;
+/// let sessions = stores.session_store();
+/// let events = stores.event_store();
+/// let guard = stores.replay_guard();
+/// # let _ = (sessions, events, guard);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisConfig {
+    url: String,
+    prefix: String,
+    timeout: Duration,
+    event_ttl: Duration,
+    max_events_per_stream: usize,
+}
+
+impl fmt::Debug for RedisConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisConfig")
+            .field("url", &redacted(&self.url))
+            .field("prefix", &self.prefix)
+            .field("timeout", &self.timeout)
+            .field("event_ttl", &self.event_ttl)
+            .field("max_events_per_stream", &self.max_events_per_stream)
+            .finish()
+    }
+}
+
+/// `url` without its password (`redis://user:***@host`), for `Debug` output.
+fn redacted(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((user, host)) => {
+                let user = user.split_once(':').map_or(user, |(u, _)| u);
+                format!("{scheme}://{user}:***@{host}")
+            }
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+/// The default key prefix.
+pub const DEFAULT_PREFIX: &str = "mcp:";
+
+impl RedisConfig {
+    /// Redis at `url` (`redis://[user:password@]host:port/db`), keys under `mcp:`, a 1 s
+    /// timeout per call, events kept for an hour after a stream's last event and at most
+    /// 1024 per stream.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            prefix: DEFAULT_PREFIX.to_owned(),
+            timeout: Duration::from_secs(1),
+            event_ttl: Duration::from_secs(60 * 60),
+            max_events_per_stream: 1024,
+        }
+    }
+
+    /// Every key starts with `prefix` (deployments sharing one Redis use different ones).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// How long one store call may take, connecting included (at least 1 ms); past it the
+    /// call fails with [`StoreError::Unavailable`].
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a stream's events are kept after its last event (at least 1 s).
+    pub fn event_ttl(mut self, ttl: Duration) -> Self {
+        self.event_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How many events each stream keeps (the oldest go first; at least 1). A client
+    /// resuming after an evicted event gets the rest, flagged `truncated`.
+    pub fn max_events_per_stream(mut self, max: usize) -> Self {
+        self.max_events_per_stream = max.max(1);
+        self
+    }
+
+    /// Connects, and checks within the timeout that Redis answers (`PING`).
+    ///
+    /// Once connected, the stores reconnect by themselves: while Redis is away each call
+    /// fails with [`StoreError::Unavailable`] within the timeout, and calls succeed again
+    /// once it is back.
+    pub async fn connect(self) -> Result<RedisStores, StoreError> {
+        let stores = self.connect_lazy()?;
+        stores
+            .conn
+            .cmd::<String>(&::redis::cmd("PING"), Resend::Dropped)
+            .await?;
+        Ok(stores)
+    }
+
+    /// The stores without a round trip: the connection is made on the first call (so a
+    /// server may start while Redis is still away). Fails only on a malformed URL. Call it
+    /// inside a Tokio runtime.
+    pub fn connect_lazy(self) -> Result<RedisStores, StoreError> {
+        let client = ::redis::Client::open(self.url.as_str())
+            .map_err(|e| StoreError::Unavailable(format!("bad redis URL: {e}")))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout))
+            .set_number_of_retries(2)
+            .set_min_delay(Duration::from_millis(20))
+            .set_max_delay(Duration::from_millis(200));
+        let manager = ConnectionManager::new_lazy_with_config(client, config)
+            .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
+        Ok(RedisStores {
+            conn: Conn {
+                manager,
+                prefix: Arc::from(self.prefix),
+                timeout: self.timeout,
+            },
+            event_ttl: self.event_ttl,
+            max_events_per_stream: self.max_events_per_stream,
+        })
+    }
+}
+
+/// A connection to Redis that hands out the stores; every store it gives shares it.
+#[derive(Clone)]
+pub struct RedisStores {
+    conn: Conn,
+    event_ttl: Duration,
+    max_events_per_stream: usize,
+}
+
+impl RedisStores {
+    /// Connects to `url` with the defaults of [`RedisConfig::new`].
+    pub async fn connect(url: impl Into<String>) -> Result<Self, StoreError> {
+        RedisConfig::new(url).connect().await
+    }
+
+    /// The [`SessionStore`](crate::session::SessionStore) (`HttpOptions::session_store`).
+    pub fn session_store(&self) -> Arc<RedisSessionStore> {
+        Arc::new(RedisSessionStore::new(self.conn.clone()))
+    }
+
+    /// The [`EventStore`](crate::session::EventStore) (`HttpOptions::event_store`).
+    pub fn event_store(&self) -> Arc<RedisEventStore> {
+        Arc::new(RedisEventStore::new(
+            self.conn.clone(),
+            self.event_ttl,
+            self.max_events_per_stream,
+        ))
+    }
+
+    /// The [`ReplayGuard`](crate::request_state::ReplayGuard)
+    /// (`RequestStateConfig::single_use`).
+    pub fn replay_guard(&self) -> Arc<RedisReplayGuard> {
+        Arc::new(RedisReplayGuard::new(self.conn.clone()))
+    }
+
+    /// The prefix of every key.
+    pub fn key_prefix(&self) -> &str {
+        &self.conn.prefix
+    }
+}
+
+impl fmt::Debug for RedisStores {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisStores")
+            .field("prefix", &self.conn.prefix)
+            .field("timeout", &self.conn.timeout)
+            .field("event_ttl", &self.event_ttl)
+            .field("max_events_per_stream", &self.max_events_per_stream)
+            .finish()
+    }
+}
+
+/// The shared connection, the key prefix and the timeout of every call.
+#[derive(Clone)]
+pub(super) struct Conn {
+    manager: ConnectionManager,
+    prefix: Arc<str>,
+    timeout: Duration,
+}
+
+impl Conn {
+    /// `<prefix><kind>:<name>`.
+    pub(super) fn key(&self, kind: &str, name: &str) -> String {
+        format!("{}{kind}:{name}", self.prefix)
+    }
+
+    pub(super) fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Runs one command within the timeout; sends it again once (within the same timeout)
+    /// after a failed connection, as `resend` allows.
+    pub(super) async fn cmd<T: FromRedisValue>(
+        &self,
+        cmd: &Cmd,
+        resend: Resend,
+    ) -> Result<T, StoreError> {
+        let mut con = self.manager.clone();
+        self.bounded(async move {
+            match cmd.query_async(&mut con).await {
+                Err(e) if resend.allows(&e) => cmd.query_async(&mut con).await,
+                other => other,
+            }
+        })
+        .await
+    }
+
+    /// Runs one script within the timeout, as [`cmd`](Self::cmd).
+    pub(super) async fn script<T: FromRedisValue>(
+        &self,
+        script: &ScriptInvocation<'_>,
+        resend: Resend,
+    ) -> Result<T, StoreError> {
+        let mut con = self.manager.clone();
+        self.bounded(async move {
+            match script.invoke_async(&mut con).await {
+                Err(e) if resend.allows(&e) => script.invoke_async(&mut con).await,
+                other => other,
+            }
+        })
+        .await
+    }
+
+    async fn bounded<T>(
+        &self,
+        call: impl Future<Output = RedisResult<T>>,
+    ) -> Result<T, StoreError> {
+        match tokio::time::timeout(self.timeout, call).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(store_error(e)),
+            Err(_) => Err(StoreError::Unavailable(format!(
+                "redis did not answer within {:?}",
+                self.timeout
+            ))),
+        }
+    }
+}
+
+/// When a call that failed on its connection is sent again, once: the connection manager
+/// has begun reconnecting by then, and the second try goes over the new connection. This is
+/// what makes the first call after Redis came back succeed on a connection that sat idle
+/// through the outage (its socket is stale until used).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Resend {
+    /// The call is idempotent: again after any dropped connection.
+    Dropped,
+    /// It is not (an append, a first use): again only when the connection was refused,
+    /// i.e. nothing was sent.
+    Refused,
+}
+
+impl Resend {
+    fn allows(self, e: &RedisError) -> bool {
+        match self {
+            Resend::Dropped => e.is_connection_dropped() || e.is_connection_refusal(),
+            Resend::Refused => e.is_connection_refusal(),
+        }
+    }
+}
+
+/// An answer of the wrong shape is corrupt data; anything else (I/O, refused, timed out,
+/// a server error such as `LOADING` or `READONLY`) is an unavailable store.
+fn store_error(e: RedisError) -> StoreError {
+    match e.kind() {
+        ErrorKind::Parse | ErrorKind::UnexpectedReturnType => {
+            StoreError::Corrupt(format!("redis: {e}"))
+        }
+        _ => StoreError::Unavailable(format!("redis: {e}")),
+    }
+}
+
+/// A duration as whole milliseconds, at least 1 (Redis refuses an expiry of 0).
+pub(super) fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_hides_the_password() {
+        let cfg = RedisConfig::new("redis://app:s3cret@10.0.0.1:6379/2").prefix("x:");
+        let shown = format!("{cfg:?}");
+        assert!(shown.contains("redis://app:***@10.0.0.1:6379/2"), "{shown}");
+        assert!(!shown.contains("s3cret"));
+        assert_eq!(redacted("redis://127.0.0.1/0"), "redis://127.0.0.1/0");
+        assert_eq!(redacted("redis://:pw@h/0"), "redis://:***@h/0");
+    }
+}

@@ -1,0 +1,30 @@
+//! Redis backends for the stores (feature `redis`): the [`SessionStore`](super::SessionStore),
+//! the [`EventStore`](super::EventStore) and the [`ReplayGuard`](super::request_state::ReplayGuard)
+//! that several processes of one deployment share. [`RedisConfig`] connects (redis-rs's
+//! reconnecting `ConnectionManager`) and hands out the three stores as [`RedisStores`].
+//!
+//! Key layout, every key under the configured prefix (`mcp:` by default) and every key with
+//! an expiry or a bound:
+//!
+//! | key | type | what | bound |
+//! | --- | --- | --- | --- |
+//! | `<prefix>session:<id>` | hash, field `record` (JSON) | one legacy session | the session's time to live, refreshed on each touch |
+//! | `<prefix>events:<stream>` | stream, entry ids `0-<seq>`, field `m` | the events of one SSE stream | `MAXLEN` per stream, event TTL |
+//! | `<prefix>stream:<stream>` | hash: `session`, `seq` (last issued) | the stream's owner and counter | event TTL |
+//! | `<prefix>streams:<session>` | set of stream names | what `forget_session` deletes | event TTL |
+//! | `<prefix>replay:<nonce hex>` | string | one used `requestState` | until the state expires |
+//!
+//! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
+//! [`StoreError::Unavailable`](super::StoreError::Unavailable) (a 503 on HTTP). Scripts
+//! touch several keys of one session or stream, so the stores need a single Redis (or a
+//! primary with replicas), not Redis Cluster. Imports `common` and the stores' traits.
+
+mod connection;
+mod events;
+mod replay;
+mod sessions;
+
+pub use connection::{RedisConfig, RedisStores};
+pub use events::RedisEventStore;
+pub use replay::RedisReplayGuard;
+pub use sessions::RedisSessionStore;

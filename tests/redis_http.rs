@@ -1,0 +1,259 @@
+//! Two HTTP servers sharing the Redis stores (features `http` and `redis`), as two replicas
+//! behind a load balancer: a session opened on one is served by the other, a stream's
+//! events are replayed by the replica the client resumes on, and with Redis gone a request
+//! that needs the store is a 503 in bounded time, served again once Redis is back.
+
+mod support;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use mcp::prelude::*;
+use mcp::runtime::session::redis::{RedisConfig, RedisStores};
+use mcp::runtime::session::{EventStore, SessionStore};
+use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use serde_json::{Value, json};
+use support::http::{self, Resp};
+use support::redis::RedisServer;
+
+/// Who the server thinks the client is.
+#[mcp::tool]
+async fn whoami(ctx: &Context) -> String {
+    ctx.client_info()
+        .map(|c| c.name.clone())
+        .unwrap_or_default()
+}
+
+/// Reports progress three times, then answers (an SSE answer with four events and ids).
+#[mcp::tool]
+async fn count(ctx: &Context) -> String {
+    for i in 1..=3 {
+        ctx.progress(f64::from(i), Some(3.0), None).await.ok();
+    }
+    "counted".into()
+}
+
+#[mcp::server(name = "redis-test", tools(whoami, count))]
+struct RedisTest;
+
+struct Running {
+    addr: SocketAddr,
+    stop: CancellationToken,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+async fn start(stores: &RedisStores) -> Running {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let opts = HttpOptions {
+        session_store: stores.session_store(),
+        event_store: Some(stores.event_store()),
+        ..HttpOptions::default()
+    };
+    let st = stop.clone();
+    tokio::spawn(async move {
+        RedisTest
+            .into_server()
+            .serve_http_on(listener, opts, st)
+            .await
+    });
+    Running { addr, stop }
+}
+
+async fn send(addr: SocketAddr, method: &str, session: Option<&str>, body: Option<Value>) -> Resp {
+    send_with(addr, method, session, body, None).await
+}
+
+async fn send_with(
+    addr: SocketAddr,
+    method: &str,
+    session: Option<&str>,
+    body: Option<Value>,
+    last_event_id: Option<&str>,
+) -> Resp {
+    let mut req = http::request(addr, method, "/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(s) = session {
+        req = req
+            .header("mcp-session-id", s)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    if let Some(id) = last_event_id {
+        req = req.header("last-event-id", id);
+    }
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let r = tokio::time::timeout(Duration::from_secs(10), http::send(addr, req, body))
+        .await
+        .expect("an answer in time");
+    Resp::read(r).await
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "roaming-client", "version": "1"}}})
+}
+
+fn whoami_call() -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+           "params": {"name": "whoami", "arguments": {}}})
+}
+
+fn text(r: &Resp) -> String {
+    let answer = if r.body.starts_with('{') {
+        r.json()
+    } else {
+        r.events()
+            .into_iter()
+            .find(|e| e.get("id").is_some())
+            .unwrap_or_else(|| panic!("an answer: {}", r.body))
+    };
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text result: {}", r.body))
+        .to_owned()
+}
+
+async fn connect(redis: &RedisServer) -> RedisStores {
+    RedisConfig::new(redis.url())
+        .prefix("http:")
+        .timeout(Duration::from_millis(300))
+        .connect()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn two_replicas_share_sessions_and_see_redis_go_and_come_back() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let (sa, sb) = (connect(&redis).await, connect(&redis).await);
+    let (a, b) = (start(&sa).await, start(&sb).await);
+
+    let r = send(a.addr, "POST", None, Some(initialize())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    assert!(
+        sa.session_store().load(&sid).await.unwrap().is_some(),
+        "in Redis"
+    );
+
+    // B never saw the session: it loads it from Redis.
+    let r = send(b.addr, "POST", Some(&sid), Some(whoami_call())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(text(&r), "roaming-client");
+
+    // Redis gone: a new session, or one this replica does not hold, is a 503 (in time).
+    redis.stop();
+    let started = std::time::Instant::now();
+    let r = send(b.addr, "POST", None, Some(initialize())).await;
+    assert_eq!(r.status, 503, "{}", r.body);
+    let c = start(&sb).await;
+    let r = send(c.addr, "POST", Some(&sid), Some(whoami_call())).await;
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(started.elapsed() < Duration::from_secs(3), "bounded");
+
+    // Back (empty: no persistence): new sessions work again on every replica, and one
+    // opened on B is served by C.
+    let redis = RedisServer::start_on(redis.port);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let sid = loop {
+        let r = send(b.addr, "POST", None, Some(initialize())).await;
+        if r.status == 200 {
+            break r.header("mcp-session-id").expect("a session id").to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not back: {}",
+            r.status
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let r = send(c.addr, "POST", Some(&sid), Some(whoami_call())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(text(&r), "roaming-client");
+
+    // DELETE on C ends it in Redis: a replica that never held it answers 404.
+    let r = send(c.addr, "DELETE", Some(&sid), None).await;
+    assert!(r.status == 200 || r.status == 204, "{}", r.status);
+    assert_eq!(sa.session_store().load(&sid).await, Ok(None));
+    let d = start(&sa).await;
+    let r = send(d.addr, "POST", Some(&sid), Some(whoami_call())).await;
+    assert_eq!(r.status, 404, "{}", r.body);
+    drop(redis);
+}
+
+/// The (id, data) of each event of an SSE body.
+fn sse_events(body: &str) -> Vec<(String, String)> {
+    body.split("\n\n")
+        .filter_map(|block| {
+            let mut id = None;
+            let mut data = String::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("id: ") {
+                    id = Some(v.to_owned());
+                } else if let Some(v) = line.strip_prefix("data: ") {
+                    data.push_str(v);
+                }
+            }
+            Some((id?, data))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_stream_written_on_one_replica_is_resumed_on_another() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (sa, sb) = (connect(&redis).await, connect(&redis).await);
+    let (a, b) = (start(&sa).await, start(&sb).await);
+    let r = send(a.addr, "POST", None, Some(initialize())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    let r = send(
+        a.addr,
+        "POST",
+        Some(&sid),
+        Some(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+
+    // The whole stream on A: priming event, three progress notifications, the answer.
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let r = send(a.addr, "POST", Some(&sid), Some(call)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let on_a = sse_events(&r.body);
+    assert_eq!(on_a.len(), 5, "{}", r.body);
+    assert_eq!(on_a[0].1, "", "the priming event");
+
+    // A client that saw only the first notification resumes on B: B has never held the
+    // session nor the stream, and replays the rest from Redis, the answer last.
+    let r = send_with(b.addr, "GET", Some(&sid), None, Some(&on_a[1].0)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let on_b = sse_events(&r.body);
+    assert_eq!(on_b, on_a[2..].to_vec());
+    let answer: Value = serde_json::from_str(&on_b[2].1).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "counted");
+
+    // An id B cannot find is a 400; DELETE forgets the stream everywhere.
+    let r = send_with(b.addr, "GET", Some(&sid), None, Some("ffffffff-1")).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = send(b.addr, "DELETE", Some(&sid), None).await;
+    assert!(r.status == 200 || r.status == 204, "{}", r.status);
+    assert_eq!(
+        sa.event_store().replay_after(&on_a[1].0).await,
+        Ok(None),
+        "forgotten"
+    );
+}

@@ -1,0 +1,383 @@
+//! The Redis stores (feature `redis`) against a real `redis-server` that each test starts on
+//! a free loopback port (no persistence, killed on drop): sessions live while touched and
+//! never come back once removed, every key has an expiry; event ids from two connections
+//! (two replicas) are unique and ordered and a replay returns exactly the later events; the
+//! replay guard lets a state through once; with Redis gone a call fails within the timeout,
+//! and once Redis is back calls succeed again without a new connection.
+//!
+//! Without `redis-server` on the PATH the tests fail when `CI` is set and are skipped
+//! (with a message) otherwise.
+
+mod support;
+
+use std::collections::HashSet;
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use mcp::runtime::ReplayGuard;
+use mcp::runtime::session::redis::{RedisConfig, RedisStores};
+use mcp::runtime::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
+use mcp::version::ProtocolVersion;
+use support::redis::{RedisServer, assert_every_key_expires, int, keys_with_ttl, raw};
+
+fn record(owner: &str) -> SessionRecord {
+    SessionRecord {
+        protocol_version: Some(ProtocolVersion::V2025_11_25),
+        owner: Some(owner.into()),
+        subscriptions: vec!["books://1".into()],
+        ..SessionRecord::default()
+    }
+}
+
+#[tokio::test]
+async fn sessions_live_while_touched_and_never_come_back() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let stores = RedisConfig::new(redis.url())
+        .prefix("t1:")
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(stores.key_prefix(), "t1:");
+    let store = stores.session_store();
+    let ttl = Duration::from_secs(60);
+
+    // Nothing is saved or touched into existence.
+    assert_eq!(store.load("a").await, Ok(None));
+    assert_eq!(store.save("a", &record("x"), ttl).await, Ok(false));
+    assert_eq!(store.touch("a", ttl).await, Ok(false));
+    assert_eq!(int(redis.port, &["EXISTS", "t1:session:a"]), 0);
+
+    store.create("a", &record("alice"), ttl).await.unwrap();
+    assert_eq!(store.load("a").await, Ok(Some(record("alice"))));
+    assert_eq!(int(redis.port, &["HLEN", "t1:session:a"]), 1, "a hash");
+    let changed = record("bob");
+    assert_eq!(store.save("a", &changed, ttl).await, Ok(true));
+    assert_eq!(store.load("a").await, Ok(Some(changed.clone())));
+
+    // A touch refreshes the time to live.
+    store
+        .touch("a", Duration::from_secs(5))
+        .await
+        .expect("touch");
+    let short = int(redis.port, &["PTTL", "t1:session:a"]);
+    assert!(0 < short && short <= 5_000, "ttl {short}");
+    assert_eq!(store.touch("a", ttl).await, Ok(true));
+    let long = int(redis.port, &["PTTL", "t1:session:a"]);
+    assert!(5_000 < long && long <= 60_000, "ttl {long}");
+    assert_every_key_expires(redis.port, "t1:");
+
+    // Removed: neither a late touch nor a late save brings it back.
+    store.remove("a").await.unwrap();
+    assert_eq!(store.touch("a", ttl).await, Ok(false));
+    assert_eq!(store.save("a", &changed, ttl).await, Ok(false));
+    assert_eq!(store.load("a").await, Ok(None));
+    assert_eq!(int(redis.port, &["EXISTS", "t1:session:a"]), 0);
+
+    // Expired in Redis: gone, and not resurrected either.
+    store
+        .create("b", &record("carol"), Duration::from_millis(100))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(store.touch("b", ttl).await, Ok(false));
+    assert_eq!(store.load("b").await, Ok(None));
+
+    // Another process (another connection) sees the same sessions.
+    let other = RedisConfig::new(redis.url())
+        .prefix("t1:")
+        .connect()
+        .await
+        .unwrap()
+        .session_store();
+    store.create("c", &record("dave"), ttl).await.unwrap();
+    assert_eq!(other.load("c").await, Ok(Some(record("dave"))));
+    other.remove("c").await.unwrap();
+    assert_eq!(store.touch("c", ttl).await, Ok(false));
+
+    // A record this store cannot read is corrupt, not missing.
+    raw(redis.port, &["HSET", "t1:session:d", "record", "{nope"]).unwrap();
+    assert!(matches!(store.load("d").await, Err(StoreError::Corrupt(_))));
+}
+
+fn sid(session: &str, stream: &str) -> StreamId {
+    StreamId {
+        session: session.into(),
+        stream: stream.into(),
+    }
+}
+
+fn seq(id: &str) -> u64 {
+    id.rsplit_once('-').unwrap().1.parse().unwrap()
+}
+
+#[tokio::test]
+async fn event_ids_are_unique_and_ordered_across_replicas_and_replay_strictly_after() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let connect = || async {
+        RedisConfig::new(redis.url())
+            .prefix("t2:")
+            .max_events_per_stream(100)
+            .connect()
+            .await
+            .unwrap()
+            .event_store()
+    };
+    let (a, b) = (connect().await, connect().await);
+    let s = sid("sess", "00aa11bb");
+
+    // Interleaved appends from two replicas on one stream.
+    let prime = a.append(&s, b"").await.unwrap();
+    let mut ids = vec![prime.clone()];
+    for i in 0..10 {
+        let store = if i % 2 == 0 { &a } else { &b };
+        ids.push(store.append(&s, format!("m{i}").as_bytes()).await.unwrap());
+    }
+    for w in ids.windows(2) {
+        assert!(seq(&w[0]) < seq(&w[1]), "ordered: {ids:?}");
+        assert!(w[0].starts_with("00aa11bb-"));
+    }
+
+    // Replay strictly after an id, from either replica: exactly the later events.
+    let r = b.replay_after(&ids[4]).await.unwrap().unwrap();
+    assert_eq!(r.stream, s);
+    assert!(!r.truncated);
+    let got: Vec<_> = r.events.iter().map(|e| e.id.clone()).collect();
+    assert_eq!(got, ids[5..].to_vec());
+    assert_eq!(r.events[0].message, b"m4");
+    // After the priming event: every message, and never the priming event itself.
+    let r = a.replay_after(&prime).await.unwrap().unwrap();
+    assert_eq!(r.events.len(), 10);
+    assert_eq!(r.events[0].message, b"m0");
+    // After the last: nothing. Unknown streams and ids never issued: `None`.
+    let r = a.replay_after(ids.last().unwrap()).await.unwrap().unwrap();
+    assert!(r.events.is_empty() && !r.truncated);
+    assert_eq!(a.replay_after("ffff0000-1").await, Ok(None));
+    assert_eq!(a.replay_after("00aa11bb-999").await, Ok(None));
+    assert_eq!(a.replay_after("no id").await, Ok(None));
+
+    // Concurrent appends from both replicas: unique ids, no sequence number skipped.
+    let t = sid("sess", "concurrent");
+    let mut all = Vec::new();
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+        let t = t.clone();
+        tasks.push(tokio::spawn(async move {
+            store.append(&t, format!("c{i}").as_bytes()).await.unwrap()
+        }));
+    }
+    for task in tasks {
+        all.push(task.await.unwrap());
+    }
+    let seqs: HashSet<u64> = all.iter().map(|id| seq(id)).collect();
+    assert_eq!(seqs, (1..=40).collect::<HashSet<_>>());
+    let r = a.replay_after("concurrent-0").await.unwrap().unwrap();
+    let replayed: Vec<u64> = r.events.iter().map(|e| seq(&e.id)).collect();
+    assert_eq!(replayed, (1..=40).collect::<Vec<_>>(), "in order");
+
+    assert_every_key_expires(redis.port, "t2:");
+
+    // Forgetting the session drops all of its streams, on every replica.
+    b.forget_session("sess").await.unwrap();
+    assert_eq!(a.replay_after(&ids[4]).await, Ok(None));
+    assert_eq!(a.replay_after("concurrent-3").await, Ok(None));
+    assert!(keys_with_ttl(redis.port, "t2:").is_empty());
+}
+
+#[tokio::test]
+async fn a_stream_keeps_its_newest_events_and_flags_a_gap() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let store = RedisConfig::new(redis.url())
+        .prefix("t3:")
+        .max_events_per_stream(3)
+        .event_ttl(Duration::from_secs(30))
+        .connect()
+        .await
+        .unwrap()
+        .event_store();
+    let s = sid("s", "bounded");
+    let prime = store.append(&s, b"").await.unwrap();
+    let e1 = store.append(&s, b"1").await.unwrap();
+    store.append(&s, b"2").await.unwrap();
+    store.append(&s, b"3").await.unwrap();
+    assert_eq!(int(redis.port, &["XLEN", "t3:events:bounded"]), 3);
+    // Only the priming event was evicted: no gap after it.
+    let r = store.replay_after(&prime).await.unwrap().unwrap();
+    assert!(!r.truncated);
+    assert_eq!(r.events.len(), 3);
+    store.append(&s, b"4").await.unwrap();
+    // "1" is gone now: a replay after the priming event has a gap, one after "1" has none.
+    let r = store.replay_after(&prime).await.unwrap().unwrap();
+    assert!(r.truncated);
+    let got: Vec<_> = r.events.iter().map(|e| e.message.clone()).collect();
+    assert_eq!(got, vec![b"2".to_vec(), b"3".to_vec(), b"4".to_vec()]);
+    let r = store.replay_after(&e1).await.unwrap().unwrap();
+    assert!(!r.truncated);
+    assert_eq!(r.events.len(), 3);
+    for (k, ttl) in keys_with_ttl(redis.port, "t3:") {
+        assert!(0 < ttl && ttl <= 30_000, "{k}: {ttl}");
+    }
+}
+
+#[tokio::test]
+async fn the_replay_guard_lets_a_state_through_once() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let stores = RedisConfig::new(redis.url())
+        .prefix("t4:")
+        .connect()
+        .await
+        .unwrap();
+    let other = RedisStores::connect(redis.url()).await.unwrap();
+    assert_eq!(other.key_prefix(), "mcp:");
+    let (one, two) = (stores.replay_guard(), stores.replay_guard());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let later = now + 60_000;
+    assert_eq!(one.first_use(&[1; 24], later).await, Ok(true));
+    assert_eq!(one.first_use(&[1; 24], later).await, Ok(false), "a replay");
+    assert_eq!(two.first_use(&[1; 24], later).await, Ok(false), "elsewhere");
+    assert_eq!(two.first_use(&[2; 24], later).await, Ok(true));
+    // Another prefix is another deployment.
+    assert_eq!(
+        other.replay_guard().first_use(&[1; 24], later).await,
+        Ok(true)
+    );
+    // An expired state is refused and not remembered.
+    assert_eq!(one.first_use(&[3; 24], now - 1).await, Ok(false));
+    let keys = keys_with_ttl(redis.port, "t4:");
+    assert_eq!(keys.len(), 2);
+    for (k, ttl) in keys {
+        assert!(0 < ttl && ttl <= 60_000, "{k}: {ttl}");
+    }
+}
+
+/// Runs `f` and checks that it fails as unavailable within the timeout (plus slack).
+async fn unavailable_in_time<T: std::fmt::Debug>(
+    what: &str,
+    limit: Duration,
+    f: impl std::future::Future<Output = Result<T, StoreError>>,
+) {
+    let started = Instant::now();
+    let out = tokio::time::timeout(limit * 5, f)
+        .await
+        .unwrap_or_else(|_| panic!("{what} hung"));
+    let took = started.elapsed();
+    assert!(
+        matches!(out, Err(StoreError::Unavailable(_))),
+        "{what}: {out:?}"
+    );
+    assert!(took < limit * 2, "{what} took {took:?}");
+}
+
+#[tokio::test]
+async fn redis_gone_is_an_error_in_bounded_time_and_its_return_is_seen() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let timeout = Duration::from_millis(300);
+    let stores = RedisConfig::new(redis.url())
+        .prefix("t5:")
+        .timeout(timeout)
+        .connect()
+        .await
+        .unwrap();
+    let (sessions, events, guard) = (
+        stores.session_store(),
+        stores.event_store(),
+        stores.replay_guard(),
+    );
+    let ttl = Duration::from_secs(60);
+    sessions.create("a", &record("alice"), ttl).await.unwrap();
+    // A store whose connection sits idle through the outage.
+    let idle = RedisConfig::new(redis.url())
+        .prefix("t5:")
+        .timeout(timeout)
+        .connect()
+        .await
+        .unwrap()
+        .session_store();
+    assert!(idle.load("a").await.unwrap().is_some());
+
+    redis.stop();
+    let later = u64::MAX / 2;
+    for _ in 0..3 {
+        unavailable_in_time("load", timeout, sessions.load("a")).await;
+        unavailable_in_time("touch", timeout, sessions.touch("a", ttl)).await;
+        unavailable_in_time("create", timeout, sessions.create("b", &record("b"), ttl)).await;
+        unavailable_in_time("append", timeout, events.append(&sid("a", "x"), b"m")).await;
+        unavailable_in_time("replay", timeout, events.replay_after("x-1")).await;
+        unavailable_in_time("guard", timeout, guard.first_use(&[9; 24], later)).await;
+    }
+    // Connecting while Redis is away fails in time too; a lazy connection does not fail.
+    unavailable_in_time(
+        "connect",
+        timeout,
+        RedisConfig::new(redis.url()).timeout(timeout).connect(),
+    )
+    .await;
+    let lazy = RedisConfig::new(redis.url())
+        .prefix("t5:")
+        .timeout(timeout)
+        .connect_lazy()
+        .unwrap()
+        .session_store();
+
+    // Back on the same port (empty: no persistence): the same stores work again.
+    let redis = RedisServer::start_on(redis.port);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match sessions.load("a").await {
+            Ok(found) => {
+                assert_eq!(found, None, "the new server is empty");
+                break;
+            }
+            Err(e) => assert!(Instant::now() < deadline, "not back: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    sessions.create("a", &record("alice"), ttl).await.unwrap();
+    // Its stale socket is replaced within the first call, which succeeds.
+    assert_eq!(idle.load("a").await, Ok(Some(record("alice"))));
+    assert_eq!(lazy.load("a").await, Ok(Some(record("alice"))));
+    assert!(events.append(&sid("a", "x"), b"m").await.is_ok());
+    assert_eq!(guard.first_use(&[9; 24], later).await, Ok(true));
+    drop(redis);
+}
+
+#[tokio::test]
+async fn a_redis_that_never_answers_is_a_timeout_not_a_hang() {
+    // A listener that accepts and never says a word.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let timeout = Duration::from_millis(300);
+    unavailable_in_time(
+        "connect",
+        timeout,
+        RedisConfig::new(format!("redis://127.0.0.1:{port}/0"))
+            .timeout(timeout)
+            .connect(),
+    )
+    .await;
+    let lazy = RedisConfig::new(format!("redis://127.0.0.1:{port}/0"))
+        .timeout(timeout)
+        .connect_lazy()
+        .unwrap();
+    unavailable_in_time("load", timeout, lazy.session_store().load("a")).await;
+    unavailable_in_time(
+        "append",
+        timeout,
+        lazy.event_store().append(&sid("a", "x"), b"m"),
+    )
+    .await;
+    drop(silent);
+}

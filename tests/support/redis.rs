@@ -1,0 +1,165 @@
+//! A `redis-server` of a test's own on a free loopback port (no persistence, killed on
+//! drop), and a raw RESP client to look at its keys beside the stores. Without
+//! `redis-server` on the PATH, [`RedisServer::start`] fails when `CI` is set and says
+//! `SKIPPED` (and gives `None`) otherwise.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A `redis-server` of this test's own, killed on drop.
+pub struct RedisServer {
+    child: Child,
+    pub port: u16,
+}
+
+impl RedisServer {
+    /// A server on a free port; `None` (after saying why) when `redis-server` is missing
+    /// outside CI.
+    pub fn start() -> Option<Self> {
+        if Command::new("redis-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_err()
+        {
+            if std::env::var_os("CI").is_some() {
+                panic!("redis-server is not installed (CI is set): .ci/run installs it");
+            }
+            eprintln!("SKIPPED: redis-server is not installed (apt-get install redis-server)");
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        Some(Self::start_on(port))
+    }
+
+    pub fn start_on(port: u16) -> Self {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .current_dir(std::env::temp_dir())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        let mut server = Self { child, port };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while raw(port, &["PING"]).ok() != Some(Resp::Simple("PONG".into())) {
+            assert!(Instant::now() < deadline, "redis-server did not come up");
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!("redis-server exited ({status}): port {port} taken?");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // Ours, not another test's that took the port first.
+        let Ok(Resp::Bulk(Some(info))) = raw(port, &["INFO", "server"]) else {
+            panic!("INFO server");
+        };
+        let pid = format!("process_id:{}", server.child.id());
+        assert!(
+            String::from_utf8_lossy(&info).lines().any(|l| l == pid),
+            "port {port} answers for another redis-server"
+        );
+        server
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A RESP reply, as far as these tests read them.
+#[derive(Debug, PartialEq)]
+pub enum Resp {
+    Simple(String),
+    Int(i64),
+    Bulk(Option<Vec<u8>>),
+    Array(Vec<Resp>),
+    Error(String),
+}
+
+/// One command on a connection of its own, beside the stores (bounded by a 5 s timeout).
+pub fn raw(port: u16, args: &[&str]) -> std::io::Result<Resp> {
+    let stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut out = format!("*{}\r\n", args.len());
+    for a in args {
+        out.push_str(&format!("${}\r\n{a}\r\n", a.len()));
+    }
+    (&stream).write_all(out.as_bytes())?;
+    read_resp(&mut BufReader::new(stream))
+}
+
+fn read_resp(r: &mut impl BufRead) -> std::io::Result<Resp> {
+    let mut line = String::new();
+    r.read_line(&mut line)?;
+    let line = line.trim_end_matches("\r\n");
+    let (kind, rest) = line.split_at(1);
+    let n = || rest.parse::<i64>().expect("a length");
+    Ok(match kind {
+        "+" => Resp::Simple(rest.into()),
+        "-" => Resp::Error(rest.into()),
+        ":" => Resp::Int(n()),
+        "$" if n() < 0 => Resp::Bulk(None),
+        "$" => {
+            let mut buf = vec![0; n() as usize + 2];
+            r.read_exact(&mut buf)?;
+            buf.truncate(buf.len() - 2);
+            Resp::Bulk(Some(buf))
+        }
+        "*" => Resp::Array(
+            (0..n().max(0))
+                .map(|_| read_resp(r))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => panic!("unexpected RESP type {other:?}"),
+    })
+}
+
+pub fn int(port: u16, args: &[&str]) -> i64 {
+    match raw(port, args).expect("redis answers") {
+        Resp::Int(n) => n,
+        other => panic!("{args:?}: {other:?}"),
+    }
+}
+
+/// Every key under `prefix` with its time to live in ms (-1: none).
+pub fn keys_with_ttl(port: u16, prefix: &str) -> Vec<(String, i64)> {
+    let Resp::Array(keys) = raw(port, &["KEYS", &format!("{prefix}*")]).unwrap() else {
+        panic!("KEYS answers an array");
+    };
+    keys.into_iter()
+        .map(|k| {
+            let Resp::Bulk(Some(k)) = k else {
+                panic!("a key")
+            };
+            let k = String::from_utf8(k).unwrap();
+            let ttl = int(port, &["PTTL", &k]);
+            (k, ttl)
+        })
+        .collect()
+}
+
+pub fn assert_every_key_expires(port: u16, prefix: &str) {
+    let keys = keys_with_ttl(port, prefix);
+    assert!(!keys.is_empty(), "keys under {prefix}");
+    for (k, ttl) in keys {
+        assert!(ttl > 0, "{k} has no expiry ({ttl})");
+    }
+}
