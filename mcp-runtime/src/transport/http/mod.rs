@@ -695,12 +695,28 @@ pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Respo
 
 impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// The HTTP transports as an [`axum::Router`] to mount in your application (or wrap
-    /// in any tower layer), with the default [`HttpOptions`].
+    /// in any tower layer), with the default [`HttpOptions`]: the routes of
+    /// [`Server::http_router`].
     pub fn http_service(&self) -> axum::Router {
         self.http_router(HttpOptions::default()).0
     }
 
     /// The HTTP transports as an [`axum::Router`], and a handle for stats and shutdown.
+    ///
+    /// The router answers these paths, and nothing else (each is logged at `info` when the
+    /// router is made):
+    ///
+    /// - [`HttpOptions::path`] (`/mcp`): Streamable HTTP, both eras;
+    /// - [`HttpOptions::legacy_sse`] (`/sse` and `/messages` unless set to `None`): the
+    ///   2024-11-05 HTTP+SSE transport;
+    /// - with [`HttpOptions::auth`] naming an authorization server, the OAuth protected
+    ///   resource metadata at `/.well-known/oauth-protected-resource` and its path forms.
+    ///
+    /// With the default [`DnsRebinding::Auto`], requests whose `Host` is not a loopback
+    /// name are refused with 403 (the router cannot know where your app listens): an app
+    /// served to other hosts, or behind a reverse proxy, sets
+    /// [`HttpOptions::dns_rebinding`] to [`DnsRebinding::Allow`] with its public host names
+    /// (or [`DnsRebinding::Off`]).
     pub fn http_router(&self, opts: HttpOptions) -> (axum::Router, HttpHandle) {
         let (state, handle) = self.http_state(opts);
         let mut paths = vec![state.opts.path.clone()];
@@ -715,6 +731,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
                 }
             }
         }
+        tracing::info!(?paths, "MCP HTTP routes");
         let mut router = axum::Router::new();
         for p in paths {
             let st = state.clone();
