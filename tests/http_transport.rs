@@ -611,17 +611,13 @@ async fn a_declared_length_above_the_limit_is_413_before_the_body() {
 }
 
 #[tokio::test]
-async fn session_cap_is_503_and_idle_sessions_expire() {
+async fn idle_sessions_expire() {
     let s = start(HttpOptions {
-        max_sessions: 1,
         session_idle_timeout: Duration::from_millis(300),
         ..HttpOptions::default()
     })
     .await;
     let sid = legacy_session(s.addr, "2025-06-18").await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    assert_eq!(post(s.addr, &[], init.clone()).await.status, 503);
     tokio::time::sleep(Duration::from_millis(600)).await;
     let r = post(
         s.addr,
@@ -630,7 +626,66 @@ async fn session_cap_is_503_and_idle_sessions_expire() {
     )
     .await;
     assert_eq!(r.status, 404, "expired");
-    assert_eq!(post(s.addr, &[], init).await.status, 200);
+}
+
+/// Sessions opened and abandoned do not lock new clients out: at the cap the least
+/// recently used idle session makes room; a busy one (its GET stream open) is kept, and
+/// only when every session is busy does `initialize` get 503.
+#[tokio::test]
+async fn the_session_cap_evicts_the_least_recently_used_idle_session() {
+    let s = start(HttpOptions {
+        max_sessions: 2,
+        ..HttpOptions::default()
+    })
+    .await;
+    let a = s.addr;
+    let get_stream = async |sid: &str| {
+        let r = open(
+            a,
+            "GET",
+            "/mcp",
+            &[("mcp-session-id", sid), ("accept", "text/event-stream")],
+            None,
+        )
+        .await;
+        assert_eq!(r.status(), 200);
+        r
+    };
+    let busy = legacy_session(a, "2025-11-25").await;
+    let _busy_stream = get_stream(&busy).await;
+    // Abandoned sessions, one after the other, each taking the idle one's place.
+    for _ in 0..5 {
+        legacy_session(a, "2025-11-25").await;
+    }
+    // The busy session was never the one evicted: it still answers, its stream still open.
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    let r = post(
+        a,
+        &[
+            ("mcp-session-id", &busy),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        ping.clone(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    // Had it been evicted (and adopted again from the store), its stream would be gone
+    // and a second GET would be let in; it is 409: the first one is still attached.
+    let second = call(
+        a,
+        "GET",
+        "/mcp",
+        &[("mcp-session-id", &busy), ("accept", "text/event-stream")],
+        None,
+    )
+    .await;
+    assert_eq!(second.status, 409);
+    // Both sessions busy: a new client is refused, not someone else's session evicted.
+    let other = legacy_session(a, "2025-11-25").await;
+    let _other_stream = get_stream(&other).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    assert_eq!(post(a, &[], init).await.status, 503);
 }
 
 #[tokio::test]

@@ -106,7 +106,9 @@ pub struct HttpOptions {
     pub legacy_sse: Option<(String, String)>,
     /// The largest request body accepted (413 above).
     pub max_body: usize,
-    /// The most legacy sessions open at once (503 for a new one above).
+    /// The most legacy sessions open at once: a new one evicts the least recently used
+    /// idle session (no stream, nothing in flight), and gets 503 only when every session
+    /// is busy.
     pub max_sessions: usize,
     /// A legacy session with no stream and nothing in flight ends after this long.
     pub session_idle_timeout: Duration,
@@ -319,16 +321,29 @@ impl<E: Endpoint + 'static> HttpState<E> {
         }
     }
 
-    /// A new legacy session, or `None` at the cap; `sse_2024`: a 2024-11-05 HTTP+SSE
-    /// session (`message` events, not resumable).
+    /// A new legacy session, or `None` when every session is busy at the cap; `sse_2024`:
+    /// a 2024-11-05 HTTP+SSE session (`message` events, not resumable).
+    ///
+    /// At the cap the expired sessions go first, then the least recently used idle one (no
+    /// stream, nothing in flight), so sessions opened and abandoned cannot lock new clients
+    /// out until they expire. An evicted session leaves only this process: a session store
+    /// still holding it lets its next request adopt it again.
     pub(crate) fn create_session(&self, sse_2024: bool) -> Option<Arc<HttpSession>> {
         let mut map = self.sessions.lock().expect("sessions lock");
         if map.len() >= self.opts.max_sessions {
             drop(map);
             self.reap();
             map = self.sessions.lock().expect("sessions lock");
-            if map.len() >= self.opts.max_sessions {
-                return None;
+        }
+        while map.len() >= self.opts.max_sessions {
+            let idlest = map
+                .iter()
+                .filter_map(|(k, s)| s.idle_for().map(|idle| (idle, k)))
+                .max_by_key(|(idle, _)| *idle)
+                .map(|(_, k)| k.clone())?;
+            if let Some(s) = map.remove(&idlest) {
+                tracing::info!(session = %s.id, "session cap: evicting the least recently used idle session");
+                s.close();
             }
         }
         let id = session::new_session_id();

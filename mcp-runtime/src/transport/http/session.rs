@@ -136,6 +136,15 @@ impl HttpSession {
         self.state.lock().expect("session lock").initialized
     }
 
+    /// How long the session has been idle; `None` while it is busy (a stream open, a
+    /// POST stream still running, or a request in flight).
+    pub(crate) fn idle_for(&self) -> Option<Duration> {
+        let busy = self.has_stream()
+            || !self.in_flight.is_empty()
+            || !self.lanes.lock().expect("lanes lock").is_empty();
+        (!busy).then(|| self.last_seen.lock().expect("session lock").elapsed())
+    }
+
     /// Whether the session has been idle (no stream, nothing in flight) for `timeout`.
     pub(crate) fn expired(&self, timeout: Duration) -> bool {
         let busy = self.has_stream() || !self.in_flight.is_empty();
