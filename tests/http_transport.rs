@@ -688,6 +688,51 @@ async fn the_session_cap_evicts_the_least_recently_used_idle_session() {
     assert_eq!(post(a, &[], init).await.status, 503);
 }
 
+/// One session cannot take every in-flight slot: past its share its requests get 503,
+/// while another session is still served.
+#[tokio::test]
+async fn one_session_gets_only_its_share_of_the_in_flight_slots() {
+    let s = start(HttpOptions {
+        max_in_flight: 8,
+        max_in_flight_per_session: 2,
+        ..HttpOptions::default()
+    })
+    .await;
+    let a = s.addr;
+    let greedy = legacy_session(a, "2025-11-25").await;
+    let other = legacy_session(a, "2025-11-25").await;
+    let slow_call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "slow", "arguments": {"ms": 800}}})
+    };
+    let mut running = Vec::new();
+    for id in 1..=2 {
+        let (sid, body) = (greedy.clone(), slow_call(id));
+        running.push(tokio::spawn(async move {
+            post(
+                a,
+                &[
+                    ("mcp-session-id", &sid),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ],
+                body,
+            )
+            .await
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let v = ("mcp-protocol-version", "2025-11-25");
+    let r = post(a, &[("mcp-session-id", &greedy), v], slow_call(3)).await;
+    assert_eq!(r.status, 503, "past its share: {}", r.body);
+    assert!(r.body.contains("for this session"), "{}", r.body);
+    let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "ping"});
+    let r = post(a, &[("mcp-session-id", &other), v], ping).await;
+    assert_eq!(r.status, 200, "another session is served: {}", r.body);
+    for t in running {
+        assert_eq!(t.await.unwrap().status, 200);
+    }
+}
+
 #[tokio::test]
 async fn in_flight_cap_is_503() {
     let s = start(HttpOptions {

@@ -234,6 +234,12 @@ impl InFlight {
         self.0.lock().expect("in-flight lock").is_empty()
     }
 
+    /// How many requests are running.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        self.0.lock().expect("in-flight lock").len()
+    }
+
     /// Forgets a request that ended.
     pub(crate) fn remove(&self, id: &RequestId) {
         self.0.lock().expect("in-flight lock").remove(id);

@@ -13,7 +13,9 @@ use mcp_core::jsonrpc::ErrorObject;
 use super::auth::Principal;
 use super::session::HttpSession;
 use super::sse::{SseBody, event};
-use super::streamable::{Msg, apply_unanswered, decode_all, incoming, start_legacy_request};
+use super::streamable::{
+    Msg, SESSION_BUSY, apply_unanswered, decode_all, incoming, start_legacy_request,
+};
 use super::{HttpState, empty, error_response, read_body, sse_response};
 use crate::chain::middleware::Endpoint;
 use tokio_util::sync::CancellationToken;
@@ -154,6 +156,13 @@ pub(super) async fn post<E: Endpoint + 'static>(
             Ok(Msg::Request { id, method, params }) => {
                 if let Some(r) = state.step_up(&parts, [(method.as_str(), params.as_deref())]) {
                     return r;
+                }
+                if state.session_busy(&session) {
+                    return error_response(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        Some(&id),
+                        &ErrorObject::new(-32000, SESSION_BUSY),
+                    );
                 }
                 let Ok(permit) = state.permits.clone().try_acquire_owned() else {
                     return error_response(

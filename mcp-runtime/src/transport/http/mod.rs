@@ -114,6 +114,9 @@ pub struct HttpOptions {
     pub session_idle_timeout: Duration,
     /// Requests handled at once over HTTP (503 above).
     pub max_in_flight: usize,
+    /// Requests one legacy session may have running at once (503 above), so that one
+    /// session cannot take every slot of `max_in_flight`.
+    pub max_in_flight_per_session: usize,
     /// SSE keep-alive comment interval (`None`: none).
     pub keep_alive: Option<Duration>,
     /// `Host`/`Origin` validation.
@@ -156,6 +159,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_sessions", &self.max_sessions)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_in_flight", &self.max_in_flight)
+            .field("max_in_flight_per_session", &self.max_in_flight_per_session)
             .field("keep_alive", &self.keep_alive)
             .field("dns_rebinding", &self.dns_rebinding)
             .field("stateless_legacy", &self.stateless_legacy)
@@ -177,6 +181,7 @@ impl Default for HttpOptions {
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_in_flight: 1024,
+            max_in_flight_per_session: 256,
             keep_alive: Some(Duration::from_secs(15)),
             dns_rebinding: DnsRebinding::Auto,
             stateless_legacy: false,

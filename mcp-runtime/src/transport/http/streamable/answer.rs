@@ -15,6 +15,7 @@ use crate::chain::middleware::Endpoint;
 use crate::chain::request_run::encode_outcome;
 use crate::common::error::HandlerResult;
 use crate::context::Context;
+use crate::transport::http::session::HttpSession;
 use crate::transport::http::sse::{Final, SseBody};
 use crate::transport::http::{HttpState, empty, error_response, json_response, sse_response};
 
@@ -35,7 +36,15 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// The refusal of a request whose session has its share of the in-flight slots running.
+pub(crate) const SESSION_BUSY: &str = "Server busy: too many requests in flight for this session";
+
 impl<E: Endpoint + 'static> HttpState<E> {
+    /// Whether `session` has its share of the in-flight slots running already.
+    pub(crate) fn session_busy(&self, session: &HttpSession) -> bool {
+        session.in_flight.len() >= self.opts.max_in_flight_per_session.max(1)
+    }
+
     /// Runs one request through the chain. With `inline`, the chain is first polled here,
     /// in the connection's task: an answer that is ready at once (most are) needs no task,
     /// no channel and no wake-up of another thread. A request that has to wait (and every
@@ -105,6 +114,22 @@ impl<E: Endpoint + 'static> HttpState<E> {
                 tracing::warn!(error = %e, "error while handling a notification");
             }
         });
+    }
+
+    /// A slot for a request of `session`: 503 when the session has its share running
+    /// already, else [`Self::permit`].
+    pub(super) fn permit_in(
+        &self,
+        session: &HttpSession,
+    ) -> Result<OwnedSemaphorePermit, Response> {
+        if self.session_busy(session) {
+            return Err(error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                &ErrorObject::new(-32000, SESSION_BUSY),
+            ));
+        }
+        self.permit()
     }
 
     pub(super) fn permit(&self) -> Result<OwnedSemaphorePermit, Response> {

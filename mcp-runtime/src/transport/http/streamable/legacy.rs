@@ -387,7 +387,7 @@ pub(super) async fn legacy_single<E: Endpoint + 'static>(
     params: Option<&RawValue>,
 ) -> Response {
     let stateless = state.opts.stateless_legacy;
-    let permit = match state.permit() {
+    let permit = match state.permit_in(session) {
         Ok(p) => p,
         Err(r) => {
             if stateless {
@@ -454,7 +454,7 @@ pub(super) async fn legacy_batch<E: Endpoint + 'static>(
 ) -> Response {
     let mut fins = Vec::new();
     for (id, method, params) in requests {
-        let permit = match state.permit() {
+        let permit = match state.permit_in(session) {
             Ok(p) => p,
             Err(r) => return r,
         };
