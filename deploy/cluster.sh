@@ -171,7 +171,7 @@ mkdir -p "$DIR"
 case "$cmd" in
 start)
     install_missing
-    (cd "$ROOT" && timeout 3600 cargo build -q --example everything --features "$FEATURES" --target-dir "$TARGET")
+    (cd "$ROOT" && timeout 3600 "${CARGO:-cargo}" build -q --example everything --features "$FEATURES" --target-dir "$TARGET")
     redis_start
     for n in $(seq 1 "$REPLICAS"); do replica_start "$n"; done
     nginx_start
