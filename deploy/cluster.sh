@@ -40,10 +40,17 @@ FEATURES="${MCP_CLUSTER_FEATURES:-http,redis}"
 replica_port() { echo $((PORT + $1)); }
 pidfile() { echo "$DIR/$1.pid"; }
 
+# Alive: it exists and is no zombie (an exited child that its new parent, perhaps a
+# container's init, has not reaped yet).
+alive() { # pid
+    kill -0 "$1" 2>/dev/null || return 1
+    [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
+}
+
 running() { # name
     local f
     f="$(pidfile "$1")"
-    [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null
+    [ -f "$f" ] && alive "$(cat "$f")"
 }
 
 # Waits until 127.0.0.1:PORT accepts, up to 15 s; fails early when the process is gone.
@@ -70,10 +77,10 @@ stop_pid() { # name
         rm -f "$f"
         return 0
     fi
-    if kill -0 "$pid" 2>/dev/null; then
+    if alive "$pid"; then
         kill -TERM "$pid" 2>/dev/null || true
         for _ in $(seq 1 50); do
-            kill -0 "$pid" 2>/dev/null || break
+            alive "$pid" || break
             sleep 0.1
         done
         kill -KILL "$pid" 2>/dev/null || true
