@@ -495,9 +495,36 @@ async fn a_cluster_behind_nginx_serves_sessions_through_failures() {
         replayed.len()
     );
 
-    // 4. Every replica restarted, one after another: the session carries on, its streams
+    // 4. Every replica restarted, one after another: the sessions carry on (the raw one and
+    // the SDK client's, which keeps its id and never initializes again), and their streams
     // still replay from Redis.
+    let live = Client::builder()
+        .mode(ConnectMode::Legacy(V::V2025_11_25))
+        .request_timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(10))
+        .connect_http(&c.url)
+        .await
+        .expect("a second SDK session");
+    let live_sid = live.http_session_id().expect("a session id");
+    live.call_tool("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap();
     c.script(&["restart-all"], 120);
+    for i in 0..3 {
+        let r = live
+            .call_tool("add", json!({"a": i, "b": 1}))
+            .await
+            .unwrap();
+        let said = serde_json::to_value(&r.content[0]).unwrap();
+        assert_eq!(said["text"], (i + 1).to_string());
+    }
+    assert_eq!(live.http_session_id().as_deref(), Some(live_sid.as_str()));
+    assert_eq!(
+        live.http_reinitializations(),
+        0,
+        "the same session throughout"
+    );
+    live.close().await.unwrap();
     let mut after = HashSet::new();
     for i in 0..3 {
         let r = send(&c, &legacy(&sid), &add(40 + i)).await;
