@@ -5,7 +5,8 @@
 //! another replica, every event exactly once; a replica SIGKILLed mid-stream, its events
 //! replayed by a survivor; `restart-all` under a live session; Redis stopped (503 in
 //! bounded time, the stateless 2026-07-28 revision unaffected) and started again; an
-//! unknown session a 404.
+//! unknown session a 404; a 2026-07-28 `requestState` sealed on one replica, opened on
+//! another and refused on a third when replayed.
 //!
 //! Needs `redis-server` and `nginx` (Debian's packages): without them the test fails when
 //! `CI` is set (`.ci/run` installs both) and says `SKIPPED` otherwise.
@@ -610,8 +611,57 @@ async fn a_cluster_behind_nginx_serves_sessions_through_failures() {
             assert_eq!(r.status, 404, "{id}: {}", r.body);
         }
     }
+    eprintln!("step 6: unknown sessions are 404");
+
+    // 7. A 2026-07-28 multi-round-trip request: the `requestState` sealed by one replica
+    // opens on another (one shared key), and its replay on a third is refused (one shared
+    // replay guard, in Redis).
+    let mut caps = support::envelope();
+    caps["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {"form": {}}});
+    let ask = |id: u64, extra: Value| {
+        let mut params = json!({"name": "ask_name", "arguments": {}, "_meta": caps.clone()});
+        if let Value::Object(m) = extra {
+            for (k, v) in m {
+                params[k] = v;
+            }
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let ah = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "ask_name"),
+    ];
+    let r = send(&c, &ah, &ask(1, json!({}))).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sealed_on = c.replica(&r.headers);
+    let res = &r.json()["result"];
+    assert_eq!(res["resultType"], "input_required", "{}", r.body);
+    let key = res["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap();
+    let answer = json!({
+        "inputResponses": {key.as_str(): {"action": "accept", "content": {"name": "Ada", "age": 36}}},
+        "requestState": res["requestState"]});
+    let r = send(&c, &ah, &ask(2, answer.clone())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let opened_on = c.replica(&r.headers);
+    assert_ne!(opened_on, sealed_on, "round-robin: another replica");
+    assert_eq!(text(&r), "Hello, Ada (36)!");
+    let r = send(&c, &ah, &ask(3, answer)).await;
+    let replayed_on = c.replica(&r.headers);
+    assert_ne!(replayed_on, opened_on);
+    assert_eq!(
+        r.json()["error"]["message"],
+        "Invalid or expired requestState",
+        "{}",
+        r.body
+    );
     eprintln!(
-        "step 6: unknown sessions are 404; all in {:?}",
+        "step 7: requestState sealed on {sealed_on}, opened on {opened_on}, replay refused on {replayed_on}; all in {:?}",
         started.elapsed()
     );
 }
