@@ -189,8 +189,9 @@ fn features() -> String {
 fn free_port_base() -> u16 {
     let pid = std::process::id();
     for attempt in 0..200u32 {
-        let slot = (pid % 8000 + attempt * 37) % 8000;
-        let base = u16::try_from(20000 + slot * 5).expect("below 60000");
+        // Below Linux's ephemeral range (32768..), which outgoing connections draw from.
+        let slot = (pid % 2500 + attempt * 37) % 2500;
+        let base = u16::try_from(20000 + slot * 5).expect("below 32500");
         let free = (0..=REPLICAS + 1)
             .all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok());
         if free {
