@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# A loopback deployment of examples/everything: Redis, three replicas sharing it, and nginx
+# in front (round-robin, no stickiness, SSE unbuffered).
+#
+#   deploy/cluster.sh start         build, start every part, wait until each answers; the
+#                                   last line printed is `url=http://127.0.0.1:PORT/mcp`
+#   deploy/cluster.sh stop          stop everything this script started
+#   deploy/cluster.sh kill N        SIGKILL replica N (1..3)
+#   deploy/cluster.sh restart N     stop replica N (SIGTERM, then SIGKILL) and start it again
+#   deploy/cluster.sh restart-all   restart every replica, one after another
+#   deploy/cluster.sh redis-stop    stop Redis (its append-only file keeps the data)
+#   deploy/cluster.sh redis-start   start Redis again on the same port and data
+#   deploy/cluster.sh status        which parts are running
+#
+# Ports come from MCP_CLUSTER_PORT (default 8300): nginx on it, the replicas on the next
+# three, Redis on the fourth. State (pids, logs, the nginx configuration, Redis's data) lives
+# in MCP_CLUSTER_DIR (default /tmp/mcp-cluster-PORT). Nothing runs unbounded: a watchdog
+# stops the whole cluster after MCP_CLUSTER_TTL seconds (default 3600).
+#
+# The replicas share one `requestState` sealing key (MCP_REQUEST_STATE_KEYS, base64, comma
+# separated): taken from the environment when set, else generated once into
+# MCP_CLUSTER_DIR/request-state.key, so a replica restarted later opens what the others
+# sealed. `start` builds the example with MCP_CLUSTER_FEATURES (default `http,redis`; it
+# must include both) into CARGO_TARGET_DIR (default ROOT/target).
+#
+# redis-server and nginx come from Debian's packages; `start` installs them when missing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PORT="${MCP_CLUSTER_PORT:-8300}"
+DIR="${MCP_CLUSTER_DIR:-/tmp/mcp-cluster-$PORT}"
+TTL="${MCP_CLUSTER_TTL:-3600}"
+REPLICAS=3
+REDIS_PORT=$((PORT + REPLICAS + 1))
+REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+BIN="$TARGET/debug/examples/everything"
+FEATURES="${MCP_CLUSTER_FEATURES:-http,redis}"
+
+replica_port() { echo $((PORT + $1)); }
+pidfile() { echo "$DIR/$1.pid"; }
+
+# Alive: it exists and is no zombie (an exited child that its new parent, perhaps a
+# container's init, has not reaped yet).
+alive() { # pid
+    kill -0 "$1" 2>/dev/null || return 1
+    [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
+}
+
+running() { # name
+    local f
+    f="$(pidfile "$1")"
+    [ -f "$f" ] && alive "$(cat "$f")"
+}
+
+# Waits until 127.0.0.1:PORT accepts, up to 15 s; fails early when the process is gone.
+wait_port() { # name port
+    local name="$1" port="$2"
+    for _ in $(seq 1 150); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+        running "$name" || break
+        sleep 0.1
+    done
+    echo "cluster: $name did not listen on 127.0.0.1:$port; the end of $DIR/$name.log:" >&2
+    tail -n 30 "$DIR/$name.log" >&2 || true
+    return 1
+}
+
+# SIGTERM, up to 5 s, then SIGKILL.
+stop_pid() { # name
+    local f pid
+    f="$(pidfile "$1")"
+    [ -f "$f" ] || return 0
+    pid="$(cat "$f")"
+    # The watchdog, once its time is up, is this very script running `stop`.
+    if [ "$pid" = "$$" ]; then
+        rm -f "$f"
+        return 0
+    fi
+    if alive "$pid"; then
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 1 50); do
+            alive "$pid" || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$f"
+}
+
+spawn() { # name cmd...
+    local name="$1"
+    shift
+    nohup "$@" >>"$DIR/$name.log" 2>&1 </dev/null &
+    echo $! >"$(pidfile "$name")"
+}
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_missing() {
+    local missing=()
+    command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+    command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+    [ "${#missing[@]}" -eq 0 ] && return 0
+    echo "cluster: installing ${missing[*]}" >&2
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+redis_start() {
+    running redis && return 0
+    mkdir -p "$DIR/redis"
+    # The append-only file lets redis-stop/redis-start keep every session.
+    spawn redis redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$DIR/redis" \
+        --appendonly yes --appendfsync everysec --save '' --daemonize no
+    wait_port redis "$REDIS_PORT"
+}
+
+# The sealing key every replica shares (made once per MCP_CLUSTER_DIR).
+request_state_keys() {
+    if [ -n "${MCP_REQUEST_STATE_KEYS:-}" ]; then
+        echo "$MCP_REQUEST_STATE_KEYS"
+        return 0
+    fi
+    local f="$DIR/request-state.key"
+    if [ ! -s "$f" ]; then
+        (umask 077 && head -c 32 /dev/urandom | base64 >"$f.tmp" && mv "$f.tmp" "$f")
+    fi
+    cat "$f"
+}
+
+replica_start() { # n
+    local n="$1" keys
+    running "replica$n" && return 0
+    keys="$(request_state_keys)"
+    spawn "replica$n" env MCP_REQUEST_STATE_KEYS="$keys" "$BIN" --http "127.0.0.1:$(replica_port "$n")" --redis "$REDIS_URL"
+    wait_port "replica$n" "$(replica_port "$n")"
+}
+
+nginx_conf() {
+    local upstreams="" n
+    for n in $(seq 1 "$REPLICAS"); do
+        upstreams+="        server 127.0.0.1:$(replica_port "$n") max_fails=1 fail_timeout=2s;"$'\n'
+    done
+    mkdir -p "$DIR/nginx/tmp"
+    sed -e "s|@DIR@|$DIR/nginx|g" -e "s|@PORT@|$PORT|g" \
+        "$ROOT/deploy/nginx.conf" | awk -v up="$upstreams" '{ if ($0 ~ /^[ \t]*@UPSTREAMS@[ \t]*$/) printf "%s", up; else print }' \
+        >"$DIR/nginx/nginx.conf"
+}
+
+nginx_start() {
+    running nginx && return 0
+    nginx_conf
+    local nginx_bin
+    nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+    spawn nginx "$nginx_bin" -p "$DIR/nginx" -c "$DIR/nginx/nginx.conf" -g 'daemon off;'
+    wait_port nginx "$PORT"
+}
+
+# After TTL seconds, `stop`. Stopping the watchdog itself (SIGTERM) ends its sleep too.
+watchdog_start() {
+    stop_pid watchdog
+    spawn watchdog bash -c "trap 'kill \$s 2>/dev/null; exit 0' TERM; sleep $TTL & s=\$!; wait \$s && exec '$0' stop"
+}
+
+need_replica() { # n
+    case "${1:-}" in
+    [1-9]) [ "$1" -le "$REPLICAS" ] && return 0 ;;
+    esac
+    echo "cluster: replica number 1..$REPLICAS expected, got '${1:-}'" >&2
+    exit 2
+}
+
+cmd="${1:-}"
+mkdir -p "$DIR"
+case "$cmd" in
+start)
+    install_missing
+    (cd "$ROOT" && timeout 3600 "${CARGO:-cargo}" build -q --example everything --features "$FEATURES" --target-dir "$TARGET")
+    redis_start
+    for n in $(seq 1 "$REPLICAS"); do replica_start "$n"; done
+    nginx_start
+    watchdog_start
+    echo "redis=$REDIS_URL"
+    for n in $(seq 1 "$REPLICAS"); do echo "replica$n=http://127.0.0.1:$(replica_port "$n")/mcp"; done
+    echo "url=http://127.0.0.1:$PORT/mcp"
+    ;;
+stop)
+    stop_pid nginx
+    for n in $(seq 1 "$REPLICAS"); do stop_pid "replica$n"; done
+    stop_pid redis
+    # Last: when the watchdog itself runs `stop`, this ends it.
+    stop_pid watchdog
+    ;;
+kill)
+    need_replica "${2:-}"
+    f="$(pidfile "replica$2")"
+    [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+    ;;
+restart)
+    need_replica "${2:-}"
+    stop_pid "replica$2"
+    replica_start "$2"
+    ;;
+restart-all)
+    for n in $(seq 1 "$REPLICAS"); do
+        stop_pid "replica$n"
+        replica_start "$n"
+    done
+    ;;
+redis-stop) stop_pid redis ;;
+redis-start) redis_start ;;
+status)
+    for name in redis replica1 replica2 replica3 nginx watchdog; do
+        if running "$name"; then echo "$name running (pid $(cat "$(pidfile "$name")"))"; else echo "$name stopped"; fi
+    done
+    ;;
+*)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,668 @@
+//! The deployment of `deploy/cluster.sh` end to end (features `http`, `client`, `redis`):
+//! Redis, three `examples/everything` replicas sharing it, nginx in front (round-robin, no
+//! stickiness), and every request of this test through nginx only. One cluster, one test,
+//! in steps: a legacy session served by every replica; an SSE stream cut and resumed on
+//! another replica, every event exactly once; a replica SIGKILLed mid-stream, its events
+//! replayed by a survivor; `restart-all` under a live session; Redis stopped (503 in
+//! bounded time, the stateless 2026-07-28 revision unaffected) and started again; an
+//! unknown session a 404; a 2026-07-28 `requestState` sealed on one replica, opened on
+//! another and refused on a third when replayed.
+//!
+//! Needs `redis-server` and `nginx` (Debian's packages): without them the test fails when
+//! `CI` is set (`.ci/run` installs both) and says `SKIPPED` otherwise.
+
+mod support;
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use mcp::Client;
+use mcp::core::version::ProtocolVersion as V;
+use mcp::runtime::client::ConnectMode;
+use serde_json::{Value, json};
+use support::http::{self, Resp};
+
+const REPLICAS: u16 = 3;
+
+/// The cluster of `deploy/cluster.sh`, stopped on drop (whatever the test did).
+struct Cluster {
+    dir: PathBuf,
+    target: PathBuf,
+    port: u16,
+    url: String,
+}
+
+impl Cluster {
+    /// Starts the cluster; `None` (after saying why) without redis-server or nginx outside CI.
+    fn start() -> Option<Self> {
+        let missing: Vec<_> = [("redis-server", "--version"), ("nginx", "-v")]
+            .into_iter()
+            .filter(|(bin, arg)| !found(bin, arg))
+            .map(|(bin, _)| bin)
+            .collect();
+        if !missing.is_empty() {
+            if std::env::var_os("CI").is_some() {
+                panic!("{missing:?} not installed (CI is set): .ci/run installs them");
+            }
+            eprintln!("SKIPPED: {missing:?} not installed (apt-get install redis-server nginx)");
+            return None;
+        }
+        let exe = std::env::current_exe().expect("current_exe");
+        let target = exe
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::parent)
+            .expect("test binary lives in <target>/<profile>/deps")
+            .to_path_buf();
+        let port = free_port_base();
+        let dir = target.join(format!("cluster-test-{port}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cluster = Cluster {
+            dir,
+            target,
+            port,
+            url: String::new(),
+        };
+        // The build of `start` links the example against the library as this test has it.
+        let out = cluster.script(&["start"], 900);
+        let url = out
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("url="))
+            .unwrap_or_else(|| panic!("no url= line from cluster.sh start: {out}"));
+        assert_eq!(url, format!("http://127.0.0.1:{port}/mcp"));
+        cluster.url = url.to_owned();
+        Some(cluster)
+    }
+
+    /// Runs `deploy/cluster.sh ARGS` within `secs` seconds; its standard output.
+    fn script(&self, args: &[&str], secs: u32) -> String {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/cluster.sh");
+        let out = Command::new("timeout")
+            .arg(secs.to_string())
+            .arg(&script)
+            .args(args)
+            .env("MCP_CLUSTER_PORT", self.port.to_string())
+            .env("MCP_CLUSTER_DIR", &self.dir)
+            .env("MCP_CLUSTER_TTL", "600")
+            .env("MCP_CLUSTER_FEATURES", features())
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env_remove("MCP_REQUEST_STATE_KEYS")
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("running deploy/cluster.sh");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "cluster.sh {args:?}: {}\n{stdout}",
+            out.status
+        );
+        stdout
+    }
+
+    fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    /// The replica (1..=3) a response came from: the last address of `X-Upstream` (nginx
+    /// lists each one it tried).
+    fn replica(&self, r: &hyper::http::HeaderMap) -> u16 {
+        let up = r
+            .get("x-upstream")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_else(|| panic!("no X-Upstream: {r:?}"));
+        let last = up.rsplit(',').next().unwrap().trim();
+        let port: u16 = last.rsplit(':').next().unwrap().parse().unwrap();
+        let n = port - self.port;
+        assert!((1..=REPLICAS).contains(&n), "{up}");
+        n
+    }
+
+    /// The replicas that served requests of `session`, from nginx's access log.
+    fn replicas_in_log(&self, session: &str) -> HashSet<String> {
+        let log = std::fs::read_to_string(self.dir.join("nginx/access.log")).unwrap();
+        log.lines()
+            .filter(|l| l.contains(&format!("session={session}")))
+            .flat_map(|l| {
+                l.split_whitespace()
+                    .filter(|w| w.starts_with("127.0.0.1:"))
+                    .map(|w| w.trim_end_matches(',').to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/cluster.sh");
+        let _ = Command::new("timeout")
+            .args(["60"])
+            .arg(&script)
+            .arg("stop")
+            .env("MCP_CLUSTER_PORT", self.port.to_string())
+            .env("MCP_CLUSTER_DIR", &self.dir)
+            .stdin(Stdio::null())
+            .status();
+    }
+}
+
+fn found(bin: &str, arg: &str) -> bool {
+    let run = |b: &str| {
+        Command::new(b)
+            .arg(arg)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok()
+    };
+    run(bin) || run(&format!("/usr/sbin/{bin}"))
+}
+
+/// The root crate's features this test was built with: `start` builds the example with the
+/// same, so cargo only links it.
+fn features() -> String {
+    let all = [
+        (cfg!(feature = "http"), "http"),
+        (cfg!(feature = "client"), "client"),
+        (cfg!(feature = "schema-validation"), "schema-validation"),
+        (cfg!(feature = "jwt"), "jwt"),
+        (cfg!(feature = "oauth-signing"), "oauth-signing"),
+        (cfg!(feature = "otel"), "otel"),
+        (cfg!(feature = "redis"), "redis"),
+        (cfg!(feature = "full"), "full"),
+    ];
+    all.iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, f)| *f)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A base port whose next four are free too (nginx, three replicas, Redis).
+fn free_port_base() -> u16 {
+    let pid = std::process::id();
+    for attempt in 0..200u32 {
+        // Below Linux's ephemeral range (32768..), which outgoing connections draw from.
+        let slot = (pid % 2500 + attempt * 37) % 2500;
+        let base = u16::try_from(20000 + slot * 5).expect("below 32500");
+        let free = (0..=REPLICAS + 1)
+            .all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok());
+        if free {
+            return base;
+        }
+    }
+    panic!("no five free ports");
+}
+
+/// A raw request through nginx: one connection, every header under the test's control.
+async fn open(
+    c: &Cluster,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> hyper::Response<Incoming> {
+    let mut b = http::request(c.addr(), method, "/mcp");
+    b = if body.is_some() {
+        b.header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+    } else {
+        b.header("accept", "text/event-stream")
+    };
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    let body = body.map(Value::to_string).unwrap_or_default();
+    tokio::time::timeout(Duration::from_secs(10), http::send(c.addr(), b, body))
+        .await
+        .expect("an answer in time")
+}
+
+async fn send(c: &Cluster, headers: &[(&str, &str)], body: &Value) -> Resp {
+    Resp::read(open(c, "POST", headers, Some(body)).await).await
+}
+
+fn legacy(sid: &str) -> [(&str, &str); 2] {
+    [
+        ("mcp-session-id", sid),
+        ("mcp-protocol-version", "2025-11-25"),
+    ]
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "cluster-test", "version": "1"}}})
+}
+
+fn add(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": "add", "arguments": {"a": 20, "b": 22}}})
+}
+
+fn countdown(id: u64, steps: u32, delay_ms: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "countdown", "arguments": {"steps": steps, "delay_ms": delay_ms},
+        "_meta": {"progressToken": format!("p{id}")}}})
+}
+
+/// A legacy session opened through nginx (initialize, then initialized).
+async fn session(c: &Cluster) -> String {
+    let r = send(c, &[], &initialize()).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = send(c, &legacy(&sid), &note).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    sid
+}
+
+/// The text of a JSON (or one-answer SSE) `tools/call` response.
+fn text(r: &Resp) -> String {
+    let answer = if r.body.starts_with('{') {
+        r.json()
+    } else {
+        r.events()
+            .into_iter()
+            .find(|e| e.get("id").is_some())
+            .unwrap_or_else(|| panic!("an answer: {}", r.body))
+    };
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text result: {}", r.body))
+        .to_owned()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Event {
+    id: String,
+    data: String,
+}
+
+impl Event {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.data).unwrap_or(Value::Null)
+    }
+}
+
+/// The complete events in `buf` (comments and id-less blocks skipped).
+fn parse(buf: &str) -> Vec<Event> {
+    let Some(end) = buf.rfind("\n\n") else {
+        return Vec::new();
+    };
+    buf[..end]
+        .split("\n\n")
+        .filter_map(|block| {
+            let mut id = None;
+            let mut data = Vec::new();
+            for l in block.lines() {
+                if let Some(v) = l.strip_prefix("id: ") {
+                    id = Some(v.to_owned());
+                } else if let Some(v) = l.strip_prefix("data: ") {
+                    data.push(v);
+                }
+            }
+            Some(Event {
+                id: id?,
+                data: data.join("\n"),
+            })
+        })
+        .collect()
+}
+
+/// Reads `body` into `buf` until `until` holds for its events, it ends, or it fails (a
+/// cut); each frame within 5 s. Whether the stream is over (ended or cut).
+async fn read(body: &mut Incoming, buf: &mut String, until: impl Fn(&[Event]) -> bool) -> bool {
+    loop {
+        if until(&parse(buf)) {
+            return false;
+        }
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("an event (or the end) within 5 s");
+        match frame {
+            None | Some(Err(_)) => return true,
+            Some(Ok(f)) => {
+                if let Ok(d) = f.into_data() {
+                    buf.push_str(&String::from_utf8_lossy(&d));
+                }
+            }
+        }
+    }
+}
+
+fn progress(ev: &[Event]) -> Vec<f64> {
+    ev.iter()
+        .map(Event::json)
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| m["params"]["progress"].as_f64().unwrap())
+        .collect()
+}
+
+fn answers(ev: &[Event], id: u64) -> usize {
+    ev.iter()
+        .filter(|e| {
+            let m = e.json();
+            m["id"] == id && m.get("result").is_some()
+        })
+        .count()
+}
+
+/// Resumes with `Last-Event-ID` through nginx until the answer to `id` arrives (a replica
+/// that does not run the stream replays what Redis holds and ends it: poll again). The
+/// events after `last`, and the replica of each resumption.
+async fn resume_to_answer(
+    c: &Cluster,
+    sid: &str,
+    id: u64,
+    mut last: String,
+) -> (Vec<Event>, Vec<u16>) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut got = Vec::new();
+    let mut served = Vec::new();
+    while answers(&got, id) == 0 {
+        assert!(Instant::now() < deadline, "no answer to {id}: {got:?}");
+        let mut h = legacy(sid).to_vec();
+        h.push(("last-event-id", &last));
+        let r = open(c, "GET", &h, None).await;
+        assert_eq!(r.status(), 200, "resuming after {last}");
+        served.push(c.replica(r.headers()));
+        let mut body = r.into_body();
+        let mut buf = String::new();
+        read(&mut body, &mut buf, |ev| answers(ev, id) > 0).await;
+        let ev = parse(&buf);
+        if let Some(e) = ev.last() {
+            last = e.id.clone();
+        } else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        got.extend(ev);
+    }
+    (got, served)
+}
+
+fn assert_unique_ids(ev: &[Event]) {
+    let ids: HashSet<_> = ev.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids.len(), ev.len(), "every event once: {ev:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_behind_nginx_serves_sessions_through_failures() {
+    let Some(c) = Cluster::start() else {
+        return;
+    };
+    let started = Instant::now();
+
+    // 1. A legacy session with the SDK's client, its calls spread over the replicas.
+    let client = Client::builder()
+        .mode(ConnectMode::Legacy(V::V2025_11_25))
+        .request_timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(10))
+        .connect_http(&c.url)
+        .await
+        .expect("a legacy session through nginx");
+    let sdk_sid = client.http_session_id().expect("a session id");
+    for round in 0..2 {
+        let tools = client.list_tools(None).await.unwrap();
+        assert!(tools.tools.iter().any(|t| t.name == "countdown"));
+        let r = client
+            .call_tool("add", json!({"a": round, "b": 2}))
+            .await
+            .unwrap();
+        let said = serde_json::to_value(&r.content[0]).unwrap();
+        assert_eq!(said["text"], (round + 2).to_string());
+        let r = client.read_resource("everything://readme").await.unwrap();
+        let readme = serde_json::to_value(&r.contents[0]).unwrap();
+        assert!(readme["text"].as_str().unwrap().starts_with("# everything"));
+        let r = client.get_prompt("greet", [("name", "Ada")]).await.unwrap();
+        let msg = serde_json::to_value(&r.messages[0]).unwrap();
+        assert_eq!(msg["content"]["text"], "Please greet Ada warmly.");
+    }
+    let served = c.replicas_in_log(&sdk_sid);
+    assert!(
+        served.len() >= 2,
+        "one session on several replicas: {served:?}"
+    );
+    eprintln!("step 1: 8 calls of one session served by {served:?}");
+    client.close().await.unwrap();
+
+    // 2. An SSE stream cut after three progress notifications, resumed with Last-Event-ID
+    // on other replicas: every event exactly once, the answer last.
+    let sid = session(&c).await;
+    let r = open(&c, "POST", &legacy(&sid), Some(&countdown(2, 10, 150))).await;
+    assert_eq!(r.status(), 200);
+    let runs_on = c.replica(r.headers());
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    read(&mut body, &mut buf, |ev| progress(ev).len() >= 3).await;
+    drop(body);
+    let first = parse(&buf);
+    assert_eq!(first[0].data, "", "the priming event");
+    let (rest, resumed_on) = resume_to_answer(&c, &sid, 2, first.last().unwrap().id.clone()).await;
+    let mut all = first.clone();
+    all.extend(rest);
+    assert_unique_ids(&all);
+    assert_eq!(progress(&all), (1..=10).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(answers(&all, 2), 1);
+    assert_eq!(answers(&all[all.len() - 1..], 2), 1, "the answer last");
+    assert!(
+        resumed_on.iter().any(|&n| n != runs_on),
+        "resumed on another replica than {runs_on}: {resumed_on:?}"
+    );
+    eprintln!("step 2: stream on replica {runs_on}, resumed on {resumed_on:?}");
+    let step2 = all;
+
+    // 3. The replica running a stream SIGKILLed mid-way: a survivor replays every event the
+    // client had an id for (the tool died with its replica: no answer comes).
+    let r = open(&c, "POST", &legacy(&sid), Some(&countdown(3, 40, 100))).await;
+    assert_eq!(r.status(), 200);
+    let victim = c.replica(r.headers());
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    read(&mut body, &mut buf, |ev| progress(ev).len() >= 4).await;
+    c.script(&["kill", &victim.to_string()], 30);
+    // What was on its way before the kill is the client's too; then the stream is cut.
+    let cut = read(&mut body, &mut buf, |_| false).await;
+    assert!(cut);
+    let received = parse(&buf);
+    assert!(progress(&received).len() < 40, "cut before the end");
+    assert_eq!(answers(&received, 3), 0);
+    let mut h = legacy(&sid).to_vec();
+    h.push(("last-event-id", &received[0].id));
+    let r = open(&c, "GET", &h, None).await;
+    assert_eq!(r.status(), 200);
+    let survivor = c.replica(r.headers());
+    assert_ne!(survivor, victim);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    assert!(
+        read(&mut body, &mut buf, |_| false).await,
+        "the replay ends"
+    );
+    let replayed = parse(&buf);
+    assert_unique_ids(&replayed);
+    assert!(
+        replayed.len() >= received.len() - 1 && replayed[..received.len() - 1] == received[1..],
+        "every received event after the first replayed, in order:\n{received:?}\n{replayed:?}"
+    );
+    eprintln!(
+        "step 3: replica {victim} killed after {} events, replica {survivor} replayed {}",
+        received.len(),
+        replayed.len()
+    );
+
+    // 4. Every replica restarted, one after another: the sessions carry on (the raw one and
+    // the SDK client's, which keeps its id and never initializes again), and their streams
+    // still replay from Redis.
+    let live = Client::builder()
+        .mode(ConnectMode::Legacy(V::V2025_11_25))
+        .request_timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(10))
+        .connect_http(&c.url)
+        .await
+        .expect("a second SDK session");
+    let live_sid = live.http_session_id().expect("a session id");
+    live.call_tool("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap();
+    c.script(&["restart-all"], 120);
+    for i in 0..3 {
+        let r = live
+            .call_tool("add", json!({"a": i, "b": 1}))
+            .await
+            .unwrap();
+        let said = serde_json::to_value(&r.content[0]).unwrap();
+        assert_eq!(said["text"], (i + 1).to_string());
+    }
+    assert_eq!(live.http_session_id().as_deref(), Some(live_sid.as_str()));
+    assert_eq!(
+        live.http_reinitializations(),
+        0,
+        "the same session throughout"
+    );
+    live.close().await.unwrap();
+    let mut after = HashSet::new();
+    for i in 0..3 {
+        let r = send(&c, &legacy(&sid), &add(40 + i)).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(text(&r), "42");
+        after.insert(c.replica(&r.headers));
+    }
+    assert!(after.len() >= 2, "{after:?}");
+    let mut h = legacy(&sid).to_vec();
+    h.push(("last-event-id", &step2[0].id));
+    let r = open(&c, "GET", &h, None).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    read(&mut body, &mut buf, |ev| answers(ev, 2) > 0).await;
+    assert_eq!(
+        parse(&buf),
+        step2[1..],
+        "step 2's stream replayed after restart-all"
+    );
+    eprintln!("step 4: after restart-all, the session served by {after:?}");
+
+    // 5. Redis stopped: what needs it is a 503 within the store's timeout, on every
+    // replica; a stateless 2026-07-28 call needs nothing and is served.
+    c.script(&["redis-stop"], 30);
+    for _ in 0..REPLICAS {
+        let t = Instant::now();
+        let r = send(&c, &[], &initialize()).await;
+        assert_eq!(r.status, 503, "{}", r.body);
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        let t = Instant::now();
+        let r = send(&c, &legacy("00000000000000000000000000000000"), &add(5)).await;
+        assert_eq!(
+            r.status, 503,
+            "an unknown session cannot be looked up: {}",
+            r.body
+        );
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    }
+    let modern = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": support::modern(json!({"name": "add", "arguments": {"a": 2, "b": 2}}))});
+    let mh = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "add"),
+    ];
+    for _ in 0..REPLICAS {
+        let r = send(&c, &mh, &modern).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(text(&r), "4");
+    }
+    c.script(&["redis-start"], 30);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut back = HashSet::new();
+    while back.len() < usize::from(REPLICAS) {
+        let r = send(&c, &[], &initialize()).await;
+        if r.status == 200 {
+            back.insert(c.replica(&r.headers));
+        } else {
+            assert!(
+                Instant::now() < deadline,
+                "not back: {} {}",
+                r.status,
+                r.body
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let fresh = session(&c).await;
+    for i in 0..3 {
+        let r = send(&c, &legacy(&fresh), &add(50 + i)).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let r = send(&c, &legacy(&sid), &add(60 + i)).await;
+        assert_eq!(r.status, 200, "the old session, kept by Redis: {}", r.body);
+    }
+    eprintln!("step 5: 503 without Redis, 2026-07-28 served, back without restarts");
+
+    // 6. A session nobody knows, or one the client ended (the SDK's DELETE), is a 404 on
+    // every replica, never a 401.
+    for id in ["0123456789abcdef0123456789abcdef", sdk_sid.as_str()] {
+        for _ in 0..REPLICAS {
+            let r = send(&c, &legacy(id), &add(7)).await;
+            assert_eq!(r.status, 404, "{id}: {}", r.body);
+        }
+    }
+    eprintln!("step 6: unknown sessions are 404");
+
+    // 7. A 2026-07-28 multi-round-trip request: the `requestState` sealed by one replica
+    // opens on another (one shared key), and its replay on a third is refused (one shared
+    // replay guard, in Redis).
+    let mut caps = support::envelope();
+    caps["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {"form": {}}});
+    let ask = |id: u64, extra: Value| {
+        let mut params = json!({"name": "ask_name", "arguments": {}, "_meta": caps.clone()});
+        if let Value::Object(m) = extra {
+            for (k, v) in m {
+                params[k] = v;
+            }
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let ah = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "ask_name"),
+    ];
+    let r = send(&c, &ah, &ask(1, json!({}))).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sealed_on = c.replica(&r.headers);
+    let res = &r.json()["result"];
+    assert_eq!(res["resultType"], "input_required", "{}", r.body);
+    let key = res["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap();
+    let answer = json!({
+        "inputResponses": {key.as_str(): {"action": "accept", "content": {"name": "Ada", "age": 36}}},
+        "requestState": res["requestState"]});
+    let r = send(&c, &ah, &ask(2, answer.clone())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let opened_on = c.replica(&r.headers);
+    assert_ne!(opened_on, sealed_on, "round-robin: another replica");
+    assert_eq!(text(&r), "Hello, Ada (36)!");
+    let r = send(&c, &ah, &ask(3, answer)).await;
+    let replayed_on = c.replica(&r.headers);
+    assert_ne!(replayed_on, opened_on);
+    assert_eq!(
+        r.json()["error"]["message"],
+        "Invalid or expired requestState",
+        "{}",
+        r.body
+    );
+    eprintln!(
+        "step 7: requestState sealed on {sealed_on}, opened on {opened_on}, replay refused on {replayed_on}; all in {:?}",
+        started.elapsed()
+    );
+}
