@@ -610,6 +610,103 @@ async fn a_declared_length_above_the_limit_is_413_before_the_body() {
     assert!(status_line.starts_with("HTTP/1.1 413"), "{status_line}");
 }
 
+/// What a raw connection hears within `within`: the status line, or `None` when it was
+/// closed with no answer.
+async fn status_line_or_close(tcp: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    tokio::time::timeout(within, async {
+        let mut buf = [0u8; 1024];
+        loop {
+            if let Some(end) = got.windows(2).position(|w| w == b"\r\n") {
+                return Some(String::from_utf8_lossy(&got[..end]).into_owned());
+            }
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("still open after {within:?}: {got:?}"))
+}
+
+/// Slow clients cannot hold connections: headers that never finish end the connection
+/// after `header_read_timeout`, a body that stalls is answered 408.
+#[tokio::test]
+async fn slow_headers_and_stalled_bodies_time_out() {
+    use tokio::io::AsyncWriteExt;
+    let s = start(HttpOptions {
+        header_read_timeout: Duration::from_millis(300),
+        body_idle_timeout: Duration::from_millis(300),
+        ..HttpOptions::default()
+    })
+    .await;
+    let mut slowloris = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    slowloris
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let heard = status_line_or_close(&mut slowloris, Duration::from_secs(5)).await;
+    assert!(
+        heard
+            .as_deref()
+            .is_none_or(|l| l.starts_with("HTTP/1.1 408")),
+        "{heard:?}"
+    );
+
+    let mut stalled = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\"",
+        s.addr.port()
+    );
+    stalled.write_all(head.as_bytes()).await.unwrap();
+    let heard = status_line_or_close(&mut stalled, Duration::from_secs(5)).await;
+    assert_eq!(heard.as_deref(), Some("HTTP/1.1 408 Request Timeout"));
+}
+
+/// Past `max_connections` a new connection is answered 503 and closed at once, and served
+/// again once a connection ends.
+#[tokio::test]
+async fn connections_beyond_the_cap_hear_503() {
+    let s = start(HttpOptions {
+        max_connections: 2,
+        ..HttpOptions::default()
+    })
+    .await;
+    let held: Vec<_> = idle_connections(s.addr, 2).await;
+    let mut third = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let heard = status_line_or_close(&mut third, Duration::from_secs(5)).await;
+    assert_eq!(heard.as_deref(), Some("HTTP/1.1 503 Service Unavailable"));
+    drop(held);
+    // The slots come back once the held connections are closed.
+    let mut served = false;
+    for _ in 0..50 {
+        let r = post(s.addr, &[], modern(1, "tools/list", json!({}))).await;
+        if r.status != 503 {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        served,
+        "never served again after the held connections closed"
+    );
+}
+
+/// `n` connections opened and left idle (no request yet), each accepted by the server.
+async fn idle_connections(addr: SocketAddr, n: usize) -> Vec<tokio::net::TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..n {
+        held.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+    }
+    // Let the accept loop take them before the next one arrives.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    held
+}
+
 #[tokio::test]
 async fn idle_sessions_expire() {
     let s = start(HttpOptions {

@@ -139,7 +139,7 @@ pub(super) async fn post<E: Endpoint + 'static>(
             &ErrorObject::new(-32001, "Session not found"),
         );
     };
-    let bytes = match read_body(body, state.opts.max_body).await {
+    let bytes = match read_body(body, &state.opts).await {
         Ok(b) => b,
         Err(r) => return r,
     };

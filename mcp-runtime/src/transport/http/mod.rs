@@ -112,6 +112,18 @@ pub struct HttpOptions {
     pub max_sessions: usize,
     /// A legacy session with no stream and nothing in flight ends after this long.
     pub session_idle_timeout: Duration,
+    /// How long a request's headers may take to arrive, counted from when the connection
+    /// is ready for a request (so also how long an idle keep-alive connection stays open);
+    /// past it the connection is closed. Only for [`Server::serve_http_on`] (an
+    /// application serving the router sets its own server's timeouts).
+    pub header_read_timeout: Duration,
+    /// The longest pause between two chunks of a request body (408 past it).
+    pub body_idle_timeout: Duration,
+    /// The longest a whole request body may take to arrive (408 past it).
+    pub body_total_timeout: Duration,
+    /// The most connections served at once by [`Server::serve_http_on`]; one more is
+    /// answered 503 and closed at once (which also keeps file descriptors for the rest).
+    pub max_connections: usize,
     /// Requests handled at once over HTTP (503 above).
     pub max_in_flight: usize,
     /// Requests one legacy session may have running at once (503 above), so that one
@@ -158,6 +170,10 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_body", &self.max_body)
             .field("max_sessions", &self.max_sessions)
             .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_idle_timeout", &self.body_idle_timeout)
+            .field("body_total_timeout", &self.body_total_timeout)
+            .field("max_connections", &self.max_connections)
             .field("max_in_flight", &self.max_in_flight)
             .field("max_in_flight_per_session", &self.max_in_flight_per_session)
             .field("keep_alive", &self.keep_alive)
@@ -180,6 +196,10 @@ impl Default for HttpOptions {
             max_body: 4 * 1024 * 1024,
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            header_read_timeout: Duration::from_secs(30),
+            body_idle_timeout: Duration::from_secs(30),
+            body_total_timeout: Duration::from_secs(120),
+            max_connections: 10_000,
             max_in_flight: 1024,
             max_in_flight_per_session: 256,
             keep_alive: Some(Duration::from_secs(15)),
@@ -664,9 +684,10 @@ pub(crate) fn sse_response(body: sse::SseBody) -> Response {
 
 /// Reads a body up to the limit; `Err` is the 413 (or 400) to send. A body whose declared
 /// `Content-Length` is above the limit is refused at once, before any of it is read.
-pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Response> {
+pub(crate) async fn read_body(body: Body, opts: &HttpOptions) -> Result<Vec<u8>, Response> {
     use http_body::Body as _;
     use http_body_util::BodyExt;
+    let limit = opts.max_body;
     let too_large = || {
         error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -685,7 +706,22 @@ pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Respo
     }
     let mut out = Vec::with_capacity(hint.min(limit).min(1 << 20));
     let mut body = http_body_util::Limited::new(body, limit);
-    while let Some(frame) = body.frame().await {
+    // A body that stalls (no byte for `body_idle_timeout`) or trickles (not complete after
+    // `body_total_timeout`) is answered 408, so slow clients cannot hold connections.
+    let deadline = tokio::time::Instant::now() + opts.body_total_timeout;
+    loop {
+        let next = tokio::time::Instant::now() + opts.body_idle_timeout;
+        let frame = match tokio::time::timeout_at(next.min(deadline), body.frame()).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(_) => {
+                return Err(error_response(
+                    StatusCode::REQUEST_TIMEOUT,
+                    None,
+                    &ErrorObject::invalid_request("Invalid Request: the body arrived too slowly"),
+                ));
+            }
+        };
         match frame {
             Ok(frame) => {
                 if let Some(data) = frame.data_ref() {

@@ -32,6 +32,9 @@ pub(super) async fn accept_loop<E: Endpoint + 'static>(
     closing: &CancellationToken,
     conns: &TaskTracker,
 ) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(
+        state.opts.max_connections.max(1),
+    ));
     loop {
         let tcp = tokio::select! {
             biased;
@@ -44,8 +47,26 @@ pub(super) async fn accept_loop<E: Endpoint + 'static>(
                 }
             },
         };
-        conns.spawn(connection(state.clone(), tcp, closing.clone()));
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            conns.spawn(refuse(tcp));
+            continue;
+        };
+        let (state, closing) = (state.clone(), closing.clone());
+        conns.spawn(async move {
+            connection(state, tcp, closing).await;
+            drop(slot);
+        });
     }
+}
+
+/// A connection beyond `max_connections`: a plain 503 and the socket closed, so the client
+/// hears why and the descriptor is free again at once.
+async fn refuse(mut tcp: TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    const BUSY: &[u8] =
+        b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+    let _ = tokio::time::timeout(Duration::from_secs(1), tcp.write_all(BUSY)).await;
+    let _ = tcp.shutdown().await;
 }
 
 /// A failed `accept`: a connection that went away before it was accepted is skipped; any
@@ -73,6 +94,7 @@ async fn connection<E: Endpoint + 'static>(
     if let Err(e) = tcp.set_nodelay(true) {
         tracing::debug!(error = %e, "TCP_NODELAY failed");
     }
+    let header_read_timeout = state.opts.header_read_timeout;
     let spare = Arc::new(Mutex::new(None));
     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
         let taken = spare.lock().expect("slot lock").take();
@@ -83,8 +105,10 @@ async fn connection<E: Endpoint + 'static>(
             spare: spare.clone(),
         }
     });
-    let conn =
-        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tcp), service);
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_read_timeout)
+        .serve_connection(TokioIo::new(tcp), service);
     let mut conn = std::pin::pin!(conn);
     let served = tokio::select! {
         biased;

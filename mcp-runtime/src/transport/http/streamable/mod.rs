@@ -161,7 +161,7 @@ pub(crate) async fn handle<E: Endpoint + 'static>(
             ),
         );
     }
-    let bytes = match read_body(body, state.opts.max_body).await {
+    let bytes = match read_body(body, &state.opts).await {
         Ok(b) => b,
         Err(r) => return r,
     };
