@@ -2,10 +2,13 @@
 //!
 //! One reader loop per connection decodes frames and fixes the era from the first request;
 //! legacy `initialize` runs inline and commits the session only after the chain succeeds;
-//! every other request runs in its own task, at most `max_in_flight` at once (at the bound
-//! the reader stops reading: backpressure). One writer task owns the output, buffers and
+//! every other request runs in its own task, at most `max_in_flight` at once. At the bound
+//! reading goes on: responses and notifications (cancellations, answers to the server's own
+//! requests) are applied at once, and up to `max_in_flight` requests wait for a slot; one
+//! more is refused with a busy error. Control never waits behind the requests it controls. One writer task owns the output, buffers and
 //! flushes when its queue drains.
 
+use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
@@ -35,7 +38,8 @@ use crate::wire::writer::{FramingSource, WriterOptions, write_loop};
 /// Limits and timeouts of a connection.
 #[derive(Debug, Clone)]
 pub struct ServerOptions {
-    /// Requests handled at once; at the bound the reader stops reading.
+    /// Requests handled at once. At the bound as many more wait for a slot (one more is
+    /// refused with a busy error), while responses and notifications are still applied.
     pub max_in_flight: usize,
     /// The largest frame accepted, in bytes.
     pub max_frame: usize,
@@ -159,7 +163,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
         R: AsyncBufRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let mut frames = FrameReader::new(reader, self.options.max_frame);
+        let frames = FrameReader::new(reader, self.options.max_frame);
         // The writer learns the framing from the first frame read.
         let framing = Arc::new(std::sync::OnceLock::<Framing>::new());
         let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
@@ -197,23 +201,41 @@ impl<E: Endpoint + 'static> Kernel<E> {
         });
         let tracker = TaskTracker::new();
         let permits = Arc::new(Semaphore::new(self.options.max_in_flight.max(1)));
+        // Requests read while every slot is taken, oldest first; at most `max_in_flight` of
+        // them (beyond that a request is refused at once), so reading goes on and the
+        // responses and notifications behind them (a `notifications/cancelled`, the answer
+        // to an elicitation a running tool waits for) are applied without waiting for a slot.
+        let mut waiting: VecDeque<Vec<u8>> = VecDeque::new();
+        let max_waiting = self.options.max_in_flight.max(1);
+        // A read in progress owns the reader and is kept across the loop's turns: a frame
+        // half read when a slot frees up must not be dropped.
+        let mut reading = Box::pin(read_one(frames));
         let mut result = Ok(());
+        let mut eof = false;
         loop {
-            // Backpressure: wait for a free slot before reading the next frame.
-            let Ok(permit) = permits.clone().acquire_owned().await else {
-                break;
-            };
             let ev = tokio::select! {
-                ev = frames.next() => ev,
+                (frames, ev) = &mut reading => {
+                    if let Some(f) = frames.framing() {
+                        let _ = framing.set(f);
+                    }
+                    reading.set(read_one(frames));
+                    ev
+                }
+                slot = permits.clone().acquire_owned(), if !waiting.is_empty() => {
+                    if let (Ok(slot), Some(bytes)) = (slot, waiting.pop_front()) {
+                        self.handle_frame(&conn, &tracker, bytes, Some(slot)).await;
+                    }
+                    continue;
+                }
                 _ = stop.cancelled() => break,
                 _ = gone.cancelled() => break,
             };
-            if let Some(f) = frames.framing() {
-                let _ = framing.set(f);
-            }
             let bytes = match ev {
                 Ok(ReadEvent::Frame(b)) => b,
-                Ok(ReadEvent::Eof) => break,
+                Ok(ReadEvent::Eof) => {
+                    eof = true;
+                    break;
+                }
                 Ok(ReadEvent::Oversized { size }) => {
                     tracing::warn!(
                         size,
@@ -244,7 +266,40 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 Some(b) => b,
                 None => continue,
             };
-            self.handle_frame(&conn, &tracker, bytes, permit).await;
+            if waiting.is_empty()
+                && let Ok(slot) = permits.clone().try_acquire_owned()
+            {
+                self.handle_frame(&conn, &tracker, bytes, Some(slot)).await;
+                continue;
+            }
+            // Every slot is taken: control goes through, requests wait (bounded).
+            match at_cap(&bytes) {
+                AtCap::Control => self.handle_frame(&conn, &tracker, bytes, None).await,
+                AtCap::Request(_) if waiting.len() < max_waiting => waiting.push_back(bytes),
+                AtCap::Request(id) => {
+                    let err = ErrorObject::new(
+                        -32000,
+                        "Server busy: too many requests waiting; send it again later",
+                    );
+                    conn.respond_error(&Sink::Direct, id.as_ref(), &err).await;
+                }
+            }
+        }
+        // What was read before the end still runs: at EOF as slots free up (the client
+        // may still read the answers); on a stop it is answered "shutting down".
+        while let Some(bytes) = waiting.pop_front() {
+            if eof && !gone.is_cancelled() {
+                let Ok(slot) = permits.clone().acquire_owned().await else {
+                    break;
+                };
+                self.handle_frame(&conn, &tracker, bytes, Some(slot)).await;
+            } else if !gone.is_cancelled()
+                && let AtCap::Request(Some(id)) = at_cap(&bytes)
+            {
+                let err =
+                    ErrorObject::new(-32000, "Server shutting down: the request was not started");
+                conn.respond_error(&Sink::Direct, Some(&id), &err).await;
+            }
         }
         // Shutdown: stop reading, let in-flight requests finish within the grace period
         // (listen streams end now, with their closing result).
@@ -288,7 +343,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
         conn: &Arc<Conn>,
         tracker: &TaskTracker,
         bytes: Vec<u8>,
-        permit: tokio::sync::OwnedSemaphorePermit,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
     ) {
         let allow_batch = conn.session.lock().expect("session lock").version
             == Some(ProtocolVersion::V2025_03_26);
@@ -306,7 +361,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 }
             }
             Frame::Single(Ok(msg)) => {
-                self.handle_message(conn, tracker, msg, Sink::Direct, Some(permit))
+                self.handle_message(conn, tracker, msg, Sink::Direct, permit)
                     .await
             }
             Frame::Batch(items) => {
@@ -541,6 +596,34 @@ impl<E: Endpoint + 'static> Kernel<E> {
     async fn write_outcome(&self, conn: &Conn, sink: &Sink, id: &RequestId, out: HandlerResult) {
         let (frame, _) = encode_outcome(id, out);
         conn.respond(sink, frame).await;
+    }
+}
+
+/// Reads the next event, handing the reader back with it.
+async fn read_one<R: AsyncBufRead + Unpin>(
+    mut frames: FrameReader<R>,
+) -> (FrameReader<R>, io::Result<ReadEvent>) {
+    let ev = frames.next().await;
+    (frames, ev)
+}
+
+/// A frame read while every in-flight slot is taken.
+enum AtCap {
+    /// A response, a notification, or a frame answered at once with an error: handled now.
+    Control,
+    /// A request or a batch (its id, when a single request): it needs a slot.
+    Request(Option<RequestId>),
+}
+
+fn at_cap(bytes: &[u8]) -> AtCap {
+    let opts = DecodeOptions {
+        allow_batch: true,
+        ..DecodeOptions::default()
+    };
+    match jsonrpc::decode(bytes, opts) {
+        Frame::Single(Ok(Message::Request(r))) => AtCap::Request(Some(r.id)),
+        Frame::Batch(_) => AtCap::Request(None),
+        _ => AtCap::Control,
     }
 }
 
