@@ -77,8 +77,9 @@ pub trait EventStore: Send + Sync + 'static {
 /// The default [`EventStore`]: in memory, bounded per session.
 ///
 /// Event ids are `<stream>-<seq>`, with `seq` counting from 1 on each stream. Each session
-/// keeps at most `per_session` events across all of its streams; beyond that the
-/// session's oldest event is evicted (first in, first out, whatever its stream). A client
+/// keeps at most `per_session` events across all of its streams; beyond that the stream of
+/// the session holding the most events gives up its oldest one (the oldest stream among
+/// equals), so a busy stream evicts its own past and not another stream's answer. A client
 /// resuming after an evicted event gets what is left, flagged
 /// [`truncated`](Replay::truncated) (the transport logs a warning). Everything of a
 /// session is dropped when the session ends.
@@ -91,9 +92,17 @@ pub struct InMemoryEventStore {
 #[derive(Debug, Default)]
 struct Inner {
     streams: HashMap<String, StreamLog>,
-    /// Per session: its events in arrival order, as (stream, seq), for eviction.
-    sessions: HashMap<String, VecDeque<(String, u64)>>,
+    /// Per session: its streams and how many events they hold, for eviction.
+    sessions: HashMap<String, SessionLog>,
     total: usize,
+}
+
+#[derive(Debug, Default)]
+struct SessionLog {
+    /// The session's streams, oldest first.
+    streams: Vec<String>,
+    /// Events held across them.
+    events: usize,
 }
 
 #[derive(Debug)]
@@ -131,33 +140,47 @@ fn parse_id(id: &str) -> Option<(&str, u64)> {
 impl InMemoryEventStore {
     fn append_now(&self, stream: &StreamId, message: &[u8]) -> String {
         let mut g = self.inner.lock().expect("event store lock");
-        let inner = &mut *g;
-        let log = inner
-            .streams
-            .entry(stream.stream.clone())
-            .or_insert_with(|| StreamLog {
+        let Inner {
+            streams,
+            sessions,
+            total,
+        } = &mut *g;
+        let session = sessions.entry(stream.session.clone()).or_default();
+        let log = streams.entry(stream.stream.clone()).or_insert_with(|| {
+            session.streams.push(stream.stream.clone());
+            StreamLog {
                 session: stream.session.clone(),
                 next_seq: 1,
                 events: VecDeque::new(),
                 evicted: 0,
-            });
+            }
+        });
         let seq = log.next_seq;
         log.next_seq += 1;
         log.events.push_back((seq, message.to_vec()));
-        let order = inner.sessions.entry(stream.session.clone()).or_default();
-        order.push_back((stream.stream.clone(), seq));
-        inner.total += 1;
-        while order.len() > self.per_session {
-            let Some((s, q)) = order.pop_front() else {
+        session.events += 1;
+        *total += 1;
+        while session.events > self.per_session {
+            // The fullest stream pays, the oldest among equals.
+            let Some(fullest) = session
+                .streams
+                .iter()
+                .enumerate()
+                .filter_map(|(i, name)| streams.get(name).map(|l| (l.events.len(), i)))
+                .max_by_key(|&(len, i)| (len, std::cmp::Reverse(i)))
+                .map(|(_, i)| session.streams[i].clone())
+            else {
                 break;
             };
-            if let Some(l) = inner.streams.get_mut(&s)
-                && l.events.front().is_some_and(|(f, _)| *f == q)
-            {
-                l.events.pop_front();
-                l.evicted = q;
-                inner.total -= 1;
-            }
+            let Some(l) = streams.get_mut(&fullest) else {
+                break;
+            };
+            let Some((q, _)) = l.events.pop_front() else {
+                break;
+            };
+            l.evicted = q;
+            session.events -= 1;
+            *total -= 1;
         }
         format!("{}-{seq}", stream.stream)
     }
@@ -191,9 +214,9 @@ impl InMemoryEventStore {
     fn forget_now(&self, session: &str) {
         let mut g = self.inner.lock().expect("event store lock");
         let inner = &mut *g;
-        if let Some(order) = inner.sessions.remove(session) {
-            inner.total -= order.len();
-            for (s, _) in order {
+        if let Some(log) = inner.sessions.remove(session) {
+            inner.total -= log.events;
+            for s in log.streams {
                 inner.streams.remove(&s);
             }
         }
@@ -238,6 +261,32 @@ mod tests {
             session: s.into(),
             stream: st.into(),
         }
+    }
+
+    /// A stream that floods its session evicts its own past, never the answer that another,
+    /// finished stream holds for a client yet to resume it.
+    #[tokio::test]
+    async fn the_fullest_stream_pays_for_eviction() {
+        let store = InMemoryEventStore::new(4);
+        let (busy, done) = (sid("s1", "busy"), sid("s1", "done"));
+        let done_prime = store.append(&done, b"").await.unwrap();
+        store.append(&done, b"answer").await.unwrap();
+        let busy_prime = store.append(&busy, b"").await.unwrap();
+        for i in 0..20 {
+            store
+                .append(&busy, format!("n{i}").as_bytes())
+                .await
+                .unwrap();
+        }
+        let r = store.replay_after(&done_prime).await.unwrap().unwrap();
+        assert!(!r.truncated, "the finished stream lost nothing");
+        assert_eq!(r.events.len(), 1);
+        assert_eq!(r.events[0].message, b"answer");
+        let r = store.replay_after(&busy_prime).await.unwrap().unwrap();
+        assert!(r.truncated, "the busy stream lost its own past");
+        assert_eq!(r.events.len(), 2);
+        assert_eq!(r.events[1].message, b"n19");
+        assert_eq!(store.buffered(), 4);
     }
 
     #[tokio::test]
