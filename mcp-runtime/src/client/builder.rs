@@ -78,7 +78,15 @@ impl ClientBuilder {
         self
     }
 
-    /// The default timeout of every request (default 60 s).
+    /// The default timeout of every request (default 60 s). A request that runs out of it
+    /// fails with a timeout error and is cancelled at the server. A request with a progress
+    /// callback ([`RequestOptions::on_progress`](super::RequestOptions::on_progress)) has its
+    /// timeout restarted by each progress notification, up to
+    /// [`RequestOptions::max_total`](super::RequestOptions::max_total) (default ten times the
+    /// timeout); without a callback, progress extends nothing.
+    ///
+    /// Dropping the future of a call cancels the request: `notifications/cancelled` on a
+    /// legacy connection, closing its stream on 2026-07-28 HTTP.
     pub fn request_timeout(mut self, t: Duration) -> Self {
         self.request_timeout = t;
         self
