@@ -20,7 +20,7 @@
 mod support;
 
 use proptest::prelude::*;
-use proptest::test_runner::Config as ProptestConfig;
+use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 use serde_json::{Map, Value};
 
 /// `default` cases, or `MCP_FUZZ_CASES` when set.
@@ -33,6 +33,11 @@ fn config(default: u32) -> ProptestConfig {
         cases,
         // Inputs are cheap to reject: do not give up on heavily filtered strategies.
         max_global_rejects: cases.saturating_mul(4).max(1024),
+        // The seed corpus: failures found so far, replayed first (cargo runs tests from
+        // the package root).
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/proptest-regressions/fuzz.txt",
+        ))),
         ..ProptestConfig::default()
     }
 }
@@ -281,6 +286,637 @@ mod jsonrpc {
                 prop_assert_eq!(e.error.code, INVALID_REQUEST, "{}: {:?}", v, e);
             }
             check(&bytes);
+        }
+    }
+}
+
+mod framing {
+    use super::*;
+    use mcp::runtime::transport::framing::{
+        FrameReader, Framing, ReadEvent, SKIPPED_HEAD, write_frame,
+    };
+    use std::io;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+    use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
+
+    /// A byte stream that hands out exactly the given chunks, one buffer each.
+    struct Chunked {
+        chunks: Vec<Vec<u8>>,
+        at: usize,
+        pos: usize,
+    }
+
+    impl Chunked {
+        fn advance(&mut self, n: usize) {
+            self.pos += n;
+            if self
+                .chunks
+                .get(self.at)
+                .is_some_and(|c| self.pos >= c.len())
+            {
+                self.at += 1;
+                self.pos = 0;
+            }
+        }
+    }
+
+    impl AsyncRead for Chunked {
+        fn poll_read(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            let this = self.get_mut();
+            if let Some(c) = this.chunks.get(this.at) {
+                let n = (c.len() - this.pos).min(buf.remaining());
+                buf.put_slice(&c[this.pos..this.pos + n]);
+                this.advance(n);
+            }
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    impl AsyncBufRead for Chunked {
+        fn poll_fill_buf(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+            let this = self.get_mut();
+            Poll::Ready(Ok(match this.chunks.get(this.at) {
+                Some(c) => &c[this.pos..],
+                None => &[],
+            }))
+        }
+
+        fn consume(self: Pin<&mut Self>, amt: usize) {
+            self.get_mut().advance(amt);
+        }
+    }
+
+    /// `input` cut at `cuts` (indices into it), never into empty chunks.
+    fn split(input: &[u8], cuts: &[prop::sample::Index]) -> Vec<Vec<u8>> {
+        let mut at: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
+        at.push(0);
+        at.push(input.len());
+        at.sort_unstable();
+        at.dedup();
+        at.windows(2).map(|w| input[w[0]..w[1]].to_vec()).collect()
+    }
+
+    /// Every event the reader gives for `chunks`, with the head kept for each oversized
+    /// frame; checks the memory bounds on the way.
+    fn read_all(chunks: Vec<Vec<u8>>, max: usize) -> Vec<(ReadEvent, Vec<u8>)> {
+        let total: usize = chunks.iter().map(Vec::len).sum();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let mut reader = FrameReader::new(
+                Chunked {
+                    chunks,
+                    at: 0,
+                    pos: 0,
+                },
+                max,
+            );
+            let mut out = Vec::new();
+            loop {
+                assert!(out.len() <= total + 1, "the reader makes no progress");
+                let ev = reader.next().await.unwrap();
+                let head = match &ev {
+                    ReadEvent::Eof => return out,
+                    ReadEvent::Frame(f) => {
+                        assert!(f.len() <= max, "a frame of {} above {max}", f.len());
+                        Vec::new()
+                    }
+                    ReadEvent::Oversized { size } => {
+                        assert!(*size > max, "oversized at {size} <= {max}");
+                        assert!(reader.skipped_head().len() <= SKIPPED_HEAD);
+                        reader.skipped_head().to_vec()
+                    }
+                    ReadEvent::BadHeader => Vec::new(),
+                };
+                out.push((ev, head));
+            }
+        })
+    }
+
+    /// Bytes rich in what the framer looks at.
+    fn stream() -> impl Strategy<Value = Vec<u8>> {
+        let alphabet: Vec<u8> = b"{}\r\n\n :Cc0123456789-Content-Length\t".to_vec();
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..512),
+            prop::collection::vec(prop::sample::select(alphabet.clone()), 0..512),
+            (
+                prop::collection::vec(prop::sample::select(alphabet), 0..64),
+                prop::collection::vec(any::<u8>(), 0..256)
+            )
+                .prop_map(|(h, b)| {
+                    let mut v = b"Content-Length: ".to_vec();
+                    v.extend(h);
+                    v.extend(b);
+                    v
+                }),
+        ]
+    }
+
+    fn cuts() -> impl Strategy<Value = Vec<prop::sample::Index>> {
+        prop::collection::vec(any::<prop::sample::Index>(), 0..24)
+    }
+
+    proptest! {
+        #![proptest_config(config(512))]
+
+        #[test]
+        fn chunking_does_not_change_the_frames(input in stream(), cuts in cuts(), max in 1usize..80) {
+            let whole = read_all(vec![input.clone()], max);
+            let chunked = read_all(split(&input, &cuts), max);
+            prop_assert_eq!(whole, chunked);
+        }
+
+        #[test]
+        fn newline_frames(
+            bodies in prop::collection::vec(
+                (prop::collection::vec(any::<u8>().prop_filter("no newline", |b| *b != b'\n'), 0..100), any::<bool>()),
+                0..8,
+            ),
+            last_unterminated in any::<bool>(),
+            cuts in cuts(),
+            max in 1usize..64,
+        ) {
+            let mut input = Vec::new();
+            let mut want = Vec::new();
+            let n = bodies.len();
+            for (i, (inner, crlf)) in bodies.into_iter().enumerate() {
+                // `{...}`: never blank, never `C`, never ending in `\r`.
+                let mut body = vec![b'{'];
+                body.extend(inner);
+                body.push(b'}');
+                input.extend_from_slice(&body);
+                let crlf = crlf && !(last_unterminated && i + 1 == n);
+                if crlf {
+                    input.push(b'\r');
+                }
+                if !(last_unterminated && i + 1 == n) {
+                    input.push(b'\n');
+                }
+                want.push(if body.len() <= max {
+                    ReadEvent::Frame(body)
+                } else {
+                    ReadEvent::Oversized { size: body.len() + usize::from(crlf) }
+                });
+            }
+            let got: Vec<ReadEvent> = read_all(split(&input, &cuts), max)
+                .into_iter()
+                .map(|(ev, _)| ev)
+                .collect();
+            prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn content_length_frames(
+            bodies in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..100), 0..8),
+            cuts in cuts(),
+            max in 1usize..64,
+        ) {
+            let mut input = Vec::new();
+            let mut want = Vec::new();
+            for body in bodies {
+                write_frame(&mut input, Framing::ContentLength, &body);
+                if body.len() > max {
+                    want.push(ReadEvent::Oversized { size: body.len() });
+                } else if !body.iter().all(u8::is_ascii_whitespace) {
+                    want.push(ReadEvent::Frame(body));
+                }
+            }
+            let got: Vec<ReadEvent> = read_all(split(&input, &cuts), max)
+                .into_iter()
+                .map(|(ev, _)| ev)
+                .collect();
+            prop_assert_eq!(got, want);
+        }
+    }
+}
+
+mod headers {
+    use super::*;
+    use mcp::headers::{
+        Params, RequestFields, decode_header_value, encode_header_value, is_header_safe,
+        looks_like_sentinel, request_headers, validate_request_fields, validate_request_headers,
+    };
+    use serde_json::json;
+
+    fn schema() -> Map<String, Value> {
+        json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "count": {"type": "integer", "x-mcp-header": "Count"},
+                "dry": {"type": "boolean", "x-mcp-header": "Dry"},
+                "plain": {"type": "string"}
+            }
+        })
+        .as_object()
+        .unwrap()
+        .clone()
+    }
+
+    const NAMES: [&str; 8] = [
+        "MCP-Protocol-Version",
+        "mcp-method",
+        "MCP-NAME",
+        "Mcp-Param-Region",
+        "mcp-param-count",
+        "Mcp-Param-Dry",
+        "Mcp-Param-Other",
+        "Content-Type",
+    ];
+    const METHODS: [&str; 6] = [
+        "tools/call",
+        "prompts/get",
+        "resources/read",
+        "tasks/get",
+        "tools/list",
+        "ping",
+    ];
+
+    /// A header value: arbitrary bytes, or a sentinel-shaped one.
+    fn header_value() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..24),
+            ".{0,16}".prop_map(String::into_bytes),
+            "[ \t]?=\\?base64\\?[A-Za-z0-9+/=]{0,12}\\?=[ \t]?".prop_map(String::into_bytes),
+            Just(b"2026-07-28".to_vec()),
+            Just(b"tools/call".to_vec()),
+        ]
+    }
+
+    /// Params that are sometimes a real `tools/call` and often not.
+    fn params() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            json_value(),
+            (
+                prop::option::of(".{0,8}"),
+                prop::collection::btree_map(
+                    prop::sample::select(vec!["region", "count", "dry", "plain"]),
+                    json_value(),
+                    0..4
+                ),
+                prop::option::of(prop_oneof![Just(json!("2026-07-28")), json_value()]),
+            )
+                .prop_map(|(name, args, version)| {
+                    let mut p = json!({"arguments": args});
+                    if let Some(n) = name {
+                        p["name"] = json!(n);
+                    }
+                    if let Some(v) = version {
+                        p["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": v});
+                    }
+                    p
+                }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(config(512))]
+
+        #[test]
+        fn encoding_round_trips(s in ".{0,40}") {
+            let encoded = encode_header_value(&s);
+            prop_assert!(is_header_safe(&encoded), "{:?} encoded as {:?}", s, encoded);
+            prop_assert_eq!(decode_header_value(&encoded).unwrap(), s.as_str());
+        }
+
+        #[test]
+        fn decoding_arbitrary_values(raw in header_value()) {
+            let raw = String::from_utf8_lossy(&raw);
+            if let Ok(d) = decode_header_value(&raw)
+                && !looks_like_sentinel(&raw)
+            {
+                prop_assert_eq!(d.as_ref(), raw.as_ref());
+            }
+        }
+
+        /// Whatever a client derives from a request, the server accepts.
+        #[test]
+        fn the_server_accepts_what_the_client_sends(
+            name in ".{0,16}",
+            region in prop::option::of(".{0,16}"),
+            count in prop::option::of(-(1i64 << 53) + 1..(1i64 << 53)),
+            dry in prop::option::of(any::<bool>()),
+            method in prop::sample::select(METHODS.to_vec()),
+        ) {
+            let mut args = Map::new();
+            if let Some(r) = region {
+                args.insert("region".into(), json!(r));
+            }
+            if let Some(c) = count {
+                args.insert("count".into(), json!(c));
+            }
+            if let Some(d) = dry {
+                args.insert("dry".into(), json!(d));
+            }
+            let params = json!({
+                "name": name,
+                "uri": name,
+                "taskId": name,
+                "arguments": args,
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
+            });
+            let schema = schema();
+            let headers = request_headers(method, Params::Value(&params), Some(&schema));
+            let r = validate_request_headers(&headers, method, Params::Value(&params), Some("2026-07-28"), Some(&schema));
+            prop_assert!(r.is_ok(), "{:?} refused: {:?}", headers, r);
+            let raw = serde_json::value::to_raw_value(&params).unwrap();
+            let r = validate_request_headers(&headers, method, Params::Raw(&raw), Some("2026-07-28"), Some(&schema));
+            prop_assert!(r.is_ok(), "{:?} refused (raw): {:?}", headers, r);
+        }
+
+        /// Arbitrary headers and bodies: no panic, and the scan of raw params judges as
+        /// the full parse does.
+        #[test]
+        fn arbitrary_headers_and_bodies(
+            headers in prop::collection::vec((prop::sample::select(NAMES.to_vec()), header_value()), 0..8),
+            method in prop::sample::select(METHODS.to_vec()),
+            params in params(),
+            with_schema in any::<bool>(),
+        ) {
+            let schema = schema();
+            let schema = with_schema.then_some(&schema);
+            let raw = serde_json::value::to_raw_value(&params).unwrap();
+            let full = RequestFields::of(Params::Value(&params));
+            let by_value = validate_request_headers(&headers, method, Params::Value(&params), full.protocol_version(), schema);
+            let by_raw = validate_request_headers(&headers, method, Params::Raw(&raw), full.protocol_version(), schema);
+            prop_assert_eq!(&by_value, &by_raw);
+            if let Some(scanned) = RequestFields::scan(Some(&raw)) {
+                prop_assert_eq!(scanned.protocol_version(), full.protocol_version());
+                prop_assert_eq!(scanned.name(), full.name());
+                let by_scan = validate_request_fields(&headers, method, &scanned, schema);
+                prop_assert_eq!(&by_scan, &by_value);
+            }
+        }
+    }
+}
+
+mod template {
+    use super::*;
+    use mcp::runtime::resource_def::match_template;
+
+    /// Percent-encodes every byte outside the unreserved set (and `/` unless `keep_slash`).
+    fn encode(s: &str, keep_slash: bool) -> String {
+        let mut out = String::new();
+        for b in s.bytes() {
+            if b.is_ascii_alphanumeric()
+                || matches!(b, b'-' | b'.' | b'_' | b'~')
+                || (keep_slash && b == b'/')
+            {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Simple,
+        Reserved,
+        Fragment,
+    }
+
+    /// One expression with its value and the literal after it: the literal starts with a
+    /// character no encoded value holds, so it ends the value.
+    fn part() -> impl Strategy<Value = (Op, String, String, String)> {
+        (
+            prop_oneof![Just(Op::Simple), Just(Op::Reserved), Just(Op::Fragment)],
+            "[a-z][a-z0-9_]{0,6}",
+            ".{1,12}",
+            "[:?=&,;!*$@][a-z0-9:/.?=&-]{0,6}",
+        )
+            .prop_map(|(op, var, value, lit)| (op, var, value, lit))
+    }
+
+    proptest! {
+        #![proptest_config(config(512))]
+
+        #[test]
+        fn generated_uris_give_back_their_values(
+            scheme in "[a-z]{1,8}://[a-z0-9./-]{0,8}",
+            parts in prop::collection::vec(part(), 1..5),
+            last_literal in any::<bool>(),
+        ) {
+            let mut template = scheme.clone();
+            let mut uri = scheme;
+            let mut want = Vec::new();
+            let n = parts.len();
+            for (i, (op, var, value, lit)) in parts.into_iter().enumerate() {
+                let (prefix, encoded) = match op {
+                    Op::Simple => ("", encode(&value, false)),
+                    Op::Reserved => ("+", encode(&value, true)),
+                    Op::Fragment => ("#", encode(&value, false)),
+                };
+                template.push_str(&format!("{{{prefix}{var}}}"));
+                if matches!(op, Op::Fragment) {
+                    uri.push('#');
+                }
+                uri.push_str(&encoded);
+                want.push(value);
+                if i + 1 < n || last_literal {
+                    template.push_str(&lit);
+                    uri.push_str(&lit);
+                }
+            }
+            let got = match_template(&template, &uri);
+            prop_assert_eq!(got, Some(want), "{} against {}", template, uri);
+        }
+
+        #[test]
+        fn arbitrary_templates_and_uris(template in "[a-z:/{}+#?=&%0-9A-F]{0,24}", uri in "[a-z:/{}+#?=&%0-9A-F]{0,24}") {
+            if let Some(values) = match_template(&template, &uri) {
+                // Each value is a non-empty, decoded part of the URI.
+                for v in values {
+                    prop_assert!(!v.is_empty());
+                }
+            }
+        }
+
+        #[test]
+        fn arbitrary_strings(template in ".{0,24}", uri in ".{0,24}") {
+            let _ = match_template(&template, &uri);
+        }
+    }
+}
+
+mod tool_args {
+    use super::*;
+    use serde_json::json;
+    use support::Wire;
+
+    /// A point.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Point {
+        /// Across.
+        x: i64,
+        /// Down.
+        y: i64,
+    }
+
+    /// One argument of each kind the decoder handles.
+    #[mcp::tool]
+    async fn typed(
+        /// An integer.
+        n: i64,
+        /// A small integer.
+        small: u8,
+        /// A flag.
+        flag: bool,
+        /// A name.
+        name: String,
+        /// Maybe a note.
+        note: Option<String>,
+        /// Some integers.
+        list: Vec<i64>,
+        /// A point.
+        point: Point,
+    ) -> String {
+        format!(
+            "{n} {small} {flag} {name} {note:?} {} {} {}",
+            list.len(),
+            point.x,
+            point.y
+        )
+    }
+
+    #[mcp::server(name = "fuzz", version = "1", tools(typed))]
+    struct Fuzz;
+
+    const ARGS: [&str; 7] = ["n", "small", "flag", "name", "note", "list", "point"];
+
+    fn is_i64(v: &Value) -> bool {
+        v.as_i64().is_some()
+    }
+
+    /// Whether `v` is a valid value for argument `name` (`None`: absent).
+    fn valid(name: &str, v: Option<&Value>) -> bool {
+        match (name, v) {
+            ("note", None | Some(Value::Null | Value::String(_))) => true,
+            (_, None) => false,
+            ("n", Some(v)) => is_i64(v),
+            ("small", Some(v)) => v.as_u64().is_some_and(|n| n <= 255),
+            ("flag", Some(v)) => v.is_boolean(),
+            ("name", Some(v)) => v.is_string(),
+            ("list", Some(Value::Array(a))) => a.iter().all(is_i64),
+            ("point", Some(Value::Object(o))) => {
+                o.get("x").is_some_and(is_i64) && o.get("y").is_some_and(is_i64)
+            }
+            _ => false,
+        }
+    }
+
+    /// A value that fits `name`, or often one that does not.
+    fn value_for(name: &'static str) -> BoxedStrategy<Value> {
+        let good: BoxedStrategy<Value> = match name {
+            "n" => any::<i64>().prop_map(Value::from).boxed(),
+            "small" => (0u64..=300).prop_map(Value::from).boxed(),
+            "flag" => any::<bool>().prop_map(Value::from).boxed(),
+            "name" | "note" => ".{0,8}".prop_map(Value::from).boxed(),
+            "list" => prop::collection::vec(any::<i64>(), 0..4)
+                .prop_map(|v| json!(v))
+                .boxed(),
+            _ => (any::<i64>(), any::<i64>(), prop::option::of(json_value()))
+                .prop_map(|(x, y, extra)| {
+                    let mut p = json!({"x": x, "y": y});
+                    if let Some(e) = extra {
+                        p["x"] = e;
+                    }
+                    p
+                })
+                .boxed(),
+        };
+        prop_oneof![4 => good, 1 => json_value()].boxed()
+    }
+
+    /// An arguments object: each argument present (often well-typed) or absent.
+    fn arguments() -> impl Strategy<Value = Value> {
+        let members: Vec<_> = ARGS
+            .iter()
+            .map(|&a| prop::option::weighted(0.9, value_for(a)))
+            .collect();
+        prop_oneof![
+            6 => (members, prop::option::weighted(0.2, ("[a-z]{1,4}", json_value()))).prop_map(
+                |(values, extra)| {
+                    let mut m = Map::new();
+                    for (name, v) in ARGS.iter().zip(values) {
+                        if let Some(v) = v {
+                            m.insert((*name).to_owned(), v);
+                        }
+                    }
+                    if let Some((k, v)) = extra {
+                        m.entry(k).or_insert(v);
+                    }
+                    Value::Object(m)
+                }
+            ),
+            1 => json_value(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(config(64))]
+
+        /// Every call gets one answer: a result, an `isError` result naming a bad argument,
+        /// or (for params that are no object) -32602; never -32603.
+        #[test]
+        fn one_answer_per_call_and_bad_arguments_named(calls in prop::collection::vec(arguments(), 1..12)) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(async {
+                let mut wire = Wire::new(Fuzz.into_server().serve_in_memory());
+                wire.initialize("2025-11-25").await;
+                for (i, args) in calls.iter().enumerate() {
+                    wire.send(&json!({
+                        "jsonrpc": "2.0", "id": i, "method": "tools/call",
+                        "params": {"name": "typed", "arguments": args},
+                    })).await;
+                }
+                let mut answered = vec![false; calls.len()];
+                for _ in 0..calls.len() {
+                    let r = wire.recv().await;
+                    let id = r["id"].as_u64().unwrap_or_else(|| panic!("no id: {r}")) as usize;
+                    assert!(!answered[id], "answered twice: {r}");
+                    answered[id] = true;
+                    // `"arguments": null` is no arguments.
+                    let args = match &calls[id] {
+                        Value::Null => &json!({}),
+                        a => a,
+                    };
+                    if let Some(e) = r.get("error") {
+                        assert_ne!(e["code"], -32603, "{args} -> {r}");
+                        assert!(!args.is_object(), "{args} -> {r}");
+                        continue;
+                    }
+                    let result = &r["result"];
+                    let all_valid = args.as_object().is_some_and(|o| {
+                        ARGS.iter().all(|a| valid(a, o.get(*a)))
+                    });
+                    if result["isError"] == true {
+                        assert!(!all_valid, "valid arguments refused: {args} -> {r}");
+                        let text = result["content"][0]["text"].as_str().unwrap();
+                        if let Some(o) = args.as_object() {
+                            let named = ARGS.iter().find(|a| {
+                                text.starts_with(&format!("argument \"{a}\""))
+                                    || text.starts_with(&format!("argument \"{a}."))
+                                    || text.starts_with(&format!("argument \"{a}["))
+                            });
+                            let named = named.unwrap_or_else(|| panic!("names no argument: {args} -> {text}"));
+                            assert!(!valid(named, o.get(*named)), "{named} is valid: {args} -> {text}");
+                        } else {
+                            assert!(text.contains("expected an object"), "{args} -> {text}");
+                        }
+                    } else {
+                        assert!(all_valid, "invalid arguments accepted: {args} -> {r}");
+                    }
+                }
+                wire.expect_silence(20).await;
+            });
         }
     }
 }
