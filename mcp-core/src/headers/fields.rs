@@ -59,8 +59,9 @@ struct Probe<'a> {
     task_id: Option<Value>,
     #[serde(default, borrow)]
     arguments: Option<&'a RawValue>,
-    #[serde(default, rename = "_meta")]
-    meta: Option<MetaProbe>,
+    // Kept raw: serde would read a struct from an array too (`["2026-07-28"]`).
+    #[serde(default, borrow, rename = "_meta")]
+    meta: Option<&'a RawValue>,
 }
 
 /// A string field of the probed body.
@@ -169,16 +170,32 @@ impl<'a> RequestFields<'a> {
     }
 
     /// [`RequestFields::of`] raw params, by a serde probe.
+    ///
+    /// Only an object has fields: serde would read a struct from an array too, by position
+    /// (`["add"]` as the name `add`), where a parsed `Value` has none.
     pub(super) fn probe(raw: &'a RawValue) -> Self {
-        match serde_json::from_str::<Probe<'_>>(raw.get()) {
-            Ok(p) => Self {
-                name: owned_string(p.name),
-                uri: owned_string(p.uri),
-                task_id: owned_string(p.task_id),
-                arguments: p.arguments.map(|a| Arguments::Raw(a.get())),
-                protocol_version: p.meta.and_then(|m| owned_string(m.protocol_version)),
+        let is_object = |text: &str| text.trim_start().starts_with('{');
+        if !is_object(raw.get()) {
+            return Self::default();
+        }
+        let Ok(p) = serde_json::from_str::<Probe<'_>>(raw.get()) else {
+            return Self::default();
+        };
+        let meta = match p.meta.map(RawValue::get) {
+            None => None,
+            Some(m) if is_object(m) => match serde_json::from_str::<MetaProbe>(m) {
+                Ok(m) => Some(m),
+                Err(_) => return Self::default(),
             },
-            Err(_) => Self::default(),
+            // A `_meta` that is no object: none of the fields, as documented on `of`.
+            Some(_) => return Self::default(),
+        };
+        Self {
+            name: owned_string(p.name),
+            uri: owned_string(p.uri),
+            task_id: owned_string(p.task_id),
+            arguments: p.arguments.map(|a| Arguments::Raw(a.get())),
+            protocol_version: meta.and_then(|m| owned_string(m.protocol_version)),
         }
     }
 
@@ -246,6 +263,29 @@ pub fn name_source_field(method: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing (`tests/fuzz.rs`, `headers::arbitrary_headers_and_bodies`): raw
+    /// params that are an array, or whose `_meta` is an array, were read by position as
+    /// if they were objects, so `["add"]` had the name `add` (and required `Mcp-Name`)
+    /// where the parsed params have no fields.
+    #[test]
+    fn arrays_have_no_fields() {
+        let raw = |s: &str| RawValue::from_string(s.to_owned()).unwrap();
+        for text in [
+            r#"["add", "file:///a", "t", {}, {"io.modelcontextprotocol/protocolVersion": "v"}]"#,
+            r#"[""]"#,
+            r#"{"name": "add", "_meta": ["2026-07-28"]}"#,
+        ] {
+            let p = raw(text);
+            assert_eq!(
+                RequestFields::of(Params::Raw(&p)),
+                RequestFields::default(),
+                "{text}"
+            );
+        }
+        let p = raw(r#"{"name": "add", "_meta": null}"#);
+        assert_eq!(RequestFields::probe(&p).name(), Some("add"));
+    }
 
     #[test]
     fn scan_reads_what_the_probe_reads_or_leaves_it_to_the_probe() {

@@ -210,4 +210,127 @@ mod tests {
             ]
         );
     }
+
+    /// Fuzzing (the parser is crate-private, so its properties live here; `tests/fuzz.rs`
+    /// has the others). `MCP_FUZZ_CASES` raises the number of cases.
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn config(default: u32) -> ProptestConfig {
+            let cases = std::env::var("MCP_FUZZ_CASES")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(default);
+            ProptestConfig::with_cases(cases)
+        }
+
+        /// What a parser ends with after `chunks`: the events, then its resumption state.
+        type Outcome = (Vec<SseEvent>, Option<String>, Option<u64>, usize);
+
+        fn run(chunks: &[&[u8]], limit: usize) -> Outcome {
+            let mut p = SseParser::new(limit);
+            let mut events = Vec::new();
+            for c in chunks {
+                events.extend(p.push(c));
+                // Memory stays bounded by the limit.
+                assert!(
+                    p.line.len() <= limit,
+                    "line of {} above {limit}",
+                    p.line.len()
+                );
+                assert!(p.data.as_ref().map_or(0, String::len) < limit.max(1) + limit);
+            }
+            for e in &events {
+                assert!(!e.data.is_empty());
+                assert!(
+                    e.data.len() < limit,
+                    "an event of {} above {limit}",
+                    e.data.len()
+                );
+            }
+            (events, p.last_id, p.retry, p.oversized)
+        }
+
+        /// `input` cut at `cuts`.
+        fn split<'a>(input: &'a [u8], cuts: &[prop::sample::Index]) -> Vec<&'a [u8]> {
+            let mut at: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
+            at.push(0);
+            at.push(input.len());
+            at.sort_unstable();
+            at.dedup();
+            at.windows(2).map(|w| &input[w[0]..w[1]]).collect()
+        }
+
+        fn stream() -> impl Strategy<Value = Vec<u8>> {
+            let alphabet = b"data:event:id:retry: 0123456789\r\n\n\n:x\0".to_vec();
+            prop_oneof![
+                prop::collection::vec(any::<u8>(), 0..512),
+                prop::collection::vec(prop::sample::select(alphabet), 0..512),
+            ]
+        }
+
+        /// One event: its type, data lines (no line breaks in them), id, and line ending.
+        fn event() -> impl Strategy<Value = (Option<String>, Vec<String>, Option<String>, u8)> {
+            (
+                prop::option::of("[a-z]{1,8}"),
+                prop::collection::vec("[^\r\n]{0,12}", 0..4),
+                prop::option::of("[a-z0-9-]{1,8}"),
+                0u8..3,
+            )
+        }
+
+        proptest! {
+            #![proptest_config(config(512))]
+
+            #[test]
+            fn chunking_does_not_change_the_events(
+                input in stream(),
+                cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..24),
+                limit in 1usize..64,
+            ) {
+                let whole = run(&[&input], limit);
+                let chunked = run(&split(&input, &cuts), limit);
+                prop_assert_eq!(whole, chunked);
+            }
+
+            #[test]
+            fn written_events_are_read_back(
+                events in prop::collection::vec(event(), 0..6),
+                cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..24),
+            ) {
+                let limit = 1 << 10;
+                let mut input = Vec::new();
+                let mut want = Vec::new();
+                let mut last_id = None;
+                for (kind, data, id, eol) in events {
+                    let eol: &[u8] = [&b"\n"[..], b"\r", b"\r\n"][usize::from(eol)];
+                    input.extend_from_slice(b": comment");
+                    input.extend_from_slice(eol);
+                    if let Some(k) = &kind {
+                        input.extend_from_slice(format!("event: {k}").as_bytes());
+                        input.extend_from_slice(eol);
+                    }
+                    if let Some(i) = &id {
+                        input.extend_from_slice(format!("id: {i}").as_bytes());
+                        input.extend_from_slice(eol);
+                        last_id = Some(i.clone());
+                    }
+                    for d in &data {
+                        input.extend_from_slice(format!("data: {d}").as_bytes());
+                        input.extend_from_slice(eol);
+                    }
+                    input.extend_from_slice(eol);
+                    let joined = data.join("\n");
+                    if !data.is_empty() && !joined.is_empty() {
+                        want.push(SseEvent { event: kind, data: joined });
+                    }
+                }
+                let (got, id, _, oversized) = run(&split(&input, &cuts), limit);
+                prop_assert_eq!(got, want);
+                prop_assert_eq!(id, last_id);
+                prop_assert_eq!(oversized, 0);
+            }
+        }
+    }
 }

@@ -692,4 +692,116 @@ mod tests {
         assert!(RequestStateKey::from_base64("AAAA").is_err());
         assert!(RequestStateKey::from_base64("not base64!").is_err());
     }
+
+    /// Fuzzing (sealing is crate-private, so its properties live here; `tests/fuzz.rs` has
+    /// the others). `MCP_FUZZ_CASES` raises the number of cases.
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn config(default: u32) -> ProptestConfig {
+            let cases = std::env::var("MCP_FUZZ_CASES")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(default);
+            ProptestConfig::with_cases(cases)
+        }
+
+        fn block_on<F: std::future::Future>(f: F) -> F::Output {
+            tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap()
+                .block_on(f)
+        }
+
+        fn cfg() -> &'static RequestStateConfig {
+            static CFG: std::sync::OnceLock<RequestStateConfig> = std::sync::OnceLock::new();
+            CFG.get_or_init(RequestStateConfig::default)
+        }
+
+        fn state(
+            round: u32,
+            answers: Vec<(String, i64)>,
+            pending: Vec<(String, String)>,
+        ) -> StatePayload {
+            StatePayload {
+                exp: cfg().expiry(),
+                round,
+                answers: answers
+                    .into_iter()
+                    .map(|(k, v)| (k, RawValue::from_string(v.to_string()).unwrap()))
+                    .collect(),
+                pending: pending.into_iter().collect(),
+            }
+        }
+
+        fn payload() -> impl Strategy<Value = StatePayload> {
+            (
+                any::<u32>(),
+                prop::collection::vec((".{0,8}", any::<i64>()), 0..4),
+                prop::collection::vec((".{0,8}", ".{0,12}"), 0..4),
+            )
+                .prop_map(|(round, answers, pending)| state(round, answers, pending))
+        }
+
+        fn token_like() -> impl Strategy<Value = String> {
+            prop_oneof![
+                ".{0,80}",
+                "[A-Za-z0-9_-]{0,120}",
+                // The right length for a small state, in the token alphabet.
+                "A[A-Za-z0-9_-]{90,140}",
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(config(256))]
+
+            #[test]
+            fn arbitrary_strings_never_open(token in token_like(), target in ".{0,8}") {
+                let aad = Binding { target: &target, ..binding(None, None) }.aad();
+                prop_assert!(block_on(cfg().open(&aad, &token)).is_err());
+            }
+
+            #[test]
+            fn a_sealed_state_round_trips(p in payload(), target in ".{0,8}") {
+                let aad = Binding { target: &target, ..binding(None, None) }.aad();
+                let token = cfg().seal(&aad, &p);
+                let opened = block_on(cfg().open(&aad, &token)).unwrap();
+                prop_assert_eq!(opened.exp, p.exp);
+                prop_assert_eq!(opened.round, p.round);
+                prop_assert_eq!(&opened.pending, &p.pending);
+                let raw = |m: &std::collections::BTreeMap<String, Box<RawValue>>| -> Vec<(String, String)> {
+                    m.iter().map(|(k, v)| (k.clone(), v.get().to_owned())).collect()
+                };
+                prop_assert_eq!(raw(&opened.answers), raw(&p.answers));
+            }
+
+            #[test]
+            fn any_one_byte_change_is_rejected(
+                p in payload(),
+                at in any::<prop::sample::Index>(),
+                to in any::<u8>(),
+                in_text in any::<bool>(),
+            ) {
+                let aad = binding(None, None).aad();
+                let token = cfg().seal(&aad, &p);
+                let changed = if in_text {
+                    // One character of the token text (any byte, kept as text).
+                    let mut bytes = token.clone().into_bytes();
+                    let i = at.index(bytes.len());
+                    prop_assume!(bytes[i] != to);
+                    bytes[i] = to;
+                    String::from_utf8_lossy(&bytes).into_owned()
+                } else {
+                    // One byte of what the token encodes.
+                    let mut bytes = URL_SAFE_NO_PAD.decode(&token).unwrap();
+                    let i = at.index(bytes.len());
+                    prop_assume!(bytes[i] != to);
+                    bytes[i] = to;
+                    URL_SAFE_NO_PAD.encode(bytes)
+                };
+                prop_assert!(block_on(cfg().open(&aad, &changed)).is_err(), "{} opened", changed);
+            }
+        }
+    }
 }
