@@ -557,3 +557,51 @@ async fn a_handler_closes_its_stream_and_the_client_resumes() {
     let body = text(r).await;
     assert!(body.contains("no control"), "{body}");
 }
+
+/// A stream cut before its answer, whose events (the answer among them) were then evicted:
+/// resuming it is `410 Gone` with an error the client can act on, never a 200 that leaves
+/// the call waiting. A stream that lost events but still holds its answer gets it.
+#[tokio::test]
+async fn a_resume_whose_answer_was_evicted_is_410_gone() {
+    // Two events per session: three ticker calls (eleven events each) push out the first
+    // call's answer, and all but the answer of the second.
+    let store = std::sync::Arc::new(mcp::runtime::session::InMemoryEventStore::new(2));
+    let s = start(HttpOptions {
+        event_store: Some(store),
+        ..HttpOptions::default()
+    })
+    .await;
+    let sid = session(s.addr, "2025-06-18").await;
+    let h = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let mut first_ids = Vec::new();
+    for call in 1..=3 {
+        let r = open(s.addr, "POST", &h, Some(ticker_call(call))).await;
+        let ev = read_to_end(r.into_body(), String::new()).await;
+        assert!(is_response(ev.last().unwrap(), call), "{ev:?}");
+        first_ids.push(ev[0].id.clone().unwrap());
+    }
+    let resume = async |last: &str| {
+        let mut with = h.to_vec();
+        with.push(("last-event-id", last));
+        open(s.addr, "GET", &with, None).await
+    };
+    let r = resume(&first_ids[0]).await;
+    assert_eq!(r.status(), 410);
+    let body: Value = serde_json::from_str(&text(r).await).unwrap();
+    assert_eq!(body["error"]["code"], -32000, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("send the request again"),
+        "{body}"
+    );
+    // The second call lost its progress but kept its answer: that is delivered.
+    let r = resume(&first_ids[1]).await;
+    assert_eq!(r.status(), 200);
+    let rest = read_to_end(r.into_body(), String::new()).await;
+    assert!(is_response(rest.last().unwrap(), 2), "{rest:?}");
+}

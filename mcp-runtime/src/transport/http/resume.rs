@@ -152,7 +152,8 @@ impl<E: Endpoint + 'static> HttpState<E> {
 
     /// `GET` + `Last-Event-ID`: resumes the stream of `session` that the id names, with
     /// the events after it and then whatever comes live; a completed stream ends after
-    /// its replay. `None`: not a resumable session, serve a plain GET.
+    /// its replay, or is `410 Gone` when its answer was evicted (the client can act on
+    /// that: send the request again). `None`: not a resumable session, serve a plain GET.
     pub(super) async fn resume(
         self: &Arc<Self>,
         session: &Arc<HttpSession>,
@@ -192,6 +193,11 @@ impl<E: Endpoint + 'static> HttpState<E> {
                         last_event_id,
                         "resumed stream lost events to eviction"
                     );
+                    if !ends_with_answer(&replay.events) {
+                        // Its answer is gone too: a 200 with what is left would leave the
+                        // call waiting forever. Say so, and the client can send it again.
+                        return Some(events_gone());
+                    }
                 }
                 let (_, rx) = mpsc::channel(1);
                 let mut body = SseBody::new(rx, None, None).end_on(end);
@@ -205,6 +211,30 @@ impl<E: Endpoint + 'static> HttpState<E> {
         session.touch();
         Some(resp)
     }
+}
+
+/// Whether the last of `events` is a response (the answer a completed stream ends with).
+fn ends_with_answer(events: &[crate::session::event_store::StoredEvent]) -> bool {
+    events.last().is_some_and(|e| {
+        matches!(
+            mcp_core::jsonrpc::decode(&e.message, Default::default()),
+            mcp_core::jsonrpc::Frame::Single(Ok(mcp_core::jsonrpc::Message::Response(_)))
+        )
+    })
+}
+
+/// `410 Gone`: the events after a `Last-Event-ID`, the stream's answer among them, are no
+/// longer kept (evicted, or expired in a shared store).
+fn events_gone() -> Response {
+    error_response(
+        StatusCode::GONE,
+        None,
+        &ErrorObject::new(
+            -32000,
+            "Gone: the events after this Last-Event-ID, the answer among them, are no longer \
+             kept; send the request again",
+        ),
+    )
 }
 
 /// Lets a handler close the connection of its request's SSE stream while it goes on
