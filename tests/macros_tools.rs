@@ -143,20 +143,14 @@ fn expected_entry(rev: &str) -> Value {
             "properties": {
                 "query": {"type": "string", "description": "Words to look for in titles and authors."},
                 "limit": {
-                    "type": "integer", "format": "uint32", "minimum": 0, "default": 10,
+                    "type": "integer", "minimum": 0, "maximum": 4294967295u32, "default": 10,
                     "description": "How many results at most."
                 },
                 "sortBy": {
                     "description": "The order of the results.",
-                    "anyOf": [
-                        {
-                            "description": "How results are sorted.",
-                            "oneOf": [
-                                {"type": "string", "const": "relevance", "description": "Best match first."},
-                                {"type": "string", "const": "date", "description": "Newest first."}
-                            ]
-                        },
-                        {"type": "null"}
+                    "oneOf": [
+                        {"type": "string", "const": "relevance", "description": "Best match first."},
+                        {"type": "string", "const": "date", "description": "Newest first."}
                     ]
                 }
             },
@@ -173,7 +167,7 @@ fn expected_entry(rev: &str) -> Value {
                         "properties": {
                             "title": {"type": "string", "description": "The title."},
                             "year": {
-                                "type": "integer", "format": "uint16", "minimum": 0, "maximum": 65535,
+                                "type": "integer", "minimum": 0, "maximum": 65535,
                                 "description": "Publication year."
                             }
                         },
@@ -241,7 +235,7 @@ fn object_outputs_are_not_wrapped_and_plain_tools_have_no_output_schema() {
     assert_eq!(
         Value::Object(stock.output_schema.clone().unwrap()),
         json!({"type": "object", "properties": {"title": {"type": "string"},
-               "copies": {"type": "integer", "format": "uint32", "minimum": 0}},
+               "copies": {"type": "integer", "minimum": 0, "maximum": 4294967295u32}},
                "required": ["title", "copies"]})
     );
     assert_eq!(
@@ -388,7 +382,7 @@ async fn impl_block_server() {
             "description": "Adds `by` to the counter and returns the new value.",
             "annotations": {"idempotentHint": false},
             "inputSchema": {"type": "object", "properties": {"by": {
-                "type": "integer", "format": "uint64", "minimum": 0, "default": 1,
+                "type": "integer", "minimum": 0, "default": 1,
                 "description": "How much to add."}}}
         })
     );
@@ -473,10 +467,10 @@ fn header_annotations() {
                 "properties": {
                     "region": {"type": "string", "description": "The region to look in.",
                                "x-mcp-header": "Region"},
-                    "limit": {"type": "integer", "format": "uint32", "minimum": 0, "default": 5,
+                    "limit": {"type": "integer", "minimum": 0, "maximum": 4294967295u32, "default": 5,
                               "x-mcp-header": "Max-Count"},
-                    "dry_run": {"type": ["boolean", "null"], "x-mcp-header": "Dry_Run"},
-                    "note": {"type": ["string", "null"]}
+                    "dry_run": {"type": "boolean", "x-mcp-header": "Dry_Run"},
+                    "note": {"type": "string"}
                 },
                 "required": ["region"]
             }),
@@ -548,7 +542,7 @@ fn expected_tree_entry(rev: &str) -> Value {
         })
     };
     let reference = json!({"$ref": pointer});
-    let u32_schema = json!({"type": "integer", "format": "uint32", "minimum": 0});
+    let u32_schema = json!({"type": "integer", "minimum": 0, "maximum": 4294967295u32});
     let mut at = json!({"type": "array", "minItems": 2, "maxItems": 2});
     let pair = json!([u32_schema, u32_schema]);
     if rev >= "2025-11-25" {

@@ -3,6 +3,7 @@
 
 pub(crate) mod cell;
 pub mod completion;
+mod portable_schema;
 pub mod prompt_def;
 pub mod resource_def;
 #[cfg(feature = "schema-validation")]

@@ -108,9 +108,11 @@ fn root_schema<T: schemars::JsonSchema>(deserialize: bool) -> Meta {
 }
 
 /// The `inputSchema` of an arguments type: JSON Schema 2020-12, `$ref`s resolved (only a
-/// recursive type keeps `$defs`), no root `title`, object root.
+/// recursive type keeps `$defs`), no root `title`, object root, portable: no `format`
+/// JSON Schema does not define, optional arguments not nullable (`portable_schema.rs`).
 pub fn input_schema_for<T: schemars::JsonSchema>() -> Meta {
     let mut m = root_schema::<T>(true);
+    super::portable_schema::make_portable(&mut m, true);
     if !m.contains_key("type") {
         m.insert("type".into(), Value::from("object"));
     }
@@ -120,6 +122,7 @@ pub fn input_schema_for<T: schemars::JsonSchema>() -> Meta {
 /// The `outputSchema` of `T`, with an object root (see [`crate::Json`]).
 pub fn output_schema_for<T: schemars::JsonSchema>() -> OutputSchema {
     let mut m = root_schema::<T>(false);
+    super::portable_schema::make_portable(&mut m, false);
     if m.get("type").and_then(Value::as_str) == Some("object") {
         return OutputSchema {
             schema: m,
