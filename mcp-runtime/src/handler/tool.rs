@@ -130,22 +130,7 @@ fn argument_error(path: &str, msg: &str) -> String {
     let Some((unexp, exp)) = rest.rsplit_once(", expected ") else {
         return at(msg.to_owned());
     };
-    // Rust's integer types, with their ranges.
-    let range = match exp {
-        "i8" => Some((i8::MIN.to_string(), i8::MAX.to_string())),
-        "i16" => Some((i16::MIN.to_string(), i16::MAX.to_string())),
-        "i32" => Some((i32::MIN.to_string(), i32::MAX.to_string())),
-        "i64" => Some((i64::MIN.to_string(), i64::MAX.to_string())),
-        "i128" => Some((i128::MIN.to_string(), i128::MAX.to_string())),
-        "isize" => Some((isize::MIN.to_string(), isize::MAX.to_string())),
-        "u8" => Some(("0".to_owned(), u8::MAX.to_string())),
-        "u16" => Some(("0".to_owned(), u16::MAX.to_string())),
-        "u32" => Some(("0".to_owned(), u32::MAX.to_string())),
-        "u64" => Some(("0".to_owned(), u64::MAX.to_string())),
-        "u128" => Some(("0".to_owned(), u128::MAX.to_string())),
-        "usize" => Some(("0".to_owned(), usize::MAX.to_string())),
-        _ => None,
-    };
+    let range = integer_range(exp);
     let value = unexp.split('`').nth(1);
     let got_integer = unexp.starts_with("integer `");
     if let (true, Some((lo, hi)), true, Some(v)) = (kind, &range, got_integer, value) {
@@ -155,33 +140,65 @@ fn argument_error(path: &str, msg: &str) -> String {
     }
     let expected = if range.is_some() {
         "an integer".to_owned()
-    } else if exp.starts_with("a nonzero ") {
-        "an integer other than 0".to_owned()
     } else {
-        match exp {
-            "f32" | "f64" | "a JSON number" => "a number".to_owned(),
-            "a boolean" => "a boolean".to_owned(),
-            "a string" | "a borrowed string" | "path string" | "variant identifier"
-            | "field identifier" => "a string".to_owned(),
-            "a character" => "a string of one character".to_owned(),
-            "a sequence" | "a set" => "an array".to_owned(),
-            "a map" => "an object".to_owned(),
-            "unit" => "null".to_owned(),
-            "string or map" => "a string or an object".to_owned(),
-            "any valid JSON value" => "any JSON value".to_owned(),
-            e if e.starts_with("struct ") => "an object".to_owned(),
-            e if e.starts_with("unit struct ") => "null".to_owned(),
-            e if e.starts_with("tuple struct ")
-                || e.starts_with("a tuple of size ")
-                || e.starts_with("an array of length ") =>
-            {
-                "an array".to_owned()
-            }
-            e if e.starts_with("enum ") => "one of the accepted values".to_owned(),
-            e => e.to_owned(),
-        }
+        json_expected(exp)
     };
-    let got = match unexp.split_once(' ').map_or(unexp, |(w, _)| w) {
+    let got = json_got(unexp, kind, value);
+    at(format!("expected {expected}, got {got}"))
+}
+
+/// The range of a Rust integer type named in serde's "expected ..." (`i64`, `u8`, ...).
+fn integer_range(exp: &str) -> Option<(String, String)> {
+    Some(match exp {
+        "i8" => (i8::MIN.to_string(), i8::MAX.to_string()),
+        "i16" => (i16::MIN.to_string(), i16::MAX.to_string()),
+        "i32" => (i32::MIN.to_string(), i32::MAX.to_string()),
+        "i64" => (i64::MIN.to_string(), i64::MAX.to_string()),
+        "i128" => (i128::MIN.to_string(), i128::MAX.to_string()),
+        "isize" => (isize::MIN.to_string(), isize::MAX.to_string()),
+        "u8" => ("0".to_owned(), u8::MAX.to_string()),
+        "u16" => ("0".to_owned(), u16::MAX.to_string()),
+        "u32" => ("0".to_owned(), u32::MAX.to_string()),
+        "u64" => ("0".to_owned(), u64::MAX.to_string()),
+        "u128" => ("0".to_owned(), u128::MAX.to_string()),
+        "usize" => ("0".to_owned(), usize::MAX.to_string()),
+        _ => return None,
+    })
+}
+
+/// What serde's "expected ..." (other than an integer type) means in JSON's words.
+fn json_expected(exp: &str) -> String {
+    if exp.starts_with("a nonzero ") {
+        return "an integer other than 0".to_owned();
+    }
+    match exp {
+        "f32" | "f64" | "a JSON number" => "a number".to_owned(),
+        "a boolean" => "a boolean".to_owned(),
+        "a string" | "a borrowed string" | "path string" | "variant identifier"
+        | "field identifier" => "a string".to_owned(),
+        "a character" => "a string of one character".to_owned(),
+        "a sequence" | "a set" => "an array".to_owned(),
+        "a map" => "an object".to_owned(),
+        "unit" => "null".to_owned(),
+        "string or map" => "a string or an object".to_owned(),
+        "any valid JSON value" => "any JSON value".to_owned(),
+        e if e.starts_with("struct ") => "an object".to_owned(),
+        e if e.starts_with("unit struct ") => "null".to_owned(),
+        e if e.starts_with("tuple struct ")
+            || e.starts_with("a tuple of size ")
+            || e.starts_with("an array of length ") =>
+        {
+            "an array".to_owned()
+        }
+        e if e.starts_with("enum ") => "one of the accepted values".to_owned(),
+        e => e.to_owned(),
+    }
+}
+
+/// What serde's "invalid type/value: ..." says was given, in JSON's words (`kind`: an
+/// invalid value rather than type, so an integer is shown as itself).
+fn json_got(unexp: &str, kind: bool, value: Option<&str>) -> String {
+    match unexp.split_once(' ').map_or(unexp, |(w, _)| w) {
         _ if unexp == "null" || unexp == "unit value" => "null".to_owned(),
         "string" | "character" => "a string".to_owned(),
         "integer" if kind => value.unwrap_or("an integer").to_owned(),
@@ -191,8 +208,7 @@ fn argument_error(path: &str, msg: &str) -> String {
         "sequence" => "an array".to_owned(),
         "map" => "an object".to_owned(),
         _ => unexp.to_owned(),
-    };
-    at(format!("expected {expected}, got {got}"))
+    }
 }
 
 #[cfg(test)]

@@ -200,13 +200,11 @@ impl<E: Endpoint + 'static> Kernel<E> {
             shutdown: CancellationToken::new(),
         });
         let tracker = TaskTracker::new();
-        let permits = Arc::new(Semaphore::new(self.options.max_in_flight.max(1)));
-        // Requests read while every slot is taken, oldest first; at most `max_in_flight` of
-        // them (beyond that a request is refused at once), so reading goes on and the
-        // responses and notifications behind them (a `notifications/cancelled`, the answer
-        // to an elicitation a running tool waits for) are applied without waiting for a slot.
-        let mut waiting: VecDeque<Vec<u8>> = VecDeque::new();
-        let max_waiting = self.options.max_in_flight.max(1);
+        let mut slots = Slots {
+            permits: Arc::new(Semaphore::new(self.options.max_in_flight.max(1))),
+            waiting: VecDeque::new(),
+            max_waiting: self.options.max_in_flight.max(1),
+        };
         // A read in progress owns the reader and is kept across the loop's turns: a frame
         // half read when a slot frees up must not be dropped.
         let mut reading = Box::pin(read_one(frames));
@@ -221,8 +219,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     reading.set(read_one(frames));
                     ev
                 }
-                slot = permits.clone().acquire_owned(), if !waiting.is_empty() => {
-                    if let (Ok(slot), Some(bytes)) = (slot, waiting.pop_front()) {
+                slot = slots.permits.clone().acquire_owned(), if !slots.waiting.is_empty() => {
+                    if let (Ok(slot), Some(bytes)) = (slot, slots.waiting.pop_front()) {
                         self.handle_frame(&conn, &tracker, bytes, Some(slot)).await;
                     }
                     continue;
@@ -231,68 +229,110 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 _ = gone.cancelled() => break,
             };
             let bytes = match ev {
-                Ok(ReadEvent::Frame(b)) => b,
                 Ok(ReadEvent::Eof) => {
                     eof = true;
                     break;
                 }
-                Ok(ReadEvent::Oversized { size }) => {
-                    tracing::warn!(
-                        size,
-                        limit = self.options.max_frame,
-                        "oversized frame skipped"
-                    );
-                    let err = ErrorObject::invalid_request(format!(
-                        "Invalid Request: message of {size} bytes exceeds the limit of {} bytes",
-                        self.options.max_frame
-                    ));
-                    conn.respond_error(&Sink::Direct, None, &err).await;
-                    continue;
-                }
-                Ok(ReadEvent::BadHeader) => {
-                    let err = ErrorObject::new(
-                        jsonrpc::PARSE_ERROR,
-                        "Parse error: bad Content-Length header",
-                    );
-                    conn.respond_error(&Sink::Direct, None, &err).await;
-                    continue;
-                }
+                Ok(ev) => match self.frame_of(&conn, ev).await {
+                    Some(b) => b,
+                    None => continue,
+                },
                 Err(e) => {
                     result = Err(e);
                     break;
                 }
             };
-            let bytes = match self.filters.incoming(bytes) {
-                Some(b) => b,
-                None => continue,
-            };
-            if waiting.is_empty()
-                && let Ok(slot) = permits.clone().try_acquire_owned()
-            {
-                self.handle_frame(&conn, &tracker, bytes, Some(slot)).await;
-                continue;
-            }
-            // Every slot is taken: control goes through, requests wait (bounded).
-            match at_cap(&bytes) {
-                AtCap::Control => self.handle_frame(&conn, &tracker, bytes, None).await,
-                AtCap::Request(_) if waiting.len() < max_waiting => waiting.push_back(bytes),
-                AtCap::Request(id) => {
-                    let err = ErrorObject::new(
-                        -32000,
-                        "Server busy: too many requests waiting; send it again later",
-                    );
-                    conn.respond_error(&Sink::Direct, id.as_ref(), &err).await;
-                }
+            if let Some(bytes) = self.filters.incoming(bytes) {
+                self.admit(&conn, &tracker, &mut slots, bytes).await;
             }
         }
-        // What was read before the end still runs: at EOF as slots free up (the client
-        // may still read the answers); on a stop it is answered "shutting down".
-        while let Some(bytes) = waiting.pop_front() {
+        self.drain_waiting(&conn, &tracker, &mut slots, eof, &gone)
+            .await;
+        self.wind_down(&conn, &tracker, &gone).await;
+        conn.shared.fail_all();
+        close_writer.cancel();
+        let result = match writer_task.await {
+            Ok(Ok(())) => result,
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err(io::Error::other(e)),
+        };
+        match result {
+            // The peer closed its end: the normal end of a connection, not a failure.
+            Err(e) if gone.is_cancelled() && peer_left(&e) => {
+                tracing::debug!(error = %e, "the peer closed the connection");
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
+    /// The frame of a read event; an oversized frame or a bad header block is answered
+    /// here (`None`).
+    async fn frame_of(&self, conn: &Conn, ev: ReadEvent) -> Option<Vec<u8>> {
+        let err = match ev {
+            ReadEvent::Frame(b) => return Some(b),
+            ReadEvent::Eof => return None,
+            ReadEvent::Oversized { size } => {
+                let limit = self.options.max_frame;
+                tracing::warn!(size, limit, "oversized frame skipped");
+                ErrorObject::invalid_request(format!(
+                    "Invalid Request: message of {size} bytes exceeds the limit of {limit} bytes"
+                ))
+            }
+            ReadEvent::BadHeader => ErrorObject::new(
+                jsonrpc::PARSE_ERROR,
+                "Parse error: bad Content-Length header",
+            ),
+        };
+        conn.respond_error(&Sink::Direct, None, &err).await;
+        None
+    }
+
+    /// A frame read: run at once when a slot is free; at the cap, control (responses,
+    /// notifications) still goes through, a request waits (bounded) or is refused busy.
+    async fn admit(
+        &self,
+        conn: &Arc<Conn>,
+        tracker: &TaskTracker,
+        slots: &mut Slots,
+        bytes: Vec<u8>,
+    ) {
+        if slots.waiting.is_empty()
+            && let Ok(slot) = slots.permits.clone().try_acquire_owned()
+        {
+            return self.handle_frame(conn, tracker, bytes, Some(slot)).await;
+        }
+        match at_cap(&bytes) {
+            AtCap::Control => self.handle_frame(conn, tracker, bytes, None).await,
+            AtCap::Request(_) if slots.waiting.len() < slots.max_waiting => {
+                slots.waiting.push_back(bytes)
+            }
+            AtCap::Request(id) => {
+                let err = ErrorObject::new(
+                    -32000,
+                    "Server busy: too many requests waiting; send it again later",
+                );
+                conn.respond_error(&Sink::Direct, id.as_ref(), &err).await;
+            }
+        }
+    }
+
+    /// What was read before the end still runs: at EOF as slots free up (the client may
+    /// still read the answers); on a stop it is answered "shutting down".
+    async fn drain_waiting(
+        &self,
+        conn: &Arc<Conn>,
+        tracker: &TaskTracker,
+        slots: &mut Slots,
+        eof: bool,
+        gone: &CancellationToken,
+    ) {
+        while let Some(bytes) = slots.waiting.pop_front() {
             if eof && !gone.is_cancelled() {
-                let Ok(slot) = permits.clone().acquire_owned().await else {
+                let Ok(slot) = slots.permits.clone().acquire_owned().await else {
                     break;
                 };
-                self.handle_frame(&conn, &tracker, bytes, Some(slot)).await;
+                self.handle_frame(conn, tracker, bytes, Some(slot)).await;
             } else if !gone.is_cancelled()
                 && let AtCap::Request(Some(id)) = at_cap(&bytes)
             {
@@ -301,9 +341,12 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 conn.respond_error(&Sink::Direct, Some(&id), &err).await;
             }
         }
-        // Shutdown: stop reading, let in-flight requests finish within the grace period
-        // (listen streams end now, with their closing result).
-        // A peer that is gone ends them at once: nobody is left to read their answers.
+    }
+
+    /// Shutdown: reading has stopped; in-flight requests finish within the grace period
+    /// (listen streams end now, with their closing result). A peer that is gone ends them
+    /// at once: nobody is left to read their answers.
+    async fn wind_down(&self, conn: &Conn, tracker: &TaskTracker, gone: &CancellationToken) {
         conn.shared.closing.cancel();
         tracker.close();
         let drained = tokio::select! {
@@ -320,21 +363,6 @@ impl<E: Endpoint + 'static> Kernel<E> {
         if !drained {
             conn.shutdown.cancel();
             let _ = tokio::time::timeout(Duration::from_secs(1), tracker.wait()).await;
-        }
-        conn.shared.fail_all();
-        close_writer.cancel();
-        let result = match writer_task.await {
-            Ok(Ok(())) => result,
-            Ok(Err(e)) => Err(e),
-            Err(e) => Err(io::Error::other(e)),
-        };
-        match result {
-            // The peer closed its end: the normal end of a connection, not a failure.
-            Err(e) if gone.is_cancelled() && peer_left(&e) => {
-                tracing::debug!(error = %e, "the peer closed the connection");
-                Ok(())
-            }
-            r => r,
         }
     }
 
@@ -605,6 +633,16 @@ async fn read_one<R: AsyncBufRead + Unpin>(
 ) -> (FrameReader<R>, io::Result<ReadEvent>) {
     let ev = frames.next().await;
     (frames, ev)
+}
+
+/// The in-flight slots of a connection, and the requests read while every one is taken
+/// (oldest first, at most `max_waiting`), so that reading goes on and the responses and
+/// notifications behind them (a `notifications/cancelled`, the answer to an elicitation a
+/// running tool waits for) are applied without waiting for a slot.
+struct Slots {
+    permits: Arc<Semaphore>,
+    waiting: VecDeque<Vec<u8>>,
+    max_waiting: usize,
 }
 
 /// A frame read while every in-flight slot is taken.
