@@ -279,7 +279,7 @@ async fn a_request_timeout_answers_internal_error() {
         .await;
     assert_eq!(
         r["error"],
-        json!({"code": -32603, "message": "Internal error"})
+        json!({"code": -32603, "message": "Request timed out"})
     );
 }
 

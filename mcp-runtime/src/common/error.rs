@@ -81,6 +81,10 @@ impl McpError {
     pub fn to_wire(&self) -> ErrorObject {
         match self {
             McpError::Protocol(e) => e.clone(),
+            // Says nothing about the handler, and tells the client that trying again may help.
+            McpError::Timeout => {
+                ErrorObject::new(mcp_core::jsonrpc::INTERNAL_ERROR, "Request timed out")
+            }
             _ => ErrorObject::internal(),
         }
     }

@@ -2,7 +2,7 @@
 //! that the stream kernel keeps per connection, kept here per `Mcp-Session-Id`.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,19 @@ pub(crate) struct HttpSession {
     pub(crate) persisting: tokio::sync::Mutex<()>,
     /// When the session's time to live in the store was last refreshed.
     store_touched: Mutex<Instant>,
+    /// The client's connections waiting on the session (POST answers, resumed streams).
+    waiting: AtomicUsize,
+}
+
+/// Counts one connection of the client's as waiting on its session while alive; when it
+/// ends (answered, or the client left) the session's idle clock starts again.
+pub(crate) struct Waiting(Arc<HttpSession>);
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.waiting.fetch_sub(1, Ordering::AcqRel);
+        self.0.touch();
+    }
 }
 
 impl HttpSession {
@@ -78,6 +91,7 @@ impl HttpSession {
             owner: Mutex::new(None),
             answering: std::sync::atomic::AtomicUsize::new(0),
             saved_generation: AtomicU64::new(0),
+            waiting: AtomicUsize::new(0),
             persisting: tokio::sync::Mutex::new(()),
             store_touched: Mutex::new(Instant::now()),
         })
@@ -145,10 +159,23 @@ impl HttpSession {
         (!busy).then(|| self.last_seen.lock().expect("session lock").elapsed())
     }
 
-    /// Whether the session has been idle (no stream, nothing in flight) for `timeout`.
+    /// Whether the session has been idle (no connection of the client's open on it) for
+    /// `timeout`. Work still in flight for a client that left does not keep it: a client
+    /// that never comes back would hold it, and that work, for ever (expiry cancels it).
     pub(crate) fn expired(&self, timeout: Duration) -> bool {
-        let busy = self.has_stream() || !self.in_flight.is_empty();
-        !busy && self.last_seen.lock().expect("session lock").elapsed() > timeout
+        !self.attached() && self.last_seen.lock().expect("session lock").elapsed() > timeout
+    }
+
+    /// Whether a connection of the client's is open on the session: its standalone
+    /// stream, or one [`Self::waiting`] on an answer or a resumed stream.
+    fn attached(&self) -> bool {
+        self.has_stream() || self.waiting.load(Ordering::Acquire) > 0
+    }
+
+    /// Marks a connection of the client's as waiting on the session until dropped.
+    pub(crate) fn waiting(self: &Arc<Self>) -> Waiting {
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        Waiting(self.clone())
     }
 
     /// Marks the session seen now, unless it has expired (then `false`): what
@@ -163,7 +190,7 @@ impl HttpSession {
                 return true;
             }
         }
-        let busy = self.has_stream() || !self.in_flight.is_empty();
+        let busy = self.attached();
         if busy {
             self.touch();
         }

@@ -51,7 +51,7 @@ impl Drop for CloseOnDrop {
 }
 
 /// `r` with `guard` dropped when its body is (finished, or abandoned by the client).
-pub(super) fn close_with_body(r: Response, guard: CloseOnDrop) -> Response {
+pub(super) fn with_body<G: Send + Sync + 'static>(r: Response, guard: G) -> Response {
     use http_body_util::BodyExt;
     r.map(|body| {
         axum::body::Body::new(body.map_frame(move |frame| {
@@ -329,10 +329,15 @@ pub(super) async fn legacy_post<E: Endpoint + 'static>(
     if single.is_none() && requests.is_empty() && errors.is_empty() {
         return done(empty(StatusCode::ACCEPTED));
     }
+    // Until the answer is out, or the client leaves, this connection keeps the session
+    // from expiring.
+    let waiting = session.waiting();
     if let Some((id, method, params)) = single {
-        return legacy_single(state, &session, http, id, &method, params).await;
+        let r = legacy_single(state, &session, http, id, &method, params).await;
+        return with_body(r, waiting);
     }
-    done(legacy_batch(state, &session, http, requests, errors).await)
+    let r = done(legacy_batch(state, &session, http, requests, errors).await);
+    with_body(r, waiting)
 }
 
 /// The `MCP-Protocol-Version` of a legacy request (not `initialize`): a legacy revision
@@ -424,7 +429,7 @@ pub(super) async fn legacy_single<E: Endpoint + 'static>(
                 let _ = state.persist(session).await;
             }
             return match close {
-                Some(guard) => close_with_body(r, guard),
+                Some(guard) => with_body(r, guard),
                 None => r,
             };
         }
@@ -438,7 +443,7 @@ pub(super) async fn legacy_single<E: Endpoint + 'static>(
             .await
     };
     match close {
-        Some(guard) => close_with_body(r, guard),
+        Some(guard) => with_body(r, guard),
         None => r,
     }
 }
@@ -615,7 +620,8 @@ pub(super) async fn legacy_get<E: Endpoint + 'static>(
     for (k, v) in session_header(&session.id) {
         r.headers_mut().insert(k, v);
     }
-    r
+    // A resumed stream keeps the session from expiring as the standalone one does.
+    with_body(r, session.waiting())
 }
 
 pub(super) async fn legacy_delete<E: Endpoint + 'static>(
