@@ -1,7 +1,8 @@
 //! Backpressure never blocks control (byte streams): with every in-flight slot taken, the
 //! reader goes on reading, so a `notifications/cancelled` reaches the requests it cancels and
 //! the client's answers reach the tools waiting for them; requests beyond the slots wait (in
-//! order), and past that bound are refused at once instead of met with silence.
+//! order; one cancelled while waiting never runs), and past that bound are refused at once
+//! instead of met with silence.
 
 mod support;
 
@@ -112,6 +113,25 @@ async fn requests_beyond_the_slots_wait_in_order_then_are_refused() {
         .await;
     let pong = w.recv().await;
     assert_eq!(pong["id"], 2, "{pong}");
+    assert_eq!(pong["result"], json!({}));
+    w.expect_silence(200).await;
+}
+
+#[tokio::test]
+async fn a_request_cancelled_while_waiting_never_runs_and_is_not_answered() {
+    let mut w = Wire::new(server(1).serve_in_memory());
+    w.initialize("2025-11-25").await;
+    w.send(&call(1, "wait")).await; // takes the only slot
+    w.send(&call(2, "wait")).await; // waits for it
+    w.notify("notifications/cancelled", json!({"requestId": 2}))
+        .await;
+    w.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+        .await; // waits behind 1, not behind 2
+    w.notify("notifications/cancelled", json!({"requestId": 1}))
+        .await;
+    // Had 2 stayed queued it would now hold the slot for 30 s, and the ping behind it.
+    let pong = w.recv().await;
+    assert_eq!(pong["id"], 3, "{pong}");
     assert_eq!(pong["result"], json!({}));
     w.expect_silence(200).await;
 }

@@ -43,7 +43,8 @@ pub struct ServerOptions {
     pub max_in_flight: usize,
     /// The largest frame accepted, in bytes.
     pub max_frame: usize,
-    /// A per-request timeout (`None`: no limit). A timed-out request answers -32603.
+    /// A per-request timeout (`None`: no limit). A timed-out request answers `-32603`
+    /// "Request timed out" and its handler is dropped; other requests are not held up.
     pub request_timeout: Option<Duration>,
     /// How long a server-to-client request waits for its answer.
     pub peer_request_timeout: Duration,
@@ -220,7 +221,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     ev
                 }
                 slot = slots.permits.clone().acquire_owned(), if !slots.waiting.is_empty() => {
-                    if let (Ok(slot), Some(bytes)) = (slot, slots.waiting.pop_front()) {
+                    if let (Ok(slot), Some((_, bytes))) = (slot, slots.waiting.pop_front()) {
                         self.handle_frame(&conn, &tracker, bytes, Some(slot)).await;
                     }
                     continue;
@@ -304,8 +305,20 @@ impl<E: Endpoint + 'static> Kernel<E> {
         }
         match at_cap(&bytes) {
             AtCap::Control => self.handle_frame(conn, tracker, bytes, None).await,
-            AtCap::Request(_) if slots.waiting.len() < slots.max_waiting => {
-                slots.waiting.push_back(bytes)
+            AtCap::Cancel(target) => {
+                // A request still waiting for a slot is dropped: it never starts, and a
+                // cancelled request is not answered.
+                let queued = slots
+                    .waiting
+                    .iter()
+                    .position(|(id, _)| id.as_ref() == Some(&target));
+                match queued.and_then(|i| slots.waiting.remove(i)) {
+                    Some(_) => tracing::debug!(id = ?target, "cancelled while waiting for a slot"),
+                    None => self.handle_frame(conn, tracker, bytes, None).await,
+                }
+            }
+            AtCap::Request(id) if slots.waiting.len() < slots.max_waiting => {
+                slots.waiting.push_back((id, bytes))
             }
             AtCap::Request(id) => {
                 let err = ErrorObject::new(
@@ -327,14 +340,14 @@ impl<E: Endpoint + 'static> Kernel<E> {
         eof: bool,
         gone: &CancellationToken,
     ) {
-        while let Some(bytes) = slots.waiting.pop_front() {
+        while let Some((id, bytes)) = slots.waiting.pop_front() {
             if eof && !gone.is_cancelled() {
                 let Ok(slot) = slots.permits.clone().acquire_owned().await else {
                     break;
                 };
                 self.handle_frame(conn, tracker, bytes, Some(slot)).await;
             } else if !gone.is_cancelled()
-                && let AtCap::Request(Some(id)) = at_cap(&bytes)
+                && let Some(id) = id
             {
                 let err =
                     ErrorObject::new(-32000, "Server shutting down: the request was not started");
@@ -641,7 +654,8 @@ async fn read_one<R: AsyncBufRead + Unpin>(
 /// running tool waits for) are applied without waiting for a slot.
 struct Slots {
     permits: Arc<Semaphore>,
-    waiting: VecDeque<Vec<u8>>,
+    /// Each with its id (`None`: a batch).
+    waiting: VecDeque<(Option<RequestId>, Vec<u8>)>,
     max_waiting: usize,
 }
 
@@ -649,6 +663,8 @@ struct Slots {
 enum AtCap {
     /// A response, a notification, or a frame answered at once with an error: handled now.
     Control,
+    /// A `notifications/cancelled` naming this request: it may be one still waiting.
+    Cancel(RequestId),
     /// A request or a batch (its id, when a single request): it needs a slot.
     Request(Option<RequestId>),
 }
@@ -660,6 +676,12 @@ fn at_cap(bytes: &[u8]) -> AtCap {
     };
     match jsonrpc::decode(bytes, opts) {
         Frame::Single(Ok(Message::Request(r))) => AtCap::Request(Some(r.id)),
+        Frame::Single(Ok(Message::Notification(n))) if n.method == "notifications/cancelled" => {
+            match intake::cancelled_request_id(n.params) {
+                Some(id) => AtCap::Cancel(id),
+                None => AtCap::Control,
+            }
+        }
         Frame::Batch(_) => AtCap::Request(None),
         _ => AtCap::Control,
     }

@@ -173,7 +173,8 @@ pub(crate) fn offered_protocol_version(params: Option<&RawValue>) -> String {
         .unwrap_or_default()
 }
 
-fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
+/// The `requestId` a `notifications/cancelled` names, if it names one.
+pub(crate) fn cancelled_request_id(params: Option<&RawValue>) -> Option<RequestId> {
     #[derive(serde::Deserialize)]
     struct P {
         #[serde(rename = "requestId")]
