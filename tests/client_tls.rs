@@ -165,3 +165,21 @@ fn a_root_file_without_certificates_is_an_error() {
         .expect_err("a broken PEM block is refused");
     assert!(err.to_string().contains("PEM"), "{err}");
 }
+
+#[path = "../examples/https_client.rs"]
+#[allow(dead_code)]
+mod https_client;
+
+#[tokio::test]
+async fn the_https_client_example_lists_the_tools_of_a_server_with_a_private_ca() {
+    let pki = pki();
+    let port = serve_https(&pki).await;
+    let url = format!("https://localhost:{port}/mcp");
+    let names = https_client::tool_names(&url, Some(pki.ca_pem.as_bytes()), None)
+        .await
+        .unwrap();
+    assert_eq!(names, ["echo"]);
+    // Without the CA the platform's roots do not know the server's certificate.
+    let refused = https_client::tool_names(&url, None, None).await;
+    assert!(refused.is_err(), "{refused:?}");
+}
