@@ -28,7 +28,7 @@ for impl in ours rmcp; do
 done
 leaf_pkgs() {
   case $1 in
-    ours) echo "-p bookshop-ours -p mcp -p mcp-runtime -p mcp-core -p mcp-macros" ;;
+    ours) echo "-p bookshop-ours -p mcp-framework -p mcp-framework-runtime -p mcp-framework-core -p mcp-framework-macros" ;;
     rmcp) echo "-p bookshop-rmcp" ;;
   esac
 }

@@ -32,7 +32,7 @@ export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-20000}"
 
 # Build once, outside the timed runs.
 cargo test --all-features --test fuzz --no-run --quiet
-cargo test --all-features -p mcp-runtime --lib --no-run --quiet
+cargo test --all-features -p mcp-framework-runtime --lib --no-run --quiet
 
 run_target() {
     case "$1" in
@@ -42,9 +42,9 @@ run_target() {
         jsonrpc | framing | headers | template)
             timeout "$2" cargo test --all-features --quiet --test fuzz -- "$1::" ;;
         sse)
-            timeout "$2" cargo test --all-features --quiet -p mcp-runtime --lib -- client::sse::tests::fuzz:: ;;
+            timeout "$2" cargo test --all-features --quiet -p mcp-framework-runtime --lib -- client::sse::tests::fuzz:: ;;
         request_state)
-            timeout "$2" cargo test --all-features --quiet -p mcp-runtime --lib -- session::request_state::tests::fuzz:: ;;
+            timeout "$2" cargo test --all-features --quiet -p mcp-framework-runtime --lib -- session::request_state::tests::fuzz:: ;;
         *)
             echo "unknown target: $1" >&2
             return 2 ;;

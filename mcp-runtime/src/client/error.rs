@@ -11,6 +11,7 @@ use mcp_core::jsonrpc::ErrorObject;
 /// Local conditions (timeouts, a closed connection, a dead child process) are their own
 /// variants and never look like a server's JSON-RPC error ([`ClientError::Rpc`]).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     Rpc(ErrorObject),

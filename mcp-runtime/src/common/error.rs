@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 /// A [`McpError::Protocol`] error goes on the wire as written. Everything else is an internal
 /// failure: it is logged, and the peer sees only `-32603 Internal error`.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum McpError {
     /// A JSON-RPC error meant for the peer.
     Protocol(ErrorObject),

@@ -59,6 +59,7 @@ pub use crate::common::BoxFuture;
 
 /// Why asking the client for input did not produce an answer.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum InteractionError {
     /// Modern request: the answer is not here yet. The request answers `input_required`
     /// (return this error with `?`); the handler runs again once the client answered.

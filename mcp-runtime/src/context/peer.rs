@@ -16,6 +16,7 @@ use crate::wire::pending::{IdStyle, Pending, WaitError};
 
 /// Why a server-to-client request could not be completed.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum PeerError {
     /// 2026-07-28 connections carry no server-to-client requests.
     ModernConnection,

@@ -317,6 +317,7 @@ impl Context {
 
 /// Why a progress report was refused.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ProgressError {
     /// `progress` did not increase (or was not finite).
     NotIncreasing,

@@ -43,6 +43,7 @@ pub(crate) fn cell_and_handle<H: ServerHandler>(
 
 /// Why a registration change was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HandleError {
     /// The server's handler table is not a [`Registry`] (a macro-generated table is fixed
     /// at compile time).

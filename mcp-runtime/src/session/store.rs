@@ -83,6 +83,7 @@ impl SessionRecord {
 
 /// Why a store could not do what was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StoreError {
     /// The backend did not answer (unreachable, timed out): the request that needed it
     /// fails with `503`, and the next one tries again.

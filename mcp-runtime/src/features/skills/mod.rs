@@ -60,6 +60,7 @@ impl EmbeddedFile {
 
 /// Why a skill tree could not be loaded. Nothing is served from a tree that fails.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum SkillsError {
     /// A file or directory could not be read.
     Io {

@@ -139,6 +139,7 @@ pub struct TaskPage {
 
 /// Why a store refused an operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TaskStoreError {
     /// No task has this id (or it expired).
     NotFound,

@@ -49,6 +49,7 @@ pub use crate::common::principal::Principal;
 
 /// Why a token was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AuthError {
     /// Expired, revoked, malformed, for another audience, ...: `401 invalid_token`.
     InvalidToken(String),
