@@ -14,9 +14,11 @@
 //! drivers use it to reach every revision a client speaks.
 //!
 //! `--redis URL` (built with the `redis` feature) keeps the HTTP sessions, the resumable
-//! streams' events and the used `requestState`s in Redis (`mcp::runtime::session::redis`),
-//! so several `everything` processes behind one load balancer serve the same clients; give
-//! them the same `requestState` keys in `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
+//! streams' events, the used `requestState`s and the tasks in Redis
+//! (`mcp::runtime::session::redis`), so several `everything` processes behind one load
+//! balancer serve the same clients (a task started on one is polled, answered and
+//! cancelled through any); give them the same `requestState` keys in
+//! `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
 //!
 //! Both HTTP flags serve the same router (Streamable HTTP at `/mcp`, the 2024-11-05
 //! transport at `/sse` + `/messages`), so any client of any revision can connect to either.
@@ -28,6 +30,7 @@
 //!   (`tracing` events reach the client through the log bridge), `ask_name` (elicitation),
 //!   `sign_in` (URL-mode elicitation),
 //!   `summarize` (sampling), `list_roots` (roots), `report` (may run as a task),
+//!   `approve` (may run as a task, then asks for input: the task is `input_required`),
 //!   `enable_echo` (adds a tool at run time: list-changed), `touch_note` (resource updated);
 //! - resources: `everything://readme` (text), `everything://logo.png` (binary), the template
 //!   `everything://notes/{id}`, with subscriptions;
@@ -61,6 +64,9 @@ use tracing_subscriber::{Layer, filter::LevelFilter};
 
 /// Calls of `sleep` that saw their cancellation.
 static CANCELLED: AtomicU64 = AtomicU64::new(0);
+
+/// Calls of `approve` stopped before they finished (their task cancelled).
+static STOPPED: AtomicU64 = AtomicU64::new(0);
 
 /// A 1x1 transparent PNG.
 const LOGO: &[u8] = &[
@@ -172,6 +178,8 @@ async fn sleep(ms: u64, cancel: CancellationToken) -> String {
 struct Stats {
     /// Calls of `sleep` that were cancelled.
     cancelled: u64,
+    /// Calls of `approve` stopped before they finished.
+    stopped_approvals: u64,
 }
 
 /// What the server has observed.
@@ -179,6 +187,7 @@ struct Stats {
 async fn stats() -> Json<Stats> {
     Json(Stats {
         cancelled: CANCELLED.load(Ordering::SeqCst),
+        stopped_approvals: STOPPED.load(Ordering::SeqCst),
     })
 }
 
@@ -251,6 +260,44 @@ async fn report(topic: String) -> String {
     format!("Report on {topic}: all is well.")
 }
 
+/// The answer `approve` asks for.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Approval {
+    /// Whether to apply the change.
+    approved: bool,
+}
+
+/// Counts a call of `approve` as stopped when it is dropped before it finished.
+struct Unfinished(bool);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if self.0 {
+            STOPPED.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Prepares `change` for `wait_ms` (default 200), then asks the user to approve it. As a
+/// task the question is the task's input: `input_required` until answered (2026-07-28:
+/// `tasks/update`; 2025-11-25: an elicitation tagged with the task).
+#[mcp::tool(task = "optional")]
+async fn approve(change: String, wait_ms: Option<u64>, ctx: &Context) -> Result<String, McpError> {
+    let mut unfinished = Unfinished(true);
+    tokio::time::sleep(Duration::from_millis(wait_ms.unwrap_or(200))).await;
+    let said = match ctx.elicit::<Approval>(&format!("Apply {change}?")).await {
+        Ok(Elicitation::Accept(a)) if a.approved => format!("{change}: applied"),
+        Ok(_) => format!("{change}: not applied"),
+        // An input round (2026-07-28, not a task) ends the call here: not a stop.
+        Err(e) => {
+            unfinished.0 = false;
+            return Err(e.into());
+        }
+    };
+    unfinished.0 = false;
+    Ok(said)
+}
+
 /// Adds an `echo` tool at run time (clients are told the tool list changed).
 #[mcp::tool]
 async fn enable_echo(ctx: &Context) -> Result<String, McpError> {
@@ -311,6 +358,11 @@ const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
 
 /// The server, for `main` and for `tests/everything.rs` (which includes this file).
 pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateConfig) -> Server {
+    builder(versions, request_state).build()
+}
+
+/// The server's builder: every tool, resource and prompt.
+fn builder(versions: SupportedVersions, request_state: RequestStateConfig) -> mcp::ServerBuilder {
     static SKILLS: &[EmbeddedFile] = &[EmbeddedFile::new("greeting-etiquette/SKILL.md", SKILL)];
     let skills = SkillSet::from_embedded(SKILLS).expect("the embedded skill is valid");
     Server::builder("everything", env!("CARGO_PKG_VERSION"))
@@ -321,6 +373,7 @@ pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateCon
         .skills(skills)
         .cache_hint_for("tools/list", CacheHint::private(1_000))
         .elicitation_form::<Person>()
+        .elicitation_form::<Approval>()
         .registry(|r| {
             r.add_tool_def::<add>();
             r.add_tool_def::<media>();
@@ -334,6 +387,7 @@ pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateCon
             r.add_tool_def::<summarize>();
             r.add_tool_def::<list_roots>();
             r.add_tool_def::<report>();
+            r.add_tool_def::<approve>();
             r.add_tool_def::<enable_echo>();
             r.add_tool_def::<touch_note>();
             r.add_prompt_def::<greet>();
@@ -391,7 +445,6 @@ pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateCon
                 },
             );
         })
-        .build()
 }
 
 fn usage() -> ! {
@@ -467,11 +520,17 @@ fn parse_args(args: &[String]) -> Args {
     }
 }
 
-/// The HTTP options and the `requestState` sealing: in this process by default, in Redis
-/// with `--redis` (sessions, events, a single-use replay guard shared by every process).
-async fn stores(redis: Option<String>) -> std::io::Result<(HttpOptions, RequestStateConfig)> {
+/// Where tasks are kept when not in this process.
+type Tasks = Option<std::sync::Arc<dyn mcp::runtime::tasks::TaskStore>>;
+
+/// The HTTP options, the `requestState` sealing and the task store: in this process by
+/// default, in Redis with `--redis` (sessions, events, a single-use replay guard and the
+/// tasks, shared by every process).
+async fn stores(
+    redis: Option<String>,
+) -> std::io::Result<(HttpOptions, RequestStateConfig, Tasks)> {
     let Some(url) = redis else {
-        return Ok((HttpOptions::default(), RequestStateConfig::default()));
+        return Ok((HttpOptions::default(), RequestStateConfig::default(), None));
     };
     #[cfg(feature = "redis")]
     {
@@ -487,8 +546,9 @@ async fn stores(redis: Option<String>) -> std::io::Result<(HttpOptions, RequestS
             event_store: Some(stores.event_store()),
             ..HttpOptions::default()
         };
-        eprintln!("everything: sessions, events and used requestStates in {url}");
-        Ok((opts, request_state))
+        eprintln!("everything: sessions, events, used requestStates and tasks in {url}");
+        let tasks: Tasks = Some(stores.task_store());
+        Ok((opts, request_state, tasks))
     }
     #[cfg(not(feature = "redis"))]
     {
@@ -522,7 +582,7 @@ async fn main() -> std::io::Result<()> {
                 .await
         }
         Serve::Http(addr, path) => {
-            let (opts, request_state) = stores(redis).await?;
+            let (opts, request_state, tasks) = stores(redis).await?;
             let stop = CancellationToken::new();
             mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
             let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -530,9 +590,11 @@ async fn main() -> std::io::Result<()> {
                 "everything on http://{addr}{path} ({})",
                 versions.strings().join(", ")
             );
-            server(versions, request_state)
-                .serve_http_on(listener, opts, stop)
-                .await
+            let mut server = builder(versions, request_state);
+            if let Some(tasks) = tasks {
+                server = server.task_store(tasks);
+            }
+            server.build().serve_http_on(listener, opts, stop).await
         }
     }
 }

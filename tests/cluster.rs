@@ -6,7 +6,8 @@
 //! replayed by a survivor; `restart-all` under a live session; Redis stopped (503 in
 //! bounded time, the stateless 2026-07-28 revision unaffected) and started again; an
 //! unknown session a 404; a 2026-07-28 `requestState` sealed on one replica, opened on
-//! another and refused on a third when replayed.
+//! another and refused on a third when replayed; tasks (both eras) started on one replica,
+//! polled, answered and cancelled through the others.
 //!
 //! Needs `redis-server` and `nginx` (Debian's packages): without them the test fails when
 //! `CI` is set (`.ci/run` installs both) and says `SKIPPED` otherwise.
@@ -662,7 +663,229 @@ async fn a_cluster_behind_nginx_serves_sessions_through_failures() {
         r.body
     );
     eprintln!(
-        "step 7: requestState sealed on {sealed_on}, opened on {opened_on}, replay refused on {replayed_on}; all in {:?}",
-        started.elapsed()
+        "step 7: requestState sealed on {sealed_on}, opened on {opened_on}, replay refused on {replayed_on}",
+    );
+
+    // 8. Tasks in Redis: a task runs on one replica, the others poll it, answer its input
+    // and cancel it, and the one running it stops.
+    modern_task_across_replicas(&c).await;
+    legacy_task_across_replicas(&c).await;
+    eprintln!("all steps in {:?}", started.elapsed());
+}
+
+/// The answer of a JSON or one-answer SSE response.
+fn answer_of(r: &Resp) -> Value {
+    if r.body.starts_with('{') {
+        return r.json();
+    }
+    r.events()
+        .into_iter()
+        .find(|e| e.get("id").is_some())
+        .unwrap_or_else(|| panic!("an answer: {}", r.body))
+}
+
+/// A 2026-07-28 request declaring elicitation and the tasks extension.
+async fn modern_call(c: &Cluster, id: u64, method: &str, params: Value) -> Resp {
+    let mut meta = support::envelope();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({
+        "elicitation": {"form": {}},
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    });
+    let mut params = params;
+    params["_meta"] = meta;
+    // Mcp-Name: the tool's name, or the task's id.
+    let name = params["name"]
+        .as_str()
+        .or(params["taskId"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let mut h = vec![
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+    ];
+    if !name.is_empty() {
+        h.push(("mcp-name", &name));
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let r = send(c, &h, &body).await;
+    assert_eq!(r.status, 200, "{method}: {}", r.body);
+    r
+}
+
+/// Sends `filler` until a response comes from `replica`: round-robin then sends the next
+/// request to another one.
+async fn after(c: &Cluster, replica: u16, filler: impl AsyncFn() -> Resp) {
+    for _ in 0..=2 * REPLICAS {
+        if c.replica(&filler().await.headers) == replica {
+            return;
+        }
+    }
+    panic!("replica {replica} never answered");
+}
+
+/// `stopped_approvals` summed over the replicas (`stats` called until each answered).
+async fn stopped_approvals(c: &Cluster) -> u64 {
+    let mut by_replica = std::collections::HashMap::new();
+    for i in 0..4 * REPLICAS {
+        let r = modern_call(
+            c,
+            900 + u64::from(i),
+            "tools/call",
+            json!({"name": "stats"}),
+        )
+        .await;
+        let n = r.json()["result"]["structuredContent"]["stopped_approvals"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("stats: {}", r.body));
+        by_replica.insert(c.replica(&r.headers), n);
+        if by_replica.len() == usize::from(REPLICAS) {
+            return by_replica.values().sum();
+        }
+    }
+    panic!("stats not served by every replica: {by_replica:?}");
+}
+
+/// Polls 2026-07-28 `tasks/get` through nginx until `done`: the task and every replica that
+/// answered.
+async fn poll_modern(
+    c: &Cluster,
+    id: &str,
+    done: impl Fn(&Value) -> bool,
+) -> (Value, HashSet<u16>) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut seen = HashSet::new();
+    loop {
+        let r = modern_call(c, 800, "tasks/get", json!({"taskId": id})).await;
+        seen.insert(c.replica(&r.headers));
+        let task = r.json()["result"].clone();
+        if done(&task) {
+            return (task, seen);
+        }
+        assert!(Instant::now() < deadline, "task {id}: {task}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// 2026-07-28: `approve` becomes a task on one replica; its question is read and answered
+/// (`tasks/update`) through others, and the result read back; a second one is cancelled
+/// through another replica while it waits, and the replica running it stops it.
+async fn modern_task_across_replicas(c: &Cluster) {
+    let before = stopped_approvals(c).await;
+    let start = |id: u64, change: &str| {
+        let args = json!({"change": change, "wait_ms": 200});
+        modern_call(
+            c,
+            id,
+            "tools/call",
+            json!({"name": "approve", "arguments": args}),
+        )
+    };
+    let r = start(10, "8a").await;
+    let res = r.json()["result"].clone();
+    assert_eq!(res["resultType"], "task", "{}", r.body);
+    let runs_on = c.replica(&r.headers);
+    let id = res["taskId"].as_str().unwrap().to_owned();
+    let (task, seen) = poll_modern(c, &id, |t| t["status"] == "input_required").await;
+    let key = task["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let get = || modern_call(c, 11, "tasks/get", json!({"taskId": id}));
+    after(c, runs_on, get).await;
+    let answer = json!({"taskId": id, "inputResponses": {
+        key.as_str(): {"action": "accept", "content": {"approved": true}}}});
+    let r = modern_call(c, 12, "tasks/update", answer).await;
+    let answered_on = c.replica(&r.headers);
+    assert_ne!(
+        answered_on, runs_on,
+        "the input answered on another replica"
+    );
+    assert_eq!(r.json()["result"]["resultType"], "complete", "{}", r.body);
+    let (done, seen_done) = poll_modern(c, &id, |t| t["status"] == "completed").await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "8a: applied",
+        "{done}"
+    );
+    let pollers: HashSet<u16> = seen.union(&seen_done).copied().collect();
+    assert!(pollers.iter().any(|&n| n != runs_on), "{pollers:?}");
+
+    let r = start(13, "8b").await;
+    let runs_on_b = c.replica(&r.headers);
+    let id = r.json()["result"]["taskId"].as_str().unwrap().to_owned();
+    poll_modern(c, &id, |t| t["status"] == "input_required").await;
+    let get = || modern_call(c, 14, "tasks/get", json!({"taskId": id}));
+    after(c, runs_on_b, get).await;
+    let r = modern_call(c, 15, "tasks/cancel", json!({"taskId": id})).await;
+    let cancelled_on = c.replica(&r.headers);
+    assert_ne!(cancelled_on, runs_on_b);
+    let (task, _) = poll_modern(c, &id, |t| t["status"] != "input_required").await;
+    assert_eq!(task["status"], "cancelled", "{task}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while stopped_approvals(c).await != before + 1 {
+        assert!(
+            Instant::now() < deadline,
+            "replica {runs_on_b} did not stop the task"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    eprintln!(
+        "step 8a: 2026 task on {runs_on}, answered on {answered_on}, polled on {pollers:?}; \
+         task on {runs_on_b} cancelled on {cancelled_on}, stopped on {runs_on_b}"
+    );
+}
+
+/// 2025-11-25: a task-augmented `approve` runs on one replica; `tasks/get`, `tasks/cancel`
+/// and `tasks/result` of the session go to others, and the replica running it stops it.
+async fn legacy_task_across_replicas(c: &Cluster) {
+    let before = stopped_approvals(c).await;
+    let sid = session(c).await;
+    let call = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {
+        "name": "approve", "arguments": {"change": "8c", "wait_ms": 30000},
+        "task": {"ttl": 60000}}});
+    let r = send(c, &legacy(&sid), &call).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let runs_on = c.replica(&r.headers);
+    let task = answer_of(&r)["result"]["task"].clone();
+    assert_eq!(task["status"], "working", "{}", r.body);
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    let method =
+        |n: u64, m: &str| json!({"jsonrpc": "2.0", "id": n, "method": m, "params": {"taskId": id}});
+    let get = async || send(c, &legacy(&sid), &method(21, "tasks/get")).await;
+    after(c, runs_on, get).await;
+    let r = get().await;
+    let polled_on = c.replica(&r.headers);
+    assert_ne!(polled_on, runs_on);
+    assert_eq!(answer_of(&r)["result"]["status"], "working", "{}", r.body);
+    after(c, runs_on, get).await;
+    let r = send(c, &legacy(&sid), &method(22, "tasks/cancel")).await;
+    let cancelled_on = c.replica(&r.headers);
+    assert_ne!(cancelled_on, runs_on);
+    assert_eq!(answer_of(&r)["result"]["status"], "cancelled", "{}", r.body);
+    let mut results_on = HashSet::new();
+    for n in 0..REPLICAS {
+        let r = send(c, &legacy(&sid), &method(23 + u64::from(n), "tasks/result")).await;
+        results_on.insert(c.replica(&r.headers));
+        let err = &answer_of(&r)["error"];
+        assert_eq!(err["code"], -32602, "{}", r.body);
+        assert!(
+            err["message"].as_str().unwrap().contains("cancelled"),
+            "{err}"
+        );
+    }
+    assert_eq!(results_on.len(), usize::from(REPLICAS));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while stopped_approvals(c).await != before + 1 {
+        assert!(
+            Instant::now() < deadline,
+            "replica {runs_on} did not stop the task"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    eprintln!(
+        "step 8b: 2025-11-25 task on {runs_on}, polled on {polled_on}, cancelled on \
+         {cancelled_on}, stopped on {runs_on}, its result refused on {results_on:?}"
     );
 }

@@ -3,7 +3,9 @@
 //! never come back once removed, every key has an expiry; event ids from two connections
 //! (two replicas) are unique and ordered and a replay returns exactly the later events; the
 //! replay guard lets a state through once; with Redis gone a call fails within the timeout,
-//! and once Redis is back calls succeed again without a new connection.
+//! and once Redis is back calls succeed again without a new connection. The task store
+//! keeps the in-memory store's rules (both checked by `support::task_store`), its updates
+//! are atomic across replicas, and it fails in bounded time without Redis too.
 //!
 //! Without `redis-server` on the PATH the tests fail when `CI` is set and are skipped
 //! (with a message) otherwise.
@@ -17,8 +19,11 @@ use std::time::{Duration, Instant};
 use mcp::runtime::ReplayGuard;
 use mcp::runtime::session::redis::{RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
+use mcp::runtime::tasks::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
+use mcp::types::{CallToolResult, ContentBlock};
 use mcp::version::ProtocolVersion;
 use support::redis::{RedisServer, assert_every_key_expires, int, keys_with_ttl, raw};
+use support::task_store;
 
 fn record(owner: &str) -> SessionRecord {
     SessionRecord {
@@ -380,4 +385,179 @@ async fn a_redis_that_never_answers_is_a_timeout_not_a_hang() {
     )
     .await;
     drop(silent);
+}
+
+#[tokio::test]
+async fn the_task_store_keeps_the_in_memory_rules() {
+    let memory = InMemoryTaskStore::default();
+    task_store::lifecycle(&memory, "m").await;
+    task_store::listing(&memory, "m").await;
+    task_store::expiry(&memory, "m").await;
+    task_store::bound_of_two(&InMemoryTaskStore::new(2), "m").await;
+
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let stores = RedisConfig::new(redis.url())
+        .prefix("t6:")
+        .connect()
+        .await
+        .unwrap();
+    let store = stores.task_store();
+    task_store::lifecycle(&*store, "r").await;
+    task_store::listing(&*store, "r").await;
+    task_store::expiry(&*store, "r").await;
+    let small = RedisConfig::new(redis.url())
+        .prefix("t6:")
+        .max_tasks_per_owner(2)
+        .connect()
+        .await
+        .unwrap()
+        .task_store();
+    task_store::bound_of_two(&*small, "r-bound").await;
+    // The bound is per owner: another one still has room.
+    for n in ["x", "y"] {
+        let r = TaskRecord::new(format!("other-{n}"), None, Some("other".into()));
+        small.create(r).await.unwrap();
+    }
+    // The same tasks seen through another connection (another replica).
+    let other = RedisConfig::new(redis.url())
+        .prefix("t6:")
+        .connect()
+        .await
+        .unwrap()
+        .task_store();
+    assert_eq!(other.get("r-a").await, store.get("r-a").await);
+    assert!(other.get("r-a").await.unwrap().is_some());
+
+    // Every key expires, but the one creation counter.
+    for (k, ttl) in keys_with_ttl(redis.port, "t6:") {
+        if k != "t6:task-seq" {
+            assert!(0 < ttl && ttl <= 24 * 3600 * 1000, "{k}: {ttl}");
+        }
+    }
+    assert_eq!(int(redis.port, &["ZCARD", "t6:tasks:o:r-bound"]), 2);
+}
+
+#[tokio::test]
+async fn task_updates_from_replicas_are_atomic() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let connect = || async {
+        RedisConfig::new(redis.url())
+            .prefix("t7:")
+            .max_task_ttl(Duration::from_secs(30))
+            .connect()
+            .await
+            .unwrap()
+            .task_store()
+    };
+    let (a, b) = (connect().await, connect().await);
+    for round in 0..5 {
+        let id = format!("race-{round}");
+        a.create(TaskRecord::new(&id, None, None)).await.unwrap();
+        // Twenty writers on two replicas race to finish it: one wins, the rest are refused.
+        let mut writers = Vec::new();
+        for i in 0..20 {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let id = id.clone();
+            writers.push(tokio::spawn(async move {
+                let done = CallToolResult::success(vec![ContentBlock::text(format!("w{i}"))]);
+                let update = if i % 3 == 0 {
+                    TaskUpdate::cancelled()
+                } else {
+                    TaskUpdate::completed(done)
+                };
+                store.update(&id, update).await
+            }));
+        }
+        let mut won = Vec::new();
+        for w in writers {
+            match w.await.unwrap() {
+                Ok(r) => won.push(r),
+                Err(TaskStoreError::Terminal(_)) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(won.len(), 1, "exactly one writer finishes the task");
+        assert_eq!(b.get(&id).await.unwrap(), Some(won.remove(0)));
+    }
+    // An unlimited task is kept at most `max_task_ttl`.
+    a.create(TaskRecord::new("forever", None, None))
+        .await
+        .unwrap();
+    let ttl = int(redis.port, &["PTTL", "t7:task:forever"]);
+    assert!(20_000 < ttl && ttl <= 30_000, "{ttl}");
+}
+
+/// Runs `f` and checks that it fails as a backend error within the timeout (plus slack).
+async fn task_store_down_in_time<T: std::fmt::Debug>(
+    what: &str,
+    limit: Duration,
+    f: impl std::future::Future<Output = Result<T, TaskStoreError>>,
+) {
+    let started = Instant::now();
+    let out = tokio::time::timeout(limit * 5, f)
+        .await
+        .unwrap_or_else(|_| panic!("{what} hung"));
+    assert!(
+        matches!(out, Err(TaskStoreError::Backend(_))),
+        "{what}: {out:?}"
+    );
+    assert!(
+        started.elapsed() < limit * 2,
+        "{what} took {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_task_store_without_redis_fails_in_time_and_recovers() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let timeout = Duration::from_millis(300);
+    let store = RedisConfig::new(redis.url())
+        .prefix("t8:")
+        .timeout(timeout)
+        .connect()
+        .await
+        .unwrap()
+        .task_store();
+    store
+        .create(TaskRecord::new("a", None, None))
+        .await
+        .unwrap();
+    redis.stop();
+    for _ in 0..2 {
+        task_store_down_in_time("get", timeout, store.get("a")).await;
+        task_store_down_in_time("update", timeout, store.update("a", TaskUpdate::working())).await;
+        task_store_down_in_time(
+            "create",
+            timeout,
+            store.create(TaskRecord::new("b", None, None)),
+        )
+        .await;
+        task_store_down_in_time("list", timeout, store.list(None, None, 10)).await;
+        task_store_down_in_time("take", timeout, store.take_input("a")).await;
+    }
+    let redis = RedisServer::start_on(redis.port);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match store.get("a").await {
+            Ok(found) => {
+                assert_eq!(found, None, "the new server is empty");
+                break;
+            }
+            Err(e) => assert!(Instant::now() < deadline, "not back: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    store
+        .create(TaskRecord::new("a", None, None))
+        .await
+        .unwrap();
+    assert_eq!(store.list(None, None, 10).await.unwrap().tasks.len(), 1);
+    drop(redis);
 }

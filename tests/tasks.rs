@@ -1148,3 +1148,66 @@ async fn legacy_task_messages_carry_the_related_task_and_a_waiting_request_means
         "{seen:?}"
     );
 }
+
+/// Two servers (two replicas) over one store, polling it every 20 ms.
+fn replicas(finished: Arc<AtomicBool>) -> (Server, Server) {
+    let store = Arc::new(mcp::runtime::tasks::InMemoryTaskStore::default());
+    let options = TaskOptions {
+        poll_interval: Duration::from_millis(20),
+        ..TaskOptions::default()
+    };
+    let one = || {
+        builder(finished.clone())
+            .task_store(store.clone())
+            .task_options(options.clone())
+            .build()
+    };
+    (one(), one())
+}
+
+#[tokio::test]
+async fn a_task_running_on_one_replica_is_answered_and_cancelled_through_another() {
+    let finished = Arc::new(AtomicBool::new(false));
+    let (a, b) = replicas(finished.clone());
+    let mut on_a = Wire::new(a.serve_in_memory());
+    let mut on_b = Wire::new(b.serve_in_memory());
+
+    // Input: asked on A, seen and answered on B (checked against what the store holds).
+    let id = modern_task(&mut on_a, json!(1), "two_questions", json!({})).await;
+    let t = poll_status(&mut on_b, &id, "input_required").await;
+    assert_eq!(t["inputRequests"]["name"]["method"], "elicitation/create");
+    let bad = on_b
+        .request(
+            json!(2),
+            "tasks/update",
+            modern_ext(json!({"taskId": id, "inputResponses": {"name": {"roots": []}}})),
+        )
+        .await;
+    assert_eq!(code(&bad), -32602, "{bad}");
+    let ack = on_b
+        .request(
+            json!(3),
+            "tasks/update",
+            modern_ext(json!({"taskId": id, "inputResponses": {
+                "name": {"action": "accept", "content": {"name": "Ada"}},
+                "city": {"action": "accept", "content": {"city": "London"}}
+            }})),
+        )
+        .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = poll_terminal(&mut on_b, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Ada") && text.contains("London"), "{text}");
+
+    // Cancel: asked on B, the work on A stops.
+    let id = modern_task(&mut on_a, json!(4), "sleep", json!({"ms": 400})).await;
+    on_b.request(json!(5), "tasks/cancel", modern_ext(json!({"taskId": id})))
+        .await;
+    assert_eq!(poll_terminal(&mut on_a, &id).await["status"], "cancelled");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !finished.load(Ordering::SeqCst),
+        "the work on A was stopped"
+    );
+}

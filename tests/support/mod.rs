@@ -7,6 +7,7 @@ use std::time::Duration;
 
 pub mod http;
 pub mod redis;
+pub mod task_store;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};

@@ -107,6 +107,57 @@ impl PendingInput {
             .map(|(k, (r, _))| (k.clone(), r.clone()))
             .collect()
     }
+
+    /// Hands checked answers to their waiters (a waiter resumes once all of its keys are
+    /// answered); the task's next state, `None` when nothing was pending.
+    fn accept(&mut self, accepted: Vec<(String, InputResponse)>) -> Option<TaskUpdate> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        for (key, response) in accepted {
+            let Some((_, waiter)) = self.pending.remove(&key) else {
+                continue;
+            };
+            let Some(w) = self.waiters.get_mut(&waiter) else {
+                continue;
+            };
+            w.answered.insert(key, response);
+            w.remaining -= 1;
+            if w.remaining == 0 {
+                let w = self.waiters.remove(&waiter).expect("present");
+                let _ = w.reply.send(w.answered);
+            }
+        }
+        Some(if self.pending.is_empty() {
+            TaskUpdate::working()
+        } else {
+            TaskUpdate::input_required(self.requests())
+        })
+    }
+}
+
+/// Decodes the answers to the keys `pending` knows (others are ignored) and checks each
+/// answers its request; any bad one is an error and nothing is accepted.
+fn decode_answers<'r>(
+    responses: serde_json::Map<String, serde_json::Value>,
+    pending: impl Fn(&str) -> Option<&'r InputRequest>,
+) -> Result<Vec<(String, InputResponse)>, McpError> {
+    let mut accepted = Vec::new();
+    for (key, value) in responses {
+        let Some(request) = pending(&key) else {
+            continue;
+        };
+        let response: InputResponse = serde_json::from_value(value)
+            .map_err(|_| McpError::invalid_params(format!("Invalid input response for `{key}`")))?;
+        if !request.is_answered_by(&response) {
+            return Err(McpError::invalid_params(format!(
+                "Input response for `{key}` does not answer {}",
+                request.method()
+            )));
+        }
+        accepted.push((key, response));
+    }
+    Ok(accepted)
 }
 
 /// The engine shared by every connection of a server.
@@ -273,6 +324,11 @@ impl TaskEngine {
                 biased;
                 _ = cancel.cancelled() => None,
                 _ = expiry => None,
+                // Cancelled through another process sharing the store.
+                _ = engine.follow_store(&id) => {
+                    cancel.cancel();
+                    None
+                }
                 out = run => Some(out),
             };
             engine.settle(&id, outcome).await;
@@ -400,57 +456,115 @@ impl TaskEngine {
 
     /// `tasks/update`: records the answers to pending input requests. Keys the task is not
     /// waiting for are ignored; once every pending request is answered, the tool resumes.
+    /// A task running in another process (a store shared by replicas) gets the answers
+    /// through the store ([`TaskStore::deliver_input`]).
     pub(crate) async fn answer(
         &self,
         task_id: &str,
         responses: serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), McpError> {
+        let here = self
+            .running
+            .lock()
+            .expect("running lock")
+            .contains_key(task_id);
+        if !here {
+            return self.answer_elsewhere(task_id, responses).await;
+        }
         let step = {
             let mut running = self.running.lock().expect("running lock");
             let Some(input) = running.get_mut(task_id).map(|r| &mut r.input) else {
                 return Ok(());
             };
-            if input.pending.is_empty() {
-                return Ok(());
-            }
             // Decode and check everything first: a bad answer changes nothing.
-            let mut accepted = Vec::new();
-            for (key, value) in responses {
-                let Some((request, waiter)) = input.pending.get(&key) else {
-                    continue;
-                };
-                let response: InputResponse = serde_json::from_value(value).map_err(|_| {
-                    McpError::invalid_params(format!("Invalid input response for `{key}`"))
-                })?;
-                if !request.is_answered_by(&response) {
-                    return Err(McpError::invalid_params(format!(
-                        "Input response for `{key}` does not answer {}",
-                        request.method()
-                    )));
-                }
-                accepted.push((key, *waiter, response));
-            }
-            for (key, waiter, response) in accepted {
-                input.pending.remove(&key);
-                let Some(w) = input.waiters.get_mut(&waiter) else {
-                    continue;
-                };
-                w.answered.insert(key, response);
-                w.remaining -= 1;
-                if w.remaining == 0 {
-                    let w = input.waiters.remove(&waiter).expect("present");
-                    let _ = w.reply.send(w.answered);
-                }
-            }
-            if input.pending.is_empty() {
-                TaskUpdate::working()
-            } else {
-                TaskUpdate::input_required(input.requests())
-            }
+            let accepted = decode_answers(responses, |k| input.pending.get(k).map(|(r, _)| r))?;
+            input.accept(accepted)
+        };
+        self.step(task_id, step).await
+    }
+
+    /// Moves the task on after answers were accepted (`None`: nothing changed).
+    async fn step(&self, task_id: &str, step: Option<TaskUpdate>) -> Result<(), McpError> {
+        let Some(step) = step else {
+            return Ok(());
         };
         match self.apply(task_id, step).await {
             Ok(_) | Err(TaskStoreError::Terminal(_)) => Ok(()),
             Err(e) => Err(store_error(e)),
+        }
+    }
+
+    /// `tasks/update` for a task this process does not run: checked against the pending
+    /// requests the store holds, then left in the store for the process that runs it.
+    async fn answer_elsewhere(
+        &self,
+        task_id: &str,
+        responses: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), McpError> {
+        let Some(record) = self.store.get(task_id).await.map_err(store_error)? else {
+            return Ok(());
+        };
+        if record.task.status != TaskStatus::InputRequired {
+            return Ok(());
+        }
+        let pending = record.input_requests.unwrap_or_default();
+        let accepted = decode_answers(responses, |k| pending.get(k))?;
+        if accepted.is_empty() {
+            return Ok(());
+        }
+        match self
+            .store
+            .deliver_input(task_id, accepted.into_iter().collect())
+            .await
+        {
+            Ok(()) | Err(TaskStoreError::Terminal(_)) | Err(TaskStoreError::NotFound) => Ok(()),
+            Err(e) => Err(store_error(e)),
+        }
+    }
+
+    /// While task `id` runs here, follows what other processes sharing the store do to it,
+    /// every poll interval: returns (after announcing it) once the store says the task
+    /// ended or is gone (cancelled elsewhere), and hands input answered elsewhere to the
+    /// waiting tool. A store that does not answer changes nothing: the task runs on.
+    async fn follow_store(&self, id: &str) {
+        loop {
+            tokio::time::sleep(self.options.poll_interval).await;
+            match self.store.get(id).await {
+                Ok(None) => return,
+                Ok(Some(r)) if r.task.is_terminal() => {
+                    self.changed.notify_waiters();
+                    self.announce(&r).await;
+                    return;
+                }
+                Ok(Some(_)) | Err(_) => {}
+            }
+            let waiting = self
+                .running
+                .lock()
+                .expect("running lock")
+                .get(id)
+                .is_some_and(|r| !r.input.pending.is_empty());
+            if !waiting {
+                continue;
+            }
+            let delivered = match self.store.take_input(id).await {
+                Ok(d) if !d.is_empty() => d,
+                _ => continue,
+            };
+            let step = {
+                let mut running = self.running.lock().expect("running lock");
+                running.get_mut(id).and_then(|r| {
+                    let pending = &r.input.pending;
+                    let accepted: Vec<_> = delivered
+                        .into_iter()
+                        .filter(|(k, _)| pending.contains_key(k))
+                        .collect();
+                    r.input.accept(accepted)
+                })
+            };
+            if let Err(e) = self.step(id, step).await {
+                tracing::warn!(task = %id, error = %e, "input answered elsewhere not recorded");
+            }
         }
     }
 

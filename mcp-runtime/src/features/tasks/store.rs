@@ -7,11 +7,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use mcp_core::jsonrpc::ErrorObject;
-use mcp_core::types::{CallToolResult, InputRequests, Task, TaskStatus};
+use mcp_core::types::{CallToolResult, InputRequests, InputResponses, Task, TaskStatus};
 
 use crate::chain::middleware::BoxFuture;
 
@@ -208,6 +208,85 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Forgets every task whose ttl is over at `now`; returns how many.
     fn purge_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<usize, TaskStoreError>>;
+
+    /// Keeps answers to `task_id`'s pending input for the process that runs the task, when
+    /// they reached another one (stores shared by replicas). Answers for a key already
+    /// delivered replace it. `NotFound` / `Terminal` as [`update`](Self::update). The
+    /// default carries nothing: a store only one process uses never needs it.
+    fn deliver_input<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: InputResponses,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let _ = (task_id, responses);
+        Box::pin(std::future::ready(Err(TaskStoreError::Backend(
+            "this task store does not carry input between processes".into(),
+        ))))
+    }
+
+    /// Takes the answers delivered for `task_id` (each is handed out once); empty when
+    /// there are none or the task is unknown.
+    fn take_input<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<InputResponses, TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(std::future::ready(Ok(InputResponses::new())))
+    }
+}
+
+/// A shared store is a store (`RedisStores::task_store` hands out an `Arc`).
+impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        (**self).create(record)
+    }
+
+    fn get<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        (**self).get(task_id)
+    }
+
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        update: TaskUpdate,
+    ) -> BoxFuture<'a, Result<TaskRecord, TaskStoreError>> {
+        (**self).update(task_id, update)
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<TaskPage, TaskStoreError>> {
+        (**self).list(owner, cursor, limit)
+    }
+
+    fn cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<TaskRecord, TaskStoreError>> {
+        (**self).cancel(task_id)
+    }
+
+    fn purge_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
+        (**self).purge_expired(now)
+    }
+
+    fn deliver_input<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: InputResponses,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        (**self).deliver_input(task_id, responses)
+    }
+
+    fn take_input<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<InputResponses, TaskStoreError>> {
+        (**self).take_input(task_id)
+    }
 }
 
 /// The default store: a bounded map in memory.
@@ -229,11 +308,14 @@ struct Inner {
     /// (expiry, creation sequence) of every task with a ttl, soonest first, so purging
     /// costs nothing until something is due.
     expiries: BTreeSet<(SystemTime, u64)>,
+    /// Input answered through another engine sharing this store (`deliver_input`).
+    delivered: HashMap<String, InputResponses>,
     next_seq: u64,
 }
 
 impl Inner {
     fn remove(&mut self, id: &str) {
+        self.delivered.remove(id);
         if let Some((seq, r)) = self.tasks.remove(id) {
             self.order.remove(&seq);
             if let Some(e) = r.expires_at {
@@ -251,6 +333,7 @@ impl Inner {
             self.expiries.pop_first();
             if let Some(id) = self.order.remove(&seq) {
                 self.tasks.remove(&id);
+                self.delivered.remove(&id);
                 n += 1;
             }
         }
@@ -398,6 +481,34 @@ impl TaskStore for InMemoryTaskStore {
     fn purge_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
         let n = self.inner.lock().expect("task store lock").purge(now);
         Box::pin(std::future::ready(Ok(n)))
+    }
+
+    fn deliver_input<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: InputResponses,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let out = self.with(|inner| {
+            let (_, record) = inner.tasks.get(task_id).ok_or(TaskStoreError::NotFound)?;
+            if record.task.is_terminal() {
+                return Err(TaskStoreError::Terminal(record.task.status));
+            }
+            inner
+                .delivered
+                .entry(task_id.to_owned())
+                .or_default()
+                .extend(responses);
+            Ok(())
+        });
+        Box::pin(std::future::ready(out))
+    }
+
+    fn take_input<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<InputResponses, TaskStoreError>> {
+        let out = self.with(|inner| inner.delivered.remove(task_id).unwrap_or_default());
+        Box::pin(std::future::ready(Ok(out)))
     }
 }
 

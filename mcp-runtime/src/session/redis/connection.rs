@@ -14,6 +14,7 @@ use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInv
 use super::events::RedisEventStore;
 use super::replay::RedisReplayGuard;
 use super::sessions::RedisSessionStore;
+use super::tasks::{RedisTaskStore, TaskLimits};
 use crate::session::store::StoreError;
 
 /// How to reach Redis and how to lay the stores' keys out there.
@@ -41,6 +42,7 @@ pub struct RedisConfig {
     timeout: Duration,
     event_ttl: Duration,
     max_events_per_stream: usize,
+    tasks: TaskLimits,
 }
 
 impl fmt::Debug for RedisConfig {
@@ -51,6 +53,7 @@ impl fmt::Debug for RedisConfig {
             .field("timeout", &self.timeout)
             .field("event_ttl", &self.event_ttl)
             .field("max_events_per_stream", &self.max_events_per_stream)
+            .field("tasks", &self.tasks)
             .finish()
     }
 }
@@ -83,6 +86,7 @@ impl RedisConfig {
             timeout: Duration::from_secs(1),
             event_ttl: Duration::from_secs(60 * 60),
             max_events_per_stream: 1024,
+            tasks: TaskLimits::default(),
         }
     }
 
@@ -109,6 +113,21 @@ impl RedisConfig {
     /// resuming after an evicted event gets the rest, flagged `truncated`.
     pub fn max_events_per_stream(mut self, max: usize) -> Self {
         self.max_events_per_stream = max.max(1);
+        self
+    }
+
+    /// The longest a task is kept (at least 1 s; default 24 h): a task with a longer ttl,
+    /// or an unlimited one, is forgotten after this.
+    pub fn max_task_ttl(mut self, ttl: Duration) -> Self {
+        self.tasks.max_task_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How many tasks each owner keeps (at least 1; default 10 000): at the bound the
+    /// owner's oldest finished task makes room, and with none finished a new task is
+    /// refused.
+    pub fn max_tasks_per_owner(mut self, max: usize) -> Self {
+        self.tasks.max_tasks_per_owner = max.max(1);
         self
     }
 
@@ -148,6 +167,7 @@ impl RedisConfig {
             },
             event_ttl: self.event_ttl,
             max_events_per_stream: self.max_events_per_stream,
+            tasks: self.tasks,
         })
     }
 }
@@ -158,6 +178,7 @@ pub struct RedisStores {
     conn: Conn,
     event_ttl: Duration,
     max_events_per_stream: usize,
+    tasks: TaskLimits,
 }
 
 impl RedisStores {
@@ -186,6 +207,12 @@ impl RedisStores {
         Arc::new(RedisReplayGuard::new(self.conn.clone()))
     }
 
+    /// The [`TaskStore`](crate::features::tasks::TaskStore) (`ServerBuilder::task_store`):
+    /// replicas sharing it serve each other's tasks.
+    pub fn task_store(&self) -> Arc<RedisTaskStore> {
+        Arc::new(RedisTaskStore::new(self.conn.clone(), self.tasks))
+    }
+
     /// The prefix of every key.
     pub fn key_prefix(&self) -> &str {
         &self.conn.prefix
@@ -199,6 +226,7 @@ impl fmt::Debug for RedisStores {
             .field("timeout", &self.conn.timeout)
             .field("event_ttl", &self.event_ttl)
             .field("max_events_per_stream", &self.max_events_per_stream)
+            .field("tasks", &self.tasks)
             .finish()
     }
 }

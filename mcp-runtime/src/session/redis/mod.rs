@@ -3,6 +3,12 @@
 //! that several processes of one deployment share. [`RedisConfig`] connects (redis-rs's
 //! reconnecting `ConnectionManager`) and hands out the three stores as [`RedisStores`].
 //!
+//! [`RedisStores::task_store`] adds a [`RedisTaskStore`] (`ServerBuilder::task_store`): any
+//! replica answers `tasks/get`, `tasks/result`, `tasks/list`, `tasks/update` and
+//! `tasks/cancel` for a task another one runs; that one follows the store (every task poll
+//! interval) for a cancel or input answered elsewhere. Its errors are
+//! `TaskStoreError::Backend` (a JSON-RPC internal error naming the store).
+//!
 //! Key layout, every key under the configured prefix (`mcp:` by default) and every key with
 //! an expiry or a bound:
 //!
@@ -13,6 +19,10 @@
 //! | `<prefix>stream:<stream>` | hash: `session`, `seq` (last issued) | the stream's owner and counter | event TTL |
 //! | `<prefix>streams:<session>` | set of stream names | what `forget_session` deletes | event TTL |
 //! | `<prefix>replay:<nonce hex>` | string | one used `requestState` | until the state expires |
+//! | `<prefix>task:<id>` | hash: `base`, `status`, `state` (JSON), `exp`, `in:<key>` (input answered on another replica) | one task | the task's ttl, at most `max_task_ttl` |
+//! | `<prefix>tasks:<owner>` | sorted set: task id by creation number | `tasks/list` of one owner (`o:<owner>`, or `none`) | `max_tasks_per_owner`, expires with its last task |
+//! | `<prefix>task-exp:<owner>` | sorted set: task id by expiry | which of the owner's entries to prune | as the index |
+//! | `<prefix>task-seq` | integer | the creation counter of the indexes | one key per prefix |
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
 //! [`StoreError::Unavailable`](super::StoreError::Unavailable) (a 503 on HTTP). Scripts
@@ -23,8 +33,10 @@ mod connection;
 mod events;
 mod replay;
 mod sessions;
+mod tasks;
 
 pub use connection::{RedisConfig, RedisStores};
 pub use events::RedisEventStore;
 pub use replay::RedisReplayGuard;
 pub use sessions::RedisSessionStore;
+pub use tasks::{RedisTaskStore, TaskLimits};

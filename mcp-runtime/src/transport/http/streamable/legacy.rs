@@ -525,6 +525,11 @@ pub(super) async fn legacy_initialize<E: Endpoint + 'static>(
         }
     };
     session.set_owner(http.principal.as_ref());
+    if !stateless {
+        // Named now, so the record stored below carries it: every process that serves the
+        // session sees its tasks (one that adopted it earlier would name its own).
+        session.state.lock().expect("session lock").task_scope();
+    }
     let (tx, rx) = mpsc::channel(64);
     let fin = start_legacy_request(
         state,
