@@ -6,7 +6,13 @@
 # (read by bench/report.py for the BENCHMARKS.md target row):
 #   full: everything, dependencies included (a fresh target dir);
 #   leaf: only what is not a registry dependency, after a full build (ours: the four mcp
-#         crates and the bookshop crate; rmcp: the bookshop crate).
+#         crates and the bookshop crate; rmcp: the bookshop crate);
+#   incr: the rebuild after editing the tool's body (one string literal), incremental as
+#         cargo's profile has it (dev: on), the edit a user makes most;
+#   bin_bytes: the size of the bookshop binary that build produced.
+# Ours builds a copy of examples/bookshop.rs (bench/build-time/ours/src/main.rs, not in git),
+# so that the edit never touches the repository's example; rmcp's source is edited in place
+# and put back.
 #
 #   bench/build_time.sh [--rounds N] [--profile dev|release]
 set -euo pipefail
@@ -23,9 +29,18 @@ while [ $# -gt 0 ]; do
 done
 echo "# CARGO_INCREMENTAL=${CARGO_INCREMENTAL-} RUSTFLAGS=${RUSTFLAGS-} profile=$PROFILE $(rustc --version)" >&2
 # Fetch first, so the timings contain no downloads.
+mkdir -p "$DIR/ours/src"
+cp "$ROOT/examples/bookshop.rs" "$DIR/ours/src/main.rs"
+RMCP_SRC=$DIR/rmcp/src/main.rs
+cp "$RMCP_SRC" "$RMCP_SRC.orig"
+trap 'mv "$RMCP_SRC.orig" "$RMCP_SRC"' EXIT
 for impl in ours rmcp; do
   cargo fetch --quiet --manifest-path "$DIR/$impl/Cargo.toml"
 done
+# edit IMPL N: the tool's body says "Found N books" (both sources say 3 to start with).
+edit() {
+  sed -i "s/Found [0-9]* books/Found $2 books/" "$DIR/$1/src/main.rs"
+}
 leaf_pkgs() {
   case $1 in
     ours) echo "-p bookshop-ours -p mcp-framework -p mcp-framework-runtime -p mcp-framework-core -p mcp-framework-macros" ;;
@@ -51,6 +66,11 @@ for round in $(seq "$ROUNDS"); do
     cargo clean --quiet --profile "$PROFILE" --manifest-path "$DIR/$impl/Cargo.toml" --target-dir "$target" $(leaf_pkgs "$impl")
     leaf=$(build "$impl" "$target")
     units=$(find "$target" -name '*.rlib' -path "*/deps/*" | wc -l)
-    echo "{\"impl\":\"$impl\",\"round\":$round,\"profile\":\"$PROFILE\",\"full_s\":$full,\"leaf_s\":$leaf,\"rlibs\":$units,\"load\":$load}" | tee -a "$RESULTS"
+    edit "$impl" $((round + 3))
+    incr=$(build "$impl" "$target")
+    edit "$impl" 3
+    dir=$PROFILE; [ "$PROFILE" = dev ] && dir=debug
+    bin_bytes=$(stat -c %s "$target/$dir/bookshop")
+    echo "{\"impl\":\"$impl\",\"round\":$round,\"profile\":\"$PROFILE\",\"full_s\":$full,\"leaf_s\":$leaf,\"incr_s\":$incr,\"bin_bytes\":$bin_bytes,\"rlibs\":$units,\"load\":$load}" | tee -a "$RESULTS"
   done
 done

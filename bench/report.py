@@ -172,6 +172,7 @@ def targets(d):
         mib = v["rss_kib"] / 1024
         rows.append((f"{n} {label}", f"≤ {limit} MiB RSS", f"{mib:.1f} MiB", (mib <= limit, f"{mib:.1f} MiB")))
     rows.append(build_row(folder_root()))
+    rows.append(rebuild_row(folder_root()))
     out = ["| scenario | target | measured | verdict |", "| --- | --- | --- | --- |"]
     for name, target, measured, v in rows:
         out.append(f"| {name} | {target} | {measured} | {verdict(*v) if v else 'not measured'} |")
@@ -205,6 +206,23 @@ def build_row(bench):
     measured = (f"{med('ours', 'full_s'):.0f} s vs {med('rmcp', 'full_s'):.0f} s ({full:.2f}×) clean; "
                 f"{med('ours', 'leaf_s'):.1f} s vs {med('rmcp', 'leaf_s'):.1f} s ({leaf:.2f}×) without deps")
     return (label, target, measured, (full <= 1.0, f"{full:.2f}× rmcp's clean build"))
+
+
+def rebuild_row(bench):
+    """The debug binary and the rebuild after editing the tool's body, against rmcp."""
+    runs = build_times(bench)
+    label = "debug binary and incremental rebuild of `examples/bookshop`"
+    target = "no larger and no slower than the same server on rmcp"
+    have = lambda impl: [r for r in runs.get(impl, []) if "incr_s" in r]
+    if not have("ours") or not have("rmcp"):
+        return (label, target, "not measured (run bench/build_time.sh)", None)
+    med = lambda impl, k: statistics.median(r[k] for r in have(impl))
+    size = med("ours", "bin_bytes") / med("rmcp", "bin_bytes")
+    incr = med("ours", "incr_s") / med("rmcp", "incr_s")
+    measured = (f"{med('ours', 'bin_bytes') / 1e6:.1f} MB vs {med('rmcp', 'bin_bytes') / 1e6:.1f} MB "
+                f"({size:.2f}×); rebuild {med('ours', 'incr_s'):.1f} s vs {med('rmcp', 'incr_s'):.1f} s "
+                f"({incr:.2f}×)")
+    return (label, target, measured, (size <= 1.0 and incr <= 1.0, f"{size:.2f}× size, {incr:.2f}× rebuild"))
 
 
 def cost_verdict(r, c, slack):
