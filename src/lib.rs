@@ -94,7 +94,8 @@ pub mod __private {
         message = "`{Self}` cannot be a tool parameter",
         label = "this parameter type must implement `Deserialize` and `JsonSchema`",
         note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
-        note = "injected parameters are recognised by type: `&Context` or `Context`"
+        note = "injected parameters are recognised by type, and are not arguments: `&Context` or \
+                `Context`, `State<'_, T>`, `CancellationToken`, `&Progress` or `Progress`"
     )]
     pub trait ToolArg: serde::de::DeserializeOwned + schemars::JsonSchema {}
 
