@@ -583,6 +583,11 @@ async fn main() -> std::io::Result<()> {
         }
         Serve::Http(addr, path) => {
             let (opts, request_state, tasks) = stores(redis).await?;
+            // Every transport: the 2024-11-05 HTTP+SSE one is opt-in.
+            let opts = HttpOptions {
+                legacy_sse: Some(("/sse".into(), "/messages".into())),
+                ..opts
+            };
             let stop = CancellationToken::new();
             mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
             let listener = tokio::net::TcpListener::bind(addr).await?;

@@ -147,6 +147,13 @@ async fn start_with(versions: SupportedVersions, opts: HttpOptions) -> Running {
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
     let st = stop.clone();
+    // The 2024-11-05 transport is opt-in; these tests drive it too.
+    let opts = HttpOptions {
+        legacy_sse: opts
+            .legacy_sse
+            .or(Some(("/sse".into(), "/messages".into()))),
+        ..opts
+    };
     tokio::spawn(async move { s.serve_http_on(listener, opts, st).await });
     Running {
         base: format!("http://{addr}"),

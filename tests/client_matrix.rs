@@ -201,6 +201,13 @@ async fn serve_http(server: Server, opts: HttpOptions) -> (String, Running) {
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
     let st = stop.clone();
+    // The 2024-11-05 transport is opt-in; these tests drive it too.
+    let opts = HttpOptions {
+        legacy_sse: opts
+            .legacy_sse
+            .or(Some(("/sse".into(), "/messages".into()))),
+        ..opts
+    };
     tokio::spawn(async move { server.serve_http_on(listener, opts, st).await });
     (format!("http://{addr}"), Running(Some(stop)))
 }

@@ -103,6 +103,7 @@ async fn start() -> Running {
     let addr = listener.local_addr().unwrap();
     let opts = HttpOptions {
         auth: Some(auth(addr)),
+        legacy_sse: Some(("/sse".into(), "/messages".into())),
         ..HttpOptions::default()
     };
     let s = server(seen.clone());

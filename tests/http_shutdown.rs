@@ -74,6 +74,7 @@ async fn start(grace: Duration) -> Running {
     let addr = listener.local_addr().unwrap();
     let opts = HttpOptions {
         shutdown_grace: grace,
+        legacy_sse: Some(("/sse".into(), "/messages".into())),
         ..HttpOptions::default()
     };
     let s = server(gate.clone());
@@ -377,7 +378,11 @@ async fn what_outlives_the_grace_period_is_cancelled() {
 #[tokio::test]
 async fn a_mounted_router_refuses_new_requests_while_draining() {
     let gate = Arc::new(Gate::default());
-    let (router, handle) = server(gate).http_router(HttpOptions::default());
+    let opts = HttpOptions {
+        legacy_sse: Some(("/sse".into(), "/messages".into())),
+        ..HttpOptions::default()
+    };
+    let (router, handle) = server(gate).http_router(opts);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let a = listener.local_addr().unwrap();
     let app = mcp::runtime::transport::http::axum::Router::new().nest("/api", router);

@@ -107,6 +107,13 @@ async fn start(opts: HttpOptions) -> Running {
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
     let st = stop.clone();
+    // The 2024-11-05 transport is opt-in; these tests drive it too.
+    let opts = HttpOptions {
+        legacy_sse: opts
+            .legacy_sse
+            .or(Some(("/sse".into(), "/messages".into()))),
+        ..opts
+    };
     tokio::spawn(async move { s.serve_http_on(listener, opts, st).await });
     Running { addr, flags, stop }
 }
@@ -1212,13 +1219,22 @@ async fn router_mounts_in_an_axum_app() {
     tokio::spawn(async move { axum::serve(listener, app).await });
     let _sid = legacy_session(addr, "2025-06-18").await;
     assert_eq!(handle.stats().sessions, 1);
+    // The 2024-11-05 routes are opt-in: by default the app gets /mcp and nothing else.
+    for path in ["/sse", "/messages"] {
+        let r = call(addr, "GET", path, &[("accept", "text/event-stream")], None).await;
+        assert_eq!(r.status, 404, "{path} is the app's, not mounted unasked");
+    }
 }
 
 #[tokio::test]
 async fn nested_under_a_prefix_the_2024_endpoint_event_names_the_mounted_path() {
     use mcp::runtime::transport::http::axum;
     let flags = Arc::new(Flags::default());
-    let (router, _handle) = server(flags).http_router(HttpOptions::default());
+    let opts = HttpOptions {
+        legacy_sse: Some(("/sse".into(), "/messages".into())),
+        ..HttpOptions::default()
+    };
+    let (router, _handle) = server(flags).http_router(opts);
     let app = axum::Router::new().nest("/api/v1", router);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let a = listener.local_addr().unwrap();

@@ -49,8 +49,11 @@ async fn main() -> std::io::Result<()> {
     let stop = CancellationToken::new();
     mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    eprintln!("conformance server on http://127.0.0.1:{port}/mcp");
-    server()
-        .serve_http_on(listener, HttpOptions::default(), stop)
-        .await
+    eprintln!("conformance server on http://127.0.0.1:{port}/mcp (and /sse, /messages)");
+    // The 2024-11-05 HTTP+SSE transport is opt-in; this server offers every transport.
+    let opts = HttpOptions {
+        legacy_sse: Some(("/sse".into(), "/messages".into())),
+        ..HttpOptions::default()
+    };
+    server().serve_http_on(listener, opts, stop).await
 }

@@ -101,8 +101,10 @@ pub enum DnsRebinding {
 pub struct HttpOptions {
     /// The Streamable HTTP endpoint (default `/mcp`).
     pub path: String,
-    /// The 2024-11-05 HTTP+SSE endpoints (`GET` stream path, `POST` path); `None` turns
-    /// that transport off. Default: `/sse` and `/messages`.
+    /// The 2024-11-05 HTTP+SSE endpoints (`GET` stream path, `POST` path), for clients of
+    /// that revision only: opt in with `Some(("/sse".into(), "/messages".into()))`.
+    /// Default: `None` (off), so a router mounted in an app adds no paths it was not asked
+    /// for; [`Server::serve_http`] turns it on.
     pub legacy_sse: Option<(String, String)>,
     /// The largest request body accepted (413 above).
     pub max_body: usize,
@@ -192,7 +194,7 @@ impl Default for HttpOptions {
     fn default() -> Self {
         Self {
             path: "/mcp".into(),
-            legacy_sse: Some(("/sse".into(), "/messages".into())),
+            legacy_sse: None,
             max_body: 4 * 1024 * 1024,
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
@@ -763,8 +765,8 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// router is made):
     ///
     /// - [`HttpOptions::path`] (`/mcp`): Streamable HTTP, both eras;
-    /// - [`HttpOptions::legacy_sse`] (`/sse` and `/messages` unless set to `None`): the
-    ///   2024-11-05 HTTP+SSE transport;
+    /// - [`HttpOptions::legacy_sse`] when set (off by default): the 2024-11-05 HTTP+SSE
+    ///   transport;
     /// - with [`HttpOptions::auth`] naming an authorization server, the OAuth protected
     ///   resource metadata at `/.well-known/oauth-protected-resource` and its path forms.
     ///
@@ -817,14 +819,18 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         (state, handle)
     }
 
-    /// Serves Streamable HTTP (and 2024-11-05 HTTP+SSE) on `addr` until SIGTERM/SIGINT,
-    /// then shuts down gracefully.
+    /// Serves Streamable HTTP at `/mcp`, and the 2024-11-05 HTTP+SSE transport at `/sse`
+    /// and `/messages` (the server owns the port, so every client revision is served), on
+    /// `addr` until SIGTERM/SIGINT, then shuts down gracefully.
     pub async fn serve_http(&self, addr: impl Into<SocketAddr>) -> std::io::Result<()> {
         let stop = CancellationToken::new();
         crate::server::stdio::stop_on_signals(stop.clone());
         let listener = tokio::net::TcpListener::bind(addr.into()).await?;
-        self.serve_http_on(listener, HttpOptions::default(), stop)
-            .await
+        let opts = HttpOptions {
+            legacy_sse: Some(("/sse".into(), "/messages".into())),
+            ..HttpOptions::default()
+        };
+        self.serve_http_on(listener, opts, stop).await
     }
 
     /// Serves on a bound listener with `opts` until `stop` fires, then shuts down
