@@ -1,7 +1,8 @@
 //! Tool schemas that strict clients accept: schemars' Rust-flavoured output rewritten into
 //! plain JSON Schema. Clients with strict validators (and the MCP Inspector's portability
-//! check) refuse `format` values JSON Schema does not define (`uint32`, `int64`, ...) and
-//! the `["integer", "null"]` that `Option<T>` arguments get.
+//! check, `inspector --cli --strict`) refuse `format` values JSON Schema does not define
+//! (`uint32`, `int64`, ...), a bare `true`/`false` where a schema object belongs (what
+//! `serde_json::Value` gets) and `type` arrays (the `["integer", "null"]` of `Option<T>`).
 
 use serde_json::{Map, Value};
 
@@ -28,17 +29,68 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
+/// Keywords whose value is one schema (or, for `items`, a list of them).
+const ONE_SCHEMA: &[&str] = &[
+    "items",
+    "contains",
+    "not",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+];
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Keywords whose value maps names to schemas.
+const SCHEMA_MAP: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+/// Keywords whose value is instance data, not a schema: left as they are.
+const DATA: &[&str] = &["default", "const", "enum", "examples"];
+
 /// Rewrites `schema` in place: non-standard formats go (a 32-bit integer format keeps its
-/// range as `minimum`/`maximum`); with `inputs`, a value that may also be `null` is
-/// described as the value alone, since an optional argument is one that may be left out
-/// (an explicit `null` is still accepted, as absent).
+/// range as `minimum`/`maximum`); a bare boolean subschema becomes its object form; with
+/// `inputs`, a value that may also be `null` is described as the value alone, since an
+/// optional argument is one that may be left out (an explicit `null` is still accepted, as
+/// absent); a `type` array that remains becomes `anyOf` one type each.
 pub(crate) fn make_portable(schema: &mut Map<String, Value>, inputs: bool) {
-    for v in schema.values_mut() {
-        portable_value(v, inputs);
+    for (k, v) in schema.iter_mut() {
+        let k = k.as_str();
+        if ONE_SCHEMA.contains(&k) || SCHEMA_LIST.contains(&k) {
+            match v {
+                Value::Array(a) => a.iter_mut().for_each(|x| subschema(x, inputs)),
+                _ => subschema(v, inputs),
+            }
+        } else if SCHEMA_MAP.contains(&k) {
+            if let Value::Object(m) = v {
+                m.values_mut().for_each(|x| subschema(x, inputs));
+            }
+        } else if !DATA.contains(&k) {
+            portable_value(v, inputs);
+        }
     }
     rewrite(schema, inputs);
 }
 
+/// A schema in a subschema position: `true` is written `{}` and `false` `{"not": {}}`.
+fn subschema(v: &mut Value, inputs: bool) {
+    match v {
+        Value::Bool(true) => *v = Value::Object(Map::new()),
+        Value::Bool(false) => {
+            let mut m = Map::new();
+            m.insert("not".into(), Value::Object(Map::new()));
+            *v = Value::Object(m);
+        }
+        Value::Object(m) => make_portable(m, inputs),
+        _ => {}
+    }
+}
+
+/// Anything else (an extension keyword's value): its objects are treated as schemas.
 fn portable_value(v: &mut Value, inputs: bool) {
     match v {
         Value::Object(m) => make_portable(m, inputs),
@@ -62,9 +114,14 @@ fn rewrite(m: &mut Map<String, Value>, inputs: bool) {
         }
         m.remove("format");
     }
-    if !inputs {
-        return;
+    if inputs {
+        not_nullable(m);
     }
+    split_type_union(m);
+}
+
+/// An optional argument may be left out; it is described as its value alone.
+fn not_nullable(m: &mut Map<String, Value>) {
     // `"type": ["integer", "null"]` → `"type": "integer"`.
     if let Some(Value::Array(types)) = m.get("type") {
         let rest: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
@@ -96,6 +153,87 @@ fn rewrite(m: &mut Map<String, Value>, inputs: bool) {
     }
 }
 
+/// Keywords that constrain only values of one type (they pass any other): they go into the
+/// `anyOf` branch of that type only.
+fn only_for(keyword: &str) -> Option<&'static [&'static str]> {
+    const NUMBERS: &[&str] = &["integer", "number"];
+    Some(match keyword {
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => NUMBERS,
+        "minLength" | "maxLength" | "pattern" | "format" | "contentEncoding"
+        | "contentMediaType" | "contentSchema" => &["string"],
+        "items" | "prefixItems" | "additionalItems" | "unevaluatedItems" | "contains"
+        | "minContains" | "maxContains" | "minItems" | "maxItems" | "uniqueItems" => &["array"],
+        "properties"
+        | "patternProperties"
+        | "additionalProperties"
+        | "unevaluatedProperties"
+        | "propertyNames"
+        | "required"
+        | "minProperties"
+        | "maxProperties"
+        | "dependentRequired"
+        | "dependentSchemas" => &["object"],
+        _ => return None,
+    })
+}
+
+/// Keywords that stay on the schema itself when its `type` array is split: annotations and
+/// the document's own structure.
+const STAYS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "$schema",
+    "$id",
+    "$anchor",
+    "$defs",
+    "definitions",
+];
+
+/// `"type": ["string", "null"], "minLength": 1` → `"anyOf": [{"type": "string", "minLength":
+/// 1}, {"type": "null"}]`: the same values, one `type` per branch, each branch with the
+/// keywords that apply to its type (the rest apply to none of its values).
+fn split_type_union(m: &mut Map<String, Value>) {
+    let Some(Value::Array(types)) = m.get("type") else {
+        return;
+    };
+    if m.contains_key("anyOf") || !types.iter().all(Value::is_string) {
+        return;
+    }
+    let types = types.clone();
+    m.remove("type");
+    if let [only] = types.as_slice() {
+        m.insert("type".into(), only.clone());
+        return;
+    }
+    let moved: Vec<String> = m
+        .keys()
+        .filter(|k| !STAYS.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    let shared: Vec<(String, Value)> = moved
+        .into_iter()
+        .filter_map(|k| m.remove(&k).map(|v| (k, v)))
+        .collect();
+    let branches = types.iter().map(|t| {
+        let mut b = Map::new();
+        b.insert("type".into(), t.clone());
+        let t = t.as_str().unwrap_or_default();
+        for (k, v) in &shared {
+            if only_for(k).is_none_or(|types| types.contains(&t)) {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+        Value::Object(b)
+    });
+    m.insert("anyOf".into(), Value::Array(branches.collect()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,12 +261,70 @@ mod tests {
                 "b": {"type": "integer"},
                 "c": {"description": "d", "type": "string", "enum": ["x"]},
                 "d": {"type": "string", "format": "date-time"},
-                "e": {"type": ["string", "integer", "null"]}
+                "e": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}
             }})
         );
-        // Outputs keep `null`: a value that may be null is one.
+        // Outputs keep `null`: a value that may be null is one (spelled with `anyOf`).
         let out = portable(s, false);
-        assert_eq!(out["properties"]["b"], json!({"type": ["integer", "null"]}));
+        assert_eq!(
+            out["properties"]["b"],
+            json!({"anyOf": [{"type": "integer"}, {"type": "null"}]})
+        );
         assert!(out["properties"]["c"]["anyOf"].is_array());
+    }
+
+    #[test]
+    fn bare_booleans_take_the_object_form() {
+        // What `serde_json::Value` fields, `Vec<Value>` and `Option<Value>` get from schemars.
+        let s = json!({"type": "object", "properties": {
+            "v": true,
+            "l": {"type": "array", "items": true, "prefixItems": [false]},
+            "m": {"type": "object", "additionalProperties": true},
+            "u": {"anyOf": [true, {"type": "string"}]}
+        }, "$defs": {"Any": true}});
+        for inputs in [true, false] {
+            assert_eq!(
+                portable(s.clone(), inputs),
+                json!({"type": "object", "properties": {
+                    "v": {},
+                    "l": {"type": "array", "items": {}, "prefixItems": [{"not": {}}]},
+                    "m": {"type": "object", "additionalProperties": true},
+                    "u": {"anyOf": [{}, {"type": "string"}]}
+                }, "$defs": {"Any": {}}})
+            );
+        }
+    }
+
+    #[test]
+    fn type_unions_split_by_type() {
+        let s = json!({"description": "d", "type": ["integer", "string", "null"],
+            "minimum": 0, "maxLength": 3, "enum": [1, "a", null], "default": 1});
+        assert_eq!(
+            portable(s, false),
+            json!({"description": "d", "default": 1, "anyOf": [
+                {"type": "integer", "minimum": 0, "enum": [1, "a", null]},
+                {"type": "string", "maxLength": 3, "enum": [1, "a", null]},
+                {"type": "null", "enum": [1, "a", null]}
+            ]})
+        );
+        // A union that already sits beside an `anyOf` is left alone.
+        let both =
+            json!({"type": ["string", "null"], "anyOf": [{"minLength": 1}, {"type": "null"}]});
+        assert_eq!(portable(both.clone(), false), both);
+    }
+
+    #[test]
+    fn instance_data_is_not_rewritten() {
+        // `default`/`const`/`enum`/`examples` hold values, even ones shaped like schemas; a
+        // property named like one of those keywords is still a schema.
+        let s = json!({"type": "object",
+            "default": {"format": "int64", "type": ["integer", "null"], "items": true},
+            "properties": {"default": {"type": "integer", "format": "int64"}}});
+        let out = portable(s, true);
+        assert_eq!(
+            out["default"],
+            json!({"format": "int64", "type": ["integer", "null"], "items": true})
+        );
+        assert_eq!(out["properties"]["default"], json!({"type": "integer"}));
     }
 }

@@ -109,7 +109,8 @@ fn root_schema<T: schemars::JsonSchema>(deserialize: bool) -> Meta {
 
 /// The `inputSchema` of an arguments type: JSON Schema 2020-12, `$ref`s resolved (only a
 /// recursive type keeps `$defs`), no root `title`, object root, portable: no `format`
-/// JSON Schema does not define, optional arguments not nullable (`portable_schema.rs`).
+/// JSON Schema does not define, optional arguments not nullable, no bare boolean subschema
+/// and no `type` array (`portable_schema.rs`).
 pub fn input_schema_for<T: schemars::JsonSchema>() -> Meta {
     let mut m = root_schema::<T>(true);
     super::portable_schema::make_portable(&mut m, true);
