@@ -11,6 +11,7 @@ use std::time::Duration;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation};
 
+use super::bus::{DEFAULT_QUEUE, RedisBus};
 use super::events::RedisEventStore;
 use super::replay::RedisReplayGuard;
 use super::sessions::RedisSessionStore;
@@ -138,9 +139,10 @@ impl RedisConfig {
             .set_number_of_retries(2)
             .set_min_delay(Duration::from_millis(20))
             .set_max_delay(Duration::from_millis(200));
-        let manager = ConnectionManager::new_lazy_with_config(client, config)
+        let manager = ConnectionManager::new_lazy_with_config(client.clone(), config)
             .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
         Ok(RedisStores {
+            client,
             conn: Conn {
                 manager,
                 prefix: Arc::from(self.prefix),
@@ -155,6 +157,8 @@ impl RedisConfig {
 /// A connection to Redis that hands out the stores; every store it gives shares it.
 #[derive(Clone)]
 pub struct RedisStores {
+    /// For the bus's pub/sub connections (the stores share `conn`).
+    client: ::redis::Client,
     conn: Conn,
     event_ttl: Duration,
     max_events_per_stream: usize,
@@ -184,6 +188,20 @@ impl RedisStores {
     /// (`RequestStateConfig::single_use`).
     pub fn replay_guard(&self) -> Arc<RedisReplayGuard> {
         Arc::new(RedisReplayGuard::new(self.conn.clone()))
+    }
+
+    /// A [`RedisBus`] (`ServerBuilder::subscription_bus`): server events fanned out to every
+    /// process on channel `<prefix>events`, with a queue of [`DEFAULT_QUEUE`] events
+    /// waiting to be published. Each call makes a bus of its own (one pub/sub connection,
+    /// two background tasks, ended when it is dropped); call it inside a Tokio runtime.
+    pub fn bus(&self) -> RedisBus {
+        self.bus_with_queue(DEFAULT_QUEUE)
+    }
+
+    /// A [`RedisBus`] whose publishing queue holds `queue` events (at least 1); past it,
+    /// events are still delivered in this process but not published (and counted).
+    pub fn bus_with_queue(&self, queue: usize) -> RedisBus {
+        RedisBus::start(self.client.clone(), self.conn.clone(), queue)
     }
 
     /// The prefix of every key.
@@ -219,6 +237,11 @@ impl Conn {
 
     pub(super) fn prefix(&self) -> &str {
         &self.prefix
+    }
+
+    /// How long one call may take.
+    pub(super) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Runs one command within the timeout; sends it again once (within the same timeout)

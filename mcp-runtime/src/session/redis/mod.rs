@@ -1,7 +1,8 @@
 //! Redis backends for the stores (feature `redis`): the [`SessionStore`](super::SessionStore),
 //! the [`EventStore`](super::EventStore) and the [`ReplayGuard`](super::request_state::ReplayGuard)
-//! that several processes of one deployment share. [`RedisConfig`] connects (redis-rs's
-//! reconnecting `ConnectionManager`) and hands out the three stores as [`RedisStores`].
+//! that several processes of one deployment share, and the [`RedisBus`] that fans server
+//! events out to all of them. [`RedisConfig`] connects (redis-rs's reconnecting
+//! `ConnectionManager`) and hands out the three stores and the bus as [`RedisStores`].
 //!
 //! Key layout, every key under the configured prefix (`mcp:` by default) and every key with
 //! an expiry or a bound:
@@ -13,17 +14,21 @@
 //! | `<prefix>stream:<stream>` | hash: `session`, `seq` (last issued) | the stream's owner and counter | event TTL |
 //! | `<prefix>streams:<session>` | set of stream names | what `forget_session` deletes | event TTL |
 //! | `<prefix>replay:<nonce hex>` | string | one used `requestState` | until the state expires |
+//! | `<prefix>events` | pub/sub channel (no key) | server events of every [`RedisBus`], JSON tagged with the sending bus | nothing is kept |
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
 //! [`StoreError::Unavailable`](super::StoreError::Unavailable) (a 503 on HTTP). Scripts
 //! touch several keys of one session or stream, so the stores need a single Redis (or a
-//! primary with replicas), not Redis Cluster. Imports `common` and the stores' traits.
+//! primary with replicas), not Redis Cluster. Imports `common` and the stores' traits, and
+//! (`bus.rs` only) the bus types of `features/subscriptions.rs`.
 
+mod bus;
 mod connection;
 mod events;
 mod replay;
 mod sessions;
 
+pub use bus::{DEFAULT_QUEUE, RedisBus};
 pub use connection::{RedisConfig, RedisStores};
 pub use events::RedisEventStore;
 pub use replay::RedisReplayGuard;
