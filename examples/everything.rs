@@ -15,7 +15,8 @@
 //!
 //! `--redis URL` (built with the `redis` feature) keeps the HTTP sessions, the resumable
 //! streams' events and the used `requestState`s in Redis (`mcp::runtime::session::redis`),
-//! so several `everything` processes behind one load balancer serve the same clients; give
+//! and fans change notifications out over Redis pub/sub (a `touch_note` on one process
+//! reaches the subscribers every process holds), so several `everything` processes behind one load balancer serve the same clients; give
 //! them the same `requestState` keys in `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
 //!
 //! Both HTTP flags serve the same router (Streamable HTTP at `/mcp`, the 2024-11-05
@@ -39,11 +40,13 @@
 //! The same elicitation, sampling and roots calls are server-to-client requests on legacy
 //! revisions and `input_required` rounds on 2026-07-28.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp::RequestStateConfig;
 use mcp::prelude::*;
+use mcp::runtime::SubscriptionBus;
 use mcp::runtime::caching::CacheHint;
 use mcp::runtime::log_bridge::ClientLogLayer;
 use mcp::runtime::skills::{EmbeddedFile, SkillSet};
@@ -311,13 +314,27 @@ const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
 
 /// The server, for `main` and for `tests/everything.rs` (which includes this file).
 pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateConfig) -> Server {
+    server_with(versions, request_state, None)
+}
+
+/// The server, its change notifications fanned out through `bus` when given (the Redis bus
+/// of `--redis`, so every replica's subscribers hear of every replica's changes).
+fn server_with(
+    versions: SupportedVersions,
+    request_state: RequestStateConfig,
+    bus: Option<Arc<dyn SubscriptionBus>>,
+) -> Server {
     static SKILLS: &[EmbeddedFile] = &[EmbeddedFile::new("greeting-etiquette/SKILL.md", SKILL)];
     let skills = SkillSet::from_embedded(SKILLS).expect("the embedded skill is valid");
-    Server::builder("everything", env!("CARGO_PKG_VERSION"))
+    let builder = Server::builder("everything", env!("CARGO_PKG_VERSION"));
+    let builder = match bus {
+        Some(bus) => builder.subscription_bus(bus),
+        None => builder.subscriptions(true),
+    };
+    builder
         .instructions("Every feature of the mcp Rust SDK in one server.")
         .supported_versions(versions)
         .request_state(request_state)
-        .subscriptions(true)
         .skills(skills)
         .cache_hint_for("tools/list", CacheHint::private(1_000))
         .elicitation_form::<Person>()
@@ -467,11 +484,23 @@ fn parse_args(args: &[String]) -> Args {
     }
 }
 
-/// The HTTP options and the `requestState` sealing: in this process by default, in Redis
-/// with `--redis` (sessions, events, a single-use replay guard shared by every process).
-async fn stores(redis: Option<String>) -> std::io::Result<(HttpOptions, RequestStateConfig)> {
+/// What the HTTP server shares with other processes: nothing by default; with `--redis`,
+/// sessions, events and a single-use replay guard in Redis, and a bus over Redis pub/sub.
+struct Shared {
+    opts: HttpOptions,
+    request_state: RequestStateConfig,
+    bus: Option<Arc<dyn SubscriptionBus>>,
+}
+
+/// The HTTP options, the `requestState` sealing and the subscription bus: in this process
+/// by default, in Redis with `--redis`.
+async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
     let Some(url) = redis else {
-        return Ok((HttpOptions::default(), RequestStateConfig::default()));
+        return Ok(Shared {
+            opts: HttpOptions::default(),
+            request_state: RequestStateConfig::default(),
+            bus: None,
+        });
     };
     #[cfg(feature = "redis")]
     {
@@ -487,8 +516,12 @@ async fn stores(redis: Option<String>) -> std::io::Result<(HttpOptions, RequestS
             event_store: Some(stores.event_store()),
             ..HttpOptions::default()
         };
-        eprintln!("everything: sessions, events and used requestStates in {url}");
-        Ok((opts, request_state))
+        eprintln!("everything: sessions, events, used requestStates and server events in {url}");
+        Ok(Shared {
+            opts,
+            request_state,
+            bus: Some(Arc::new(stores.bus())),
+        })
     }
     #[cfg(not(feature = "redis"))]
     {
@@ -522,7 +555,11 @@ async fn main() -> std::io::Result<()> {
                 .await
         }
         Serve::Http(addr, path) => {
-            let (opts, request_state) = stores(redis).await?;
+            let Shared {
+                opts,
+                request_state,
+                bus,
+            } = stores(redis).await?;
             let stop = CancellationToken::new();
             mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
             let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -530,7 +567,7 @@ async fn main() -> std::io::Result<()> {
                 "everything on http://{addr}{path} ({})",
                 versions.strings().join(", ")
             );
-            server(versions, request_state)
+            server_with(versions, request_state, bus)
                 .serve_http_on(listener, opts, stop)
                 .await
         }

@@ -46,6 +46,7 @@ mod resume;
 mod serve;
 mod session;
 pub(crate) mod sse;
+mod stored;
 mod streamable;
 
 use std::collections::HashMap;
@@ -378,7 +379,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
     }
 
     fn new_http_session(&self, id: String, sse_2024: bool) -> Arc<HttpSession> {
-        HttpSession::new(
+        let s = HttpSession::new(
             id,
             self.kernel.options.peer_request_timeout,
             self.kernel.filters.clone(),
@@ -389,7 +390,11 @@ impl<E: Endpoint + 'static> HttpState<E> {
                 self.opts.event_store.clone()
             },
             sse_2024.then_some("message"),
-        )
+        );
+        if !sse_2024 {
+            self.follow_stored_subscriptions(&s);
+        }
+        s
     }
 
     /// The live session `id`; an expired one is ended and not found.
@@ -409,94 +414,6 @@ impl<E: Endpoint + 'static> HttpState<E> {
         let s = self.sessions.lock().expect("sessions lock").remove(id)?;
         s.close();
         Some(s)
-    }
-
-    /// The session `id`, from this process or, when it holds none, from the session store
-    /// (then adopted here). Refreshes the stored session's time to live now and then.
-    pub(crate) async fn find_session(
-        &self,
-        id: &str,
-    ) -> Result<Option<Arc<HttpSession>>, StoreError> {
-        if let Some(s) = self.session(id) {
-            if s.store_touch_due(self.store_touch_period()) && !self.touch_stored(&s).await {
-                // Ended elsewhere (`DELETE` on another process, or expired in the store).
-                self.remove_session(id);
-                return Ok(None);
-            }
-            return Ok(Some(s));
-        }
-        let ttl = self.opts.session_idle_timeout;
-        let Some(record) = self.opts.session_store.load(id).await? else {
-            return Ok(None);
-        };
-        let s = self.new_http_session(id.to_owned(), false);
-        s.adopt(&record);
-        // Another request may have adopted it meanwhile: the first one stays.
-        let s = self
-            .sessions
-            .lock()
-            .expect("sessions lock")
-            .entry(id.to_owned())
-            .or_insert(s)
-            .clone();
-        let _ = self.opts.session_store.touch(id, ttl).await;
-        Ok(Some(s))
-    }
-
-    /// How often a session in use refreshes its time to live in the store.
-    fn store_touch_period(&self) -> Duration {
-        (self.opts.session_idle_timeout / 4).max(Duration::from_millis(10))
-    }
-
-    /// Refreshes `s` in the store; `false` when the store no longer has it. A store that
-    /// cannot be reached keeps the session served from this process.
-    async fn touch_stored(&self, s: &HttpSession) -> bool {
-        if !s.is_stored() {
-            return true;
-        }
-        match (self.opts.session_store)
-            .touch(&s.id, self.opts.session_idle_timeout)
-            .await
-        {
-            Ok(alive) => alive,
-            Err(e) => {
-                tracing::warn!(session = %s.id, error = %e, "session store unreachable");
-                true
-            }
-        }
-    }
-
-    /// Writes what changed in `s` (after `initialize`, `logging/setLevel`,
-    /// `resources/subscribe`, ...) to the session store; a session whose handshake has not
-    /// succeeded is not stored. An error means the store could not be written (the session
-    /// goes on in this process).
-    pub(crate) async fn persist(&self, s: &HttpSession) -> Result<(), StoreError> {
-        let _one_at_a_time = s.persisting.lock().await;
-        let Some((generation, record)) = s.unsaved_record() else {
-            return Ok(());
-        };
-        let store = &self.opts.session_store;
-        let ttl = self.opts.session_idle_timeout;
-        let saved = if s.is_stored() {
-            store.save(&s.id, &record, ttl).await
-        } else {
-            store.create(&s.id, &record, ttl).await.map(|()| true)
-        };
-        match saved {
-            Ok(true) => s.saved(generation),
-            Ok(false) => tracing::debug!(session = %s.id, "session ended in the store"),
-            Err(e) => {
-                tracing::warn!(session = %s.id, error = %e, "session not stored");
-                return Err(e);
-            }
-        }
-        Ok(())
-    }
-
-    /// Ends session `id` here and in the store (`DELETE`).
-    pub(crate) async fn delete_session(&self, id: &str) -> Result<(), StoreError> {
-        self.remove_session(id);
-        self.opts.session_store.remove(id).await
     }
 
     /// A token that fires with `parent` or when draining starts: the end of a standalone

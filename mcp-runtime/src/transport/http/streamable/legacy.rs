@@ -204,6 +204,9 @@ pub(crate) async fn start_legacy_request<E: Endpoint + 'static>(
     inline: bool,
 ) -> Fin {
     let params: Option<&RawValue> = params.as_ref().map(|p| p.borrow());
+    if matches!(method, "resources/subscribe" | "resources/unsubscribe") {
+        state.refresh_subscriptions(session).await;
+    }
     let cancel = session.closed.child_token();
     let control = match &out {
         Some(o) if state.resumable(session) && state.prime_for(session).is_some() => {
