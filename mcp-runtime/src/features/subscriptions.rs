@@ -547,6 +547,7 @@ impl std::fmt::Debug for LegacySubscriptions {
 impl LegacySubscriptions {
     /// Also forwards resource updates the session subscribed to in another process, as
     /// `elsewhere` answers (asked only for a URI this process's copy does not name).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn also_subscribed_elsewhere(&self, elsewhere: SubscribedElsewhere) {
         let _ = self.elsewhere.set(elsewhere);
     }
