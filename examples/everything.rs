@@ -16,7 +16,9 @@
 //! `--redis URL` (built with the `redis` feature) keeps the HTTP sessions, the resumable
 //! streams' events and the used `requestState`s in Redis (`mcp::runtime::session::redis`),
 //! and fans change notifications out over Redis pub/sub (a `touch_note` on one process
-//! reaches the subscribers every process holds), so several `everything` processes behind one load balancer serve the same clients; give
+//! reaches the subscribers every process holds), as well as a client's answer to an
+//! elicitation, sampling or roots request posted to another process than the one asking, so
+//! several `everything` processes behind one load balancer serve the same clients; give
 //! them the same `requestState` keys in `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
 //!
 //! Both HTTP flags serve the same router (Streamable HTTP at `/mcp`, the 2024-11-05
@@ -485,7 +487,8 @@ fn parse_args(args: &[String]) -> Args {
 }
 
 /// What the HTTP server shares with other processes: nothing by default; with `--redis`,
-/// sessions, events and a single-use replay guard in Redis, and a bus over Redis pub/sub.
+/// sessions, events and a single-use replay guard in Redis, and over Redis pub/sub a bus
+/// and the relay of clients' answers to another process's requests.
 struct Shared {
     opts: HttpOptions,
     request_state: RequestStateConfig,
@@ -514,6 +517,7 @@ async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
         let opts = HttpOptions {
             session_store: stores.session_store(),
             event_store: Some(stores.event_store()),
+            answer_relay: Some(stores.answer_relay()),
             ..HttpOptions::default()
         };
         eprintln!("everything: sessions, events, used requestStates and server events in {url}");

@@ -7,7 +7,8 @@
 //! bounded time, the stateless 2026-07-28 revision unaffected) and started again; an
 //! unknown session a 404; a 2026-07-28 `requestState` sealed on one replica, opened on
 //! another and refused on a third when replayed; a resource update made on one replica
-//! heard once by listen streams and legacy GET streams held by the others.
+//! heard once by listen streams and legacy GET streams held by the others; a legacy
+//! elicitation asked on one replica answered through another.
 //!
 //! Needs `redis-server` and `nginx` (Debian's packages): without them the test fails when
 //! `CI` is set (`.ci/run` installs both) and says `SKIPPED` otherwise.
@@ -724,11 +725,52 @@ async fn a_cluster_behind_nginx_serves_sessions_through_failures() {
         );
     }
     eprintln!(
-        "step 8: note updated on replica {touched_on}, heard on {:?}; all in {:?}",
+        "step 8: note updated on replica {touched_on}, heard on {:?}",
         streams
             .iter()
             .map(|s| (s.kind, s.replica))
-            .collect::<Vec<_>>(),
+            .collect::<Vec<_>>()
+    );
+
+    // 9. A legacy elicitation asked by one replica and answered through another: the
+    // answer is relayed over Redis to the replica whose call waits for it.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "cluster-test", "version": "1"}}});
+    let r = send(&c, &[], &init).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let asker = r.header("mcp-session-id").expect("a session id").to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(send(&c, &legacy(&asker), &note).await.status, 202);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "ask_name", "arguments": {}}});
+    let r = open(&c, "POST", &legacy(&asker), Some(&call)).await;
+    assert_eq!(r.status(), 200);
+    let asked_on = c.replica(r.headers());
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let elicitation = |ev: &[Event]| {
+        ev.iter()
+            .map(Event::json)
+            .find(|m| m["method"] == "elicitation/create")
+    };
+    read(&mut body, &mut buf, |ev| elicitation(ev).is_some()).await;
+    let ask = elicitation(&parse(&buf)).unwrap();
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"],
+        "result": {"action": "accept", "content": {"name": "Ada", "age": 36}}});
+    let r = send(&c, &legacy(&asker), &answer).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let answered_on = c.replica(&r.headers);
+    assert_ne!(answered_on, asked_on, "round-robin: another replica");
+    read(&mut body, &mut buf, |ev| answers(ev, 2) > 0).await;
+    let result = parse(&buf)
+        .iter()
+        .map(Event::json)
+        .find(|m| m["id"] == 2)
+        .unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "Hello, Ada (36)!");
+    eprintln!(
+        "step 9: elicitation asked on replica {asked_on}, answered through {answered_on}; all in {:?}",
         started.elapsed()
     );
 }

@@ -356,3 +356,109 @@ async fn a_legacy_session_hears_updates_on_the_replica_holding_its_stream() {
     assert_eq!(stored.subscriptions, ["notes://1", "notes://2"]);
     drop((a, b, c));
 }
+
+/// Asks the client for its roots (a server-to-client request) and says how many it has.
+#[mcp::tool]
+async fn roots(ctx: &Context) -> Result<String, McpError> {
+    Ok(format!("{} roots", ctx.roots().await?.len()))
+}
+
+#[mcp::server(name = "relay-test", tools(roots))]
+struct RelayTest;
+
+#[tokio::test]
+async fn an_answer_posted_to_another_replica_reaches_the_request() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (sa, sb) = (connect(&redis).await, connect(&redis).await);
+    let mut replicas = Vec::new();
+    let mut relays = Vec::new();
+    for stores in [&sa, &sb] {
+        let relay = stores.answer_relay();
+        relays.push(relay.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = CancellationToken::new();
+        let opts = HttpOptions {
+            session_store: stores.session_store(),
+            event_store: Some(stores.event_store()),
+            answer_relay: Some(relay),
+            ..HttpOptions::default()
+        };
+        let st = stop.clone();
+        tokio::spawn(async move {
+            RelayTest
+                .into_server()
+                .serve_http_on(listener, opts, st)
+                .await
+        });
+        replicas.push(Running { addr, stop });
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !relays.iter().all(|r| r.is_connected()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "relays not subscribed"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (a, b) = (&replicas[0], &replicas[1]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"roots": {}},
+        "clientInfo": {"name": "roaming-client", "version": "1"}}});
+    let r = send(a.addr, "POST", None, Some(init)).await;
+    let sid = r.header("mcp-session-id").unwrap().to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        send(a.addr, "POST", Some(&sid), Some(note)).await.status,
+        202
+    );
+
+    // The call runs on A; its roots/list request comes on the call's stream.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "roots", "arguments": {}}});
+    let req = http::request(a.addr, "POST", "/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25");
+    let r = http::send(a.addr, req, call.to_string()).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let ask = loop {
+        let f = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("the roots request within 5 s")
+            .unwrap()
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+        if let Some((_, data)) = sse_events(&buf)
+            .into_iter()
+            .find(|(_, d)| d.contains("roots/list"))
+        {
+            break serde_json::from_str::<Value>(&data).unwrap();
+        }
+    };
+    // Answered through B, which never sent it.
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"],
+                        "result": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}});
+    let r = send(b.addr, "POST", Some(&sid), Some(answer)).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !buf.contains("2 roots") {
+        let f = tokio::time::timeout_at(deadline, body.frame())
+            .await
+            .unwrap_or_else(|_| panic!("no answer on A: {buf}"))
+            .expect("the stream goes on to the answer")
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+    }
+    let id = ask["id"].as_str().unwrap();
+    assert!(
+        id.starts_with("srv-") && id != "srv-1",
+        "a random start: {id}"
+    );
+    assert_eq!(relays.iter().map(|r| r.dropped()).sum::<u64>(), 0);
+}

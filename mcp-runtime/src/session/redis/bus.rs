@@ -15,31 +15,16 @@
 //! This file imports the bus types of `features/subscriptions.rs`: the one Redis backend
 //! that serves a layer above `session`.
 
-use std::future::poll_fn;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
 
-use ::redis::aio::{PubSubSink, PubSubStream};
-use futures_core::Stream;
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
-use super::connection::{Conn, Resend};
+use super::connection::Conn;
+use super::pubsub::{Channel, OnMessage};
 use crate::features::subscriptions::{BusReceiver, InMemoryBus, ServerEvent, SubscriptionBus};
 
 /// How many events wait to be published unless told otherwise.
 pub const DEFAULT_QUEUE: usize = 1024;
-
-/// The first wait before reconnecting the pub/sub connection; it doubles up to
-/// [`MAX_BACKOFF`].
-const MIN_BACKOFF: Duration = Duration::from_millis(50);
-const MAX_BACKOFF: Duration = Duration::from_secs(2);
-
-/// How often the idle pub/sub connection is checked with a `PING` (a peer that vanished
-/// without closing the socket is noticed within this plus the timeout).
-const PING_EVERY: Duration = Duration::from_secs(5);
 
 /// A [`SubscriptionBus`] over Redis pub/sub (from
 /// [`RedisStores::bus`](super::RedisStores::bus)): give it to
@@ -59,90 +44,58 @@ const PING_EVERY: Duration = Duration::from_secs(5);
 /// ```
 pub struct RedisBus {
     local: Arc<InMemoryBus>,
-    queue: mpsc::Sender<ServerEvent>,
-    shared: Arc<Shared>,
-    /// Ends both tasks (fired on drop).
-    stop: CancellationToken,
-}
-
-/// What the bus and its tasks share.
-struct Shared {
-    origin: String,
-    channel: String,
-    dropped: AtomicU64,
-    connected: AtomicBool,
+    channel: Channel,
 }
 
 impl RedisBus {
-    /// Starts the publishing and the listening task (inside a Tokio runtime).
+    /// Opens the channel: its tasks publish what this bus publishes and re-publish here
+    /// what other buses do.
     pub(super) fn start(client: ::redis::Client, conn: Conn, queue: usize) -> Self {
         let local = Arc::new(InMemoryBus::default());
-        let (tx, rx) = mpsc::channel(queue.max(1));
-        let shared = Arc::new(Shared {
-            origin: random_origin(),
-            channel: format!("{}events", conn.prefix()),
-            dropped: AtomicU64::new(0),
-            connected: AtomicBool::new(false),
+        let origin = Arc::new(std::sync::OnceLock::<String>::new());
+        let (ring, me) = (local.clone(), origin.clone());
+        let on_message: OnMessage = Box::new(move |payload| match decode(payload) {
+            Ok(w) if me.get() == Some(&w.origin) => {}
+            Ok(w) => ring.publish(w.event),
+            Err(e) => tracing::debug!(error = %e, "redis bus: unreadable message skipped"),
         });
-        let stop = CancellationToken::new();
-        tokio::spawn(publishing(rx, conn.clone(), shared.clone(), stop.clone()));
-        let timeout = conn.timeout();
-        tokio::spawn(listening(
-            client,
-            timeout,
-            local.clone(),
-            shared.clone(),
-            stop.clone(),
-        ));
-        Self {
-            local,
-            queue: tx,
-            shared,
-            stop,
-        }
+        let channel = Channel::open(client, conn, "events", queue, on_message);
+        let _ = origin.set(channel.origin().to_owned());
+        Self { local, channel }
     }
 
     /// How many events were not published to Redis (the queue was full, or Redis did not
     /// take them in time); this process's subscribers got them all the same.
     pub fn dropped(&self) -> u64 {
-        self.shared.dropped.load(Ordering::Relaxed)
+        self.channel.dropped()
     }
 
     /// Whether the pub/sub connection is subscribed right now (events other processes
     /// publish from now on arrive here).
     pub fn is_connected(&self) -> bool {
-        self.shared.connected.load(Ordering::Acquire)
+        self.channel.is_connected()
     }
 
     /// The channel events go through: `<prefix>events`.
     pub fn channel(&self) -> &str {
-        &self.shared.channel
+        self.channel.name()
     }
 }
 
 impl std::fmt::Debug for RedisBus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisBus")
-            .field("channel", &self.shared.channel)
-            .field("origin", &self.shared.origin)
+            .field("channel", &self.channel())
+            .field("origin", &self.channel.origin())
             .field("connected", &self.is_connected())
             .field("dropped", &self.dropped())
             .finish()
     }
 }
 
-impl Drop for RedisBus {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
-
 impl SubscriptionBus for RedisBus {
     fn publish(&self, event: ServerEvent) {
-        if let Err(e) = self.queue.try_send(event.clone()) {
-            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-            tracing::debug!(error = %e, "redis bus: event not queued for publishing");
-        }
+        self.channel.publish(encode(self.channel.origin(), &event));
         self.local.publish(event);
     }
 
@@ -152,124 +105,6 @@ impl SubscriptionBus for RedisBus {
 
     fn subscribers(&self) -> usize {
         self.local.subscribers()
-    }
-}
-
-/// 64 random bits as 16 hex digits: which bus sent a message.
-fn random_origin() -> String {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).expect("the OS random source failed");
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-/// Drains the queue into `PUBLISH`, one call at a time under the timeout.
-async fn publishing(
-    mut rx: mpsc::Receiver<ServerEvent>,
-    conn: Conn,
-    shared: Arc<Shared>,
-    stop: CancellationToken,
-) {
-    loop {
-        let event = tokio::select! {
-            _ = stop.cancelled() => return,
-            e = rx.recv() => match e { Some(e) => e, None => return },
-        };
-        let payload = encode(&shared.origin, &event);
-        let cmd = ::redis::cmd("PUBLISH")
-            .arg(&shared.channel)
-            .arg(payload)
-            .to_owned();
-        // Not sent again after a dropped connection: a second copy would reach twice.
-        if let Err(e) = conn.cmd::<i64>(&cmd, Resend::Refused).await {
-            // Redis is away: what waits behind is dropped too, rather than each event
-            // waiting out the timeout and a stale burst going out once Redis is back.
-            let mut lost = 1;
-            while rx.try_recv().is_ok() {
-                lost += 1;
-            }
-            shared.dropped.fetch_add(lost, Ordering::Relaxed);
-            tracing::debug!(error = %e, lost, "redis bus: events not published");
-        }
-    }
-}
-
-/// Keeps one pub/sub connection subscribed, reconnecting with a capped backoff, and
-/// re-publishes what it receives to `local`.
-async fn listening(
-    client: ::redis::Client,
-    timeout: Duration,
-    local: Arc<InMemoryBus>,
-    shared: Arc<Shared>,
-    stop: CancellationToken,
-) {
-    let mut backoff = MIN_BACKOFF;
-    loop {
-        let connected = tokio::select! {
-            _ = stop.cancelled() => return,
-            c = tokio::time::timeout(timeout, subscribe(&client, &shared.channel)) => c,
-        };
-        match connected {
-            Ok(Ok((sink, stream))) => {
-                tracing::info!(channel = %shared.channel, "redis bus: subscribed");
-                shared.connected.store(true, Ordering::Release);
-                backoff = MIN_BACKOFF;
-                let ended = relay(sink, stream, timeout, &local, &shared, &stop).await;
-                shared.connected.store(false, Ordering::Release);
-                if !ended {
-                    return;
-                }
-                tracing::warn!(channel = %shared.channel, "redis bus: connection lost, reconnecting");
-            }
-            Ok(Err(e)) => tracing::debug!(error = %e, "redis bus: cannot subscribe"),
-            Err(_) => tracing::debug!("redis bus: subscribing timed out"),
-        }
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            _ = tokio::time::sleep(backoff) => {}
-        }
-        backoff = (backoff * 2).min(MAX_BACKOFF);
-    }
-}
-
-async fn subscribe(
-    client: &::redis::Client,
-    channel: &str,
-) -> ::redis::RedisResult<(PubSubSink, PubSubStream)> {
-    let mut pubsub = client.get_async_pubsub().await?;
-    pubsub.subscribe(channel).await?;
-    Ok(pubsub.split())
-}
-
-/// Relays messages until the connection ends or stops answering `PING` (`true`: reconnect)
-/// or the bus is dropped (`false`).
-async fn relay(
-    mut sink: PubSubSink,
-    mut stream: PubSubStream,
-    timeout: Duration,
-    local: &InMemoryBus,
-    shared: &Shared,
-    stop: &CancellationToken,
-) -> bool {
-    let mut ping = tokio::time::interval(PING_EVERY);
-    ping.tick().await;
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return false,
-            m = poll_fn(|cx| Pin::new(&mut stream).poll_next(cx)) => match m {
-                Some(m) => match decode(m.get_payload_bytes()) {
-                    Ok(w) if w.origin == shared.origin => {}
-                    Ok(w) => local.publish(w.event),
-                    Err(e) => tracing::debug!(error = %e, "redis bus: unreadable message skipped"),
-                },
-                None => return true,
-            },
-            _ = ping.tick() => {
-                let answered = tokio::time::timeout(timeout, sink.ping::<::redis::Value>()).await;
-                if !matches!(answered, Ok(Ok(_))) {
-                    return true;
-                }
-            }
-        }
     }
 }
 

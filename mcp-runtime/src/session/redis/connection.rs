@@ -13,6 +13,7 @@ use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInv
 
 use super::bus::{DEFAULT_QUEUE, RedisBus};
 use super::events::RedisEventStore;
+use super::relay::RedisAnswerRelay;
 use super::replay::RedisReplayGuard;
 use super::sessions::RedisSessionStore;
 use crate::session::store::StoreError;
@@ -202,6 +203,18 @@ impl RedisStores {
     /// events are still delivered in this process but not published (and counted).
     pub fn bus_with_queue(&self, queue: usize) -> RedisBus {
         RedisBus::start(self.client.clone(), self.conn.clone(), queue)
+    }
+
+    /// A [`RedisAnswerRelay`] (`HttpOptions::answer_relay`): a client's answer to a
+    /// server-to-client request posted to another process reaches the one that sent the
+    /// request, over channel `<prefix>answers`. One pub/sub connection and two tasks,
+    /// ended when it is dropped; call it inside a Tokio runtime.
+    pub fn answer_relay(&self) -> Arc<RedisAnswerRelay> {
+        Arc::new(RedisAnswerRelay::start(
+            self.client.clone(),
+            self.conn.clone(),
+            DEFAULT_QUEUE,
+        ))
     }
 
     /// The prefix of every key.

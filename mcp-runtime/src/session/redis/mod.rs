@@ -1,8 +1,9 @@
 //! Redis backends for the stores (feature `redis`): the [`SessionStore`](super::SessionStore),
 //! the [`EventStore`](super::EventStore) and the [`ReplayGuard`](super::request_state::ReplayGuard)
-//! that several processes of one deployment share, and the [`RedisBus`] that fans server
-//! events out to all of them. [`RedisConfig`] connects (redis-rs's reconnecting
-//! `ConnectionManager`) and hands out the three stores and the bus as [`RedisStores`].
+//! that several processes of one deployment share, the [`RedisBus`] that fans server
+//! events out to all of them and the [`RedisAnswerRelay`] that brings a client's answer to
+//! the process that asked. [`RedisConfig`] connects (redis-rs's reconnecting
+//! `ConnectionManager`) and hands them out as [`RedisStores`].
 //!
 //! Key layout, every key under the configured prefix (`mcp:` by default) and every key with
 //! an expiry or a bound:
@@ -15,6 +16,7 @@
 //! | `<prefix>streams:<session>` | set of stream names | what `forget_session` deletes | event TTL |
 //! | `<prefix>replay:<nonce hex>` | string | one used `requestState` | until the state expires |
 //! | `<prefix>events` | pub/sub channel (no key) | server events of every [`RedisBus`], JSON tagged with the sending bus | nothing is kept |
+//! | `<prefix>answers` | pub/sub channel (no key) | clients' answers to another process's server-to-client requests ([`RedisAnswerRelay`]) | nothing is kept |
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
 //! [`StoreError::Unavailable`](super::StoreError::Unavailable) (a 503 on HTTP). Scripts
@@ -25,11 +27,14 @@
 mod bus;
 mod connection;
 mod events;
+mod pubsub;
+mod relay;
 mod replay;
 mod sessions;
 
 pub use bus::{DEFAULT_QUEUE, RedisBus};
 pub use connection::{RedisConfig, RedisStores};
 pub use events::RedisEventStore;
+pub use relay::RedisAnswerRelay;
 pub use replay::RedisReplayGuard;
 pub use sessions::RedisSessionStore;

@@ -76,7 +76,9 @@ pub use crate::session::event_store;
 pub use crate::session::event_store::{
     EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId,
 };
-pub use crate::session::{InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+pub use crate::session::{
+    AnswerRelay, InMemorySessionStore, RelayedAnswer, SessionRecord, SessionStore, StoreError,
+};
 
 /// How `Host` and `Origin` are checked (DNS-rebinding protection).
 #[derive(Debug, Clone, Default)]
@@ -161,6 +163,11 @@ pub struct HttpOptions {
     /// process does not hold loads it from here, so processes sharing a store serve each
     /// other's sessions. Default: an [`InMemorySessionStore`] (this process only).
     pub session_store: Arc<dyn SessionStore>,
+    /// How a client's answer to a server-to-client request of a legacy session reaches the
+    /// process that sent the request when the client posts it to another process (see
+    /// [`AnswerRelay`]). Default `None`: such an answer is dropped (one process, or a
+    /// sticky load balancer).
+    pub answer_relay: Option<Arc<dyn AnswerRelay>>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -185,6 +192,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("sse_retry", &self.sse_retry)
             .field("sse_close_after", &self.sse_close_after)
             .field("auth", &self.auth)
+            .field("answer_relay", &self.answer_relay.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -212,6 +220,7 @@ impl Default for HttpOptions {
             sse_close_after: None,
             auth: None,
             session_store: Arc::new(InMemorySessionStore::default()),
+            answer_relay: None,
         }
     }
 }
@@ -291,7 +300,7 @@ pub(crate) struct HttpState<E> {
 
 impl<E: Endpoint + 'static> HttpState<E> {
     fn new(kernel: Kernel<E>, opts: HttpOptions) -> Arc<Self> {
-        Arc::new(Self {
+        let state = Arc::new(Self {
             kernel,
             permits: Arc::new(Semaphore::new(opts.max_in_flight.max(1))),
             opts,
@@ -299,7 +308,16 @@ impl<E: Endpoint + 'static> HttpState<E> {
             shutdown: CancellationToken::new(),
             draining: CancellationToken::new(),
             reaper: std::sync::Once::new(),
-        })
+        });
+        if let Some(relay) = &state.opts.answer_relay {
+            let weak = Arc::downgrade(&state);
+            relay.on_answer(Box::new(move |answer| {
+                if let Some(st) = weak.upgrade() {
+                    st.complete_relayed(answer);
+                }
+            }));
+        }
+        state
     }
 
     fn stats(&self) -> HttpStats {

@@ -7,10 +7,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_core::jsonrpc::{ErrorObject, RequestId};
+use serde_json::value::RawValue;
+
 use super::HttpState;
 use super::session::HttpSession;
 use crate::chain::middleware::Endpoint;
-use crate::session::StoreError;
+use crate::session::{RelayedAnswer, StoreError};
 
 impl<E: Endpoint + 'static> HttpState<E> {
     /// The session `id`, from this process or, when it holds none, from the session store
@@ -143,6 +146,47 @@ impl<E: Endpoint + 'static> HttpState<E> {
             }
             Ok(None) => {}
             Err(e) => tracing::debug!(session = %s.id, error = %e, "stored subscriptions unread"),
+        }
+    }
+
+    /// Completes server-to-client request `id` of `s` with the client's answer; an answer
+    /// to a request this process did not send goes to the answer relay (the client posted
+    /// it here, the request waits in another process).
+    pub(crate) fn answer(
+        &self,
+        s: &HttpSession,
+        id: RequestId,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    ) {
+        let Some(relay) = &self.opts.answer_relay else {
+            if !s.conn.complete(&id, outcome) {
+                tracing::debug!(%id, "response to an unknown request dropped");
+            }
+            return;
+        };
+        if !s.conn.complete(&id, outcome.clone()) {
+            tracing::debug!(session = %s.id, %id, "response forwarded to the other processes");
+            relay.forward(RelayedAnswer {
+                session: s.id.clone(),
+                id,
+                outcome,
+            });
+        }
+    }
+
+    /// An answer another process forwarded: completes the request if this process holds
+    /// the session and sent it.
+    pub(crate) fn complete_relayed(&self, answer: RelayedAnswer) {
+        let held = self
+            .sessions
+            .lock()
+            .expect("sessions lock")
+            .get(&answer.session)
+            .cloned();
+        if let Some(s) = held
+            && s.conn.complete(&answer.id, answer.outcome)
+        {
+            tracing::debug!(session = %s.id, id = %answer.id, "forwarded response delivered");
         }
     }
 }

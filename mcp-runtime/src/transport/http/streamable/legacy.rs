@@ -163,10 +163,8 @@ pub(crate) fn apply_unanswered<E: Endpoint + 'static>(
 ) {
     match msg {
         Msg::Response { id, outcome } => {
-            if let Some(id) = id
-                && !session.conn.complete(&id, outcome)
-            {
-                tracing::debug!(%id, "response to an unknown request dropped");
+            if let Some(id) = id {
+                state.answer(session, id, outcome);
             }
         }
         Msg::Notification { method, params } => {
