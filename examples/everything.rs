@@ -15,10 +15,12 @@
 //!
 //! `--redis URL` (built with the `redis` feature) keeps the HTTP sessions, the resumable
 //! streams' events, the used `requestState`s and the tasks in Redis
-//! (`mcp::runtime::session::redis`), so several `everything` processes behind one load
-//! balancer serve the same clients (a task started on one is polled, answered and
-//! cancelled through any); give them the same `requestState` keys in
-//! `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
+//! (`mcp::runtime::session::redis`), and fans change notifications out over Redis pub/sub (a
+//! `touch_note` on one process reaches the subscribers every process holds), as well as a
+//! client's answer to an elicitation, sampling or roots request posted to another process
+//! than the one asking, so several `everything` processes behind one load balancer serve the
+//! same clients (a task started on one is polled, answered and cancelled through any); give
+//! them the same `requestState` keys in `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
 //!
 //! Both HTTP flags serve the same router (Streamable HTTP at `/mcp`, the 2024-11-05
 //! transport at `/sse` + `/messages`), so any client of any revision can connect to either.
@@ -42,11 +44,13 @@
 //! The same elicitation, sampling and roots calls are server-to-client requests on legacy
 //! revisions and `input_required` rounds on 2026-07-28.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp::RequestStateConfig;
 use mcp::prelude::*;
+use mcp::runtime::SubscriptionBus;
 use mcp::runtime::caching::CacheHint;
 use mcp::runtime::log_bridge::ClientLogLayer;
 use mcp::runtime::skills::{EmbeddedFile, SkillSet};
@@ -358,18 +362,28 @@ const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
 
 /// The server, for `main` and for `tests/everything.rs` (which includes this file).
 pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateConfig) -> Server {
-    builder(versions, request_state).build()
+    builder(versions, request_state, None).build()
 }
 
-/// The server's builder: every tool, resource and prompt.
-fn builder(versions: SupportedVersions, request_state: RequestStateConfig) -> mcp::ServerBuilder {
+/// The server's builder: every tool, resource and prompt; its change notifications fanned
+/// out through `bus` when given (the Redis bus of `--redis`, so every replica's subscribers
+/// hear of every replica's changes).
+fn builder(
+    versions: SupportedVersions,
+    request_state: RequestStateConfig,
+    bus: Option<Arc<dyn SubscriptionBus>>,
+) -> mcp::ServerBuilder {
     static SKILLS: &[EmbeddedFile] = &[EmbeddedFile::new("greeting-etiquette/SKILL.md", SKILL)];
     let skills = SkillSet::from_embedded(SKILLS).expect("the embedded skill is valid");
-    Server::builder("everything", env!("CARGO_PKG_VERSION"))
+    let builder = Server::builder("everything", env!("CARGO_PKG_VERSION"));
+    let builder = match bus {
+        Some(bus) => builder.subscription_bus(bus),
+        None => builder.subscriptions(true),
+    };
+    builder
         .instructions("Every feature of the mcp Rust SDK in one server.")
         .supported_versions(versions)
         .request_state(request_state)
-        .subscriptions(true)
         .skills(skills)
         .cache_hint_for("tools/list", CacheHint::private(1_000))
         .elicitation_form::<Person>()
@@ -520,17 +534,26 @@ fn parse_args(args: &[String]) -> Args {
     }
 }
 
-/// Where tasks are kept when not in this process.
-type Tasks = Option<std::sync::Arc<dyn mcp::runtime::tasks::TaskStore>>;
+/// What the HTTP server shares with other processes: nothing by default; with `--redis`,
+/// sessions, events, a single-use replay guard and the tasks in Redis, and over Redis
+/// pub/sub a bus and the relay of clients' answers to another process's requests.
+struct Shared {
+    opts: HttpOptions,
+    request_state: RequestStateConfig,
+    bus: Option<Arc<dyn SubscriptionBus>>,
+    tasks: Option<Arc<dyn mcp::runtime::tasks::TaskStore>>,
+}
 
-/// The HTTP options, the `requestState` sealing and the task store: in this process by
-/// default, in Redis with `--redis` (sessions, events, a single-use replay guard and the
-/// tasks, shared by every process).
-async fn stores(
-    redis: Option<String>,
-) -> std::io::Result<(HttpOptions, RequestStateConfig, Tasks)> {
+/// The HTTP options, the `requestState` sealing, the subscription bus and the task store:
+/// in this process by default, in Redis with `--redis`.
+async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
     let Some(url) = redis else {
-        return Ok((HttpOptions::default(), RequestStateConfig::default(), None));
+        return Ok(Shared {
+            opts: HttpOptions::default(),
+            request_state: RequestStateConfig::default(),
+            bus: None,
+            tasks: None,
+        });
     };
     #[cfg(feature = "redis")]
     {
@@ -544,11 +567,18 @@ async fn stores(
         let opts = HttpOptions {
             session_store: stores.session_store(),
             event_store: Some(stores.event_store()),
+            answer_relay: Some(stores.answer_relay()),
             ..HttpOptions::default()
         };
-        eprintln!("everything: sessions, events, used requestStates and tasks in {url}");
-        let tasks: Tasks = Some(stores.task_store());
-        Ok((opts, request_state, tasks))
+        eprintln!(
+            "everything: sessions, events, used requestStates, tasks and server events in {url}"
+        );
+        Ok(Shared {
+            opts,
+            request_state,
+            bus: Some(Arc::new(stores.bus())),
+            tasks: Some(stores.task_store()),
+        })
     }
     #[cfg(not(feature = "redis"))]
     {
@@ -582,7 +612,12 @@ async fn main() -> std::io::Result<()> {
                 .await
         }
         Serve::Http(addr, path) => {
-            let (opts, request_state, tasks) = stores(redis).await?;
+            let Shared {
+                opts,
+                request_state,
+                bus,
+                tasks,
+            } = stores(redis).await?;
             // Every transport: the 2024-11-05 HTTP+SSE one is opt-in.
             let opts = HttpOptions {
                 legacy_sse: Some(("/sse".into(), "/messages".into())),
@@ -595,7 +630,7 @@ async fn main() -> std::io::Result<()> {
                 "everything on http://{addr}{path} ({})",
                 versions.strings().join(", ")
             );
-            let mut server = builder(versions, request_state);
+            let mut server = builder(versions, request_state, bus);
             if let Some(tasks) = tasks {
                 server = server.task_store(tasks);
             }

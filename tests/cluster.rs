@@ -6,8 +6,10 @@
 //! replayed by a survivor; `restart-all` under a live session; Redis stopped (503 in
 //! bounded time, the stateless 2026-07-28 revision unaffected) and started again; an
 //! unknown session a 404; a 2026-07-28 `requestState` sealed on one replica, opened on
-//! another and refused on a third when replayed; tasks (both eras) started on one replica,
-//! polled, answered and cancelled through the others.
+//! another and refused on a third when replayed; a resource update made on one replica
+//! heard once by listen streams and legacy GET streams held by the others; a legacy
+//! elicitation asked on one replica answered through another; tasks (both eras) started on
+//! one replica, polled, answered and cancelled through the others.
 //!
 //! Needs `redis-server` and `nginx` (Debian's packages): without them the test fails when
 //! `CI` is set (`.ci/run` installs both) and says `SKIPPED` otherwise.
@@ -663,14 +665,121 @@ async fn a_cluster_behind_nginx_serves_sessions_through_failures() {
         r.body
     );
     eprintln!(
-        "step 7: requestState sealed on {sealed_on}, opened on {opened_on}, replay refused on {replayed_on}",
+        "step 7: requestState sealed on {sealed_on}, opened on {opened_on}, replay refused on {replayed_on}"
     );
 
-    // 8. Tasks in Redis: a task runs on one replica, the others poll it, answer its input
+    // 8. A resource update on one replica reaches the subscribers every replica holds (the
+    // Redis bus): 2026-07-28 listen streams and the GET streams of legacy sessions that
+    // subscribed (through whichever replica) to the note.
+    let streams = subscribers(&c).await;
+    // A probe until every stream hears one: each replica's bus is subscribed again after
+    // step 5's Redis restart (within its reconnect backoff).
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut probes = 0;
+    let mut heard = vec![0; streams.len()];
+    let mut streams = streams;
+    while heard.contains(&0) {
+        assert!(
+            Instant::now() < deadline,
+            "probes not heard: {heard:?} {:?}",
+            streams
+                .iter()
+                .map(|s| (s.kind, s.replica, &s.buf))
+                .collect::<Vec<_>>()
+        );
+        probes += 1;
+        touch(&c, 0, 100 + probes).await;
+        for (s, n) in streams.iter_mut().zip(&mut heard) {
+            *n = s.updates_within(PROBE, 1, Duration::from_millis(500)).await;
+        }
+    }
+    // The update, once, through one replica.
+    let touched_on = touch(&c, 7, 200).await;
+    for s in &mut streams {
+        assert_eq!(
+            s.updates_within(NOTE, 1, Duration::from_secs(10)).await,
+            1,
+            "{} stream on replica {} hears the update made on replica {touched_on}",
+            s.kind,
+            s.replica
+        );
+    }
+    // A last probe behind it: no stream got the update twice meanwhile (say, a replica
+    // hearing its own publication back from Redis).
+    touch(&c, 0, 300).await;
+    for s in &mut streams {
+        let probes_seen = s.updates(PROBE);
+        s.updates_within(PROBE, probes_seen + 1, Duration::from_secs(10))
+            .await;
+        assert_eq!(s.updates(NOTE), 1, "{} on {}: {}", s.kind, s.replica, s.buf);
+    }
+    for kind in ["listen", "legacy"] {
+        assert!(
+            streams
+                .iter()
+                .any(|s| s.kind == kind && s.replica != touched_on),
+            "a {kind} stream on a replica other than {touched_on}: {:?}",
+            streams
+                .iter()
+                .map(|s| (s.kind, s.replica))
+                .collect::<Vec<_>>()
+        );
+    }
+    eprintln!(
+        "step 8: note updated on replica {touched_on}, heard on {:?}",
+        streams
+            .iter()
+            .map(|s| (s.kind, s.replica))
+            .collect::<Vec<_>>()
+    );
+
+    // 9. A legacy elicitation asked by one replica and answered through another: the
+    // answer is relayed over Redis to the replica whose call waits for it.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "cluster-test", "version": "1"}}});
+    let r = send(&c, &[], &init).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let asker = r.header("mcp-session-id").expect("a session id").to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(send(&c, &legacy(&asker), &note).await.status, 202);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "ask_name", "arguments": {}}});
+    let r = open(&c, "POST", &legacy(&asker), Some(&call)).await;
+    assert_eq!(r.status(), 200);
+    let asked_on = c.replica(r.headers());
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let elicitation = |ev: &[Event]| {
+        ev.iter()
+            .map(Event::json)
+            .find(|m| m["method"] == "elicitation/create")
+    };
+    read(&mut body, &mut buf, |ev| elicitation(ev).is_some()).await;
+    let ask = elicitation(&parse(&buf)).unwrap();
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"],
+        "result": {"action": "accept", "content": {"name": "Ada", "age": 36}}});
+    let r = send(&c, &legacy(&asker), &answer).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let answered_on = c.replica(&r.headers);
+    assert_ne!(answered_on, asked_on, "round-robin: another replica");
+    read(&mut body, &mut buf, |ev| answers(ev, 2) > 0).await;
+    let result = parse(&buf)
+        .iter()
+        .map(Event::json)
+        .find(|m| m["id"] == 2)
+        .unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "Hello, Ada (36)!");
+    eprintln!("step 9: elicitation asked on replica {asked_on}, answered through {answered_on}");
+
+    // 10. Tasks in Redis: a task runs on one replica, the others poll it, answer its input
     // and cancel it, and the one running it stops.
     modern_task_across_replicas(&c).await;
     legacy_task_across_replicas(&c).await;
-    eprintln!("all steps in {:?}", started.elapsed());
+    eprintln!(
+        "step 10: tasks across replicas; all steps in {:?}",
+        started.elapsed()
+    );
 }
 
 /// The answer of a JSON or one-answer SSE response.
@@ -832,7 +941,7 @@ async fn modern_task_across_replicas(c: &Cluster) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     eprintln!(
-        "step 8a: 2026 task on {runs_on}, answered on {answered_on}, polled on {pollers:?}; \
+        "step 10a: 2026 task on {runs_on}, answered on {answered_on}, polled on {pollers:?}; \
          task on {runs_on_b} cancelled on {cancelled_on}, stopped on {runs_on_b}"
     );
 }
@@ -885,7 +994,129 @@ async fn legacy_task_across_replicas(c: &Cluster) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     eprintln!(
-        "step 8b: 2025-11-25 task on {runs_on}, polled on {polled_on}, cancelled on \
+        "step 10b: 2025-11-25 task on {runs_on}, polled on {polled_on}, cancelled on \
          {cancelled_on}, stopped on {runs_on}, its result refused on {results_on:?}"
     );
+}
+
+const PROBE: &str = "everything://notes/0";
+const NOTE: &str = "everything://notes/7";
+
+/// An open SSE stream that subscribed to [`PROBE`] and [`NOTE`].
+struct Subscriber {
+    kind: &'static str,
+    replica: u16,
+    body: Incoming,
+    buf: String,
+}
+
+impl Subscriber {
+    /// How many `notifications/resources/updated` for `uri` arrived so far.
+    fn updates(&self, uri: &str) -> usize {
+        self.buf
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+            .filter(|m| m["method"] == "notifications/resources/updated")
+            .filter(|m| m["params"]["uri"] == uri)
+            .count()
+    }
+
+    /// Reads until `n` updates of `uri` arrived or `within` passed; how many arrived.
+    async fn updates_within(&mut self, uri: &str, n: usize, within: Duration) -> usize {
+        let deadline = tokio::time::Instant::now() + within;
+        while self.updates(uri) < n {
+            match tokio::time::timeout_at(deadline, self.body.frame()).await {
+                Err(_) => break,
+                Ok(Some(Ok(f))) => {
+                    if let Ok(d) = f.into_data() {
+                        self.buf.push_str(&String::from_utf8_lossy(&d));
+                    }
+                }
+                Ok(other) => panic!("{} stream on {} ended: {other:?}", self.kind, self.replica),
+            }
+        }
+        self.updates(uri)
+    }
+}
+
+/// Listen streams (2026-07-28) and legacy sessions' GET streams, all subscribed to
+/// [`PROBE`] and [`NOTE`], until each kind has streams on at least two replicas.
+async fn subscribers(c: &Cluster) -> Vec<Subscriber> {
+    let mut out: Vec<Subscriber> = Vec::new();
+    let spread = |out: &[Subscriber], kind| {
+        let on: HashSet<u16> = out
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| s.replica)
+            .collect();
+        on.len() >= 2
+    };
+    let mut id = 1000;
+    while !spread(&out, "listen") {
+        assert!(out.len() < 8, "listen streams all on one replica");
+        id += 1;
+        let listen = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": support::modern(json!({"notifications": {"resourceSubscriptions": [PROBE, NOTE]}}))});
+        let h = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "subscriptions/listen"),
+        ];
+        let r = open(c, "POST", &h, Some(&listen)).await;
+        assert_eq!(r.status(), 200);
+        let mut s = Subscriber {
+            kind: "listen",
+            replica: c.replica(r.headers()),
+            body: r.into_body(),
+            buf: String::new(),
+        };
+        // Subscribed once acknowledged.
+        while !s.buf.contains("notifications/subscriptions/acknowledged") {
+            let f = tokio::time::timeout(Duration::from_secs(5), s.body.frame())
+                .await
+                .expect("the acknowledgement within 5 s")
+                .expect("the stream stays open")
+                .unwrap();
+            if let Ok(d) = f.into_data() {
+                s.buf.push_str(&String::from_utf8_lossy(&d));
+            }
+        }
+        out.push(s);
+    }
+    let before = out.len();
+    while !spread(&out[before..], "legacy") {
+        assert!(out.len() < before + 8, "legacy streams all on one replica");
+        let sid = session(c).await;
+        for uri in [PROBE, NOTE] {
+            id += 1;
+            let sub = json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe",
+                "params": {"uri": uri}});
+            let r = send(c, &legacy(&sid), &sub).await;
+            assert_eq!(r.status, 200, "{}", r.body);
+        }
+        let r = open(c, "GET", &legacy(&sid), None).await;
+        assert_eq!(r.status(), 200);
+        out.push(Subscriber {
+            kind: "legacy",
+            replica: c.replica(r.headers()),
+            body: r.into_body(),
+            buf: String::new(),
+        });
+    }
+    out
+}
+
+/// `touch_note` `note` through nginx (a 2026-07-28 call); the replica that ran it.
+async fn touch(c: &Cluster, note: u32, id: u64) -> u16 {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": support::modern(json!({"name": "touch_note", "arguments": {"id": note}}))});
+    let h = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "touch_note"),
+    ];
+    let r = send(c, &h, &call).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(text(&r), format!("note {note} touched"));
+    c.replica(&r.headers)
 }

@@ -1,13 +1,16 @@
 //! Two HTTP servers sharing the Redis stores (features `http` and `redis`), as two replicas
 //! behind a load balancer: a session opened on one is served by the other, a stream's
-//! events are replayed by the replica the client resumes on, and with Redis gone a request
-//! that needs the store is a 503 in bounded time, served again once Redis is back.
+//! events are replayed by the replica the client resumes on, with Redis gone a request
+//! that needs the store is a 503 in bounded time, served again once Redis is back, and a
+//! resource update published on one replica reaches a legacy session's stream on another
+//! for URIs it subscribed to through a third (the Redis bus and the stored subscriptions).
 
 mod support;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use http_body_util::BodyExt;
 use mcp::prelude::*;
 use mcp::runtime::session::redis::{RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionStore};
@@ -261,4 +264,201 @@ async fn a_stream_written_on_one_replica_is_resumed_on_another() {
         left = sa.event_store().replay_after(&on_a[1].0).await;
     }
     assert_eq!(left, Ok(None), "forgotten");
+}
+
+/// A replica with a resource and change notifications over the stores' Redis bus; its
+/// handle publishes.
+async fn start_with_bus(stores: &RedisStores) -> (Running, mcp::runtime::ServerHandle) {
+    use mcp_core::types::{ReadResourceResult, Resource, ResourceContents};
+    let server = Server::builder("bus-test", "1.0.0")
+        .subscription_bus(stores.bus())
+        .registry(|r| {
+            r.add_resource(Resource::new("notes://1", "note"), |_ctx, uri| async move {
+                Ok(ReadResourceResult {
+                    contents: vec![ResourceContents::text(uri, "v")],
+                    ..Default::default()
+                })
+            });
+        })
+        .build();
+    let handle = server.handle();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let opts = HttpOptions {
+        session_store: stores.session_store(),
+        event_store: Some(stores.event_store()),
+        ..HttpOptions::default()
+    };
+    let st = stop.clone();
+    tokio::spawn(async move { server.serve_http_on(listener, opts, st).await });
+    (Running { addr, stop }, handle)
+}
+
+#[tokio::test]
+async fn a_legacy_session_hears_updates_on_the_replica_holding_its_stream() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (sa, sb, sc) = (
+        connect(&redis).await,
+        connect(&redis).await,
+        connect(&redis).await,
+    );
+    let ((a, ha), (b, _hb), (c, _hc)) = (
+        start_with_bus(&sa).await,
+        start_with_bus(&sb).await,
+        start_with_bus(&sc).await,
+    );
+    // Initialized on A, its GET stream on C (which takes the session over), subscribed to
+    // one note through B and to another through C (whose copy has not seen B's change).
+    let r = send(a.addr, "POST", None, Some(initialize())).await;
+    let sid = r.header("mcp-session-id").unwrap().to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        send(c.addr, "POST", Some(&sid), Some(note)).await.status,
+        202
+    );
+    let get = http::request(c.addr, "GET", "/mcp")
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25");
+    let r = http::send(c.addr, get, String::new()).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let sub = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+                     "params": {"uri": "notes://1"}});
+    let r = send(b.addr, "POST", Some(&sid), Some(sub)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sub = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe",
+                     "params": {"uri": "notes://2"}});
+    let r = send(c.addr, "POST", Some(&sid), Some(sub)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    let mut buf = String::new();
+    for uri in ["notes://1", "notes://2"] {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !buf.contains(&format!(r#""uri":"{uri}""#)) {
+            // Published on A until C's bus, subscribed in the background, carries it.
+            ha.resource_updated(uri);
+            match tokio::time::timeout(Duration::from_millis(200), body.frame()).await {
+                Ok(Some(Ok(f))) => buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap())),
+                Ok(other) => panic!("the stream ended: {other:?}"),
+                Err(_) => assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "{uri} not on C: {buf}"
+                ),
+            }
+        }
+    }
+    // Both subscriptions are in the store (neither write undid the other).
+    let stored = sa.session_store().load(&sid).await.unwrap().unwrap();
+    assert_eq!(stored.subscriptions, ["notes://1", "notes://2"]);
+    drop((a, b, c));
+}
+
+/// Asks the client for its roots (a server-to-client request) and says how many it has.
+#[mcp::tool]
+async fn roots(ctx: &Context) -> Result<String, McpError> {
+    Ok(format!("{} roots", ctx.roots().await?.len()))
+}
+
+#[mcp::server(name = "relay-test", tools(roots))]
+struct RelayTest;
+
+#[tokio::test]
+async fn an_answer_posted_to_another_replica_reaches_the_request() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (sa, sb) = (connect(&redis).await, connect(&redis).await);
+    let mut replicas = Vec::new();
+    let mut relays = Vec::new();
+    for stores in [&sa, &sb] {
+        let relay = stores.answer_relay();
+        relays.push(relay.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = CancellationToken::new();
+        let opts = HttpOptions {
+            session_store: stores.session_store(),
+            event_store: Some(stores.event_store()),
+            answer_relay: Some(relay),
+            ..HttpOptions::default()
+        };
+        let st = stop.clone();
+        tokio::spawn(async move {
+            RelayTest
+                .into_server()
+                .serve_http_on(listener, opts, st)
+                .await
+        });
+        replicas.push(Running { addr, stop });
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !relays.iter().all(|r| r.is_connected()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "relays not subscribed"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (a, b) = (&replicas[0], &replicas[1]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"roots": {}},
+        "clientInfo": {"name": "roaming-client", "version": "1"}}});
+    let r = send(a.addr, "POST", None, Some(init)).await;
+    let sid = r.header("mcp-session-id").unwrap().to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        send(a.addr, "POST", Some(&sid), Some(note)).await.status,
+        202
+    );
+
+    // The call runs on A; its roots/list request comes on the call's stream.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "roots", "arguments": {}}});
+    let req = http::request(a.addr, "POST", "/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25");
+    let r = http::send(a.addr, req, call.to_string()).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    let ask = loop {
+        let f = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("the roots request within 5 s")
+            .unwrap()
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+        if let Some((_, data)) = sse_events(&buf)
+            .into_iter()
+            .find(|(_, d)| d.contains("roots/list"))
+        {
+            break serde_json::from_str::<Value>(&data).unwrap();
+        }
+    };
+    // Answered through B, which never sent it.
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"],
+                        "result": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}});
+    let r = send(b.addr, "POST", Some(&sid), Some(answer)).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !buf.contains("2 roots") {
+        let f = tokio::time::timeout_at(deadline, body.frame())
+            .await
+            .unwrap_or_else(|_| panic!("no answer on A: {buf}"))
+            .expect("the stream goes on to the answer")
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+    }
+    let id = ask["id"].as_str().unwrap();
+    assert!(
+        id.starts_with("srv-") && id != "srv-1",
+        "a random start: {id}"
+    );
+    assert_eq!(relays.iter().map(|r| r.dropped()).sum::<u64>(), 0);
 }

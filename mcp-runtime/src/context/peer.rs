@@ -66,7 +66,8 @@ impl From<PeerError> for crate::McpError {
 /// State shared by everything that writes to one connection.
 pub(crate) struct ConnShared {
     pub(crate) out: mpsc::Sender<Vec<u8>>,
-    /// Server-to-client requests waiting for their answers (ids `srv-1`, `srv-2`, ...).
+    /// Server-to-client requests waiting for their answers (ids `srv-1`, `srv-2`, ...; on
+    /// an HTTP session from a random start).
     pending: Pending<Result<Box<RawValue>, ErrorObject>>,
     pub(crate) request_timeout: Duration,
     pub(crate) filters: crate::wire::filter::Filters,
@@ -100,6 +101,17 @@ impl ConnShared {
             server: Default::default(),
             sessionless: Default::default(),
         }
+    }
+
+    /// Starts the server-to-client request ids at a random number (`srv-<n>`), for a
+    /// session other processes may hold too: an answer forwarded between them then
+    /// completes only the request it answers.
+    #[cfg(feature = "http")]
+    pub(crate) fn random_request_ids(&self) {
+        let mut b = [0u8; 8];
+        getrandom::fill(&mut b).expect("the OS random source failed");
+        // 40 bits: short ids, and room to count on.
+        self.pending.mint_from(1 + (u64::from_le_bytes(b) >> 24));
     }
 
     /// Marks the connection as one stateless legacy HTTP request.

@@ -520,15 +520,50 @@ pub(crate) fn withhold(caps: &mut mcp_core::types::ServerCapabilities) {
     }
 }
 
+/// Whether the session's copy in a shared store subscribes to a URI (a `resources/subscribe`
+/// another process served): set by a transport that keeps sessions in a store.
+pub(crate) type SubscribedElsewhere =
+    Arc<dyn Fn(String) -> crate::common::BoxFuture<'static, bool> + Send + Sync>;
+
 /// The forwarding of bus events to one legacy session (stdio connection, HTTP session, SSE
 /// session); the resources it subscribed to are part of the session's state.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct LegacySubscriptions {
     kinds: Mutex<ListKinds>,
     forwarding: AtomicBool,
+    elsewhere: std::sync::OnceLock<SubscribedElsewhere>,
+}
+
+impl std::fmt::Debug for LegacySubscriptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LegacySubscriptions")
+            .field("kinds", &self.kinds)
+            .field("forwarding", &self.forwarding)
+            .field("elsewhere", &self.elsewhere.get().is_some())
+            .finish()
+    }
 }
 
 impl LegacySubscriptions {
+    /// Also forwards resource updates the session subscribed to in another process, as
+    /// `elsewhere` answers (asked only for a URI this process's copy does not name).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn also_subscribed_elsewhere(&self, elsewhere: SubscribedElsewhere) {
+        let _ = self.elsewhere.set(elsewhere);
+    }
+
+    /// Whether `event` goes to the session: [`watches`](Self::watches), or a resource
+    /// update of a URI subscribed to through another process.
+    async fn wants(&self, event: &ServerEvent, session: Option<&Session>) -> bool {
+        if self.watches(event, session) {
+            return true;
+        }
+        match (event, self.elsewhere.get()) {
+            (ServerEvent::ResourceUpdated { uri }, Some(elsewhere)) => elsewhere(uri.clone()).await,
+            _ => false,
+        }
+    }
+
     fn watches(&self, event: &ServerEvent, session: Option<&Session>) -> bool {
         let k = *self.kinds.lock().expect("kinds lock");
         match event {
@@ -605,7 +640,7 @@ pub(crate) fn attach_legacy(
             if rx.take_lagged() {
                 batch = subs.resync(session.as_ref());
             }
-            if subs.watches(&event, session.as_ref()) && !batch.contains(&event) {
+            if !batch.contains(&event) && subs.wants(&event, session.as_ref()).await {
                 batch.push(event);
             }
             for event in batch {
@@ -623,6 +658,22 @@ pub(crate) fn attach_legacy(
             }
         }
     });
+}
+
+/// What a transport needs to forward bus events to a legacy session it took over from a
+/// session store (another process ran its `initialize`): the notifier, and the list kinds
+/// the server announces now.
+pub(crate) struct LegacyFeed {
+    pub(crate) notifier: Arc<Notifier>,
+    pub(crate) kinds: Box<dyn Fn() -> ListKinds + Send + Sync>,
+}
+
+impl LegacyFeed {
+    /// Starts forwarding to the adopted session of `conn` (see [`attach_legacy`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn attach(&self, conn: &Arc<ConnShared>, session: Session) {
+        attach_legacy(conn, &self.notifier, (self.kinds)(), Some(session));
+    }
 }
 
 #[cfg(test)]

@@ -485,6 +485,13 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             skills: self.skills,
             tasks: tasks.clone(),
         };
+        let legacy = handle.subscriptions_enabled().then(|| {
+            let d = dispatcher.clone();
+            Arc::new(crate::features::subscriptions::LegacyFeed {
+                notifier: handle.notifier.clone(),
+                kinds: Box::new(move || (&d.capabilities()).into()),
+            })
+        });
         let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
         Ok(Server {
@@ -495,6 +502,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 options: self.options,
                 filters: Filters::new(self.filters),
                 header_schemas,
+                legacy,
             },
             tasks,
         })

@@ -76,6 +76,9 @@ pub(crate) struct Kernel<E> {
     /// the 2026 HTTP header checks (`Mcp-Param-*`).
     /// (Kept in step with dynamic registration.)
     pub(crate) header_schemas: Arc<crate::handler::cell::HeaderSchemas>,
+    /// Change notifications for legacy sessions a transport takes over from a session
+    /// store; `None` when subscriptions are off.
+    pub(crate) legacy: Option<Arc<crate::features::subscriptions::LegacyFeed>>,
 }
 
 impl<E> Clone for Kernel<E> {
@@ -86,6 +89,7 @@ impl<E> Clone for Kernel<E> {
             options: self.options.clone(),
             filters: self.filters.clone(),
             header_schemas: self.header_schemas.clone(),
+            legacy: self.legacy.clone(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! How a message enters a session and the state that outlives it: era choice and the checks
 //! before the chain, the legacy session, the server's identity and limits, `requestState`
-//! keys and the replay guard; with feature `redis`, the Redis backends of the stores. Imports
+//! keys and the replay guard, the relay of clients' answers between processes; with feature
+//! `redis`, the Redis backends of the stores, the bus and the relay. Imports
 //! `common` and `wire` only.
 
 pub mod event_store;
@@ -8,12 +9,14 @@ mod identity;
 pub(crate) mod intake;
 #[cfg(feature = "redis")]
 pub mod redis;
+pub mod relay;
 pub mod request_state;
 mod state;
 pub mod store;
 
 pub use event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
 pub use identity::ServerIdentity;
+pub use relay::{AnswerRelay, RelayedAnswer};
 pub use state::ClientView;
 pub(crate) use state::{Session, SessionState};
 pub use store::{InMemorySessionStore, SessionRecord, SessionStore, StoreError};

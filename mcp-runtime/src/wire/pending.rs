@@ -55,6 +55,13 @@ impl<T> Pending<T> {
         }
     }
 
+    /// Mints ids from `first` on (a session several processes hold draws a random start
+    /// in each, so their ids do not collide).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn mint_from(&self, first: u64) {
+        self.next.store(first, Ordering::Relaxed);
+    }
+
     /// Mints the next id: its number (the client derives its progress tokens from it) and
     /// the id itself.
     pub(crate) fn next_id(&self) -> (u64, RequestId) {

@@ -11,7 +11,9 @@ use std::time::Duration;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation};
 
+use super::bus::{DEFAULT_QUEUE, RedisBus};
 use super::events::RedisEventStore;
+use super::relay::RedisAnswerRelay;
 use super::replay::RedisReplayGuard;
 use super::sessions::RedisSessionStore;
 use super::tasks::{RedisTaskStore, TaskLimits};
@@ -157,9 +159,10 @@ impl RedisConfig {
             .set_number_of_retries(2)
             .set_min_delay(Duration::from_millis(20))
             .set_max_delay(Duration::from_millis(200));
-        let manager = ConnectionManager::new_lazy_with_config(client, config)
+        let manager = ConnectionManager::new_lazy_with_config(client.clone(), config)
             .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
         Ok(RedisStores {
+            client,
             conn: Conn {
                 manager,
                 prefix: Arc::from(self.prefix),
@@ -175,6 +178,8 @@ impl RedisConfig {
 /// A connection to Redis that hands out the stores; every store it gives shares it.
 #[derive(Clone)]
 pub struct RedisStores {
+    /// For the bus's pub/sub connections (the stores share `conn`).
+    client: ::redis::Client,
     conn: Conn,
     event_ttl: Duration,
     max_events_per_stream: usize,
@@ -213,6 +218,32 @@ impl RedisStores {
         Arc::new(RedisTaskStore::new(self.conn.clone(), self.tasks))
     }
 
+    /// A [`RedisBus`] (`ServerBuilder::subscription_bus`): server events fanned out to every
+    /// process on channel `<prefix>events`, with a queue of [`DEFAULT_QUEUE`] events
+    /// waiting to be published. Each call makes a bus of its own (one pub/sub connection,
+    /// two background tasks, ended when it is dropped); call it inside a Tokio runtime.
+    pub fn bus(&self) -> RedisBus {
+        self.bus_with_queue(DEFAULT_QUEUE)
+    }
+
+    /// A [`RedisBus`] whose publishing queue holds `queue` events (at least 1); past it,
+    /// events are still delivered in this process but not published (and counted).
+    pub fn bus_with_queue(&self, queue: usize) -> RedisBus {
+        RedisBus::start(self.client.clone(), self.conn.clone(), queue)
+    }
+
+    /// A [`RedisAnswerRelay`] (`HttpOptions::answer_relay`): a client's answer to a
+    /// server-to-client request posted to another process reaches the one that sent the
+    /// request, over channel `<prefix>answers`. One pub/sub connection and two tasks,
+    /// ended when it is dropped; call it inside a Tokio runtime.
+    pub fn answer_relay(&self) -> Arc<RedisAnswerRelay> {
+        Arc::new(RedisAnswerRelay::start(
+            self.client.clone(),
+            self.conn.clone(),
+            DEFAULT_QUEUE,
+        ))
+    }
+
     /// The prefix of every key.
     pub fn key_prefix(&self) -> &str {
         &self.conn.prefix
@@ -247,6 +278,11 @@ impl Conn {
 
     pub(super) fn prefix(&self) -> &str {
         &self.prefix
+    }
+
+    /// How long one call may take.
+    pub(super) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Runs one command within the timeout; sends it again once (within the same timeout)

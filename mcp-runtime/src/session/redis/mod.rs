@@ -1,7 +1,9 @@
 //! Redis backends for the stores (feature `redis`): the [`SessionStore`](super::SessionStore),
 //! the [`EventStore`](super::EventStore) and the [`ReplayGuard`](super::request_state::ReplayGuard)
-//! that several processes of one deployment share. [`RedisConfig`] connects (redis-rs's
-//! reconnecting `ConnectionManager`) and hands out the three stores as [`RedisStores`].
+//! that several processes of one deployment share, the [`RedisBus`] that fans server
+//! events out to all of them and the [`RedisAnswerRelay`] that brings a client's answer to
+//! the process that asked. [`RedisConfig`] connects (redis-rs's reconnecting
+//! `ConnectionManager`) and hands them out as [`RedisStores`].
 //!
 //! [`RedisStores::task_store`] adds a [`RedisTaskStore`] (`ServerBuilder::task_store`): any
 //! replica answers `tasks/get`, `tasks/result`, `tasks/list`, `tasks/update` and
@@ -23,20 +25,28 @@
 //! | `<prefix>tasks:<owner>` | sorted set: task id by creation number | `tasks/list` of one owner (`o:<owner>`, or `none`) | `max_tasks_per_owner`, expires with its last task |
 //! | `<prefix>task-exp:<owner>` | sorted set: task id by expiry | which of the owner's entries to prune | as the index |
 //! | `<prefix>task-seq` | integer | the creation counter of the indexes | one key per prefix |
+//! | `<prefix>events` | pub/sub channel (no key) | server events of every [`RedisBus`], JSON tagged with the sending bus | nothing is kept |
+//! | `<prefix>answers` | pub/sub channel (no key) | clients' answers to another process's server-to-client requests ([`RedisAnswerRelay`]) | nothing is kept |
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
 //! [`StoreError::Unavailable`](super::StoreError::Unavailable) (a 503 on HTTP). Scripts
 //! touch several keys of one session or stream, so the stores need a single Redis (or a
-//! primary with replicas), not Redis Cluster. Imports `common` and the stores' traits.
+//! primary with replicas), not Redis Cluster. Imports `common` and the stores' traits, and
+//! (`bus.rs` only) the bus types of `features/subscriptions.rs`.
 
+mod bus;
 mod connection;
 mod events;
+mod pubsub;
+mod relay;
 mod replay;
 mod sessions;
 mod tasks;
 
+pub use bus::{DEFAULT_QUEUE, RedisBus};
 pub use connection::{RedisConfig, RedisStores};
 pub use events::RedisEventStore;
+pub use relay::RedisAnswerRelay;
 pub use replay::RedisReplayGuard;
 pub use sessions::RedisSessionStore;
 pub use tasks::{RedisTaskStore, TaskLimits};

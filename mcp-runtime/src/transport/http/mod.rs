@@ -46,6 +46,7 @@ mod resume;
 mod serve;
 mod session;
 pub(crate) mod sse;
+mod stored;
 mod streamable;
 
 use std::collections::HashMap;
@@ -75,7 +76,9 @@ pub use crate::session::event_store;
 pub use crate::session::event_store::{
     EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId,
 };
-pub use crate::session::{InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+pub use crate::session::{
+    AnswerRelay, InMemorySessionStore, RelayedAnswer, SessionRecord, SessionStore, StoreError,
+};
 
 /// How `Host` and `Origin` are checked (DNS-rebinding protection).
 #[derive(Debug, Clone, Default)]
@@ -162,6 +165,11 @@ pub struct HttpOptions {
     /// process does not hold loads it from here, so processes sharing a store serve each
     /// other's sessions. Default: an [`InMemorySessionStore`] (this process only).
     pub session_store: Arc<dyn SessionStore>,
+    /// How a client's answer to a server-to-client request of a legacy session reaches the
+    /// process that sent the request when the client posts it to another process (see
+    /// [`AnswerRelay`]). Default `None`: such an answer is dropped (one process, or a
+    /// sticky load balancer).
+    pub answer_relay: Option<Arc<dyn AnswerRelay>>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -186,6 +194,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("sse_retry", &self.sse_retry)
             .field("sse_close_after", &self.sse_close_after)
             .field("auth", &self.auth)
+            .field("answer_relay", &self.answer_relay.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -213,6 +222,7 @@ impl Default for HttpOptions {
             sse_close_after: None,
             auth: None,
             session_store: Arc::new(InMemorySessionStore::default()),
+            answer_relay: None,
         }
     }
 }
@@ -292,7 +302,7 @@ pub(crate) struct HttpState<E> {
 
 impl<E: Endpoint + 'static> HttpState<E> {
     fn new(kernel: Kernel<E>, opts: HttpOptions) -> Arc<Self> {
-        Arc::new(Self {
+        let state = Arc::new(Self {
             kernel,
             permits: Arc::new(Semaphore::new(opts.max_in_flight.max(1))),
             opts,
@@ -300,7 +310,16 @@ impl<E: Endpoint + 'static> HttpState<E> {
             shutdown: CancellationToken::new(),
             draining: CancellationToken::new(),
             reaper: std::sync::Once::new(),
-        })
+        });
+        if let Some(relay) = &state.opts.answer_relay {
+            let weak = Arc::downgrade(&state);
+            relay.on_answer(Box::new(move |answer| {
+                if let Some(st) = weak.upgrade() {
+                    st.complete_relayed(answer);
+                }
+            }));
+        }
+        state
     }
 
     fn stats(&self) -> HttpStats {
@@ -380,7 +399,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
     }
 
     fn new_http_session(&self, id: String, sse_2024: bool) -> Arc<HttpSession> {
-        HttpSession::new(
+        let s = HttpSession::new(
             id,
             self.kernel.options.peer_request_timeout,
             self.kernel.filters.clone(),
@@ -391,7 +410,11 @@ impl<E: Endpoint + 'static> HttpState<E> {
                 self.opts.event_store.clone()
             },
             sse_2024.then_some("message"),
-        )
+        );
+        if !sse_2024 {
+            self.follow_stored_subscriptions(&s);
+        }
+        s
     }
 
     /// The live session `id`; an expired one is ended and not found.
@@ -411,94 +434,6 @@ impl<E: Endpoint + 'static> HttpState<E> {
         let s = self.sessions.lock().expect("sessions lock").remove(id)?;
         s.close();
         Some(s)
-    }
-
-    /// The session `id`, from this process or, when it holds none, from the session store
-    /// (then adopted here). Refreshes the stored session's time to live now and then.
-    pub(crate) async fn find_session(
-        &self,
-        id: &str,
-    ) -> Result<Option<Arc<HttpSession>>, StoreError> {
-        if let Some(s) = self.session(id) {
-            if s.store_touch_due(self.store_touch_period()) && !self.touch_stored(&s).await {
-                // Ended elsewhere (`DELETE` on another process, or expired in the store).
-                self.remove_session(id);
-                return Ok(None);
-            }
-            return Ok(Some(s));
-        }
-        let ttl = self.opts.session_idle_timeout;
-        let Some(record) = self.opts.session_store.load(id).await? else {
-            return Ok(None);
-        };
-        let s = self.new_http_session(id.to_owned(), false);
-        s.adopt(&record);
-        // Another request may have adopted it meanwhile: the first one stays.
-        let s = self
-            .sessions
-            .lock()
-            .expect("sessions lock")
-            .entry(id.to_owned())
-            .or_insert(s)
-            .clone();
-        let _ = self.opts.session_store.touch(id, ttl).await;
-        Ok(Some(s))
-    }
-
-    /// How often a session in use refreshes its time to live in the store.
-    fn store_touch_period(&self) -> Duration {
-        (self.opts.session_idle_timeout / 4).max(Duration::from_millis(10))
-    }
-
-    /// Refreshes `s` in the store; `false` when the store no longer has it. A store that
-    /// cannot be reached keeps the session served from this process.
-    async fn touch_stored(&self, s: &HttpSession) -> bool {
-        if !s.is_stored() {
-            return true;
-        }
-        match (self.opts.session_store)
-            .touch(&s.id, self.opts.session_idle_timeout)
-            .await
-        {
-            Ok(alive) => alive,
-            Err(e) => {
-                tracing::warn!(session = %s.id, error = %e, "session store unreachable");
-                true
-            }
-        }
-    }
-
-    /// Writes what changed in `s` (after `initialize`, `logging/setLevel`,
-    /// `resources/subscribe`, ...) to the session store; a session whose handshake has not
-    /// succeeded is not stored. An error means the store could not be written (the session
-    /// goes on in this process).
-    pub(crate) async fn persist(&self, s: &HttpSession) -> Result<(), StoreError> {
-        let _one_at_a_time = s.persisting.lock().await;
-        let Some((generation, record)) = s.unsaved_record() else {
-            return Ok(());
-        };
-        let store = &self.opts.session_store;
-        let ttl = self.opts.session_idle_timeout;
-        let saved = if s.is_stored() {
-            store.save(&s.id, &record, ttl).await
-        } else {
-            store.create(&s.id, &record, ttl).await.map(|()| true)
-        };
-        match saved {
-            Ok(true) => s.saved(generation),
-            Ok(false) => tracing::debug!(session = %s.id, "session ended in the store"),
-            Err(e) => {
-                tracing::warn!(session = %s.id, error = %e, "session not stored");
-                return Err(e);
-            }
-        }
-        Ok(())
-    }
-
-    /// Ends session `id` here and in the store (`DELETE`).
-    pub(crate) async fn delete_session(&self, id: &str) -> Result<(), StoreError> {
-        self.remove_session(id);
-        self.opts.session_store.remove(id).await
     }
 
     /// A token that fires with `parent` or when draining starts: the end of a standalone

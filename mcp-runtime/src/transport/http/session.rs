@@ -79,10 +79,12 @@ impl HttpSession {
                 pump.push(m, false).await;
             }
         });
+        let conn = Arc::new(ConnShared::new(tx, peer_request_timeout, filters));
+        conn.random_request_ids();
         Arc::new(Self {
             id,
             state: Arc::new(Mutex::new(SessionState::default())),
-            conn: Arc::new(ConnShared::new(tx, peer_request_timeout, filters)),
+            conn,
             in_flight: Default::default(),
             closed,
             last_seen: Mutex::new(Instant::now()),

@@ -163,10 +163,8 @@ pub(crate) fn apply_unanswered<E: Endpoint + 'static>(
 ) {
     match msg {
         Msg::Response { id, outcome } => {
-            if let Some(id) = id
-                && !session.conn.complete(&id, outcome)
-            {
-                tracing::debug!(%id, "response to an unknown request dropped");
+            if let Some(id) = id {
+                state.answer(session, id, outcome);
             }
         }
         Msg::Notification { method, params } => {
@@ -204,6 +202,9 @@ pub(crate) async fn start_legacy_request<E: Endpoint + 'static>(
     inline: bool,
 ) -> Fin {
     let params: Option<&RawValue> = params.as_ref().map(|p| p.borrow());
+    if matches!(method, "resources/subscribe" | "resources/unsubscribe") {
+        state.refresh_subscriptions(session).await;
+    }
     let cancel = session.closed.child_token();
     let control = match &out {
         Some(o) if state.resumable(session) && state.prime_for(session).is_some() => {
