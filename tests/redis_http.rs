@@ -36,7 +36,15 @@ async fn count(ctx: &Context) -> String {
     "counted".into()
 }
 
-#[mcp::server(name = "redis-test", tools(whoami, count))]
+/// The session's log level, as this replica sees it.
+#[mcp::tool]
+async fn level(ctx: &Context) -> String {
+    ctx.log_level()
+        .map(|l| format!("{l:?}").to_lowercase())
+        .unwrap_or_else(|| "none".into())
+}
+
+#[mcp::server(name = "redis-test", tools(whoami, count, level))]
 struct RedisTest;
 
 struct Running {
@@ -195,6 +203,36 @@ async fn two_replicas_share_sessions_and_see_redis_go_and_come_back() {
 }
 
 /// The (id, data) of each event of an SSE body.
+/// A replica that already holds a session sees, on its next request, what another replica
+/// changed (the log level) or ended (`DELETE`): it reads the session back from Redis on
+/// every request, not only when its copy is refreshed.
+#[tokio::test]
+async fn a_change_through_one_replica_holds_at_once_on_another() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (sa, sb) = (connect(&redis).await, connect(&redis).await);
+    let (a, b) = (start(&sa).await, start(&sb).await);
+    let r = send(a.addr, "POST", None, Some(initialize())).await;
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    let level_call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                            "params": {"name": "level", "arguments": {}}});
+    let r = send(b.addr, "POST", Some(&sid), Some(level_call.clone())).await;
+    assert_eq!(text(&r), "none", "B holds the session now: {}", r.body);
+
+    let set = json!({"jsonrpc": "2.0", "id": 6, "method": "logging/setLevel",
+                     "params": {"level": "warning"}});
+    let r = send(a.addr, "POST", Some(&sid), Some(set)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = send(b.addr, "POST", Some(&sid), Some(level_call.clone())).await;
+    assert_eq!(text(&r), "warning", "set through A, seen by B: {}", r.body);
+
+    let r = send(a.addr, "DELETE", Some(&sid), None).await;
+    assert!(r.status == 200 || r.status == 204, "{}", r.status);
+    let r = send(b.addr, "POST", Some(&sid), Some(level_call)).await;
+    assert_eq!(r.status, 404, "ended through A, gone on B: {}", r.body);
+}
+
 fn sse_events(body: &str) -> Vec<(String, String)> {
     body.split("\n\n")
         .filter_map(|block| {

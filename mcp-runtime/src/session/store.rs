@@ -137,6 +137,14 @@ pub trait SessionStore: Send + Sync + 'static {
 
     /// Ends session `id` (`DELETE`, expiry): no process serves it any more.
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Whether other processes write this store too (default: no). Then a process reads a
+    /// session it holds back from the store on every request, so that a log level or a
+    /// subscription set, or a `DELETE`, through another process holds here at once (one
+    /// [`load`](Self::load) per legacy request).
+    fn shared(&self) -> bool {
+        false
+    }
 }
 
 /// The default store: a map in this process, each entry dropped once its time to live is

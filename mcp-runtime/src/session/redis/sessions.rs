@@ -62,6 +62,10 @@ impl std::fmt::Debug for RedisSessionStore {
 }
 
 impl SessionStore for RedisSessionStore {
+    fn shared(&self) -> bool {
+        true
+    }
+
     fn create<'a>(
         &'a self,
         id: &'a str,

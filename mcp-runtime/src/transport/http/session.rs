@@ -109,6 +109,19 @@ impl HttpSession {
         self.saved(generation);
     }
 
+    /// Takes what other processes may have changed since this copy was loaded: the log
+    /// level and the resource subscriptions (unless this copy has changes of its own not
+    /// yet written).
+    pub(crate) fn follow(&self, record: &SessionRecord) {
+        let mut state = self.state.lock().expect("session lock");
+        if state.generation > self.saved_generation.load(Ordering::Acquire) {
+            // Changed here and not written yet: this copy is the newer one.
+            return;
+        }
+        state.log_level = record.log_level;
+        state.subscriptions = record.subscriptions.iter().cloned().collect();
+    }
+
     /// Whether the session store holds this session (it was written or adopted).
     pub(crate) fn is_stored(&self) -> bool {
         self.saved_generation.load(Ordering::Acquire) > 0

@@ -23,6 +23,16 @@ impl<E: Endpoint + 'static> HttpState<E> {
         id: &str,
     ) -> Result<Option<Arc<HttpSession>>, StoreError> {
         if let Some(s) = self.session(id) {
+            if self.opts.session_store.shared() && s.is_stored() {
+                // Another process may have changed it (log level, subscriptions) or ended it.
+                match self.opts.session_store.load(id).await? {
+                    Some(record) => s.follow(&record),
+                    None => {
+                        self.remove_session(id);
+                        return Ok(None);
+                    }
+                }
+            }
             if s.store_touch_due(self.store_touch_period()) && !self.touch_stored(&s).await {
                 // Ended elsewhere (`DELETE` on another process, or expired in the store).
                 self.remove_session(id);
