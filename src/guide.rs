@@ -7,6 +7,7 @@
 //!
 //! - [`macros`]: the attribute macros, key by key, with the injected parameter types.
 //! - [`errors`]: which error a client sees for what a handler or middleware returns.
+//! - [`middleware`]: observing, refusing, rewriting and answering messages; order; `initialize`.
 
 #[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
 #[cfg_attr(
@@ -21,3 +22,10 @@ pub mod macros {}
     doc = "Errors: build the documentation with the `client` feature to read this chapter."
 )]
 pub mod errors {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/middleware.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "Middleware: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod middleware {}
