@@ -8,6 +8,7 @@
 //! - [`macros`]: the attribute macros, key by key, with the injected parameter types.
 //! - [`errors`]: which error a client sees for what a handler or middleware returns.
 //! - [`middleware`]: observing, refusing, rewriting and answering messages; order; `initialize`.
+//! - [`eras`]: the protocol's revisions, legacy and modern, and how one server serves them all.
 
 #[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
 #[cfg_attr(
@@ -29,3 +30,10 @@ pub mod errors {}
     doc = "Middleware: build the documentation with the `client` feature to read this chapter."
 )]
 pub mod middleware {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/eras.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "The protocol's eras: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod eras {}
