@@ -9,6 +9,8 @@
 //! - [`errors`]: which error a client sees for what a handler or middleware returns.
 //! - [`middleware`]: observing, refusing, rewriting and answering messages; order; `initialize`.
 //! - [`eras`]: the protocol's revisions, legacy and modern, and how one server serves them all.
+//! - [`transports`]: stdio, Streamable HTTP and HTTP+SSE, mounting the router in an axum app,
+//!   proxies, limits, several replicas.
 
 #[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
 #[cfg_attr(
@@ -37,3 +39,10 @@ pub mod middleware {}
     doc = "The protocol's eras: build the documentation with the `client` feature to read this chapter."
 )]
 pub mod eras {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/transports.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "Transports: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod transports {}
