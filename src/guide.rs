@@ -11,6 +11,7 @@
 //! - [`eras`]: the protocol's revisions, legacy and modern, and how one server serves them all.
 //! - [`transports`]: stdio, Streamable HTTP and HTTP+SSE, mounting the router in an axum app,
 //!   proxies, limits, several replicas.
+//! - [`auth`]: bearer tokens, static or JWT, and the OAuth protected resource metadata.
 
 #[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
 #[cfg_attr(
@@ -46,3 +47,10 @@ pub mod eras {}
     doc = "Transports: build the documentation with the `client` feature to read this chapter."
 )]
 pub mod transports {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/auth.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "Authorization: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod auth {}
