@@ -12,6 +12,7 @@
 //! - [`transports`]: stdio, Streamable HTTP and HTTP+SSE, mounting the router in an axum app,
 //!   proxies, limits, several replicas.
 //! - [`auth`]: bearer tokens, static or JWT, and the OAuth protected resource metadata.
+//! - [`client`]: `mcp::Client`: connecting, timeouts, progress, cancellation, TLS, OAuth.
 
 #[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
 #[cfg_attr(
@@ -54,3 +55,10 @@ pub mod transports {}
     doc = "Authorization: build the documentation with the `client` feature to read this chapter."
 )]
 pub mod auth {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/client.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "The client: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod client {}
