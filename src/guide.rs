@@ -13,6 +13,8 @@
 //!   proxies, limits, several replicas.
 //! - [`auth`]: bearer tokens, static or JWT, and the OAuth protected resource metadata.
 //! - [`client`]: `mcp::Client`: connecting, timeouts, progress, cancellation, TLS, OAuth.
+//! - [`testing`]: testing a server in process, on every revision, on the wire, over HTTP,
+//!   and with the official clients.
 
 #[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
 #[cfg_attr(
@@ -62,3 +64,10 @@ pub mod auth {}
     doc = "The client: build the documentation with the `client` feature to read this chapter."
 )]
 pub mod client {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/testing.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "Testing: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod testing {}
