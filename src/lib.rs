@@ -1,7 +1,10 @@
 //! `mcp`: a framework for building Model Context Protocol servers and clients.
 //!
 //! This crate is the facade users depend on; it re-exports the workspace crates and holds
-//! the [`guide`]: start with [`guide::macros`].
+//! the [`guide`]: start with [`guide::macros`], then as needed [`guide::errors`],
+//! [`guide::middleware`], [`guide::eras`] (the protocol's revisions),
+//! [`guide::transports`], [`guide::auth`], [`guide::client`], [`guide::testing`] and
+//! [`guide::tracing`].
 //!
 //! # Features
 //!
