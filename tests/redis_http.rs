@@ -401,11 +401,26 @@ async fn roots(ctx: &Context) -> Result<String, McpError> {
     Ok(format!("{} roots", ctx.roots().await?.len()))
 }
 
-#[mcp::server(name = "relay-test", tools(roots))]
+/// Calls of `wait` that saw their cancellation.
+static WAITS_CANCELLED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Waits until cancelled (or 30 s).
+#[mcp::tool]
+async fn wait(token: mcp::CancellationToken) -> String {
+    tokio::select! {
+        _ = token.cancelled() => {
+            WAITS_CANCELLED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            "cancelled".into()
+        }
+        _ = tokio::time::sleep(Duration::from_secs(30)) => "waited".into(),
+    }
+}
+
+#[mcp::server(name = "relay-test", tools(roots, wait))]
 struct RelayTest;
 
 #[tokio::test]
-async fn an_answer_posted_to_another_replica_reaches_the_request() {
+async fn an_answer_or_a_cancellation_posted_to_another_replica_reaches_the_request() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
@@ -498,5 +513,25 @@ async fn an_answer_posted_to_another_replica_reaches_the_request() {
         id.starts_with("srv-") && id != "srv-1",
         "a random start: {id}"
     );
+
+    // A call running on A, cancelled by a notifications/cancelled posted to B.
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "wait", "arguments": {}}});
+    let (a_addr, sid_a) = (a.addr, sid.clone());
+    let waiting = tokio::spawn(async move { send(a_addr, "POST", Some(&sid_a), Some(call)).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 3, "reason": "the user changed their mind"}});
+    let r = send(b.addr, "POST", Some(&sid), Some(cancel)).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while WAITS_CANCELLED.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the call on A never saw the cancellation sent to B"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    waiting.abort();
     assert_eq!(relays.iter().map(|r| r.dropped()).sum::<u64>(), 0);
 }

@@ -258,13 +258,15 @@ impl InFlight {
     /// Applies a `notifications/cancelled` (its `params`): the request it names, if still
     /// running, sees its token fire and is forgotten.
     pub(crate) fn cancel_named(&self, params: Option<&RawValue>) {
-        let Some(target) = cancelled_request_id(params) else {
-            return;
-        };
-        let token = self.0.lock().expect("in-flight lock").remove(&target);
-        if let Some(token) = token {
-            token.cancel();
+        if let Some(target) = cancelled_request_id(params) {
+            self.cancel(&target);
         }
+    }
+
+    /// Cancels request `id` if it runs here; whether it did.
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        let token = self.0.lock().expect("in-flight lock").remove(id);
+        token.map(|t| t.cancel()).is_some()
     }
 }
 

@@ -16,7 +16,7 @@ pub mod store;
 
 pub use event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
 pub use identity::ServerIdentity;
-pub use relay::{AnswerRelay, RelayedAnswer};
+pub use relay::{AnswerRelay, Relayed, RelayedAnswer};
 pub use state::ClientView;
 pub(crate) use state::{Session, SessionState};
 pub use store::{InMemorySessionStore, SessionRecord, SessionStore, StoreError};

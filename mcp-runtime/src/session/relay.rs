@@ -1,10 +1,10 @@
 //! [`AnswerRelay`]: how the client's answer to a server-to-client request (elicitation,
-//! sampling, roots) of a legacy session reaches the process that sent the request, when
-//! the client posts it to another process of the deployment. The process that got the
-//! answer and holds no request of that id forwards it; every process hears what the others
-//! forward and completes the request if it is its own (server-to-client request ids of a
-//! session held by several processes are drawn from a random start per process, so they do
-//! not collide).
+//! sampling, roots) of a legacy session reaches the process that sent the request, and its
+//! `notifications/cancelled` the process that runs the request it cancels, when the client
+//! posts them to another process of the deployment. The process that got one and holds no
+//! request of that id forwards it; every process hears what the others forward and applies
+//! it if the request is its own (server-to-client request ids of a session held by several
+//! processes are drawn from a random start per process, so they do not collide).
 
 use mcp_core::jsonrpc::{ErrorObject, RequestId};
 use serde::{Deserialize, Serialize};
@@ -21,14 +21,32 @@ pub struct RelayedAnswer {
     pub outcome: Result<Box<RawValue>, ErrorObject>,
 }
 
-/// What answers another process's requests arrive through
+/// What one process forwards to the others: a client's message about a request another
+/// process holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Relayed {
+    /// The client's answer to a server-to-client request.
+    Answer(RelayedAnswer),
+    /// The client's `notifications/cancelled` for its request `id` of legacy session
+    /// `session`.
+    Cancel {
+        /// The `Mcp-Session-Id`.
+        session: String,
+        /// The id of the request cancelled.
+        id: RequestId,
+    },
+}
+
+/// What answers and cancellations of another process's requests arrive through
 /// (`HttpOptions::answer_relay`; the Redis one is `RedisStores::answer_relay`).
 pub trait AnswerRelay: Send + Sync + 'static {
-    /// Hands `answer`, which this process has no request for, to the other processes.
-    /// Never waits (an answer that cannot be forwarded is dropped; the request that waits
-    /// for it times out).
-    fn forward(&self, answer: RelayedAnswer);
-    /// Where answers the other processes forward go from now on (a transport calls it
-    /// once when it starts).
-    fn on_answer(&self, deliver: Box<dyn Fn(RelayedAnswer) + Send + Sync>);
+    /// Hands `message`, whose request this process does not hold, to the other processes.
+    /// Never waits (one that cannot be forwarded is dropped: a request waiting for its
+    /// answer times out, a cancelled one runs to its end).
+    fn forward(&self, message: Relayed);
+    /// Where the messages the other processes forward go from now on (a transport calls
+    /// it once when it starts).
+    fn on_message(&self, deliver: Box<dyn Fn(Relayed) + Send + Sync>);
 }

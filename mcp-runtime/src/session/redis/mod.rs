@@ -2,7 +2,7 @@
 //! the [`EventStore`](super::EventStore) and the [`ReplayGuard`](super::request_state::ReplayGuard)
 //! that several processes of one deployment share, the [`RedisBus`] that fans server
 //! events out to all of them and the [`RedisAnswerRelay`] that brings a client's answer to
-//! the process that asked. [`RedisConfig`] connects (redis-rs's reconnecting
+//! the process that asked (and its cancellation to the process that runs the request). [`RedisConfig`] connects (redis-rs's reconnecting
 //! `ConnectionManager`) and hands them out as [`RedisStores`].
 //!
 //! [`RedisStores::task_store`] adds a [`RedisTaskStore`] (`ServerBuilder::task_store`): any
@@ -26,7 +26,7 @@
 //! | `<prefix>task-exp:<owner>` | sorted set: task id by expiry | which of the owner's entries to prune | as the index |
 //! | `<prefix>task-seq` | integer | the creation counter of the indexes | one key per prefix |
 //! | `<prefix>events` | pub/sub channel (no key) | server events of every [`RedisBus`], JSON tagged with the sending bus | nothing is kept |
-//! | `<prefix>answers` | pub/sub channel (no key) | clients' answers to another process's server-to-client requests ([`RedisAnswerRelay`]) | nothing is kept |
+//! | `<prefix>answers` | pub/sub channel (no key) | clients' answers to another process's server-to-client requests, and cancellations of requests another process runs ([`RedisAnswerRelay`]) | nothing is kept |
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
 //! [`StoreError::Unavailable`](super::StoreError::Unavailable) (a 503 on HTTP). Scripts

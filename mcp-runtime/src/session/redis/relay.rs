@@ -1,5 +1,6 @@
 //! [`RedisAnswerRelay`]: the [`AnswerRelay`] over the pub/sub channel `<prefix>answers`
-//! (one message per forwarded answer, `{origin, answer}` JSON; a process skips its own).
+//! (one message per forwarded answer or cancellation, `{origin, message}` JSON; a process
+//! skips its own).
 
 use std::sync::{Arc, Mutex};
 
@@ -7,10 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use super::connection::Conn;
 use super::pubsub::{Channel, OnMessage};
-use crate::session::relay::{AnswerRelay, RelayedAnswer};
+use crate::session::relay::{AnswerRelay, Relayed};
 
-/// Where each received answer goes (every transport that asked).
-type Deliveries = Arc<Mutex<Vec<Box<dyn Fn(RelayedAnswer) + Send + Sync>>>>;
+/// Where each received message goes (every transport that asked).
+type Deliveries = Arc<Mutex<Vec<Box<dyn Fn(Relayed) + Send + Sync>>>>;
 
 /// An [`AnswerRelay`] over Redis pub/sub (from
 /// [`RedisStores::answer_relay`](super::RedisStores::answer_relay)): give it to
@@ -23,7 +24,7 @@ pub struct RedisAnswerRelay {
 #[derive(Serialize, Deserialize)]
 struct Wire {
     origin: String,
-    answer: RelayedAnswer,
+    message: Relayed,
 }
 
 impl RedisAnswerRelay {
@@ -37,7 +38,7 @@ impl RedisAnswerRelay {
                     Ok(w) if me.get() == Some(&w.origin) => {}
                     Ok(w) => {
                         for deliver in to.lock().expect("deliveries lock").iter() {
-                            deliver(w.answer.clone());
+                            deliver(w.message.clone());
                         }
                     }
                     Err(e) => tracing::debug!(error = %e, "redis answer relay: unreadable message"),
@@ -56,7 +57,7 @@ impl RedisAnswerRelay {
         self.channel.is_connected()
     }
 
-    /// How many answers were not published.
+    /// How many messages were not published.
     pub fn dropped(&self) -> u64 {
         self.channel.dropped()
     }
@@ -73,16 +74,16 @@ impl std::fmt::Debug for RedisAnswerRelay {
 }
 
 impl AnswerRelay for RedisAnswerRelay {
-    fn forward(&self, answer: RelayedAnswer) {
+    fn forward(&self, message: Relayed) {
         let wire = Wire {
             origin: self.channel.origin().to_owned(),
-            answer,
+            message,
         };
         self.channel
-            .publish(serde_json::to_string(&wire).expect("an answer serializes"));
+            .publish(serde_json::to_string(&wire).expect("a relayed message serializes"));
     }
 
-    fn on_answer(&self, deliver: Box<dyn Fn(RelayedAnswer) + Send + Sync>) {
+    fn on_message(&self, deliver: Box<dyn Fn(Relayed) + Send + Sync>) {
         self.deliveries
             .lock()
             .expect("deliveries lock")

@@ -77,7 +77,8 @@ pub use crate::session::event_store::{
     EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId,
 };
 pub use crate::session::{
-    AnswerRelay, InMemorySessionStore, RelayedAnswer, SessionRecord, SessionStore, StoreError,
+    AnswerRelay, InMemorySessionStore, Relayed, RelayedAnswer, SessionRecord, SessionStore,
+    StoreError,
 };
 
 /// How `Host` and `Origin` are checked (DNS-rebinding protection).
@@ -166,8 +167,9 @@ pub struct HttpOptions {
     /// other's sessions. Default: an [`InMemorySessionStore`] (this process only).
     pub session_store: Arc<dyn SessionStore>,
     /// How a client's answer to a server-to-client request of a legacy session reaches the
-    /// process that sent the request when the client posts it to another process (see
-    /// [`AnswerRelay`]). Default `None`: such an answer is dropped (one process, or a
+    /// process that sent the request, and its `notifications/cancelled` the process that
+    /// runs the request, when the client posts them to another process (see
+    /// [`AnswerRelay`]). Default `None`: such a message is dropped (one process, or a
     /// sticky load balancer).
     pub answer_relay: Option<Arc<dyn AnswerRelay>>,
 }
@@ -313,9 +315,9 @@ impl<E: Endpoint + 'static> HttpState<E> {
         });
         if let Some(relay) = &state.opts.answer_relay {
             let weak = Arc::downgrade(&state);
-            relay.on_answer(Box::new(move |answer| {
+            relay.on_message(Box::new(move |message| {
                 if let Some(st) = weak.upgrade() {
-                    st.complete_relayed(answer);
+                    st.apply_relayed(message);
                 }
             }));
         }

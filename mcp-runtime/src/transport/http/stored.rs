@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use super::HttpState;
 use super::session::HttpSession;
 use crate::chain::middleware::Endpoint;
-use crate::session::{RelayedAnswer, StoreError};
+use crate::session::{Relayed, RelayedAnswer, StoreError};
 
 impl<E: Endpoint + 'static> HttpState<E> {
     /// The session `id`, from this process or, when it holds none, from the session store
@@ -176,27 +176,56 @@ impl<E: Endpoint + 'static> HttpState<E> {
         };
         if !s.conn.complete(&id, outcome.clone()) {
             tracing::debug!(session = %s.id, %id, "response forwarded to the other processes");
-            relay.forward(RelayedAnswer {
+            relay.forward(Relayed::Answer(RelayedAnswer {
                 session: s.id.clone(),
                 id,
                 outcome,
+            }));
+        }
+    }
+
+    /// Applies the client's `notifications/cancelled` (its `params`) to the request of `s`
+    /// it names; one that does not run here goes to the answer relay (the client posted the
+    /// cancellation here, the request runs in another process).
+    pub(crate) fn cancel(&self, s: &HttpSession, params: Option<&RawValue>) {
+        let Some(id) = crate::session::intake::cancelled_request_id(params) else {
+            return;
+        };
+        if !s.in_flight.cancel(&id)
+            && let Some(relay) = &self.opts.answer_relay
+        {
+            relay.forward(Relayed::Cancel {
+                session: s.id.clone(),
+                id,
             });
         }
     }
 
-    /// An answer another process forwarded: completes the request if this process holds
-    /// the session and sent it.
-    pub(crate) fn complete_relayed(&self, answer: RelayedAnswer) {
+    /// What another process forwarded: an answer completes the request, a cancellation
+    /// cancels it, if this process holds the session and the request.
+    pub(crate) fn apply_relayed(&self, message: Relayed) {
+        let session = match &message {
+            Relayed::Answer(a) => &a.session,
+            Relayed::Cancel { session, .. } => session,
+        };
         let held = self
             .sessions
             .lock()
             .expect("sessions lock")
-            .get(&answer.session)
+            .get(session)
             .cloned();
-        if let Some(s) = held
-            && s.conn.complete(&answer.id, answer.outcome)
-        {
-            tracing::debug!(session = %s.id, id = %answer.id, "forwarded response delivered");
+        let Some(s) = held else { return };
+        match message {
+            Relayed::Answer(a) => {
+                if s.conn.complete(&a.id, a.outcome) {
+                    tracing::debug!(session = %s.id, id = %a.id, "forwarded response delivered");
+                }
+            }
+            Relayed::Cancel { id, .. } => {
+                if s.in_flight.cancel(&id) {
+                    tracing::debug!(session = %s.id, %id, "forwarded cancellation applied");
+                }
+            }
         }
     }
 }

@@ -169,7 +169,7 @@ pub(crate) fn apply_unanswered<E: Endpoint + 'static>(
         }
         Msg::Notification { method, params } => {
             if method == "notifications/cancelled" {
-                session.in_flight.cancel_named(params.as_deref());
+                state.cancel(session, params.as_deref());
             }
             let ctx = legacy_context(
                 session,
