@@ -15,7 +15,7 @@
 //!
 //! `--redis URL` (built with the `redis` feature) keeps the HTTP sessions, the resumable
 //! streams' events, the used `requestState`s and the tasks in Redis
-//! (`mcp::runtime::session::redis`), and fans change notifications out over Redis pub/sub (a
+//! (`mcp::runtime::backends::redis`), and fans change notifications out over Redis pub/sub (a
 //! `touch_note` on one process reaches the subscribers every process holds), as well as a
 //! client's answer to an elicitation, sampling or roots request posted to another process
 //! than the one asking, so several `everything` processes behind one load balancer serve the
@@ -557,7 +557,7 @@ async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
     };
     #[cfg(feature = "redis")]
     {
-        let stores = mcp::runtime::session::redis::RedisConfig::new(url.as_str())
+        let stores = mcp::runtime::backends::redis::RedisConfig::new(url.as_str())
             .connect()
             .await
             .map_err(|e| std::io::Error::other(format!("--redis {url}: {e}")))?;

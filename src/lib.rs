@@ -22,7 +22,7 @@
 //! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
 //! | `tls` | the client over `https://`: rustls with the platform's trust store, `runtime::client::TlsConfig` for private CAs (implies `http`, `client`) |
 //! | `tls-webpki-roots` | Mozilla's root certificates compiled in (`TlsConfig::webpki_roots`) |
-//! | `redis` | Redis backends for the session store, the event store and the replay guard (`runtime::session::redis`) |
+//! | `redis` | Redis backends for the session store, the event store and the replay guard (`runtime::backends::redis`) |
 //! | `full` | all of the above |
 //!
 //! ```

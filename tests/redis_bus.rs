@@ -11,7 +11,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use mcp::runtime::session::redis::{RedisBus, RedisConfig, RedisStores};
+use mcp::runtime::backends::redis::{RedisBus, RedisConfig, RedisStores};
 use mcp::runtime::{ServerEvent, SubscriptionBus};
 use support::redis::{RedisServer, Resp, raw};
 

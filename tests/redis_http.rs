@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use http_body_util::BodyExt;
 use mcp::prelude::*;
-use mcp::runtime::session::redis::{RedisConfig, RedisStores};
+use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionStore};
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
 use serde_json::{Value, json};

@@ -17,7 +17,7 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use mcp::runtime::ReplayGuard;
-use mcp::runtime::session::redis::{RedisConfig, RedisStores};
+use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
 use mcp::runtime::tasks::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
 use mcp::types::{CallToolResult, ContentBlock};

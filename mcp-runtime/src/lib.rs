@@ -20,7 +20,7 @@
 //! | `jwt` | `transport::http::jwt`: JWT bearer tokens against a JWKS (implies `http`) |
 //! | `oauth-signing` | `client::oauth::SigningKey`: `private_key_jwt`, DPoP (implies `http`, `client`) |
 //! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
-//! | `redis` | `session::redis`: the `SessionStore`, `EventStore` and `ReplayGuard` in Redis, shared by several processes |
+//! | `redis` | `backends::redis`: the session, event and task stores, the replay guard, the event bus and the answer relay in Redis, shared by several processes |
 //! | `full` | all of the above |
 
 #![warn(missing_docs)]
@@ -28,7 +28,9 @@
 
 pub use mcp_core as core;
 
-// The layers, bottom to top: each imports only those declared before it.
+// The layers (their order and what each may import: ARCHITECTURE.md, checked by
+// scripts/layers.py).
+pub mod backends;
 mod chain;
 #[cfg(feature = "client")]
 pub mod client;

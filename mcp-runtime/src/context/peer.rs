@@ -57,9 +57,9 @@ impl fmt::Display for PeerError {
 
 impl std::error::Error for PeerError {}
 
-impl From<PeerError> for crate::McpError {
+impl From<PeerError> for crate::common::error::McpError {
     fn from(e: PeerError) -> Self {
-        crate::McpError::Internal(Box::new(e))
+        crate::common::error::McpError::Internal(Box::new(e))
     }
 }
 

@@ -1,19 +1,27 @@
 //! How a message enters a session and the state that outlives it: era choice and the checks
-//! before the chain, the legacy session, the server's identity and limits, `requestState`
-//! keys and the replay guard, the relay of clients' answers between processes; with feature
-//! `redis`, the Redis backends of the stores, the bus and the relay. Imports
+//! before the chain, the legacy session, the server's identity and limits, and the contracts
+//! of everything shared between processes — the session and event stores, `requestState`
+//! keys and the replay guard, the task store, the event bus, the relay of clients' answers —
+//! each with its in-memory default (the Redis backends are `backends/redis/`). Imports
 //! `common` and `wire` only.
 
+pub mod bus;
 pub mod event_store;
 mod identity;
 pub(crate) mod intake;
+/// Old path of [`crate::backends::redis`].
 #[cfg(feature = "redis")]
-pub mod redis;
+#[deprecated(since = "0.2.0", note = "moved to `mcp_runtime::backends::redis`")]
+pub mod redis {
+    pub use crate::backends::redis::*;
+}
 pub mod relay;
 pub mod request_state;
 mod state;
 pub mod store;
+pub mod task_store;
 
+pub use bus::{BusReceiver, BusSender, InMemoryBus, ServerEvent, SubscriptionBus, subscription};
 pub use event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
 pub use identity::ServerIdentity;
 pub use relay::{AnswerRelay, Relayed, RelayedAnswer};

@@ -17,10 +17,10 @@ use tokio::sync::{Notify, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::related::RelatedTask;
-use super::store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
 use crate::common::error::McpError;
 use crate::context::Context;
 use crate::context::peer::Peer;
+use crate::session::task_store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
 
 /// How tasks are kept and announced.
 #[derive(Debug, Clone)]

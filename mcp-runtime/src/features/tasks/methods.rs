@@ -17,11 +17,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::engine::{TaskEngine, detailed, owner_of, unknown_task};
-use super::store::{TaskOutcome, TaskStoreError};
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::context::Context;
 use crate::features::host::Host;
 use crate::handler::ServerHandler;
+use crate::session::task_store::{TaskOutcome, TaskStoreError};
 
 /// Adds what a server running tasks advertises: the 2025-11-25 `tasks` capability
 /// (`list`, `cancel`, `requests.tools.call`) and the 2026 extension. Shaping keeps each on

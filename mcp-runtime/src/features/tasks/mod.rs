@@ -41,10 +41,9 @@ mod compose;
 mod engine;
 pub(crate) mod methods;
 mod related;
-mod store;
 
-pub use engine::{TaskEngine, TaskEvent, TaskHandle, TaskNotifier, TaskOptions};
-pub use store::{
+pub use crate::session::task_store::{
     DEFAULT_TASK_CAPACITY, InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore,
     TaskStoreError, TaskUpdate, iso8601,
 };
+pub use engine::{TaskEngine, TaskEvent, TaskHandle, TaskNotifier, TaskOptions};

@@ -15,8 +15,8 @@ use mcp_core::types::{InputRequests, RELATED_TASK_META_KEY};
 use serde_json::{Map, Value};
 
 use super::engine::TaskEngine;
-use super::store::{TaskStoreError, TaskUpdate};
 use crate::context::peer::PeerScope;
+use crate::session::task_store::{TaskStoreError, TaskUpdate};
 
 /// The task a peer's messages belong to.
 pub(crate) struct RelatedTask {

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use mcp_core::jsonrpc::ErrorObject;
 use mcp_core::types::{CallToolResult, InputRequests, InputResponses, Task, TaskStatus};
 
-use crate::chain::middleware::BoxFuture;
+use crate::common::BoxFuture;
 
 /// How a terminal task ended.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,30 +1,28 @@
-//! The connection the Redis stores share: [`RedisConfig`] (URL, key prefix, timeout, event
-//! bounds), [`RedisStores`] (what `connect` gives, handing out the three stores), and the
-//! one place a Redis call is made, bounded by the timeout with its errors mapped to
-//! [`StoreError`].
+//! What a deployment configures: [`RedisConfig`] (URL, key prefix, timeout, event and task
+//! bounds) and [`RedisStores`], the factory that `connect` gives, handing out every store,
+//! the bus and the relay over one shared [`Conn`].
 
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation};
 
 use super::bus::{DEFAULT_QUEUE, RedisBus};
+use super::connection::{Conn, Resend};
 use super::events::RedisEventStore;
 use super::relay::RedisAnswerRelay;
 use super::replay::RedisReplayGuard;
 use super::sessions::RedisSessionStore;
 use super::tasks::{RedisTaskStore, TaskLimits};
-use crate::session::store::StoreError;
+use crate::session::StoreError;
 
 /// How to reach Redis and how to lay the stores' keys out there.
 ///
 /// ```no_run
 /// # async fn f() -> Result<(), mcp_runtime::session::StoreError> {
 /// use std::time::Duration;
-/// use mcp_runtime::session::redis::RedisConfig;
+/// use mcp_runtime::backends::redis::RedisConfig;
 ///
 /// let stores = RedisConfig::new("redis://127.0.0.1:6379/0")
 ///     .prefix("myapp:mcp:")
@@ -163,11 +161,7 @@ impl RedisConfig {
             .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
         Ok(RedisStores {
             client,
-            conn: Conn {
-                manager,
-                prefix: Arc::from(self.prefix),
-                timeout: self.timeout,
-            },
+            conn: Conn::new(manager, Arc::from(self.prefix), self.timeout),
             event_ttl: self.event_ttl,
             max_events_per_stream: self.max_events_per_stream,
             tasks: self.tasks,
@@ -206,13 +200,13 @@ impl RedisStores {
         ))
     }
 
-    /// The [`ReplayGuard`](crate::request_state::ReplayGuard)
+    /// The [`ReplayGuard`](crate::session::request_state::ReplayGuard)
     /// (`RequestStateConfig::single_use`).
     pub fn replay_guard(&self) -> Arc<RedisReplayGuard> {
         Arc::new(RedisReplayGuard::new(self.conn.clone()))
     }
 
-    /// The [`TaskStore`](crate::features::tasks::TaskStore) (`ServerBuilder::task_store`):
+    /// The [`TaskStore`](crate::session::task_store::TaskStore) (`ServerBuilder::task_store`):
     /// replicas sharing it serve each other's tasks.
     pub fn task_store(&self) -> Arc<RedisTaskStore> {
         Arc::new(RedisTaskStore::new(self.conn.clone(), self.tasks))
@@ -246,129 +240,20 @@ impl RedisStores {
 
     /// The prefix of every key.
     pub fn key_prefix(&self) -> &str {
-        &self.conn.prefix
+        self.conn.prefix()
     }
 }
 
 impl fmt::Debug for RedisStores {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisStores")
-            .field("prefix", &self.conn.prefix)
-            .field("timeout", &self.conn.timeout)
+            .field("prefix", &self.conn.prefix())
+            .field("timeout", &self.conn.timeout())
             .field("event_ttl", &self.event_ttl)
             .field("max_events_per_stream", &self.max_events_per_stream)
             .field("tasks", &self.tasks)
             .finish()
     }
-}
-
-/// The shared connection, the key prefix and the timeout of every call.
-#[derive(Clone)]
-pub(super) struct Conn {
-    manager: ConnectionManager,
-    prefix: Arc<str>,
-    timeout: Duration,
-}
-
-impl Conn {
-    /// `<prefix><kind>:<name>`.
-    pub(super) fn key(&self, kind: &str, name: &str) -> String {
-        format!("{}{kind}:{name}", self.prefix)
-    }
-
-    pub(super) fn prefix(&self) -> &str {
-        &self.prefix
-    }
-
-    /// How long one call may take.
-    pub(super) fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
-    /// Runs one command within the timeout; sends it again once (within the same timeout)
-    /// after a failed connection, as `resend` allows.
-    pub(super) async fn cmd<T: FromRedisValue>(
-        &self,
-        cmd: &Cmd,
-        resend: Resend,
-    ) -> Result<T, StoreError> {
-        let mut con = self.manager.clone();
-        self.bounded(async move {
-            match cmd.query_async(&mut con).await {
-                Err(e) if resend.allows(&e) => cmd.query_async(&mut con).await,
-                other => other,
-            }
-        })
-        .await
-    }
-
-    /// Runs one script within the timeout, as [`cmd`](Self::cmd).
-    pub(super) async fn script<T: FromRedisValue>(
-        &self,
-        script: &ScriptInvocation<'_>,
-        resend: Resend,
-    ) -> Result<T, StoreError> {
-        let mut con = self.manager.clone();
-        self.bounded(async move {
-            match script.invoke_async(&mut con).await {
-                Err(e) if resend.allows(&e) => script.invoke_async(&mut con).await,
-                other => other,
-            }
-        })
-        .await
-    }
-
-    async fn bounded<T>(
-        &self,
-        call: impl Future<Output = RedisResult<T>>,
-    ) -> Result<T, StoreError> {
-        match tokio::time::timeout(self.timeout, call).await {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(store_error(e)),
-            Err(_) => Err(StoreError::Unavailable(format!(
-                "redis did not answer within {:?}",
-                self.timeout
-            ))),
-        }
-    }
-}
-
-/// When a call that failed on its connection is sent again, once: the connection manager
-/// has begun reconnecting by then, and the second try goes over the new connection. This is
-/// what makes the first call after Redis came back succeed on a connection that sat idle
-/// through the outage (its socket is stale until used).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Resend {
-    /// The call is idempotent: again after any dropped connection.
-    Dropped,
-    /// It is not (an append, a first use): again only when the connection was refused,
-    /// i.e. nothing was sent.
-    Refused,
-}
-
-impl Resend {
-    fn allows(self, e: &RedisError) -> bool {
-        match self {
-            Resend::Dropped => e.is_connection_dropped() || e.is_connection_refusal(),
-            Resend::Refused => e.is_connection_refusal(),
-        }
-    }
-}
-
-/// An answer of the wrong shape is corrupt data; anything else (I/O, refused, timed out,
-/// a server error such as `LOADING` or `READONLY`) is an unavailable store.
-fn store_error(e: RedisError) -> StoreError {
-    match e.kind() {
-        ErrorKind::Parse | ErrorKind::UnexpectedReturnType => {
-            StoreError::Corrupt(format!("redis: {e}"))
-        }
-        _ => StoreError::Unavailable(format!("redis: {e}")),
-    }
-}
-
-/// A duration as whole milliseconds, at least 1 (Redis refuses an expiry of 0).
-pub(super) fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! [`RedisTaskStore`]: tasks in Redis, shared by the replicas of a deployment, with the
-//! semantics of the [`InMemoryTaskStore`](crate::features::tasks::InMemoryTaskStore).
+//! semantics of the [`InMemoryTaskStore`](crate::session::task_store::InMemoryTaskStore).
 //!
 //! Each task is a hash (`<prefix>task:<id>`) that expires with the task: `base` (what never
 //! changes: the task as created, its owner, its expiry), `status`, `state` (message, last
@@ -19,12 +19,12 @@ use mcp_core::types::{CallToolResult, InputRequests, InputResponses, Task, TaskS
 use serde::{Deserialize, Serialize};
 
 use super::connection::{Conn, Resend, millis};
-use crate::chain::middleware::BoxFuture;
-use crate::features::tasks::{
+use crate::common::BoxFuture;
+use crate::session::store::StoreError;
+use crate::session::task_store::{
     DEFAULT_TASK_CAPACITY, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
     TaskUpdate, iso8601,
 };
-use crate::session::store::StoreError;
 
 /// How long tasks are kept in Redis and how many each owner may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

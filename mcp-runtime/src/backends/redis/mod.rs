@@ -1,5 +1,7 @@
-//! Redis backends for the stores (feature `redis`): the [`SessionStore`](super::SessionStore),
-//! the [`EventStore`](super::EventStore) and the [`ReplayGuard`](super::request_state::ReplayGuard)
+//! Redis backends for the stores (feature `redis`): the
+//! [`SessionStore`](crate::session::SessionStore), the
+//! [`EventStore`](crate::session::EventStore) and the
+//! [`ReplayGuard`](crate::session::request_state::ReplayGuard)
 //! that several processes of one deployment share, the [`RedisBus`] that fans server
 //! events out to all of them and the [`RedisAnswerRelay`] that brings a client's answer to
 //! the process that asked (and its cancellation to the process that runs the request). [`RedisConfig`] connects (redis-rs's reconnecting
@@ -29,10 +31,14 @@
 //! | `<prefix>answers` | pub/sub channel (no key) | clients' answers to another process's server-to-client requests, and cancellations of requests another process runs ([`RedisAnswerRelay`]) | nothing is kept |
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
-//! [`StoreError::Unavailable`](super::StoreError::Unavailable) (a 503 on HTTP). Scripts
-//! touch several keys of one session or stream, so the stores need a single Redis (or a
-//! primary with replicas), not Redis Cluster. Imports `common` and the stores' traits, and
-//! (`bus.rs` only) the bus types of `features/subscriptions.rs`.
+//! [`StoreError::Unavailable`](crate::session::StoreError::Unavailable) (a 503 on HTTP).
+//! Scripts touch several keys of one session or stream, so the stores need a single Redis
+//! (or a primary with replicas), not Redis Cluster.
+//!
+//! An adapter floor: it implements the contracts of `session/` (the stores, the bus, the
+//! relay, the task store) and imports only `common` and `session`. `stores.rs` is the
+//! factory a deployment configures; `connection.rs` the one place a call is made; every
+//! other file one backend.
 
 mod bus;
 mod connection;
@@ -41,12 +47,13 @@ mod pubsub;
 mod relay;
 mod replay;
 mod sessions;
+mod stores;
 mod tasks;
 
 pub use bus::{DEFAULT_QUEUE, RedisBus};
-pub use connection::{RedisConfig, RedisStores};
 pub use events::RedisEventStore;
 pub use relay::RedisAnswerRelay;
 pub use replay::RedisReplayGuard;
 pub use sessions::RedisSessionStore;
+pub use stores::{RedisConfig, RedisStores};
 pub use tasks::{RedisTaskStore, TaskLimits};

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::connection::Conn;
 use super::pubsub::{Channel, OnMessage};
-use crate::features::subscriptions::{BusReceiver, InMemoryBus, ServerEvent, SubscriptionBus};
+use crate::session::bus::{BusReceiver, InMemoryBus, ServerEvent, SubscriptionBus};
 
 /// How many events wait to be published unless told otherwise.
 pub const DEFAULT_QUEUE: usize = 1024;
@@ -33,7 +33,7 @@ pub const DEFAULT_QUEUE: usize = 1024;
 /// ```no_run
 /// # async fn f() -> Result<(), mcp_runtime::session::StoreError> {
 /// use mcp_runtime::Server;
-/// use mcp_runtime::session::redis::RedisConfig;
+/// use mcp_runtime::backends::redis::RedisConfig;
 ///
 /// let stores = RedisConfig::new("redis://127.0.0.1:6379/0").connect().await?;
 /// let server = Server::builder("demo", "1.0.0")
