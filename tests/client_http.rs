@@ -352,7 +352,14 @@ async fn pinned_modern_against_a_legacy_only_server_fails_cleanly() {
         .connect_http(&format!("{}/mcp", s.base))
         .await
         .expect_err("must fail");
-    assert_eq!(e.http_status(), Some(400), "{e}");
+    // The server's answer to a 2026 request where only the handshake is spoken, the same
+    // on every transport (tests/admission.rs): -32600 naming the revisions it serves.
+    assert_eq!(e.code(), Some(-32600), "{e}");
+    assert!(
+        e.to_string()
+            .contains("only the initialize handshake (2025-11-25)"),
+        "{e}"
+    );
 }
 
 #[tokio::test]

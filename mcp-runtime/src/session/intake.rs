@@ -71,8 +71,8 @@ pub(crate) fn admit_modern(
             meta,
         });
     }
-    if method == "initialize" {
-        return Err(initialize_refused(supported, params.map(Params::get)));
+    if let Some(refused) = refuse_initialize(supported, method, params.map(Params::get)) {
+        return Err(refused);
     }
     check_envelope(supported, params).map(|(version, meta)| Admitted {
         version: Some(version),
@@ -91,16 +91,39 @@ pub(crate) fn check_envelope(
     codec::negotiate_modern(&meta, supported).map(|v| (v, meta))
 }
 
-/// The -32022 an `initialize` gets where only 2026 is spoken, naming the revision it
-/// offered (`data.requested`).
-pub(crate) fn initialize_refused(
+/// The one `initialize` rule of a 2026 message, on every transport: `initialize` does not
+/// exist in 2026, so a request for it where 2026 is spoken (a stream locked modern, an HTTP
+/// POST routed modern) is -32022, naming the revisions served and the one it offered
+/// (`data.requested`), whether or not it carries the envelope. Checked before anything
+/// else of the request (HTTP's header checks included), so a legacy client probing a
+/// 2026-only server learns the revisions it could use. `None` for any other method.
+pub(crate) fn refuse_initialize(
     supported: SupportedVersions,
+    method: &str,
     params: Option<&RawValue>,
-) -> ErrorObject {
-    codec::unsupported_protocol_version(
-        supported.iter().map(ProtocolVersion::as_str),
-        &offered_protocol_version(params),
-    )
+) -> Option<ErrorObject> {
+    (method == "initialize").then(|| {
+        codec::unsupported_protocol_version(
+            supported.iter().map(ProtocolVersion::as_str),
+            &offered_protocol_version(params),
+        )
+    })
+}
+
+/// The -32600 of a request carrying the 2026 envelope where only the legacy handshake is
+/// spoken: on a legacy connection, or on a server that serves no 2026 revision (so a
+/// dual-era client's probe falls back to `initialize`).
+pub(crate) fn enveloped_on_legacy(supported: SupportedVersions) -> ErrorObject {
+    if supported.serves_modern() {
+        ErrorObject::invalid_request(
+            "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
+        )
+    } else {
+        ErrorObject::invalid_request(format!(
+            "Invalid Request: this server speaks only the initialize handshake ({})",
+            supported.strings().join(", ")
+        ))
+    }
 }
 
 /// The checks of a legacy message before the chain. Its `_meta` is informational
@@ -121,16 +144,7 @@ pub(crate) fn admit_legacy(
         Err(_) => meta::carries_modern_envelope(params.map(Params::get)),
     };
     if id.is_some() && method != "initialize" && modern {
-        return Err(if supported.serves_modern() {
-            ErrorObject::invalid_request(
-                "Invalid Request: a 2026-07-28 request on a connection initialized with the legacy handshake",
-            )
-        } else {
-            ErrorObject::invalid_request(format!(
-                "Invalid Request: this server speaks only the initialize handshake ({})",
-                supported.strings().join(", ")
-            ))
-        });
+        return Err(enveloped_on_legacy(supported));
     }
     Ok(Admitted {
         version: session_version,

@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use mcp_core::headers;
 use mcp_core::jsonrpc::{ErrorObject, Frame, RequestId};
-use mcp_core::meta::{self, RequestMeta};
+use mcp_core::meta::RequestMeta;
 use mcp_core::params::Params;
 use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
@@ -217,9 +217,8 @@ pub(super) async fn modern_request<E: Endpoint + 'static>(
     // context share: the envelope scan then records the members the dispatcher reads.
     let shared = params.map(Params::new);
     let params = shared.as_deref();
-    if method == "initialize" && !meta::carries_modern_envelope(params) {
-        // A legacy handshake on a server that serves only 2026.
-        let err = intake::initialize_refused(supported, params);
+    // Before the header checks: a legacy client's handshake learns the revisions served.
+    if let Some(err) = intake::refuse_initialize(supported, &method, params) {
         return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
     }
     // One scan of the params gives the protocol version, the tool name and what

@@ -1,11 +1,10 @@
-//! A test-only server for `tests/stdio.rs`: the Bookshop's `search_books` plus tools that
-//! exercise the kernel (slow, panicking, progress-reporting), with a configurable frame limit.
-//!
-//! `cargo run --example stdio_fixture -- --stdio [--max-frame BYTES]`
+//! The server of `stdio_fixture`, also built in process by `tests/admission.rs`, so the
+//! same server answers over stdio, the in-memory pipe and HTTP.
 
 use std::time::Duration;
 
 use mcp::ServerOptions;
+use mcp::core::version::SupportedVersions;
 use mcp::prelude::*;
 use serde_json::json;
 
@@ -33,9 +32,11 @@ fn object_schema(props: serde_json::Value, required: &[&str]) -> serde_json::Val
     json!({"type": "object", "properties": props, "required": required})
 }
 
-fn fixture(options: ServerOptions) -> Server {
+/// The fixture server, serving `versions`.
+pub fn fixture(options: ServerOptions, versions: SupportedVersions) -> Server {
     Server::builder("stdio-fixture", "0.0.1")
         .options(options)
+        .supported_versions(versions)
         .tool(
             Tool::new("search_books").with_input_schema(object_schema(
                 json!({"query": {"type": "string"}}),
@@ -89,27 +90,4 @@ fn fixture(options: ServerOptions) -> Server {
             },
         )
         .build()
-}
-
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time()
-        .with_ansi(false)
-        .init();
-    let args: Vec<String> = std::env::args().collect();
-    let mut options = ServerOptions::default();
-    if let Some(i) = args.iter().position(|a| a == "--max-frame") {
-        options.max_frame = args
-            .get(i + 1)
-            .and_then(|v| v.parse().ok())
-            .expect("--max-frame takes a byte count");
-    }
-    if !args.iter().any(|a| a == "--stdio") {
-        eprintln!("usage: stdio_fixture --stdio [--max-frame BYTES]");
-        std::process::exit(2);
-    }
-    fixture(options).serve_stdio().await
 }
