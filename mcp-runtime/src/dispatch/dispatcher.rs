@@ -494,9 +494,10 @@ impl<H: ServerHandler> Dispatcher<H> {
             .supported
             .negotiate_initialize(&p.protocol_version)
         else {
-            return Err(mcp_core::codec::unsupported_protocol_version(
-                self.identity.supported.iter().map(ProtocolVersion::as_str),
-                &p.protocol_version,
+            // Only a server serving no legacy revision fails to negotiate: the 2026 rule.
+            return Err(crate::session::intake::initialize_refused(
+                self.identity.supported,
+                ctx.params(),
             )
             .into());
         };

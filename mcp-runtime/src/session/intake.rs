@@ -102,12 +102,20 @@ pub(crate) fn refuse_initialize(
     method: &str,
     params: Option<&RawValue>,
 ) -> Option<ErrorObject> {
-    (method == "initialize").then(|| {
-        codec::unsupported_protocol_version(
-            supported.iter().map(ProtocolVersion::as_str),
-            &offered_protocol_version(params),
-        )
-    })
+    (method == "initialize").then(|| initialize_refused(supported, params))
+}
+
+/// The -32022 itself: the revisions served, and the one `initialize` offered. The
+/// dispatcher answers it too, when a stream's opening `initialize` finds no legacy
+/// revision to negotiate.
+pub(crate) fn initialize_refused(
+    supported: SupportedVersions,
+    params: Option<&RawValue>,
+) -> ErrorObject {
+    codec::unsupported_protocol_version(
+        supported.iter().map(ProtocolVersion::as_str),
+        &offered_protocol_version(params),
+    )
 }
 
 /// The -32600 of a request carrying the 2026 envelope where only the legacy handshake is
