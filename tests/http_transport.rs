@@ -267,7 +267,7 @@ async fn modern_status_table() {
     );
 
     // Unknown (and removed) methods: 404 -32601.
-    for m in ["nope/nothing", "ping", "initialize"] {
+    for m in ["nope/nothing", "ping"] {
         let r = post(a, &h(m), modern(7, m, json!({}))).await;
         assert_eq!(
             (r.status, r.json()["error"]["code"].clone()),
@@ -275,6 +275,19 @@ async fn modern_status_table() {
             "{m}"
         );
     }
+
+    // `initialize` where 2026 is spoken, with the envelope or without: 400 -32022 naming
+    // every revision served (the legacy ones are reached by `initialize` without the 2026
+    // header), as on a modern stream (tests/admission.rs).
+    let r = post(a, &h("initialize"), modern(8, "initialize", json!({}))).await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32022))
+    );
+    assert_eq!(
+        r.json()["error"]["data"]["supported"],
+        json!(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", V26])
+    );
 
     // A notification: 202, no body.
     let r = post(

@@ -16,5 +16,7 @@ pub mod headers;
 pub mod jsonrpc;
 pub mod meta;
 pub mod params;
+#[doc(hidden)]
+pub mod passes;
 pub mod types;
 pub mod version;

@@ -28,7 +28,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::params::{Members, Params, Span};
+use crate::params::{Index, Members, Params, Span};
 
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::types::{Meta, ProgressToken};
@@ -242,6 +242,7 @@ pub(crate) fn locate_meta(params: Option<&RawValue>) -> Result<MetaLocation<'_>,
     let Some(params) = params else {
         return Ok(MetaLocation::Absent);
     };
+    crate::passes::params_pass();
     if !params.get().starts_with('{') {
         return Err(ErrorObject::invalid_params("params must be an object"));
     }
@@ -335,9 +336,9 @@ impl<'de> Deserialize<'de> for Key {
 ///
 /// A value of the wrong type stops the pass with the key that had it (the text itself is
 /// valid JSON: it was scanned as a raw value before).
-#[derive(Default)]
-struct Fields {
-    protocol_version: Option<String>,
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Fields {
+    pub(crate) protocol_version: Option<String>,
     log_level: Option<String>,
     progress_token: Option<ProgressToken>,
     subscription_id: Option<RequestId>,
@@ -532,13 +533,14 @@ impl<'de> Visitor<'de> for FindVisitor<'_> {
     }
 }
 
-/// The fast pass over a params object: the `_meta` fields (`None` inside when `_meta` is
-/// absent or `null`) and the recorded [`Members`], in one scan that skips each string with
-/// one search. `None` when the scan leaves the question to serde: a key written with escapes
+/// The one scan of a params object ([`Params`] keeps what it finds): the `_meta` fields
+/// (`None` inside when `_meta` is absent or `null`) and the recorded [`Members`], skipping
+/// each string with one search. `None` when the scan leaves the question to serde: a key written with escapes
 /// (it may spell a reserved one), a repeated `_meta` or recorded member, a `_meta` that is
 /// not an object, or a reserved value that needs decoding or fails its type (serde words
 /// that error). `text` is valid JSON (a `RawValue`'s text).
-fn scan_params(text: &str) -> Option<(Option<Fields>, Members)> {
+pub(crate) fn scan_params(text: &str) -> Option<Index> {
+    crate::passes::params_pass();
     // Whether `_meta` was seen, and whether it is an object (else `null`).
     let mut meta: Option<bool> = None;
     let mut members = Members::default();
@@ -568,7 +570,10 @@ fn scan_params(text: &str) -> Option<(Option<Fields>, Members)> {
     if dup {
         return None;
     }
-    Some((meta.unwrap_or(false).then_some(fields), members))
+    Some(Index {
+        meta: meta.unwrap_or(false).then_some(fields),
+        members,
+    })
 }
 
 /// The index just past the JSON value that starts at `i` (valid JSON assumed).
@@ -726,13 +731,15 @@ impl RequestMeta {
         if !text.starts_with('{') {
             return Err(ErrorObject::invalid_params("params must be an object"));
         }
-        // The usual envelope is read by a scan that skips each string with one search; the
-        // serde pass below decides everything the scan leaves open (and words the errors).
-        if let Some((fields, members)) = scan_params(text) {
-            params.record(members);
-            return match fields {
+        // The usual envelope is read from the params' one scan (made now, or by an earlier
+        // reader); the serde pass below decides everything the scan leaves open (and words
+        // the errors).
+        if let Some(index) = params.index() {
+            return match &index.meta {
                 None => Ok(None),
-                Some(fields) => Self::from_fields(fields, Source::Params(params.clone())).map(Some),
+                Some(fields) => {
+                    Self::from_fields(fields.clone(), Source::Params(params.clone())).map(Some)
+                }
             };
         }
         Self::read_params_serde(params)
@@ -741,6 +748,7 @@ impl RequestMeta {
     /// The serde pass of [`from_params`](Self::from_params): decides every case, and words
     /// every error.
     fn read_params_serde(params: &Params) -> Result<Option<Self>, ErrorObject> {
+        crate::passes::params_pass();
         let text = params.get().get();
         // One pass: `_meta`'s members are read where they stand in the params.
         let at = std::cell::Cell::new(At::Params);
@@ -904,7 +912,24 @@ pub fn carries_modern_envelope(params: Option<&RawValue>) -> bool {
     let Some(params) = params else {
         return false;
     };
+    crate::passes::params_pass();
     scan_envelope(params.get()).unwrap_or_else(|| probe_envelope(params.get()))
+}
+
+/// [`carries_modern_envelope`] for params that are read further: answered from their one
+/// scan (see [`Params`]), which the envelope and the header checks then reuse; params the
+/// scan leaves to serde take [`carries_modern_envelope`]'s probe.
+pub fn params_carry_modern_envelope(params: Option<&Params>) -> bool {
+    let Some(params) = params else {
+        return false;
+    };
+    match params.index() {
+        Some(index) => index
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.protocol_version.is_some()),
+        None => carries_modern_envelope(Some(params.get())),
+    }
 }
 
 /// [`carries_modern_envelope`] by a scan that decodes nothing; `None` where only a parse can

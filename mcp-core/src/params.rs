@@ -1,5 +1,8 @@
-//! A request's params as received: the raw JSON text, shared cheaply, and the top-level
-//! members the pass that read its `_meta` envelope found on the way.
+//! A request's params as received: the raw JSON text, shared cheaply, and the index of
+//! them that one scan builds: the `_meta` envelope's fields and where the top-level members
+//! a transport or a dispatcher reads stand. Every reader of the same `Params` (the era
+//! choice, the 2026 header checks, the envelope, the dispatcher) asks the index, so the
+//! text is scanned once.
 
 use std::fmt;
 use std::ops::Deref;
@@ -9,11 +12,16 @@ use serde_json::value::RawValue;
 
 /// A request's raw params, cloned by reference.
 ///
+/// The first reader that needs more than the text scans it once and keeps the index:
 /// [`RequestMeta::from_params`](crate::meta::RequestMeta::from_params) reads the `_meta`
-/// envelope from them and keeps a reference instead of a copy; the same pass remembers where
-/// a few top-level members stand (`name`, `arguments`, `task`, `inputResponses`,
-/// `requestState`), so a dispatcher can read them without passing over the params again
-/// ([`member`](Self::member)). Rewritten params are new `Params`, with nothing remembered.
+/// envelope from it (keeping a reference instead of a copy),
+/// [`carries_modern_envelope`](crate::meta::params_carry_modern_envelope) the era,
+/// [`RequestFields::from_scanned`](crate::headers::RequestFields::from_scanned) the fields
+/// the 2026 headers mirror, and [`member`](Self::member) where a few top-level members stand
+/// (`name`, `uri`, `taskId`, `arguments`, `task`, `inputResponses`, `requestState`), so
+/// nothing passes over the params again. Params the scan cannot read for sure (a key written
+/// with escapes, a repeated member) are left to serde by each reader. Rewritten params are
+/// new `Params`, with nothing remembered.
 ///
 /// ```
 /// use mcp_core::meta::RequestMeta;
@@ -33,7 +41,16 @@ pub struct Params(Arc<Inner>);
 
 struct Inner {
     raw: Box<RawValue>,
-    members: OnceLock<Members>,
+    /// The one scan's index; `None` inside when the scan left the params to serde.
+    index: OnceLock<Option<Index>>,
+}
+
+/// What the one scan of a params object found: the `_meta` fields (`None` when `_meta` is
+/// absent or `null`) and the recorded members.
+#[derive(Debug)]
+pub(crate) struct Index {
+    pub(crate) meta: Option<crate::meta::Fields>,
+    pub(crate) members: Members,
 }
 
 impl Params {
@@ -41,7 +58,7 @@ impl Params {
     pub fn new(raw: Box<RawValue>) -> Self {
         Self(Arc::new(Inner {
             raw,
-            members: OnceLock::new(),
+            index: OnceLock::new(),
         }))
     }
 
@@ -50,22 +67,25 @@ impl Params {
         &self.0.raw
     }
 
-    /// The raw text of top-level member `key` as the envelope pass found it: `Some(None)`
-    /// when the params have no such member, `Some(Some(text))` with its value's text.
-    /// `None` when not known: `key` is not one of `name`, `arguments`, `task`,
-    /// `inputResponses`, `requestState`, no envelope was read from these params, or the
-    /// pass left them to serde (a key written with escapes, a repeated key): read the
+    /// The raw text of top-level member `key` as the scan found it: `Some(None)` when the
+    /// params have no such member, `Some(Some(text))` with its value's text. `None` when
+    /// not known: `key` is not one of `name`, `uri`, `taskId`, `arguments`, `task`,
+    /// `inputResponses`, `requestState`, no reader has asked for the index yet, or the scan
+    /// left the params to serde (a key written with escapes, a repeated key): read the
     /// params then.
     pub fn member(&self, key: &str) -> Option<Option<&str>> {
-        let mut members = *self.0.members.get()?;
+        let mut members = self.0.index.get()?.as_ref()?.members;
         let span = *members.slot(key)?;
         Some(span.map(|s| &self.0.raw.get()[s.start..s.end]))
     }
 
-    /// Records where the members stand (the envelope pass found them; the first record
-    /// stays, as every pass over the same text finds the same).
-    pub(crate) fn record(&self, members: Members) {
-        let _ = self.0.members.set(members);
+    /// The index, scanning the params the first time it is asked for; `None` when the
+    /// scan left them to serde (or they are no object).
+    pub(crate) fn index(&self) -> Option<&Index> {
+        self.0
+            .index
+            .get_or_init(|| crate::meta::scan_params(self.0.raw.get()))
+            .as_ref()
     }
 }
 
@@ -100,6 +120,8 @@ impl fmt::Debug for Params {
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Members {
     name: Option<Span>,
+    uri: Option<Span>,
+    task_id: Option<Span>,
     arguments: Option<Span>,
     task: Option<Span>,
     input_responses: Option<Span>,
@@ -111,6 +133,8 @@ impl Members {
     pub(crate) fn slot(&mut self, key: &str) -> Option<&mut Option<Span>> {
         Some(match key {
             "name" => &mut self.name,
+            "uri" => &mut self.uri,
+            "taskId" => &mut self.task_id,
             "arguments" => &mut self.arguments,
             "task" => &mut self.task,
             "inputResponses" => &mut self.input_responses,

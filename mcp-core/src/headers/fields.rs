@@ -151,6 +151,7 @@ impl<'a> RequestFields<'a> {
         let Some(raw) = params else {
             return Some(Self::default());
         };
+        crate::passes::params_pass();
         let keys = ["name", "uri", "taskId", "arguments", "_meta"];
         let ([name, uri, task_id, arguments, meta], version) =
             crate::fast_json::find_members_nested(raw.get(), keys, (4, PROTOCOL_VERSION_META_KEY))
@@ -169,11 +170,48 @@ impl<'a> RequestFields<'a> {
         })
     }
 
+    /// The fields as the params' one scan found them ([`crate::params::Params`], shared
+    /// with the envelope and the dispatcher): no pass of its own. `None` where
+    /// [`RequestFields::scan`] would say `None`, or when the scan left the params to serde;
+    /// read them with [`RequestFields::of`] then.
+    ///
+    /// ```
+    /// use mcp_core::headers::RequestFields;
+    /// use mcp_core::params::Params;
+    /// use serde_json::value::RawValue;
+    ///
+    /// let raw: &RawValue = serde_json::from_str(
+    ///     r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+    /// )
+    /// .unwrap();
+    /// let params = Params::from(raw);
+    /// let fields = RequestFields::from_scanned(&params).unwrap();
+    /// assert_eq!(fields.name(), Some("add"));
+    /// assert_eq!(fields.protocol_version(), Some("2026-07-28"));
+    /// assert_eq!(Some(fields), RequestFields::scan(Some(raw)));
+    /// ```
+    pub fn from_scanned(params: &'a crate::params::Params) -> Option<Self> {
+        let index = params.index()?;
+        let member = |key| params.member(key);
+        Some(Self {
+            name: scanned_string(member("name")?)?,
+            uri: scanned_string(member("uri")?)?,
+            task_id: scanned_string(member("taskId")?)?,
+            arguments: member("arguments")?.map(Arguments::Raw),
+            protocol_version: index
+                .meta
+                .as_ref()
+                .and_then(|m| m.protocol_version.as_deref())
+                .map(Cow::Borrowed),
+        })
+    }
+
     /// [`RequestFields::of`] raw params, by a serde probe.
     ///
     /// Only an object has fields: serde would read a struct from an array too, by position
     /// (`["add"]` as the name `add`), where a parsed `Value` has none.
     pub(super) fn probe(raw: &'a RawValue) -> Self {
+        crate::passes::params_pass();
         let is_object = |text: &str| text.trim_start().starts_with('{');
         if !is_object(raw.get()) {
             return Self::default();

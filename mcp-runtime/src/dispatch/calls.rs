@@ -41,11 +41,16 @@ impl<'a> NameArgs<'a> {
         if name.contains('\\') {
             return None;
         }
-        // `null` reads as absent, as `Option` does in the serde read.
+        // `null` reads as absent, as `Option` does in the serde read. A member becomes a
+        // `&RawValue` by serde's check of its text (the handler takes `Box<RawValue>`
+        // arguments, and serde makes no unchecked one): a pass over the arguments alone.
         let raw = |text: Option<&'a str>| -> Option<Option<&'a RawValue>> {
             match text {
                 None | Some("null") => Some(None),
-                Some(t) => serde_json::from_str(t).ok().map(Some),
+                Some(t) => {
+                    mcp_core::passes::arguments_pass();
+                    serde_json::from_str(t).ok().map(Some)
+                }
             }
         };
         Some(Self {
@@ -87,8 +92,11 @@ impl<H: ServerHandler> Dispatcher<H> {
         let own = ctx.params.clone();
         let call = match NameArgs::from_envelope_pass(own.as_ref()) {
             Some(call) => call,
-            None => serde_json::from_str(params.map_or("{}", RawValue::get))
-                .map_err(|_| McpError::invalid_params("Invalid params"))?,
+            None => {
+                mcp_core::passes::params_pass();
+                serde_json::from_str(params.map_or("{}", RawValue::get))
+                    .map_err(|_| McpError::invalid_params("Invalid params"))?
+            }
         };
         let args = call.arguments.map(|a| a.to_owned());
         let name = call.name.into_owned();

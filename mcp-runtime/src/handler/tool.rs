@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 #[doc(hidden)]
 pub fn decode_arguments<T: DeserializeOwned>(args: Option<&RawValue>) -> Result<T, CallToolResult> {
     let json = args.map_or("{}", RawValue::get);
+    mcp_core::passes::arguments_pass();
     // Fast path: straight from the raw JSON.
     if let Ok(v) = serde_json::from_str::<T>(json) {
         return Ok(v);

@@ -476,10 +476,13 @@ impl<E: Endpoint + 'static> Kernel<E> {
         // checks (say -32022 for a version we do not serve) fixes nothing, so the client can
         // retry with another version or fall back to `initialize` on the same stream.
         let supported = self.identity.supported;
+        // Copied out of the frame once: the era choice, the envelope and the context
+        // share this copy and its one scan.
+        let shared_params = params.map(Params::from);
         let locked = *conn.era.lock().expect("era lock");
         let era = match (locked, &id) {
             (Some(e), _) => e,
-            (None, Some(_)) => intake::opening_era(supported, &method, params),
+            (None, Some(_)) => intake::opening_era(supported, &method, shared_params.as_ref()),
             (None, None) => Era::Legacy,
         };
         let lock_era = || {
@@ -488,8 +491,6 @@ impl<E: Endpoint + 'static> Kernel<E> {
         if locked.is_none() && id.is_some() && era == Era::Legacy {
             lock_era();
         }
-        // Copied out of the frame once: the envelope and the context share this copy.
-        let shared_params = params.map(Params::from);
         let admission = match era {
             Era::Modern => {
                 intake::admit_modern(supported, id.as_ref(), &method, shared_params.as_ref())

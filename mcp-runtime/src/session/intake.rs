@@ -32,12 +32,18 @@ pub(crate) struct Admitted {
 /// carries the 2026 envelope on a server that serves 2026. A server serving no modern
 /// revision answers a modern probe as a legacy server does (-32600, see [`admit_legacy`]):
 /// a -32022 would tell a dual-era client "modern, do not fall back".
+///
+/// `params` are the copy the admission then reads: the envelope check reuses their scan.
 pub(crate) fn opening_era(
     supported: SupportedVersions,
     method: &str,
-    params: Option<&RawValue>,
+    params: Option<&Params>,
 ) -> Era {
-    if method != "initialize" && supported.serves_modern() && carries_envelope(params) {
+    if method != "initialize"
+        && supported.serves_modern()
+        && !without_meta(params.map(Params::get))
+        && meta::params_carry_modern_envelope(params)
+    {
         Era::Modern
     } else {
         Era::Legacy

@@ -231,11 +231,16 @@ impl AuthOptions {
     /// Every scope a request of `method` (with `params`) needs: the ones every request
     /// needs, the method's and, for `tools/call`, the tool's.
     pub fn scopes_needed(&self, method: &str, params: Option<&RawValue>) -> Vec<&str> {
-        let mut out: Vec<&str> = self.required_scopes.iter().map(String::as_str).collect();
         let tool = (method == "tools/call")
             .then(|| called_tool(params))
-            .flatten()
-            .and_then(|t| self.tool_scopes.get(&t));
+            .flatten();
+        self.scopes_for(method, tool.as_deref())
+    }
+
+    /// [`scopes_needed`](Self::scopes_needed) with the called tool already read.
+    fn scopes_for(&self, method: &str, tool: Option<&str>) -> Vec<&str> {
+        let mut out: Vec<&str> = self.required_scopes.iter().map(String::as_str).collect();
+        let tool = tool.and_then(|t| self.tool_scopes.get(t));
         for s in self
             .method_scopes
             .get(method)
@@ -261,21 +266,50 @@ impl AuthOptions {
             return None;
         }
         let principal = parts.extensions.get::<Principal>()?;
-        for (method, params) in requests {
-            let needed = self.scopes_needed(method, params);
-            let missing: Vec<&str> = needed
-                .iter()
-                .copied()
-                .filter(|s| !principal.has_scope(s))
-                .collect();
-            if !missing.is_empty() {
-                return Some(self.refusal(&AuthError::InsufficientScope {
-                    scope: needed.join(" "),
-                    description: format!("{method} needs scope: {}", missing.join(" ")),
-                }));
-            }
+        requests.into_iter().find_map(|(method, params)| {
+            let tool = (method == "tools/call")
+                .then(|| called_tool(params))
+                .flatten();
+            self.refuse_missing(principal, method, tool.as_deref())
+        })
+    }
+
+    /// [`step_up`](Self::step_up) for one request whose called tool is given by `tool`
+    /// (asked only when scopes are configured and the method is `tools/call`), so a
+    /// caller that has the name from the params' one scan does not parse them again.
+    pub(super) fn step_up_one(
+        &self,
+        parts: &Parts,
+        method: &str,
+        tool: impl FnOnce() -> Option<String>,
+    ) -> Option<Response> {
+        if self.tool_scopes.is_empty() && self.method_scopes.is_empty() {
+            return None;
         }
-        None
+        let principal = parts.extensions.get::<Principal>()?;
+        let tool = (method == "tools/call").then(tool).flatten();
+        self.refuse_missing(principal, method, tool.as_deref())
+    }
+
+    /// The refusal when `principal` lacks a scope that `method` (calling `tool`) needs.
+    fn refuse_missing(
+        &self,
+        principal: &Principal,
+        method: &str,
+        tool: Option<&str>,
+    ) -> Option<Response> {
+        let needed = self.scopes_for(method, tool);
+        let missing: Vec<&str> = needed
+            .iter()
+            .copied()
+            .filter(|s| !principal.has_scope(s))
+            .collect();
+        (!missing.is_empty()).then(|| {
+            self.refusal(&AuthError::InsufficientScope {
+                scope: needed.join(" "),
+                description: format!("{method} needs scope: {}", missing.join(" ")),
+            })
+        })
     }
 
     /// `resource` without its scheme and authority: the path of the metadata's suffix.
@@ -425,7 +459,8 @@ impl AuthOptions {
 }
 
 /// The `name` of `tools/call` params.
-fn called_tool(params: Option<&RawValue>) -> Option<String> {
+pub(crate) fn called_tool(params: Option<&RawValue>) -> Option<String> {
+    mcp_core::passes::params_pass();
     #[derive(serde::Deserialize)]
     struct P {
         name: Option<Value>,

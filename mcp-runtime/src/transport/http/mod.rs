@@ -462,6 +462,16 @@ impl<E: Endpoint + 'static> HttpState<E> {
         self.opts.auth.as_ref()?.step_up(parts, requests)
     }
 
+    /// [`step_up`](Self::step_up) for one request, the called tool given by `tool`.
+    pub(crate) fn step_up_one(
+        &self,
+        parts: &axum::http::request::Parts,
+        method: &str,
+        tool: impl FnOnce() -> Option<String>,
+    ) -> Option<Response> {
+        self.opts.auth.as_ref()?.step_up_one(parts, method, tool)
+    }
+
     /// Host/Origin validation; `Some(403)` when refused. Runs on every request, so the
     /// allow-lists are borrowed, never built.
     fn check_origin(&self, headers: &HeaderMap) -> Option<Response> {

@@ -272,14 +272,16 @@ pub(super) async fn legacy_post<E: Endpoint + 'static>(
         Frame::Batch(items) => (None, items, true),
     };
     let is_init = matches!(&one, Some(Ok(Message::Request(r))) if r.method == "initialize");
-    // A 2026 request here means the server serves no 2026 revision (a dual-era server
-    // routes it modern): the stream's rule (`intake::admit_legacy`), before the header
+    // A 2026 request to a server that serves no 2026 revision (a dual-era server routed
+    // it modern already): the stream's rule (`intake::admit_legacy`), before the header
     // checks, so a probe gets the same answer on every transport.
-    if let Some(Ok(Message::Request(r))) = &one
+    let supported = state.kernel.identity.supported;
+    if !supported.serves_modern()
+        && let Some(Ok(Message::Request(r))) = &one
         && !is_init
         && intake::carries_envelope(r.params)
     {
-        let err = intake::enveloped_on_legacy(state.kernel.identity.supported);
+        let err = intake::enveloped_on_legacy(supported);
         return error_response(StatusCode::BAD_REQUEST, Some(&r.id), &err);
     }
     if let Some(parsed) = header_version

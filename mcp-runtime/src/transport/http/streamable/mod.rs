@@ -19,7 +19,8 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header}
 use axum::response::Response;
 use mcp_core::jsonrpc::{ErrorObject, Frame, Message};
 use mcp_core::meta;
-use mcp_core::version::{Era, ProtocolVersion};
+use mcp_core::params::Params;
+use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
 
 use super::{HttpState, empty, error_response, read_body};
 use crate::chain::middleware::Endpoint;
@@ -178,24 +179,50 @@ pub(crate) async fn handle<E: Endpoint + 'static>(
     // legacy).
     let forced_modern = supported.serves_modern() && (!supported.serves_legacy() || header_modern);
     let frame = decode(&bytes, !forced_modern);
-    if forced_modern || (supported.serves_modern() && enveloped(&frame, &bytes)) {
-        modern_post(state, parts, frame).await
-    } else {
-        legacy_post(state, parts, frame, header_version).await
+    if forced_modern {
+        return modern_post(state, parts, frame, None).await;
+    }
+    match route(supported, &frame, &bytes) {
+        Route::Modern(scanned) => modern_post(state, parts, frame, scanned).await,
+        Route::Legacy => legacy_post(state, parts, frame, header_version).await,
     }
 }
 
-/// Whether the body (`frame` as decoded from `bytes`) is one non-`initialize` message
-/// carrying the 2026 `_meta` envelope. A message that did not decode is probed on its
-/// own, so that an invalid 2026 message gets the 2026 error.
-fn enveloped(frame: &Frame<'_>, bytes: &[u8]) -> bool {
+/// Which era a body (`frame` as decoded from `bytes`) is served in, on a server that
+/// serves both or only the legacy one.
+enum Route {
+    Legacy,
+    /// One non-`initialize` message carrying the 2026 `_meta` envelope, with its params
+    /// copied and scanned once: the header checks, the envelope and the dispatcher read
+    /// that scan (`None`: no params, or a message that did not decode).
+    Modern(Option<Params>),
+}
+
+/// The era of a body: modern when it is one non-`initialize` message carrying the 2026
+/// envelope and the server serves 2026. A message that did not decode is probed on its
+/// own, so that an invalid 2026 message gets the 2026 error. Params without `_meta` are
+/// told by one search, with no copy and no scan.
+fn route(supported: SupportedVersions, frame: &Frame<'_>, bytes: &[u8]) -> Route {
+    if !supported.serves_modern() {
+        return Route::Legacy;
+    }
     let (method, params) = match frame {
-        Frame::Single(Ok(Message::Request(r))) => (Some(&*r.method), r.params),
-        Frame::Single(Ok(Message::Notification(n))) => (Some(&*n.method), n.params),
-        Frame::Single(Err(_)) => return meta::message_carries_modern_envelope(bytes),
-        _ => return false,
+        Frame::Single(Ok(Message::Request(r))) => (&*r.method, r.params),
+        Frame::Single(Ok(Message::Notification(n))) => (&*n.method, n.params),
+        Frame::Single(Err(_)) if meta::message_carries_modern_envelope(bytes) => {
+            return Route::Modern(None);
+        }
+        _ => return Route::Legacy,
     };
-    method != Some("initialize") && intake::carries_envelope(params)
+    if method == "initialize" || intake::without_meta(params) {
+        return Route::Legacy;
+    }
+    let scanned = params.map(Params::from);
+    if meta::params_carry_modern_envelope(scanned.as_ref()) {
+        Route::Modern(scanned)
+    } else {
+        Route::Legacy
+    }
 }
 
 fn method_not_allowed() -> Response {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use mcp_core::headers;
-use mcp_core::jsonrpc::{ErrorObject, Frame, RequestId};
+use mcp_core::jsonrpc::{ErrorObject, Frame, Message, RequestId};
 use mcp_core::meta::RequestMeta;
 use mcp_core::params::Params;
 use mcp_core::version::{Era, ProtocolVersion};
@@ -36,8 +36,19 @@ pub(super) fn string_of(v: Option<serde_json::Value>) -> Option<String> {
     }
 }
 
+/// The fields the 2026 headers mirror, from the params' one scan (no pass of their own);
+/// `None` when the scan cannot be sure, and the probes below decide. No params: no fields.
+fn scanned_fields(params: Option<&Params>) -> Option<headers::RequestFields<'_>> {
+    match params {
+        None => Some(headers::RequestFields::default()),
+        Some(p) => headers::RequestFields::from_scanned(p)
+            .or_else(|| headers::RequestFields::scan(Some(p.get()))),
+    }
+}
+
 /// The body's `_meta` protocol version, as sent.
 pub(super) fn body_protocol_version(params: Option<&RawValue>) -> Option<String> {
+    mcp_core::passes::params_pass();
     #[derive(serde::Deserialize)]
     struct P {
         #[serde(rename = "_meta")]
@@ -51,6 +62,7 @@ pub(super) fn body_protocol_version(params: Option<&RawValue>) -> Option<String>
 /// header checks of a 2026 request need). Params that one of them would not read take
 /// the two probes apart, so the answers are theirs exactly.
 pub(super) fn version_and_tool_name(params: Option<&RawValue>) -> (Option<String>, Option<String>) {
+    mcp_core::passes::params_pass();
     #[derive(serde::Deserialize)]
     struct P {
         #[serde(rename = "_meta")]
@@ -67,6 +79,7 @@ pub(super) fn version_and_tool_name(params: Option<&RawValue>) -> (Option<String
 }
 
 pub(super) fn tool_name(params: Option<&RawValue>) -> Option<String> {
+    mcp_core::passes::params_pass();
     #[derive(serde::Deserialize)]
     struct P {
         name: Option<serde_json::Value>,
@@ -129,15 +142,22 @@ impl headers::HeaderSource for ModernHeaders<'_> {
     }
 }
 
+/// A body routed to 2026: one request or notification (no batch, no response). `scanned`
+/// is its params as the routing copied and scanned them (`streamable::route`), so the
+/// header checks, the envelope and the dispatcher read that one scan; else they are
+/// copied here.
 pub(super) async fn modern_post<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     parts: axum::http::request::Parts,
     frame: Frame<'_>,
+    scanned: Option<Params>,
 ) -> Response {
-    let (mut items, batch) = owned_frame(frame);
-    let item = match (batch, items.pop()) {
-        (false, Some(i)) => i,
-        _ => {
+    let msg = match frame {
+        Frame::Single(Ok(m)) => m,
+        Frame::Single(Err(e)) => {
+            return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
+        }
+        Frame::Batch(_) => {
             return error_response(
                 StatusCode::BAD_REQUEST,
                 None,
@@ -145,19 +165,19 @@ pub(super) async fn modern_post<E: Endpoint + 'static>(
             );
         }
     };
-    let msg = match item {
-        Ok(m) => m,
-        Err(e) => return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
-    };
+    let own = |p: Option<&RawValue>| scanned.or_else(|| p.map(Params::from));
     match msg {
-        Msg::Response { .. } => error_response(
+        Message::Response(_) => error_response(
             StatusCode::BAD_REQUEST,
             None,
             &ErrorObject::invalid_request("Invalid Request: 2026-07-28 clients send no responses"),
         ),
-        Msg::Notification { method, params } => modern_notification(state, parts, method, params),
-        Msg::Request { id, method, params } => {
-            modern_request(state, parts, id, method, params).await
+        Message::Notification(n) => {
+            modern_notification(state, parts, n.method.into_owned(), own(n.params))
+        }
+        Message::Request(r) => {
+            let (method, params) = (r.method.into_owned(), own(r.params));
+            modern_request(state, parts, r.id, method, params).await
         }
     }
 }
@@ -167,18 +187,17 @@ pub(super) fn modern_notification<E: Endpoint + 'static>(
     state: &Arc<HttpState<E>>,
     parts: axum::http::request::Parts,
     method: String,
-    params: Option<Box<RawValue>>,
+    shared: Option<Params>,
 ) -> Response {
     let hs = ModernHeaders::of(&parts.headers);
-    let params_raw = params.as_deref();
-    let pv = match headers::RequestFields::scan(params_raw) {
+    let params_raw = shared.as_deref();
+    let pv = match scanned_fields(shared.as_ref()) {
         Some(fields) => fields.protocol_version().map(str::to_owned),
         None => body_protocol_version(params_raw),
     };
     if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
         return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
     }
-    let shared = params.map(Params::new);
     let (version, meta) =
         match intake::check_envelope(state.kernel.identity.supported, shared.as_ref()) {
             Ok((v, m)) => (Some(v), Some(m)),
@@ -209,27 +228,27 @@ pub(super) async fn modern_request<E: Endpoint + 'static>(
     parts: axum::http::request::Parts,
     id: RequestId,
     method: String,
-    params: Option<Box<RawValue>>,
+    shared: Option<Params>,
 ) -> Response {
     let hs = ModernHeaders::of(&parts.headers);
     let supported = state.kernel.identity.supported;
-    // The body's params, moved (not copied) into the one copy the envelope and the
-    // context share: the envelope scan then records the members the dispatcher reads.
-    let shared = params.map(Params::new);
+    // `shared`: the one copy of the params that the header checks, the envelope, the
+    // context and the dispatcher read, and its one scan, which every one of them asks.
     let params = shared.as_deref();
     // Before the header checks: a legacy client's handshake learns the revisions served.
     if let Some(err) = intake::refuse_initialize(supported, &method, params) {
         return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
     }
-    // One scan of the params gives the protocol version, the tool name and what
-    // the headers mirror; params it cannot read for sure take the probes.
-    let checked = match headers::RequestFields::scan(params) {
+    // The protocol version, the tool name and what the headers mirror, from the scan;
+    // params it cannot read for sure take the probes.
+    let fields = scanned_fields(shared.as_ref());
+    let checked = match &fields {
         Some(fields) => {
             let schema = match fields.name() {
                 Some(n) if method == "tools/call" => state.kernel.header_schemas.get(n),
                 _ => None,
             };
-            headers::validate_request_fields(&hs, &method, &fields, schema.as_deref())
+            headers::validate_request_fields(&hs, &method, fields, schema.as_deref())
         }
         None => {
             let (pv, schema) = if method == "tools/call" {
@@ -254,7 +273,11 @@ pub(super) async fn modern_request<E: Endpoint + 'static>(
         Ok(x) => x,
         Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
     };
-    if let Some(r) = state.step_up(&parts, [(method.as_str(), params)]) {
+    let tool = || match &fields {
+        Some(f) => f.name().map(str::to_owned),
+        None => crate::transport::http::auth::called_tool(params),
+    };
+    if let Some(r) = state.step_up_one(&parts, &method, tool) {
         return r;
     }
     let listen = method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN;

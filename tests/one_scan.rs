@@ -1,0 +1,103 @@
+//! One scan: a 2026-07-28 `tools/call` is read once. Its params are scanned once (the
+//! era choice, the header checks, the `_meta` envelope, step-up and the dispatcher all ask
+//! the same index, `mcp_core::params::Params`), and its arguments are passed over by the
+//! typed decode plus the check serde makes of the `&RawValue` handed to the handler (the
+//! public `ServerHandler::call_tool` takes `Box<RawValue>` arguments, and serde makes no
+//! unchecked one).
+//!
+//! The counters (`mcp_core::passes`) count in debug builds only and are process-wide, so
+//! this binary holds one test, which runs its cases in turn.
+
+mod support;
+
+use std::net::SocketAddr;
+
+use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use serde_json::{Value, json};
+use support::http::{self, Resp};
+use support::{Wire, modern};
+
+/// Adds two numbers.
+#[mcp::tool]
+async fn add(a: i64, b: i64) -> String {
+    (a + b).to_string()
+}
+
+#[mcp::server(name = "one-scan", tools(add))]
+struct Adder;
+
+fn call() -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": modern(json!({"name": "add", "arguments": {"a": 2, "b": 3}}))
+    })
+}
+
+async fn start_http() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        Adder
+            .into_server()
+            .serve_http_on(listener, HttpOptions::default(), CancellationToken::new())
+            .await
+    });
+    addr
+}
+
+async fn post(addr: SocketAddr, body: &Value) -> Value {
+    let b = http::request(addr, "POST", "/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "add");
+    Resp::read(http::send(addr, b, body.to_string()).await)
+        .await
+        .json()
+}
+
+/// The passes `f` made: (over the params, over the arguments alone).
+async fn passes_of<F: std::future::Future<Output = Value>>(f: F) -> ((usize, usize), Value) {
+    mcp::core::passes::reset();
+    let answer = f.await;
+    (mcp::core::passes::counts(), answer)
+}
+
+#[tokio::test]
+async fn a_2026_tools_call_is_scanned_once() {
+    if !cfg!(debug_assertions) {
+        eprintln!("SKIPPED: the pass counters count in debug builds only");
+        return;
+    }
+    let one_scan = (1, 2);
+
+    // Stateless Streamable HTTP: routing, header checks, envelope, dispatch.
+    let addr = start_http().await;
+    post(addr, &call()).await; // warm up: nothing lazy is counted below
+    let (passes, answer) = passes_of(post(addr, &call())).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "5", "{answer}");
+    assert_eq!(passes, one_scan, "(params, arguments) passes over HTTP");
+
+    // A byte stream: the opening request chooses the era, a later one is admitted.
+    let mut wire = Wire::new(Adder.into_server().serve_in_memory());
+    let (passes, answer) = passes_of(async {
+        wire.send(&call()).await;
+        wire.recv().await
+    })
+    .await;
+    assert_eq!(answer["result"]["content"][0]["text"], "5", "{answer}");
+    assert_eq!(
+        passes, one_scan,
+        "(params, arguments) passes, opening a stream"
+    );
+    let (passes, _) = passes_of(async {
+        wire.send(&call()).await;
+        wire.recv().await
+    })
+    .await;
+    assert_eq!(
+        passes, one_scan,
+        "(params, arguments) passes on an open stream"
+    );
+}
