@@ -129,8 +129,13 @@ pub struct HttpOptions {
     pub body_idle_timeout: Duration,
     /// The longest a whole request body may take to arrive (408 past it).
     pub body_total_timeout: Duration,
-    /// The most connections served at once by [`Server::serve_http_on`]; one more is
-    /// answered 503 and closed at once (which also keeps file descriptors for the rest).
+    /// The most connections served at once by [`Server::serve_http_on`]. One more closes
+    /// the oldest connection with no request in progress (idle between requests, or still
+    /// sending its request head) to take its place; when every connection is busy it is
+    /// answered 503 and closed at once. Default: what the process's file-descriptor limit
+    /// (`RLIMIT_NOFILE`) leaves after a quarter of it (at least 64) is kept for files,
+    /// upstream connections and the like, at most 10,000; 10,000 where there is no such
+    /// limit to read.
     pub max_connections: usize,
     /// Requests handled at once over HTTP (503 above).
     pub max_in_flight: usize,
@@ -214,7 +219,7 @@ impl Default for HttpOptions {
             header_read_timeout: Duration::from_secs(30),
             body_idle_timeout: Duration::from_secs(30),
             body_total_timeout: Duration::from_secs(120),
-            max_connections: 10_000,
+            max_connections: default_max_connections(),
             max_in_flight: 1024,
             max_in_flight_per_session: 256,
             keep_alive: Some(Duration::from_secs(15)),
@@ -603,6 +608,27 @@ impl<E: Endpoint + 'static> HttpState<E> {
     }
 }
 
+/// The default [`HttpOptions::max_connections`]: below the descriptor limit, so that the
+/// cap is met (and idle connections evicted) before `accept` starts failing.
+fn default_max_connections() -> usize {
+    const MOST: usize = 10_000;
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `getrlimit` only writes the struct it is given.
+        let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        if read && limit.rlim_cur != libc::RLIM_INFINITY {
+            let fds = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
+            let headroom = (fds / 4).max(64);
+            return fds.saturating_sub(headroom).clamp(1, MOST);
+        }
+    }
+    MOST
+}
+
 /// The host part of a `Host` value or an origin's authority, without the port.
 fn host_of(authority: &str) -> &str {
     // Byte searches: this runs on every request, and `split` with a char pattern costs
@@ -854,6 +880,27 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_connection_cap_leaves_descriptors_to_spare() {
+        let cap = default_max_connections();
+        assert!((1..=10_000).contains(&cap), "{cap}");
+        #[cfg(unix)]
+        {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: as in `default_max_connections`.
+            assert_eq!(
+                unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
+                0
+            );
+            if limit.rlim_cur != libc::RLIM_INFINITY {
+                assert!((cap as u64) < limit.rlim_cur, "{cap} of {}", limit.rlim_cur);
+            }
+        }
+    }
 
     #[test]
     fn host_of_drops_port_and_path() {
