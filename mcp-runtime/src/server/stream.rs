@@ -745,3 +745,53 @@ fn peer_left(e: &io::Error) -> bool {
             | io::ErrorKind::UnexpectedEof
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slots(max_waiting_bytes: usize) -> Slots {
+        Slots {
+            permits: Arc::new(Semaphore::new(1)),
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            max_waiting_bytes,
+        }
+    }
+
+    #[test]
+    fn the_waiting_bound_counts_bytes_and_frees_them_however_a_request_leaves() {
+        let frame = |n: usize| vec![b'x'; n];
+        let mut s = slots(2 * Slots::cost(&frame(100)));
+        for id in 1..=2 {
+            assert!(s.fits(&frame(100)));
+            s.push(Some(RequestId::Number(id)), frame(100));
+        }
+        // Full: not even a tiny frame fits (each is counted with its entry).
+        assert!(!s.fits(&frame(1)));
+        // A cancelled one and a started one both give their bytes back.
+        assert!(s.remove(1).is_some());
+        assert!(s.fits(&frame(100)));
+        assert_eq!(s.pop().map(|(id, _)| id), Some(Some(RequestId::Number(1))));
+        assert_eq!(s.waiting_bytes, 0);
+        assert!(s.pop().is_none());
+    }
+
+    #[test]
+    fn ping_is_control_at_the_cap_and_other_requests_wait() {
+        assert!(matches!(
+            at_cap(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            AtCap::Control
+        ));
+        assert!(matches!(
+            at_cap(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#),
+            AtCap::Request(Some(_))
+        ));
+        assert!(matches!(
+            at_cap(
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#
+            ),
+            AtCap::Cancel(_)
+        ));
+    }
+}
