@@ -724,16 +724,23 @@ async fn at_the_connection_cap_the_oldest_idle_connection_makes_room() {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
 
-    // Each new client is served within a second, taking the place of the oldest idle one.
-    for (i, evicted) in [&mut idle[0], &mut heading].into_iter().enumerate() {
+    // Each new client is served within a second, taking the place of the oldest idle one
+    // (and keeps its connection open: the next one evicts the older `heading`, not it).
+    let mut clients = Vec::new();
+    for evicted in [&mut idle[0], &mut heading] {
         let started = std::time::Instant::now();
-        let r = post(
-            s.addr,
-            &[("mcp-protocol-version", V26), ("mcp-method", "tools/list")],
-            modern(i as u64, "tools/list", json!({})),
-        )
-        .await;
-        assert_eq!(r.status, 200, "{}", r.body);
+        let mut tcp = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+        let body = modern(1, "tools/list", json!({})).to_string();
+        let req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {V26}\r\n\
+             Mcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{body}",
+            s.addr.port(),
+            body.len()
+        );
+        tcp.write_all(req.as_bytes()).await.unwrap();
+        let heard = status_line_or_close(&mut tcp, Duration::from_secs(5)).await;
+        assert_eq!(heard.as_deref(), Some("HTTP/1.1 200 OK"));
         assert!(
             started.elapsed() < Duration::from_secs(1),
             "{:?}",
@@ -744,6 +751,7 @@ async fn at_the_connection_cap_the_oldest_idle_connection_makes_room() {
             None,
             "the oldest idle connection was closed"
         );
+        clients.push(tcp);
     }
     // The busy connection was kept: its request completes.
     busy[0].write_all(&[b' '; 100]).await.unwrap();
