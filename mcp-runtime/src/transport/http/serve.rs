@@ -108,7 +108,7 @@ struct Open {
 /// One connection, as [`Open`] sees it.
 #[derive(Default)]
 struct Tracked {
-    /// Requests in progress: from their head being read until their answer is written
+    /// Requests in progress: from their head being read until their answer is complete
     /// (a stream's until it ends).
     busy: AtomicUsize,
     /// Fires to close the connection.
@@ -401,6 +401,51 @@ mod tests {
             "text/event-stream"
         );
         assert!(spare.lock().unwrap().is_none(), "a stream's box is freed");
+    }
+
+    #[tokio::test]
+    async fn a_request_is_in_progress_until_its_answer_is_complete_or_its_stream_ends() {
+        let tracked = Arc::new(Tracked::default());
+        let busy = || tracked.busy.load(Ordering::Acquire);
+        let spare = Arc::new(Mutex::new(None));
+        let json = || super::super::json_response(StatusCode::OK, b"{}".to_vec());
+        let mut call = run(&spare, json);
+        call.busy = Some(Busy::new(&tracked));
+        assert_eq!(busy(), 1);
+        let _answer = call.await.unwrap();
+        assert_eq!(busy(), 0, "a complete answer ends the request");
+
+        let stream =
+            || super::super::sse_response(super::super::sse::SseBody::new(rx_of(), None, None));
+        let mut call = run(&spare, stream);
+        call.busy = Some(Busy::new(&tracked));
+        let streaming = call.await.unwrap();
+        assert_eq!(busy(), 1, "a stream keeps its request in progress");
+        drop(streaming);
+        assert_eq!(busy(), 0);
+    }
+
+    #[test]
+    fn the_oldest_idle_connection_is_evicted_and_hands_its_slot_to_the_newcomer() {
+        let slots = Arc::new(tokio::sync::Semaphore::new(3));
+        let open = Arc::new(Open::default());
+        let enter = || open.enter(slots.clone().try_acquire_owned().unwrap());
+        let (busy, idle, young) = (enter(), enter(), enter());
+        let _request = Busy::new(&busy.tracked);
+        let mut heir = open.evict_oldest_idle().expect("an idle connection");
+        assert!(!busy.tracked.evict.is_cancelled(), "a busy one is kept");
+        assert!(
+            idle.tracked.evict.is_cancelled(),
+            "the oldest idle one goes"
+        );
+        assert!(!young.tracked.evict.is_cancelled());
+        assert!(heir.try_recv().is_err(), "its slot, once it has ended");
+        drop(idle);
+        let _handed = heir.try_recv().expect("handed over");
+        assert_eq!(slots.available_permits(), 0, "not back in the pool");
+        // The young one goes next; once none is idle, there is no room to make.
+        assert!(open.evict_oldest_idle().is_some());
+        assert!(open.evict_oldest_idle().is_none());
     }
 
     fn rx_of() -> tokio::sync::mpsc::Receiver<Vec<u8>> {
