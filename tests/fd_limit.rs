@@ -4,6 +4,9 @@
 //! oldest idle connection for a new one; so with idle connections (some still sending their
 //! request head) filling it, a new client is answered within a second, every time.
 
+// `RLIMIT_NOFILE` and `sh -c 'ulimit -n'`.
+#![cfg(unix)]
+
 use std::io::BufRead;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
