@@ -686,16 +686,17 @@ async fn slow_headers_and_stalled_bodies_time_out() {
     assert_eq!(heard.as_deref(), Some("HTTP/1.1 408 Request Timeout"));
 }
 
-/// Past `max_connections` a new connection is answered 503 and closed at once, and served
-/// again once a connection ends.
+/// Past `max_connections` with every connection busy (a request in progress: here a body
+/// still arriving), a new connection is answered 503 and closed at once, and served again
+/// once a connection ends.
 #[tokio::test]
-async fn connections_beyond_the_cap_hear_503() {
+async fn connections_beyond_the_cap_hear_503_when_every_one_is_busy() {
     let s = start(HttpOptions {
         max_connections: 2,
         ..HttpOptions::default()
     })
     .await;
-    let held: Vec<_> = idle_connections(s.addr, 2).await;
+    let held: Vec<_> = busy_connections(s.addr, 2).await;
     let mut third = tokio::net::TcpStream::connect(s.addr).await.unwrap();
     let heard = status_line_or_close(&mut third, Duration::from_secs(5)).await;
     assert_eq!(heard.as_deref(), Some("HTTP/1.1 503 Service Unavailable"));
@@ -714,6 +715,83 @@ async fn connections_beyond_the_cap_hear_503() {
         served,
         "never served again after the held connections closed"
     );
+}
+
+/// Past `max_connections`, connections that hold a place without using it (idle, or still
+/// sending their request head) make room: the oldest is closed and the new client served,
+/// while a connection with a request in progress is kept.
+#[tokio::test]
+async fn at_the_connection_cap_the_oldest_idle_connection_makes_room() {
+    use tokio::io::AsyncWriteExt;
+    let s = start(HttpOptions {
+        max_connections: 3,
+        ..HttpOptions::default()
+    })
+    .await;
+    let mut busy = busy_connections(s.addr, 1).await;
+    let mut idle = idle_connections(s.addr, 1).await;
+    let mut heading = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    heading
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    // Each new client is served within a second, taking the place of the oldest idle one
+    // (and keeps its connection open: the next one evicts the older `heading`, not it).
+    let mut clients = Vec::new();
+    for evicted in [&mut idle[0], &mut heading] {
+        let started = std::time::Instant::now();
+        let mut tcp = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+        let body = modern(1, "tools/list", json!({})).to_string();
+        let req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {V26}\r\n\
+             Mcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{body}",
+            s.addr.port(),
+            body.len()
+        );
+        tcp.write_all(req.as_bytes()).await.unwrap();
+        let heard = status_line_or_close(&mut tcp, Duration::from_secs(5)).await;
+        assert_eq!(heard.as_deref(), Some("HTTP/1.1 200 OK"));
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            status_line_or_close(evicted, Duration::from_secs(2)).await,
+            None,
+            "the oldest idle connection was closed"
+        );
+        clients.push(tcp);
+    }
+    // The busy connection was kept: its request completes.
+    busy[0].write_all(&[b' '; 100]).await.unwrap();
+    let heard = status_line_or_close(&mut busy[0], Duration::from_secs(5)).await;
+    assert!(
+        heard.as_deref().is_some_and(|l| l.starts_with("HTTP/1.1 ")),
+        "{heard:?}"
+    );
+}
+
+/// `n` connections each with a request in progress: its head sent, its body (100 bytes
+/// declared) not.
+async fn busy_connections(addr: SocketAddr, n: usize) -> Vec<tokio::net::TcpStream> {
+    use tokio::io::AsyncWriteExt;
+    let mut held = Vec::new();
+    for _ in 0..n {
+        let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n",
+            addr.port()
+        );
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        held.push(tcp);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    held
 }
 
 /// `n` connections opened and left idle (no request yet), each accepted by the server.

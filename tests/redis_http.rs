@@ -535,3 +535,61 @@ async fn an_answer_or_a_cancellation_posted_to_another_replica_reaches_the_reque
     waiting.abort();
     assert_eq!(relays.iter().map(|r| r.dropped()).sum::<u64>(), 0);
 }
+
+/// Sessions beyond `max_sessions` leave this process, not a shared store: the one the live
+/// map evicted first is adopted again from Redis on its next request, and every session's
+/// key expires after the idle timeout (then it is 404 everywhere).
+#[tokio::test]
+async fn a_session_evicted_at_the_cap_is_served_from_redis_until_its_key_expires() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let stores = connect(&redis).await;
+    let idle = Duration::from_secs(3);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let _running = Running {
+        addr,
+        stop: stop.clone(),
+    };
+    let opts = HttpOptions {
+        session_store: stores.session_store(),
+        max_sessions: 4,
+        session_idle_timeout: idle,
+        ..HttpOptions::default()
+    };
+    tokio::spawn(async move {
+        RedisTest
+            .into_server()
+            .serve_http_on(listener, opts, stop)
+            .await
+    });
+
+    let mut sids = Vec::new();
+    for _ in 0..20 {
+        let r = send(addr, "POST", None, Some(initialize())).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        sids.push(r.header("mcp-session-id").expect("a session id").to_owned());
+    }
+    // The first was evicted 16 sessions ago; Redis still holds it.
+    let r = send(addr, "POST", Some(&sids[0]), Some(whoami_call())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(text(&r), "roaming-client");
+
+    // Every session key has an expiry within the idle timeout.
+    let keys = support::redis::keys_with_ttl(redis.port, "http:session:");
+    assert_eq!(keys.len(), sids.len(), "{keys:?}");
+    for (k, ttl) in &keys {
+        assert!(
+            *ttl > 0 && *ttl <= idle.as_millis() as i64,
+            "{k} expires in {ttl} ms"
+        );
+    }
+    // Abandoned, they expire: the keys go, and the first session is unknown.
+    tokio::time::sleep(idle + Duration::from_millis(500)).await;
+    let keys = support::redis::keys_with_ttl(redis.port, "http:session:");
+    assert!(keys.is_empty(), "left behind: {keys:?}");
+    let r = send(addr, "POST", Some(&sids[0]), Some(whoami_call())).await;
+    assert_eq!(r.status, 404, "{}", r.body);
+}

@@ -127,6 +127,11 @@ impl Wire {
         r["result"].clone()
     }
 
+    /// The reading and writing halves, for a test that reads and writes at once.
+    pub fn into_parts(self) -> (BufReader<ReadHalf<DuplexStream>>, WriteHalf<DuplexStream>) {
+        (self.r, self.w)
+    }
+
     /// Closes the client's writing side (EOF for the server).
     pub async fn close(&mut self) {
         self.w.shutdown().await.unwrap();

@@ -4,9 +4,10 @@
 //! legacy `initialize` runs inline and commits the session only after the chain succeeds;
 //! every other request runs in its own task, at most `max_in_flight` at once. At the bound
 //! reading goes on: responses and notifications (cancellations, answers to the server's own
-//! requests) are applied at once, and up to `max_in_flight` requests wait for a slot; one
-//! more is refused with a busy error. Control never waits behind the requests it controls. One writer task owns the output, buffers and
-//! flushes when its queue drains.
+//! requests) and `ping` are handled at once, and requests wait for a slot, in order, up to
+//! `max_waiting_bytes` of them; one more is refused with a busy error. Control never waits
+//! behind the requests it controls, and a burst that fits is served, not refused. One
+//! writer task owns the output, buffers and flushes when its queue drains.
 
 use std::collections::VecDeque;
 use std::io;
@@ -38,9 +39,15 @@ use crate::wire::writer::{FramingSource, WriterOptions, write_loop};
 /// Limits and timeouts of a connection.
 #[derive(Debug, Clone)]
 pub struct ServerOptions {
-    /// Requests handled at once. At the bound as many more wait for a slot (one more is
-    /// refused with a busy error), while responses and notifications are still applied.
+    /// Requests handled at once. At the bound more wait for a slot, in order, up to
+    /// [`max_waiting_bytes`](Self::max_waiting_bytes), while responses, notifications and
+    /// `ping` are still handled at once.
     pub max_in_flight: usize,
+    /// How much the requests waiting for an in-flight slot may hold, in bytes (each counted
+    /// with its frame and a small fixed overhead). A request that would go past it is
+    /// refused at once with `-32000` "Server busy"; it can be sent again later. Default
+    /// 8 MiB: tens of thousands of small calls.
+    pub max_waiting_bytes: usize,
     /// The largest frame accepted, in bytes.
     pub max_frame: usize,
     /// A per-request timeout (`None`: no limit). A timed-out request answers `-32603`
@@ -58,6 +65,7 @@ impl Default for ServerOptions {
     fn default() -> Self {
         Self {
             max_in_flight: 256,
+            max_waiting_bytes: 8 * 1024 * 1024,
             max_frame: 16 * 1024 * 1024,
             request_timeout: None,
             peer_request_timeout: Duration::from_secs(60),
@@ -208,7 +216,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let mut slots = Slots {
             permits: Arc::new(Semaphore::new(self.options.max_in_flight.max(1))),
             waiting: VecDeque::new(),
-            max_waiting: self.options.max_in_flight.max(1),
+            waiting_bytes: 0,
+            max_waiting_bytes: self.options.max_waiting_bytes,
         };
         // A read in progress owns the reader and is kept across the loop's turns: a frame
         // half read when a slot frees up must not be dropped.
@@ -225,7 +234,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     ev
                 }
                 slot = slots.permits.clone().acquire_owned(), if !slots.waiting.is_empty() => {
-                    if let (Ok(slot), Some((_, bytes))) = (slot, slots.waiting.pop_front()) {
+                    if let (Ok(slot), Some((_, bytes))) = (slot, slots.pop()) {
                         self.handle_frame(&conn, &tracker, bytes, Some(slot)).await;
                     }
                     continue;
@@ -294,7 +303,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
     }
 
     /// A frame read: run at once when a slot is free; at the cap, control (responses,
-    /// notifications) still goes through, a request waits (bounded) or is refused busy.
+    /// notifications, `ping`) still goes through, a request waits (bounded in bytes) or is
+    /// refused busy.
     async fn admit(
         &self,
         conn: &Arc<Conn>,
@@ -316,14 +326,12 @@ impl<E: Endpoint + 'static> Kernel<E> {
                     .waiting
                     .iter()
                     .position(|(id, _)| id.as_ref() == Some(&target));
-                match queued.and_then(|i| slots.waiting.remove(i)) {
+                match queued.and_then(|i| slots.remove(i)) {
                     Some(_) => tracing::debug!(id = ?target, "cancelled while waiting for a slot"),
                     None => self.handle_frame(conn, tracker, bytes, None).await,
                 }
             }
-            AtCap::Request(id) if slots.waiting.len() < slots.max_waiting => {
-                slots.waiting.push_back((id, bytes))
-            }
+            AtCap::Request(id) if slots.fits(&bytes) => slots.push(id, bytes),
             AtCap::Request(id) => {
                 let err = ErrorObject::new(
                     -32000,
@@ -344,7 +352,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
         eof: bool,
         gone: &CancellationToken,
     ) {
-        while let Some((id, bytes)) = slots.waiting.pop_front() {
+        while let Some((id, bytes)) = slots.pop() {
             if eof && !gone.is_cancelled() {
                 let Ok(slot) = slots.permits.clone().acquire_owned().await else {
                     break;
@@ -654,19 +662,52 @@ async fn read_one<R: AsyncBufRead + Unpin>(
 }
 
 /// The in-flight slots of a connection, and the requests read while every one is taken
-/// (oldest first, at most `max_waiting`), so that reading goes on and the responses and
-/// notifications behind them (a `notifications/cancelled`, the answer to an elicitation a
-/// running tool waits for) are applied without waiting for a slot.
+/// (oldest first, at most `max_waiting_bytes` of them), so that reading goes on and the
+/// responses and notifications behind them (a `notifications/cancelled`, the answer to an
+/// elicitation a running tool waits for) are applied without waiting for a slot.
 struct Slots {
     permits: Arc<Semaphore>,
     /// Each with its id (`None`: a batch).
     waiting: VecDeque<(Option<RequestId>, Vec<u8>)>,
-    max_waiting: usize,
+    /// What `waiting` holds, as [`Slots::cost`] counts it.
+    waiting_bytes: usize,
+    max_waiting_bytes: usize,
+}
+
+impl Slots {
+    /// What a waiting frame costs: its buffer and its queue entry (id included), so that
+    /// a flood of tiny frames is bounded too.
+    fn cost(bytes: &[u8]) -> usize {
+        bytes.len() + 64
+    }
+
+    /// Whether `bytes` can wait without going past the bound.
+    fn fits(&self, bytes: &[u8]) -> bool {
+        self.waiting_bytes + Self::cost(bytes) <= self.max_waiting_bytes
+    }
+
+    fn push(&mut self, id: Option<RequestId>, bytes: Vec<u8>) {
+        self.waiting_bytes += Self::cost(&bytes);
+        self.waiting.push_back((id, bytes));
+    }
+
+    fn pop(&mut self) -> Option<(Option<RequestId>, Vec<u8>)> {
+        let out = self.waiting.pop_front()?;
+        self.waiting_bytes -= Self::cost(&out.1);
+        Some(out)
+    }
+
+    fn remove(&mut self, i: usize) -> Option<(Option<RequestId>, Vec<u8>)> {
+        let out = self.waiting.remove(i)?;
+        self.waiting_bytes -= Self::cost(&out.1);
+        Some(out)
+    }
 }
 
 /// A frame read while every in-flight slot is taken.
 enum AtCap {
-    /// A response, a notification, or a frame answered at once with an error: handled now.
+    /// A response, a notification, a `ping`, or a frame answered at once with an error:
+    /// handled now.
     Control,
     /// A `notifications/cancelled` naming this request: it may be one still waiting.
     Cancel(RequestId),
@@ -680,6 +721,9 @@ fn at_cap(bytes: &[u8]) -> AtCap {
         ..DecodeOptions::default()
     };
     match jsonrpc::decode(bytes, opts) {
+        // A liveness check answered at once: a client must be able to tell a busy server
+        // from a dead one.
+        Frame::Single(Ok(Message::Request(r))) if r.method == "ping" => AtCap::Control,
         Frame::Single(Ok(Message::Request(r))) => AtCap::Request(Some(r.id)),
         Frame::Single(Ok(Message::Notification(n))) if n.method == "notifications/cancelled" => {
             match intake::cancelled_request_id(n.params) {
@@ -701,4 +745,54 @@ fn peer_left(e: &io::Error) -> bool {
             | io::ErrorKind::ConnectionAborted
             | io::ErrorKind::UnexpectedEof
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slots(max_waiting_bytes: usize) -> Slots {
+        Slots {
+            permits: Arc::new(Semaphore::new(1)),
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            max_waiting_bytes,
+        }
+    }
+
+    #[test]
+    fn the_waiting_bound_counts_bytes_and_frees_them_however_a_request_leaves() {
+        let frame = |n: usize| vec![b'x'; n];
+        let mut s = slots(2 * Slots::cost(&frame(100)));
+        for id in 1..=2 {
+            assert!(s.fits(&frame(100)));
+            s.push(Some(RequestId::Number(id)), frame(100));
+        }
+        // Full: not even a tiny frame fits (each is counted with its entry).
+        assert!(!s.fits(&frame(1)));
+        // A cancelled one and a started one both give their bytes back.
+        assert!(s.remove(1).is_some());
+        assert!(s.fits(&frame(100)));
+        assert_eq!(s.pop().map(|(id, _)| id), Some(Some(RequestId::Number(1))));
+        assert_eq!(s.waiting_bytes, 0);
+        assert!(s.pop().is_none());
+    }
+
+    #[test]
+    fn ping_is_control_at_the_cap_and_other_requests_wait() {
+        assert!(matches!(
+            at_cap(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            AtCap::Control
+        ));
+        assert!(matches!(
+            at_cap(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#),
+            AtCap::Request(Some(_))
+        ));
+        assert!(matches!(
+            at_cap(
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#
+            ),
+            AtCap::Cancel(_)
+        ));
+    }
 }

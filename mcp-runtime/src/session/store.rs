@@ -149,6 +149,10 @@ pub trait SessionStore: Send + Sync + 'static {
 
 /// The default store: a map in this process, each entry dropped once its time to live is
 /// over (checked on access and swept on every create), bounded by `max_sessions`.
+///
+/// It is not [`shared`](SessionStore::shared): the HTTP transport removes a session from it
+/// when it evicts the session at its own cap or ends it, so the store holds no more
+/// sessions than the transport does.
 #[derive(Debug)]
 pub struct InMemorySessionStore {
     sessions: Mutex<HashMap<String, (SessionRecord, Instant)>>,

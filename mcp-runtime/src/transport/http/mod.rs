@@ -112,9 +112,11 @@ pub struct HttpOptions {
     pub legacy_sse: Option<(String, String)>,
     /// The largest request body accepted (413 above).
     pub max_body: usize,
-    /// The most legacy sessions open at once: a new one evicts the least recently used
-    /// idle session (no stream, nothing in flight), and gets 503 only when every session
-    /// is busy.
+    /// The most legacy sessions held at once, new or adopted from the session store: one
+    /// more evicts the least recently used idle session (no stream, nothing in flight),
+    /// which leaves a store that is not [`shared`](SessionStore::shared) too (404
+    /// afterwards; a shared store keeps it until its time to live is over). A new session
+    /// gets 503 only when every session is busy.
     pub max_sessions: usize,
     /// A legacy session with no stream and nothing in flight ends after this long.
     pub session_idle_timeout: Duration,
@@ -127,8 +129,13 @@ pub struct HttpOptions {
     pub body_idle_timeout: Duration,
     /// The longest a whole request body may take to arrive (408 past it).
     pub body_total_timeout: Duration,
-    /// The most connections served at once by [`Server::serve_http_on`]; one more is
-    /// answered 503 and closed at once (which also keeps file descriptors for the rest).
+    /// The most connections served at once by [`Server::serve_http_on`]. One more closes
+    /// the oldest connection with no request in progress (idle between requests, or still
+    /// sending its request head) to take its place; when every connection is busy it is
+    /// answered 503 and closed at once. Default: what the process's file-descriptor limit
+    /// (`RLIMIT_NOFILE`) leaves after a quarter of it (at least 64) is kept for files,
+    /// upstream connections and the like, at most 10,000; 10,000 where there is no such
+    /// limit to read.
     pub max_connections: usize,
     /// Requests handled at once over HTTP (503 above).
     pub max_in_flight: usize,
@@ -212,7 +219,7 @@ impl Default for HttpOptions {
             header_read_timeout: Duration::from_secs(30),
             body_idle_timeout: Duration::from_secs(30),
             body_total_timeout: Duration::from_secs(120),
-            max_connections: 10_000,
+            max_connections: default_max_connections(),
             max_in_flight: 1024,
             max_in_flight_per_session: 256,
             keep_alive: Some(Duration::from_secs(15)),
@@ -365,8 +372,53 @@ impl<E: Endpoint + 'static> HttpState<E> {
         };
         for s in expired {
             tracing::debug!(session = %s.id, "session expired");
-            s.close();
+            self.forget(&s);
         }
+    }
+
+    /// Ends `s` in this process, which no longer holds it; a store that is not
+    /// [`shared`](SessionStore::shared) is this process's alone, so the session leaves it
+    /// too (it would otherwise be adopted again, and an abandoned session would cost memory
+    /// until it expired). A shared store keeps it until its time to live is over.
+    fn forget(&self, s: &HttpSession) {
+        s.close();
+        if self.opts.session_store.shared() {
+            return;
+        }
+        let store = self.opts.session_store.clone();
+        let id = s.id.clone();
+        let mut removal = Box::pin(async move {
+            if let Err(e) = store.remove(&id).await {
+                tracing::debug!(session = %id, error = %e, "evicted session not removed");
+            }
+        });
+        // The in-memory store is done on the first poll (so the session is gone before the
+        // next request can adopt it); only a slower store needs a task.
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if removal.as_mut().poll(&mut cx).is_pending() {
+            tokio::spawn(removal);
+        }
+    }
+
+    /// Makes room for one more session in `map` (holding `max_sessions`): the least
+    /// recently used idle session (no stream, nothing in flight) is evicted. `false` when
+    /// every session is busy.
+    pub(crate) fn make_room(&self, map: &mut HashMap<String, Arc<HttpSession>>) -> bool {
+        while map.len() >= self.opts.max_sessions.max(1) {
+            let Some(idlest) = map
+                .iter()
+                .filter_map(|(k, s)| s.idle_for().map(|idle| (idle, k)))
+                .max_by_key(|(idle, _)| *idle)
+                .map(|(_, k)| k.clone())
+            else {
+                return false;
+            };
+            if let Some(s) = map.remove(&idlest) {
+                tracing::info!(session = %s.id, "session cap: evicting the least recently used idle session");
+                self.forget(&s);
+            }
+        }
+        true
     }
 
     /// A new legacy session, or `None` when every session is busy at the cap; `sse_2024`:
@@ -374,8 +426,9 @@ impl<E: Endpoint + 'static> HttpState<E> {
     ///
     /// At the cap the expired sessions go first, then the least recently used idle one (no
     /// stream, nothing in flight), so sessions opened and abandoned cannot lock new clients
-    /// out until they expire. An evicted session leaves only this process: a session store
-    /// still holding it lets its next request adopt it again.
+    /// out until they expire. An evicted session is gone from this process and from a store
+    /// that is not shared (404 afterwards); a shared store still holding it lets its next
+    /// request adopt it again.
     pub(crate) fn create_session(&self, sse_2024: bool) -> Option<Arc<HttpSession>> {
         let mut map = self.sessions.lock().expect("sessions lock");
         if map.len() >= self.opts.max_sessions {
@@ -383,16 +436,8 @@ impl<E: Endpoint + 'static> HttpState<E> {
             self.reap();
             map = self.sessions.lock().expect("sessions lock");
         }
-        while map.len() >= self.opts.max_sessions {
-            let idlest = map
-                .iter()
-                .filter_map(|(k, s)| s.idle_for().map(|idle| (idle, k)))
-                .max_by_key(|(idle, _)| *idle)
-                .map(|(_, k)| k.clone())?;
-            if let Some(s) = map.remove(&idlest) {
-                tracing::info!(session = %s.id, "session cap: evicting the least recently used idle session");
-                s.close();
-            }
+        if !self.make_room(&mut map) {
+            return None;
         }
         let id = session::new_session_id();
         let s = self.new_http_session(id.clone(), sse_2024);
@@ -426,7 +471,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
         if s.closed.is_cancelled() || !s.touch_unless_expired(self.opts.session_idle_timeout) {
             map.remove(id);
             drop(map);
-            s.close();
+            self.forget(&s);
             return None;
         }
         Some(s)
@@ -571,6 +616,27 @@ impl<E: Endpoint + 'static> HttpState<E> {
         }
         streamable::handle(&self, req).await
     }
+}
+
+/// The default [`HttpOptions::max_connections`]: below the descriptor limit, so that the
+/// cap is met (and idle connections evicted) before `accept` starts failing.
+fn default_max_connections() -> usize {
+    const MOST: usize = 10_000;
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `getrlimit` only writes the struct it is given.
+        let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        if read && limit.rlim_cur != libc::RLIM_INFINITY {
+            let fds = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
+            let headroom = (fds / 4).max(64);
+            return fds.saturating_sub(headroom).clamp(1, MOST);
+        }
+    }
+    MOST
 }
 
 /// The host part of a `Host` value or an origin's authority, without the port.
@@ -824,6 +890,27 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_connection_cap_leaves_descriptors_to_spare() {
+        let cap = default_max_connections();
+        assert!((1..=10_000).contains(&cap), "{cap}");
+        #[cfg(unix)]
+        {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: as in `default_max_connections`.
+            assert_eq!(
+                unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
+                0
+            );
+            if limit.rlim_cur != libc::RLIM_INFINITY {
+                assert!((cap as u64) < limit.rlim_cur, "{cap} of {}", limit.rlim_cur);
+            }
+        }
+    }
 
     #[test]
     fn host_of_drops_port_and_path() {

@@ -46,14 +46,21 @@ impl<E: Endpoint + 'static> HttpState<E> {
         };
         let s = self.new_http_session(id.to_owned(), false);
         s.adopt(&record);
-        // Another request may have adopted it meanwhile: the first one stays.
-        let s = self
-            .sessions
-            .lock()
-            .expect("sessions lock")
-            .entry(id.to_owned())
-            .or_insert(s)
-            .clone();
+        let s = {
+            let mut map = self.sessions.lock().expect("sessions lock");
+            match map.get(id) {
+                // Another request adopted it meanwhile: the first one stays.
+                Some(first) => first.clone(),
+                None => {
+                    // An adopted session counts against the cap like a new one; with every
+                    // session busy it is still served (busy sessions are bounded by the
+                    // connections carrying them).
+                    self.make_room(&mut map);
+                    map.insert(id.to_owned(), s.clone());
+                    s
+                }
+            }
+        };
         // Its `initialize` ran elsewhere: change notifications start here.
         if let Some(feed) = &self.kernel.legacy {
             feed.attach(&s.conn, s.state.clone());
