@@ -339,6 +339,10 @@ impl<'de> Deserialize<'de> for Key {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Fields {
     pub(crate) protocol_version: Option<String>,
+    /// The scan saw `protocolVersion` more than once (it keeps the last, as a decoded map
+    /// does; [`carries_modern_envelope`]'s probe refuses the repeat, so the era choice
+    /// asks the probe).
+    pub(crate) version_repeated: bool,
     log_level: Option<String>,
     progress_token: Option<ProgressToken>,
     subscription_id: Option<RequestId>,
@@ -690,7 +694,10 @@ fn scan_meta(text: &str, at: usize, f: &mut Fields) -> Option<usize> {
     each_member(text, at, |key, start| {
         // A repeated key keeps its last value, as the serde pass does.
         Some(match Key::of(key) {
-            Key::ProtocolVersion => set(&mut f.protocol_version, plain(start)?),
+            Key::ProtocolVersion => {
+                f.version_repeated |= f.protocol_version.is_some();
+                set(&mut f.protocol_version, plain(start)?)
+            }
             Key::LogLevel => set(&mut f.log_level, plain(start)?),
             Key::Traceparent => set(&mut f.traceparent, plain(start)?),
             Key::Tracestate => set(&mut f.tracestate, plain(start)?),
@@ -923,12 +930,10 @@ pub fn params_carry_modern_envelope(params: Option<&Params>) -> bool {
     let Some(params) = params else {
         return false;
     };
-    match params.index() {
-        Some(index) => index
-            .meta
-            .as_ref()
-            .is_some_and(|m| m.protocol_version.is_some()),
-        None => carries_modern_envelope(Some(params.get())),
+    match params.index().map(|i| i.meta.as_ref()) {
+        Some(None) => false,
+        Some(Some(m)) if !m.version_repeated => m.protocol_version.is_some(),
+        _ => carries_modern_envelope(Some(params.get())),
     }
 }
 

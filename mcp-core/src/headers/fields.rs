@@ -192,6 +192,9 @@ impl<'a> RequestFields<'a> {
     /// ```
     pub fn from_scanned(params: &'a crate::params::Params) -> Option<Self> {
         let index = params.index()?;
+        if index.meta.as_ref().is_some_and(|m| m.version_repeated) {
+            return None; // the parse refuses a repeated protocolVersion: it decides
+        }
         let member = |key| params.member(key);
         Some(Self {
             name: scanned_string(member("name")?)?,
@@ -375,6 +378,18 @@ mod tests {
             let p = raw(text);
             assert_eq!(RequestFields::scan(Some(&p)), None, "{text}");
             assert_eq!(RequestFields::of(&*p), RequestFields::probe(&p), "{text}");
+        }
+        // The params' one scan reads the same fields, or declines where `scan` declines.
+        for text in agree.iter().chain(&decline) {
+            let p = raw(text);
+            let params = crate::params::Params::from(&*p);
+            match RequestFields::from_scanned(&params) {
+                Some(f) => assert_eq!(Some(f), RequestFields::scan(Some(&p)), "{text}"),
+                None => assert!(
+                    decline.contains(text) || RequestFields::scan(Some(&p)).is_some(),
+                    "{text}"
+                ),
+            }
         }
         // A probe that fails reads no field at all (the params check rejects such a body).
         let p = raw(&decline[3]);

@@ -99,6 +99,15 @@ pub(crate) fn encode_outcome(id: &RequestId, out: HandlerResult) -> (Vec<u8>, Op
     (frame, code)
 }
 
+/// The answer of a request still running when the shutdown grace ended, the same on every
+/// transport: an error, never silence.
+pub(crate) fn cut_short_by_shutdown() -> ErrorObject {
+    ErrorObject::new(
+        -32000,
+        "Server shutting down: the request did not finish in time",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

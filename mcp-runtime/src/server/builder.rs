@@ -20,7 +20,8 @@ use crate::dispatch::Dispatcher;
 use crate::handler::schema_check::SchemaChecked;
 use crate::handler::tool::decode_arguments;
 use crate::handler::{Registry, ServerHandler};
-use crate::server::stream::{Kernel, ServerOptions};
+use crate::server::kernel::Kernel;
+use crate::server::stream::ServerOptions;
 use crate::session::ServerIdentity;
 use crate::wire::filter::{Filters, MessageFilter};
 
@@ -501,6 +502,8 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 identity,
                 options: self.options,
                 filters: Filters::new(self.filters),
+            },
+            http: HttpInputs {
                 header_schemas,
                 legacy,
             },
@@ -520,8 +523,21 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
 /// A built server: serve it over stdio, any byte stream, or an in-memory pair.
 pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
     pub(crate) kernel: Kernel<Composed<C, H>>,
+    pub(crate) http: HttpInputs,
     pub(crate) handle: crate::features::handle::ServerHandle,
     tasks: Option<Arc<crate::features::tasks::TaskEngine>>,
+}
+
+/// What only the HTTP transport reads, built with the server and handed to it.
+#[derive(Clone)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) struct HttpInputs {
+    /// The `inputSchema` of each tool whose schema carries `x-mcp-header` annotations, for
+    /// the 2026 HTTP header checks (`Mcp-Param-*`); kept in step with dynamic registration.
+    pub(crate) header_schemas: Arc<crate::handler::cell::HeaderSchemas>,
+    /// Change notifications for legacy sessions the transport takes over from a session
+    /// store; `None` when subscriptions are off.
+    pub(crate) legacy: Option<Arc<crate::features::subscriptions::LegacyFeed>>,
 }
 
 impl TaskSetup {
@@ -545,6 +561,7 @@ impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {
     fn clone(&self) -> Self {
         Self {
             kernel: self.kernel.clone(),
+            http: self.http.clone(),
             handle: self.handle.clone(),
             tasks: self.tasks.clone(),
         }

@@ -1,7 +1,9 @@
-//! [`Server`] and its builder, and the byte-stream reader (stdio, sockets, in-memory pairs).
+//! [`Server`] and its builder, the kernel every transport serves with, and the byte-stream
+//! reader (stdio, sockets, in-memory pairs).
 //! Imports `dispatch` and below.
 
 mod builder;
+pub(crate) mod kernel;
 pub mod stdio;
 pub(crate) mod stream;
 

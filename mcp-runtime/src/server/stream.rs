@@ -27,80 +27,15 @@ use crate::chain::middleware::Endpoint;
 use crate::chain::request_run::{self, encode_outcome};
 use crate::common::error::{HandlerResult, Reply};
 use crate::common::extensions::Extensions;
-use crate::common::panic::CatchUnwind;
 use crate::context::peer::{ConnShared, Peer};
 use crate::context::{Context, ContextParts};
 use crate::session::intake::{self, InFlight};
-use crate::session::{ServerIdentity, Session, SessionState};
-use crate::wire::filter::Filters;
+use crate::session::{Session, SessionState};
+
+pub(crate) use super::kernel::Kernel;
+pub use super::kernel::ServerOptions;
 use crate::wire::framing::{FrameReader, Framing, ReadEvent};
 use crate::wire::writer::{FramingSource, WriterOptions, write_loop};
-
-/// Limits and timeouts of a connection.
-#[derive(Debug, Clone)]
-pub struct ServerOptions {
-    /// Requests handled at once. At the bound more wait for a slot, in order, up to
-    /// [`max_waiting_bytes`](Self::max_waiting_bytes), while responses, notifications and
-    /// `ping` are still handled at once.
-    pub max_in_flight: usize,
-    /// How much the requests waiting for an in-flight slot may hold, in bytes (each counted
-    /// with its frame and a small fixed overhead). A request that would go past it is
-    /// refused at once with `-32000` "Server busy"; it can be sent again later. Default
-    /// 8 MiB: tens of thousands of small calls.
-    pub max_waiting_bytes: usize,
-    /// The largest frame accepted, in bytes.
-    pub max_frame: usize,
-    /// A per-request timeout (`None`: no limit). A timed-out request answers `-32603`
-    /// "Request timed out" and its handler is dropped; other requests are not held up.
-    pub request_timeout: Option<Duration>,
-    /// How long a server-to-client request waits for its answer.
-    pub peer_request_timeout: Duration,
-    /// On EOF or SIGTERM, how long in-flight requests may take to finish; those still
-    /// running then are cancelled and answered `-32000` "Server shutting down". No grace
-    /// once the peer is gone (its end of the output closed): they are cancelled at once.
-    pub shutdown_grace: Duration,
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        Self {
-            max_in_flight: 256,
-            max_waiting_bytes: 8 * 1024 * 1024,
-            max_frame: 16 * 1024 * 1024,
-            request_timeout: None,
-            peer_request_timeout: Duration::from_secs(60),
-            shutdown_grace: Duration::from_secs(10),
-        }
-    }
-}
-
-/// Everything one connection's kernel needs, shared with its tasks.
-pub(crate) struct Kernel<E> {
-    pub(crate) endpoint: Arc<E>,
-    pub(crate) identity: Arc<ServerIdentity>,
-    pub(crate) options: ServerOptions,
-    pub(crate) filters: Filters,
-    /// The `inputSchema` of each tool whose schema carries `x-mcp-header` annotations, for
-    /// the 2026 HTTP header checks (`Mcp-Param-*`).
-    /// (Kept in step with dynamic registration.)
-    pub(crate) header_schemas: Arc<crate::handler::cell::HeaderSchemas>,
-    /// Change notifications for legacy sessions a transport takes over from a session
-    /// store; `None` when subscriptions are off.
-    pub(crate) legacy: Option<Arc<crate::features::subscriptions::LegacyFeed>>,
-}
-
-impl<E> Clone for Kernel<E> {
-    fn clone(&self) -> Self {
-        Self {
-            endpoint: self.endpoint.clone(),
-            identity: self.identity.clone(),
-            options: self.options.clone(),
-            filters: self.filters.clone(),
-            header_schemas: self.header_schemas.clone(),
-            legacy: self.legacy.clone(),
-        }
-    }
-}
 
 /// Where the responses of one frame go: straight to the writer, or into a batch answer.
 #[derive(Clone)]
@@ -622,10 +557,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 // Still running when the grace ended: answered with an error, not left
                 // without an answer.
                 if id.is_some() {
-                    let err = ErrorObject::new(
-                        -32000,
-                        "Server shutting down: the request did not finish in time",
-                    );
+                    let err = request_run::cut_short_by_shutdown();
                     conn.respond_error(&sink, id.as_ref(), &err).await;
                 }
             } else if !cancel.is_cancelled() {
@@ -634,17 +566,6 @@ impl<E: Endpoint + 'static> Kernel<E> {
             }
             drop(permit);
         });
-    }
-
-    /// Runs the chain with panic catching, the optional timeout and cancellation.
-    /// `None` when the request was cancelled.
-    pub(crate) async fn run(
-        &self,
-        ctx: Context,
-        cancel: &CancellationToken,
-    ) -> Option<HandlerResult> {
-        let fut = CatchUnwind::new(self.endpoint.call(ctx));
-        request_run::finish(fut, cancel, self.options.request_timeout).await
     }
 
     async fn write_outcome(&self, conn: &Conn, sink: &Sink, id: &RequestId, out: HandlerResult) {

@@ -62,8 +62,9 @@ use tokio::sync::Semaphore;
 
 use crate::chain::middleware::{Chain, Endpoint};
 use crate::handler::ServerHandler;
+use crate::server::HttpInputs;
 use crate::server::Server;
-use crate::server::stream::Kernel;
+use crate::server::kernel::Kernel;
 
 pub use axum;
 pub use tokio_util::sync::CancellationToken;
@@ -300,6 +301,8 @@ impl std::fmt::Debug for HttpHandle {
 /// State shared by every request of one HTTP transport.
 pub(crate) struct HttpState<E> {
     pub(crate) kernel: Kernel<E>,
+    /// What only HTTP reads of the server: the header schemas, the legacy change feed.
+    pub(crate) inputs: HttpInputs,
     pub(crate) opts: HttpOptions,
     pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     pub(crate) permits: Arc<Semaphore>,
@@ -310,9 +313,10 @@ pub(crate) struct HttpState<E> {
 }
 
 impl<E: Endpoint + 'static> HttpState<E> {
-    fn new(kernel: Kernel<E>, opts: HttpOptions) -> Arc<Self> {
+    fn new(kernel: Kernel<E>, inputs: HttpInputs, opts: HttpOptions) -> Arc<Self> {
         let state = Arc::new(Self {
             kernel,
+            inputs,
             permits: Arc::new(Semaphore::new(opts.max_in_flight.max(1))),
             opts,
             sessions: Mutex::new(HashMap::new()),
@@ -822,7 +826,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         &self,
         opts: HttpOptions,
     ) -> (Arc<HttpState<crate::server::Composed<C, H>>>, HttpHandle) {
-        let state = HttpState::new(self.kernel.clone(), opts);
+        let state = HttpState::new(self.kernel.clone(), self.http.clone(), opts);
         let weak = Arc::downgrade(&state);
         let handle = HttpHandle {
             stats: Arc::new(move || weak.upgrade().map(|s| s.stats()).unwrap_or_default()),

@@ -62,7 +62,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
             }
         };
         // Its `initialize` ran elsewhere: change notifications start here.
-        if let Some(feed) = &self.kernel.legacy {
+        if let Some(feed) = &self.inputs.legacy {
             feed.attach(&s.conn, s.state.clone());
         }
         let _ = self.opts.session_store.touch(id, ttl).await;

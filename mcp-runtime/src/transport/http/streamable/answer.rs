@@ -76,10 +76,7 @@ impl<E: Endpoint + 'static> HttpState<E> {
                 // Cut short by the end of the shutdown grace: answered with an error, not
                 // left without an answer.
                 _ if this.shutdown.is_cancelled() => {
-                    let err = ErrorObject::new(
-                        -32000,
-                        "Server shutting down: the request did not finish in time",
-                    );
+                    let err = crate::chain::request_run::cut_short_by_shutdown();
                     let mut frame = Vec::new();
                     mcp_core::jsonrpc::write_error(&mut frame, Some(&id), &err);
                     this.kernel

@@ -245,7 +245,7 @@ pub(super) async fn modern_request<E: Endpoint + 'static>(
     let checked = match &fields {
         Some(fields) => {
             let schema = match fields.name() {
-                Some(n) if method == "tools/call" => state.kernel.header_schemas.get(n),
+                Some(n) if method == "tools/call" => state.inputs.header_schemas.get(n),
                 _ => None,
             };
             headers::validate_request_fields(&hs, &method, fields, schema.as_deref())
@@ -253,7 +253,7 @@ pub(super) async fn modern_request<E: Endpoint + 'static>(
         None => {
             let (pv, schema) = if method == "tools/call" {
                 let (pv, name) = version_and_tool_name(params);
-                (pv, name.and_then(|n| state.kernel.header_schemas.get(&n)))
+                (pv, name.and_then(|n| state.inputs.header_schemas.get(&n)))
             } else {
                 (body_protocol_version(params), None)
             };
