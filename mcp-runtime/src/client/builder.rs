@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
+use super::cache::{CacheStore, MemoryStore, ResponseCache};
 use super::conn::{self, EofHook, Outgoing, Shared};
 #[cfg(feature = "http")]
 use super::http;
@@ -30,6 +31,10 @@ pub struct ClientBuilder {
     stderr: StderrMode,
     shutdown: ShutdownTimeouts,
     max_frame: usize,
+    /// The response cache's store (`None`: no cache), origin and partition.
+    cache: Option<Arc<dyn CacheStore>>,
+    cache_origin: Option<String>,
+    cache_partition: Option<String>,
     #[cfg(feature = "http")]
     http: http::HttpSettings,
 }
@@ -46,6 +51,9 @@ impl Default for ClientBuilder {
             stderr: StderrMode::Inherit,
             shutdown: ShutdownTimeouts::default(),
             max_frame: conn::MAX_FRAME,
+            cache: Some(Arc::new(MemoryStore::default())),
+            cache_origin: None,
+            cache_partition: None,
             #[cfg(feature = "http")]
             http: http::HttpSettings::default(),
         }
@@ -116,6 +124,38 @@ impl ClientBuilder {
     /// [`ClientError::InvalidResponse`].
     pub fn max_frame_size(mut self, bytes: usize) -> Self {
         self.max_frame = bytes;
+        self
+    }
+
+    /// Where the response cache keeps its entries (default: a [`MemoryStore`] of its own,
+    /// [`DEFAULT_MEMORY_ENTRIES`](super::cache::DEFAULT_MEMORY_ENTRIES) entries). Give
+    /// several clients one store to let them share `public` entries; see
+    /// [`cache`](super::cache) for the rules.
+    pub fn cache_store(mut self, store: Arc<dyn CacheStore>) -> Self {
+        self.cache = Some(store);
+        self
+    }
+
+    /// Turns the response cache off: every call goes to the server.
+    pub fn no_cache(mut self) -> Self {
+        self.cache = None;
+        self
+    }
+
+    /// The authorization context whose `private` entries this client reads and writes
+    /// (default: a digest of the HTTP bearer token, or `anonymous` without one). Name the
+    /// user here when the credentials are not a token this client sends (a stream to a
+    /// server started for one user, mutual TLS, ...).
+    pub fn cache_partition(mut self, partition: impl Into<String>) -> Self {
+        self.cache_partition = Some(partition.into());
+        self
+    }
+
+    /// What names the server in the cache's keys (default: the URL over HTTP; over a
+    /// stream, `stream:` and the server's name and version). Matters only with a store
+    /// shared between clients of different servers.
+    pub fn cache_origin(mut self, origin: impl Into<String>) -> Self {
+        self.cache_origin = Some(origin.into());
         self
     }
 
@@ -200,6 +240,7 @@ impl ClientBuilder {
         let mode = self.mode;
         let probe = self.probe_timeout;
         let client = self.into_client(shared, out, None, Some(conn.clone()));
+        client.default_cache_origin(url.to_owned());
         let res = match mode {
             ConnectMode::Auto => client.auto_http(url, probe).await,
             other => client.negotiate(other, probe).await,
@@ -308,7 +349,14 @@ impl ClientBuilder {
         #[cfg(not(feature = "http"))]
         let client = self.into_client(shared, out, process);
         match client.negotiate(mode, probe).await {
-            Ok(()) => Ok(client),
+            Ok(()) => {
+                let origin = match client.server_info() {
+                    Some(i) => format!("stream:{}@{}", i.name, i.version),
+                    None => "stream".to_owned(),
+                };
+                client.default_cache_origin(origin);
+                Ok(client)
+            }
             Err(e) => {
                 let e = client.inner.shared.explain_handshake(e);
                 // A spawned server is shut down (at once if it already died).
@@ -333,7 +381,12 @@ impl ClientBuilder {
             Ok(Value::Object(m)) => m,
             _ => Map::new(),
         };
+        if let Some(store) = self.cache {
+            let cache = ResponseCache::new(store, self.cache_origin, self.cache_partition);
+            let _ = shared.cache.set(Arc::new(cache));
+        }
         Client {
+            cache_mode: super::CacheMode::Use,
             inner: Arc::new(Inner {
                 shared,
                 out,

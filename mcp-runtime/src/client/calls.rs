@@ -29,9 +29,9 @@ impl Client {
             Some(Era::Modern) => "server/discover",
             _ => "ping",
         };
-        self.request_raw(method, None, RequestOptions::default())
-            .await
-            .map(drop)
+        // A ping is a round trip: never answered from the cache.
+        let opts = RequestOptions::default().cache(super::CacheMode::Bypass);
+        self.request_raw(method, None, opts).await.map(drop)
     }
 
     /// One page of `tools/list`. Over HTTP the tools' input schemas are remembered for the
@@ -131,7 +131,10 @@ impl Client {
                     && self.inner.http.is_some() =>
             {
                 tracing::debug!(error = %e, "header mismatch: refreshing the tool list");
-                self.list_all_tools().await?;
+                // The cached list holds the stale schemas: ask the server.
+                self.with_cache_mode(super::CacheMode::Refresh)
+                    .list_all_tools()
+                    .await?;
                 self.round_trips("tools/call", Some(p), &mut opts).await?
             }
             other => other?,

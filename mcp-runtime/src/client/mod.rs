@@ -29,6 +29,7 @@
 //! ```
 
 mod builder;
+pub mod cache;
 mod calls;
 mod conn;
 mod error;
@@ -66,6 +67,7 @@ pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};
 
 pub use builder::ClientBuilder;
+pub use cache::CacheMode;
 #[cfg(feature = "tls")]
 pub use http::tls::TlsConfig;
 #[cfg(feature = "http")]
@@ -108,6 +110,8 @@ impl Drop for Inner {
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
+    /// How this handle's calls use the response cache ([`Client::with_cache_mode`]).
+    cache_mode: CacheMode,
 }
 
 impl std::fmt::Debug for Client {
@@ -150,6 +154,32 @@ impl Client {
     /// Spawns a server process with the defaults ([`ConnectMode::Auto`], stderr inherited).
     pub async fn spawn(cmd: impl Into<tokio::process::Command>) -> Result<Client, ClientError> {
         ClientBuilder::default().spawn(cmd).await
+    }
+
+    /// Another handle on the same connection whose calls use the response cache as `mode`
+    /// says ([`CacheMode::Refresh`]: ask the server and store its answer;
+    /// [`CacheMode::Bypass`]: ask the server, store nothing). One call can also choose with
+    /// [`RequestOptions::cache`]. See [`cache`] for the rules.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcp_runtime::client::Client) -> Result<(), mcp_runtime::client::ClientError> {
+    /// use mcp_runtime::client::CacheMode;
+    ///
+    /// let tools = client.with_cache_mode(CacheMode::Refresh).list_all_tools().await?;
+    /// # let _ = tools; Ok(()) }
+    /// ```
+    pub fn with_cache_mode(&self, mode: CacheMode) -> Client {
+        Client {
+            inner: self.inner.clone(),
+            cache_mode: mode,
+        }
+    }
+
+    /// Names the server in the cache's keys, unless the builder did.
+    fn default_cache_origin(&self, origin: String) {
+        if let Some(c) = self.inner.shared.cache.get() {
+            c.default_origin(origin);
+        }
     }
 
     /// What the connection negotiated.
