@@ -416,3 +416,37 @@ async fn cache_modes_use_refresh_and_bypass() {
     c.ping().await.unwrap();
     assert_eq!(counter.count("server/discover"), before + 2);
 }
+
+#[tokio::test]
+async fn cache_a_negative_ttl_is_read_as_zero_and_not_cached() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    // A server that breaks the schema: `ttlMs: -5` on a public tools/list.
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let lists = Arc::new(AtomicUsize::new(0));
+    let seen = lists.clone();
+    tokio::spawn(async move {
+        let (r, mut w) = tokio::io::split(server_end);
+        let mut lines = BufReader::new(r).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let msg: Value = serde_json::from_str(&line).unwrap();
+            let result = match msg["method"].as_str() {
+                Some("server/discover") => json!({"resultType": "complete",
+                    "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                    "ttlMs": 0, "cacheScope": "private"}),
+                Some("tools/list") => {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    json!({"resultType": "complete", "tools": [], "ttlMs": -5,
+                        "cacheScope": "public"})
+                }
+                _ => continue,
+            };
+            let m = json!({"jsonrpc": "2.0", "id": msg["id"], "result": result});
+            w.write_all(format!("{m}\n").as_bytes()).await.unwrap();
+        }
+    });
+    let c = modern().connect(client_end).await.unwrap();
+    let r = c.list_tools(None).await.unwrap();
+    assert_eq!(r.ttl_ms, Some(0));
+    c.list_tools(None).await.unwrap();
+    assert_eq!(lists.load(Ordering::SeqCst), 2);
+}

@@ -16,8 +16,9 @@
 //!   context (a SHA-256 digest of its bearer token, `anonymous` without one, or what
 //!   [`ClientBuilder::cache_partition`](super::ClientBuilder::cache_partition) says) and are
 //!   never served to another; `public` ones in a shared partition.
-//! - **TTL**: `ttlMs`, capped at 24 hours, counted from when the request was sent; absent,
-//!   negative or zero means "do not cache".
+//! - **TTL**: `ttlMs`, capped at 24 hours, counted from when the response arrived; absent,
+//!   negative or zero means "do not cache". An entry fetched before an invalidation the
+//!   client has seen (or while one happened) is never served.
 //! - **Never cached**: a request carrying `inputResponses` or `requestState`, and a result
 //!   that needed an `input_required` round (it depends on the answers given).
 //! - **Eviction**: `notifications/tools/list_changed` drops every `tools/list` page (and the
@@ -352,12 +353,11 @@ impl ResponseCache {
                     CacheScope::Public => Partition::Public,
                     CacheScope::Private => Partition::Private(plan.partition.clone()),
                 };
-                let sent_ms = plan.sent_at / 1000;
                 let entry = CachedResponse {
                     result: raw.get().to_owned(),
                     fetched_at_us: plan.sent_at,
-                    // Counted from the sending: never fresher than the server meant.
-                    expires_at_ms: sent_ms + ttl,
+                    // Fresh for `ttlMs` after the response was received (the schema's words).
+                    expires_at_ms: now_ms() + ttl,
                 };
                 if let Err(e) = self.store.put(self.key(plan, partition), entry).await {
                     tracing::warn!(error = %e, "response cache write failed");
