@@ -25,6 +25,8 @@ use serde_json::{Value, json};
 
 use ProtocolVersion as V;
 
+mod support;
+
 /// A request the server received: its method and its `uri` or `cursor`.
 type Seen = (String, Option<String>);
 
@@ -449,4 +451,120 @@ async fn cache_a_negative_ttl_is_read_as_zero_and_not_cached() {
     assert_eq!(r.ttl_ms, Some(0));
     c.list_tools(None).await.unwrap();
     assert_eq!(lists.load(Ordering::SeqCst), 2);
+}
+
+/// Over Streamable HTTP the partition is the bearer token's: two clients with one token
+/// share `private` entries, a client with another token does not.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn cache_http_partitions_follow_the_bearer_token() {
+    use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+    let counter = Counter::default();
+    let s = server(&counter, CacheHint::private(60_000)).build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    let served =
+        tokio::spawn(async move { s.serve_http_on(listener, HttpOptions::default(), st).await });
+    let store = Arc::new(MemoryStore::default());
+    let client = |token: &'static str| {
+        let (url, store) = (url.clone(), store.clone());
+        async move {
+            modern()
+                .bearer_token(token)
+                .cache_store(store)
+                .request_timeout(Duration::from_secs(10))
+                .connect_http(&url)
+                .await
+                .unwrap()
+        }
+    };
+    let alice = client("token-alice").await;
+    let alice_again = client("token-alice").await;
+    let bob = client("token-bob").await;
+    assert_eq!(text(&alice, "res://n").await, "read #1");
+    assert_eq!(text(&alice_again, "res://n").await, "read #1");
+    assert_eq!(text(&bob, "res://n").await, "read #2");
+    assert_eq!(text(&alice, "res://public").await, "read #3");
+    assert_eq!(text(&bob, "res://public").await, "read #3");
+    assert_eq!(counter.count("resources/read"), 3);
+    for c in [alice, alice_again, bob] {
+        c.close().await.unwrap();
+    }
+    stop.cancel();
+    let _ = tokio::time::timeout(Duration::from_secs(10), served).await;
+}
+
+/// A fleet sharing a Redis store (a store instance per client, as in separate processes):
+/// `public` entries shared, `private` ones per partition, an invalidation one client saw
+/// dropping the entry for all, and every key with an expiry.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn cache_redis_store_is_shared_by_a_fleet() {
+    use mcp::runtime::client::cache::RedisCacheStore;
+    use support::redis::{RedisServer, assert_every_key_expires, keys_with_ttl};
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let counter = Counter::default();
+    let s = server(&counter, CacheHint::private(60_000)).build();
+    let client = |partition: &'static str| {
+        let (url, stream) = (redis.url(), s.serve_in_memory());
+        async move {
+            let store = RedisCacheStore::connect(&url).await.unwrap();
+            modern()
+                .cache_store(Arc::new(store))
+                .cache_partition(partition)
+                // Streams to one server, in different processes: name it alike.
+                .cache_origin("cache-test")
+                .connect(stream)
+                .await
+                .unwrap()
+        }
+    };
+    let alice = client("alice").await;
+    let alice_again = client("alice").await;
+    let bob = client("bob").await;
+    assert_eq!(text(&alice, "res://n").await, "read #1");
+    assert_eq!(text(&alice, "res://public").await, "read #2");
+    assert_eq!(text(&alice_again, "res://n").await, "read #1");
+    assert_eq!(text(&bob, "res://public").await, "read #2");
+    assert_eq!(text(&bob, "res://n").await, "read #3");
+    assert_eq!(counter.count("resources/read"), 3);
+    assert_every_key_expires(redis.port, "mcp:cache:");
+    // No uri, partition or origin in clear in the keys.
+    for (k, _) in keys_with_ttl(redis.port, "mcp:cache:") {
+        assert!(!k.contains("res://") && !k.contains("alice"), "{k}");
+    }
+
+    // Alice hears that res://n changed: the shared store forgets it for everyone.
+    let mut sub = alice
+        .listen(SubscriptionFilter {
+            resource_subscriptions: Some(vec!["res://n".into()]),
+            ..SubscriptionFilter::default()
+        })
+        .await
+        .unwrap();
+    s.handle().resource_updated("res://n");
+    assert_eq!(
+        sub.next().await.unwrap().method,
+        "notifications/resources/updated"
+    );
+    assert_eq!(text(&alice, "res://n").await, "read #4");
+    // The store's invalidation runs beside the notification: wait for it to land.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let before = counter.count("resources/read");
+        let t = text(&bob, "res://n").await;
+        if counter.count("resources/read") > before {
+            assert_eq!(t, "read #5");
+            break;
+        }
+        assert_eq!(t, "read #3");
+        assert!(tokio::time::Instant::now() < deadline, "never invalidated");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The public entry of another uri is still shared.
+    assert_eq!(text(&bob, "res://public").await, "read #2");
 }

@@ -28,6 +28,9 @@
 //! - **Modes** per call ([`CacheMode`]): `Use` (a fresh entry answers), `Refresh` (ask the
 //!   server, store the answer), `Bypass` (ask the server, store nothing).
 //!
+//! **Stores.** [`MemoryStore`] (bounded, per client unless shared) by default; with the
+//! `redis` feature, `RedisCacheStore` for a fleet of clients; or any [`CacheStore`].
+//!
 //! **No stale answers.** When a `Refresh` (or a miss after expiry) fails, the error is
 //! returned; an expired entry is never served in its place. The server's `ttlMs` is its
 //! statement of how long the answer stays true; past it, a stale tool list can name tools
@@ -69,6 +72,8 @@
 
 mod hook;
 mod memory;
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 
 use std::collections::HashMap;
@@ -81,6 +86,8 @@ use serde_json::{Map, Value};
 
 pub use crate::common::BoxFuture;
 pub use memory::{DEFAULT_MEMORY_ENTRIES, MemoryStore};
+#[cfg(feature = "redis")]
+pub use redis::{DEFAULT_CACHE_PREFIX, RedisCacheStore};
 pub use store::{CacheKey, CacheStore, CacheStoreError, CachedResponse, Invalidation, Partition};
 
 use super::ServerNotification;
