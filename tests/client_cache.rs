@@ -568,3 +568,127 @@ async fn cache_redis_store_is_shared_by_a_fleet() {
     // The public entry of another uri is still shared.
     assert_eq!(text(&bob, "res://public").await, "read #2");
 }
+
+#[tokio::test]
+async fn cache_a_known_discover_result_connects_without_a_round_trip() {
+    let counter = Counter::default();
+    let s = server(&counter, CacheHint::private(0))
+        .cache_hint_for("server/discover", CacheHint::public(60_000))
+        .build();
+    let first = connect(&s).await;
+    assert_eq!(counter.count("server/discover"), 1);
+    let known = first.discover_result().expect("a 2026 connection has one");
+    assert_eq!(known.supported_versions, ["2026-07-28"]);
+
+    // Given to the builder (persisted by the application): nothing is sent to connect.
+    let again = modern()
+        .prior_discover(&known)
+        .connect(s.serve_in_memory())
+        .await
+        .unwrap();
+    assert_eq!(counter.count("server/discover"), 1);
+    assert_eq!(again.session(), first.session());
+    assert_eq!(again.list_all_tools().await.unwrap().len(), 5);
+    // Auto mode too.
+    let auto = Client::builder()
+        .prior_discover(&known)
+        .connect(s.serve_in_memory())
+        .await
+        .unwrap();
+    assert_eq!(auto.protocol_version(), V::V2026_07_28);
+    assert_eq!(counter.count("server/discover"), 1);
+    // A result that does not list the pinned revision is not used.
+    let mut other = known.clone();
+    other.supported_versions = vec!["2099-01-01".into()];
+    modern()
+        .prior_discover(&other)
+        .connect(s.serve_in_memory())
+        .await
+        .unwrap();
+    assert_eq!(counter.count("server/discover"), 2);
+
+    // From a store shared with an earlier client of the same (named) origin.
+    let store = Arc::new(MemoryStore::default());
+    let named = || {
+        modern()
+            .cache_store(store.clone())
+            .cache_origin("cache-test")
+    };
+    named().connect(s.serve_in_memory()).await.unwrap();
+    assert_eq!(counter.count("server/discover"), 3);
+    let c = named().connect(s.serve_in_memory()).await.unwrap();
+    assert_eq!(counter.count("server/discover"), 3);
+    assert!(c.discover_result().is_some());
+    // A legacy connection has none, and uses none.
+    let legacy = Client::builder()
+        .mode(ConnectMode::Legacy(V::V2025_11_25))
+        .cache_store(store.clone())
+        .cache_origin("cache-test")
+        .connect(s.serve_in_memory())
+        .await
+        .unwrap();
+    assert!(legacy.discover_result().is_none());
+}
+
+#[tokio::test]
+async fn cache_a_refresh_supersedes_the_other_scope_and_a_zero_ttl_drops_the_entry() {
+    use mcp::core::types::CacheScope;
+    // `res://flip` carries whatever hint the test sets, and counts its reads.
+    let hint = Arc::new(Mutex::new((60_000u64, CacheScope::Private)));
+    let reads = Arc::new(AtomicUsize::new(0));
+    let (h, n) = (hint.clone(), reads.clone());
+    let s = Server::builder("flip", "1.0.0")
+        .registry(move |r| {
+            r.add_resource(Resource::new("res://flip", "flip"), move |_ctx, uri| {
+                let (ttl, scope) = *h.lock().unwrap();
+                let n = n.fetch_add(1, Ordering::SeqCst) + 1;
+                async move {
+                    Ok(ReadResourceResult {
+                        contents: vec![ResourceContents::text(uri, format!("read #{n}"))],
+                        ttl_ms: Some(ttl),
+                        cache_scope: Some(scope),
+                        ..Default::default()
+                    })
+                }
+            });
+        })
+        .without_tracing()
+        .build();
+    let store = Arc::new(MemoryStore::default());
+    let client = |p: &'static str| {
+        modern()
+            .cache_store(store.clone())
+            .cache_partition(p)
+            .connect(s.serve_in_memory())
+    };
+    let (alice, bob) = (client("alice").await.unwrap(), client("bob").await.unwrap());
+    let refresh = alice.with_cache_mode(CacheMode::Refresh);
+    assert_eq!(text(&alice, "res://flip").await, "read #1");
+    // Now public: the refresh replaces Alice's private entry with a shared one.
+    *hint.lock().unwrap() = (60_000, CacheScope::Public);
+    assert_eq!(text(&refresh, "res://flip").await, "read #2");
+    assert_eq!(text(&bob, "res://flip").await, "read #2");
+    assert_eq!(text(&alice, "res://flip").await, "read #2");
+    assert_eq!(store.len(), 1);
+    // Now not to be kept: the refresh drops what was kept, for everyone.
+    *hint.lock().unwrap() = (0, CacheScope::Private);
+    assert_eq!(text(&refresh, "res://flip").await, "read #3");
+    assert!(store.is_empty());
+    assert_eq!(text(&bob, "res://flip").await, "read #4");
+    assert_eq!(reads.load(Ordering::SeqCst), 4);
+}
+
+#[tokio::test]
+async fn cache_a_closed_client_fails_its_calls_even_when_cached() {
+    let counter = Counter::default();
+    let s = server(&counter, CacheHint::private(60_000)).build();
+    let c = connect(&s).await;
+    c.list_tools(None).await.unwrap();
+    c.close().await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !c.is_closed() {
+        assert!(tokio::time::Instant::now() < deadline, "never closed");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(c.list_tools(None).await.is_err());
+}

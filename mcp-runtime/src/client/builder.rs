@@ -33,8 +33,10 @@ pub struct ClientBuilder {
     max_frame: usize,
     /// The response cache's store (`None`: no cache), origin and partition.
     cache: Option<Arc<dyn CacheStore>>,
+    cache_given: bool,
     cache_origin: Option<String>,
     cache_partition: Option<String>,
+    prior: Option<Box<serde_json::value::RawValue>>,
     #[cfg(feature = "http")]
     http: http::HttpSettings,
 }
@@ -52,8 +54,10 @@ impl Default for ClientBuilder {
             shutdown: ShutdownTimeouts::default(),
             max_frame: conn::MAX_FRAME,
             cache: Some(Arc::new(MemoryStore::default())),
+            cache_given: false,
             cache_origin: None,
             cache_partition: None,
+            prior: None,
             #[cfg(feature = "http")]
             http: http::HttpSettings::default(),
         }
@@ -133,6 +137,7 @@ impl ClientBuilder {
     /// [`cache`](super::cache) for the rules.
     pub fn cache_store(mut self, store: Arc<dyn CacheStore>) -> Self {
         self.cache = Some(store);
+        self.cache_given = true;
         self
     }
 
@@ -156,6 +161,19 @@ impl ClientBuilder {
     /// shared between clients of different servers.
     pub fn cache_origin(mut self, origin: impl Into<String>) -> Self {
         self.cache_origin = Some(origin.into());
+        self
+    }
+
+    /// A `server/discover` result of this server already known (persisted from
+    /// [`Client::discover_result`] of an earlier connection): a modern or auto connection
+    /// whose revision it lists starts from it and sends nothing before its first call.
+    /// Without one, a fresh `server/discover` entry of a store given with
+    /// [`cache_store`](Self::cache_store) (shared with earlier clients) does the same, when
+    /// the server sent a positive `ttlMs` for it and its origin is known before connecting
+    /// (HTTP, or [`cache_origin`](Self::cache_origin)). A result that no longer holds shows
+    /// in the first call's error (e.g. `-32022`); connect again without it.
+    pub fn prior_discover(mut self, result: &mcp_core::types::DiscoverResult) -> Self {
+        self.prior = serde_json::value::to_raw_value(result).ok();
         self
     }
 
@@ -242,11 +260,15 @@ impl ClientBuilder {
         let client = self.into_client(shared, out, None, Some(conn.clone()));
         client.default_cache_origin(url.to_owned());
         let res = match mode {
+            _ if client.connect_from_prior(mode).await => Ok(()),
             ConnectMode::Auto => client.auto_http(url, probe).await,
             other => client.negotiate(other, probe).await,
         };
         match res {
-            Ok(()) => Ok(client),
+            Ok(()) => {
+                client.remember_discover().await;
+                Ok(client)
+            }
             Err(e) => {
                 conn.shutdown().await;
                 Err(e)
@@ -348,13 +370,18 @@ impl ClientBuilder {
         let client = self.into_client(shared, out, process, None);
         #[cfg(not(feature = "http"))]
         let client = self.into_client(shared, out, process);
-        match client.negotiate(mode, probe).await {
+        let res = match mode {
+            _ if client.connect_from_prior(mode).await => Ok(()),
+            mode => client.negotiate(mode, probe).await,
+        };
+        match res {
             Ok(()) => {
                 let origin = match client.server_info() {
                     Some(i) => format!("stream:{}@{}", i.name, i.version),
                     None => "stream".to_owned(),
                 };
                 client.default_cache_origin(origin);
+                client.remember_discover().await;
                 Ok(client)
             }
             Err(e) => {
@@ -382,7 +409,12 @@ impl ClientBuilder {
             _ => Map::new(),
         };
         if let Some(store) = self.cache {
-            let cache = ResponseCache::new(store, self.cache_origin, self.cache_partition);
+            let cache = ResponseCache::new(
+                store,
+                self.cache_given,
+                self.cache_origin,
+                self.cache_partition,
+            );
             let _ = shared.cache.set(Arc::new(cache));
         }
         Client {
@@ -396,6 +428,8 @@ impl ClientBuilder {
                 info_map,
                 request_timeout: self.request_timeout,
                 session: Mutex::new(None),
+                discovered: Mutex::new(None),
+                prior: Mutex::new(self.prior),
                 process,
                 #[cfg(feature = "http")]
                 http,

@@ -84,6 +84,11 @@ struct Inner {
     info_map: Map<String, Value>,
     request_timeout: Duration,
     session: Mutex<Option<ServerSession>>,
+    /// The `server/discover` result the 2026 connection runs on, and whether it came over
+    /// the wire (rather than from the builder or the cache).
+    discovered: Mutex<Option<(String, bool)>>,
+    /// [`ClientBuilder::prior_discover`]'s result, until connecting uses it.
+    prior: Mutex<Option<Box<serde_json::value::RawValue>>>,
     process: Option<process::Process>,
     #[cfg(feature = "http")]
     http: Option<Arc<http::HttpConn>>,

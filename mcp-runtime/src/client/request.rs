@@ -109,12 +109,14 @@ impl Client {
                 )));
             }
         };
-        // The response cache (2026 cacheable methods only): a fresh entry answers.
+        // The response cache (2026 cacheable methods only): a fresh entry answers, unless
+        // the connection is closed (a closed client fails its calls, cached or not).
         let plan = self
             .cache_plan(method, original.as_ref(), opts.cache, version)
             .await;
         let cache = self.inner.shared.cache.get();
         if let (Some(plan), Some(cache)) = (&plan, cache)
+            && !self.is_closed()
             && let Some(hit) = cache.lookup(plan).await
         {
             return Ok(hit);

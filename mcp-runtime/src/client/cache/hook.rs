@@ -19,13 +19,13 @@ impl Client {
         version: Option<ProtocolVersion>,
     ) -> Option<Plan> {
         let cache = self.inner.shared.cache.get()?;
-        if version.map(ProtocolVersion::era) != Some(Era::Modern)
-            || !ResponseCache::applies(method, params)
-        {
+        let version = version.filter(|v| v.era() == Era::Modern)?;
+        if !ResponseCache::applies(method, params) {
             return None;
         }
         let partition = self.cache_partition(cache).await?;
-        cache.plan(mode.unwrap_or(self.cache_mode), partition, method, params)
+        let mode = mode.unwrap_or(self.cache_mode);
+        cache.plan(mode, version.as_str(), partition, method, params)
     }
 
     /// The authorization context: the builder's partition, else a digest of the bearer

@@ -97,6 +97,11 @@ impl CacheStore for MemoryStore {
         Box::pin(async { Ok(()) })
     }
 
+    fn remove<'a>(&'a self, key: &'a CacheKey) -> BoxFuture<'a, Result<(), CacheStoreError>> {
+        self.entries.lock().expect("cache lock").remove(key);
+        Box::pin(async { Ok(()) })
+    }
+
     fn invalidate<'a>(
         &'a self,
         what: &'a Invalidation,
@@ -118,6 +123,7 @@ mod tests {
     fn key(method: &str, target: Option<&str>) -> CacheKey {
         CacheKey {
             origin: "o".into(),
+            revision: "2026-07-28".into(),
             partition: Partition::Public,
             method: method.into(),
             target: target.map(str::to_owned),

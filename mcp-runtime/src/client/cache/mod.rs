@@ -9,9 +9,9 @@
 //!
 //! The rules, each applied in [`Client`](super::Client)'s request path:
 //!
-//! - **Key**: the origin (the server), the partition, the method and the one parameter that
-//!   matters: the `uri` of `resources/read`, the `cursor` of a list page. Each page is its own
-//!   entry, on its own clock.
+//! - **Key**: the origin (the server), the revision, the partition, the method and the one
+//!   parameter that matters: the `uri` of `resources/read`, the `cursor` of a list page.
+//!   Each page is its own entry, on its own clock.
 //! - **Partition**: `private` entries live in the partition of the client's authorization
 //!   context (a SHA-256 digest of its bearer token, `anonymous` without one, or what
 //!   [`ClientBuilder::cache_partition`](super::ClientBuilder::cache_partition) says) and are
@@ -26,7 +26,13 @@
 //!   `notifications/resources/updated` drops the reads of its `uri`; a `-32602` answer to a
 //!   list page with a cursor (an invalid cursor) drops every page of that list.
 //! - **Modes** per call ([`CacheMode`]): `Use` (a fresh entry answers), `Refresh` (ask the
-//!   server, store the answer), `Bypass` (ask the server, store nothing).
+//!   server, store the answer), `Bypass` (ask the server, store nothing). A stored answer
+//!   replaces the entry of the other scope; a refresh the server marks `ttlMs: 0` drops
+//!   the entry. A closed client fails its calls, cached or not.
+//! - **Connecting**: a `server/discover` result already known
+//!   ([`ClientBuilder::prior_discover`](super::ClientBuilder::prior_discover), or fresh in a
+//!   shared store) stands in for the handshake; [`Client::discover_result`](super::Client::discover_result)
+//!   gives the one in use, to persist.
 //!
 //! **Stores.** [`MemoryStore`] (bounded, per client unless shared) by default; with the
 //! `redis` feature, `RedisCacheStore` for a fleet of clients; or any [`CacheStore`].
@@ -72,6 +78,7 @@
 
 mod hook;
 mod memory;
+mod prior;
 #[cfg(feature = "redis")]
 mod redis;
 mod store;
@@ -207,6 +214,9 @@ pub(crate) struct ResponseCache {
     origin: Mutex<Option<String>>,
     /// The builder's partition (else derived from the credentials per request).
     partition: Option<String>,
+    /// Whether the store was given (and so may hold what other clients fetched), rather
+    /// than this client's own, empty when it connects.
+    given_store: bool,
     /// When (Unix µs) each method, or each `(method, target)`, was last invalidated: an
     /// entry fetched before is not served, whatever a (shared, or not yet cleaned) store
     /// still holds. Set synchronously on the reader task, so a call made after a
@@ -218,6 +228,7 @@ pub(crate) struct ResponseCache {
 pub(crate) struct Plan {
     mode: CacheMode,
     origin: String,
+    revision: String,
     partition: String,
     method: String,
     target: Option<String>,
@@ -228,11 +239,13 @@ pub(crate) struct Plan {
 impl ResponseCache {
     pub(crate) fn new(
         store: Arc<dyn CacheStore>,
+        given_store: bool,
         origin: Option<String>,
         partition: Option<String>,
     ) -> Self {
         Self {
             store,
+            given_store,
             origin: Mutex::new(origin),
             partition,
             cutoffs: Mutex::new(HashMap::new()),
@@ -253,6 +266,13 @@ impl ResponseCache {
             .get_or_insert(origin);
     }
 
+    /// Whether a `server/discover` result could be shared through the store: it was given
+    /// (a client's own store is empty when it connects, and dies with it) and the
+    /// server's origin is known (HTTP, or named by the builder).
+    pub(crate) fn shares_discover(&self) -> bool {
+        self.given_store && self.origin().is_some()
+    }
+
     fn origin(&self) -> Option<String> {
         self.origin.lock().expect("cache origin lock").clone()
     }
@@ -267,6 +287,7 @@ impl ResponseCache {
     pub(crate) fn plan(
         &self,
         mode: CacheMode,
+        revision: &str,
         partition: String,
         method: &str,
         params: Option<&Map<String, Value>>,
@@ -275,6 +296,7 @@ impl ResponseCache {
         Some(Plan {
             mode,
             origin: self.origin().unwrap_or_else(|| "stream".to_owned()),
+            revision: revision.to_owned(),
             partition,
             method: method.to_owned(),
             target,
@@ -298,6 +320,7 @@ impl ResponseCache {
     fn key(&self, plan: &Plan, partition: Partition) -> CacheKey {
         CacheKey {
             origin: plan.origin.clone(),
+            revision: plan.revision.clone(),
             partition,
             method: plan.method.clone(),
             target: plan.target.clone(),
@@ -349,17 +372,25 @@ impl ResponseCache {
                 if plan.mode == CacheMode::Bypass || !first_round {
                     return;
                 }
+                let own = Partition::Private(plan.partition.clone());
                 let Some((ttl, scope)) = hints(raw.get()) else {
+                    // A refresh the server now says not to keep supersedes what was kept.
+                    if plan.mode == CacheMode::Refresh {
+                        self.remove(&self.key(plan, own)).await;
+                        self.remove(&self.key(plan, Partition::Public)).await;
+                    }
                     return;
                 };
                 // Invalidated while in flight: the answer may predate the change.
                 if plan.sent_at <= self.cutoff(&plan.method, &plan.target) {
                     return;
                 }
-                let partition = match scope {
-                    CacheScope::Public => Partition::Public,
-                    CacheScope::Private => Partition::Private(plan.partition.clone()),
+                // The other scope's entry is superseded (the server changed its mind).
+                let (partition, other) = match scope {
+                    CacheScope::Public => (Partition::Public, own),
+                    CacheScope::Private => (own, Partition::Public),
                 };
+                self.remove(&self.key(plan, other)).await;
                 let entry = CachedResponse {
                     result: raw.get().to_owned(),
                     fetched_at_us: plan.sent_at,
@@ -377,6 +408,12 @@ impl ResponseCache {
                 self.invalidate(&plan.origin, &plan.method, None).await;
             }
             Err(_) => {}
+        }
+    }
+
+    async fn remove(&self, key: &CacheKey) {
+        if let Err(e) = self.store.remove(key).await {
+            tracing::warn!(error = %e, "response cache removal failed");
         }
     }
 

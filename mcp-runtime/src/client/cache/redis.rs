@@ -7,7 +7,7 @@
 //!
 //! | key | type | what | bound |
 //! | --- | --- | --- | --- |
-//! | `<prefix>e:<digest of origin, method, target, partition>` | string (JSON) | one entry | its `expires_at_ms` (`PX`) |
+//! | `<prefix>e:<digest of origin, revision, method, target, partition>` | string (JSON) | one entry | its `expires_at_ms` (`PX`) |
 //! | `<prefix>m:<digest of origin, method>` | set of entry keys | what invalidating the method drops | 24 h after its last write (entries live 24 h at most) |
 //! | `<prefix>t:<digest of origin, method, target>` | set of entry keys | what invalidating one uri drops | as above |
 //!
@@ -149,7 +149,13 @@ impl RedisCacheStore {
             Partition::Public => "public".to_owned(),
             Partition::Private(p) => format!("private:{p}"),
         };
-        let d = digest(&[&k.origin, &k.method, &target_part(&k.target), &partition]);
+        let d = digest(&[
+            &k.origin,
+            &k.revision,
+            &k.method,
+            &target_part(&k.target),
+            &partition,
+        ]);
         format!("{}e:{d}", self.prefix)
     }
 
@@ -242,6 +248,22 @@ impl CacheStore for RedisCacheStore {
             self.bounded(async move { inv.invoke_async::<i64>(&mut conn).await })
                 .await
                 .map(drop)
+        })
+    }
+
+    fn remove<'a>(&'a self, key: &'a CacheKey) -> BoxFuture<'a, Result<(), CacheStoreError>> {
+        Box::pin(async move {
+            // Its index entries stay: dropping a missing key later is harmless.
+            let k = self.entry_key(key);
+            let mut conn = self.conn.clone();
+            self.bounded(async move {
+                ::redis::cmd("DEL")
+                    .arg(&k)
+                    .query_async::<i64>(&mut conn)
+                    .await
+            })
+            .await
+            .map(drop)
         })
     }
 

@@ -20,6 +20,8 @@ pub struct CacheKey {
     /// The server: its URL over HTTP, else what names it (see
     /// [`ClientBuilder::cache_origin`](crate::client::ClientBuilder::cache_origin)).
     pub origin: String,
+    /// The protocol revision it was fetched under (results differ between revisions).
+    pub revision: String,
     /// Whose entry it is.
     pub partition: Partition,
     /// The request's method (`tools/list`, `resources/read`, ...).
@@ -41,8 +43,9 @@ pub struct CachedResponse {
     pub expires_at_ms: u64,
 }
 
-/// Which entries to drop: every partition's entries of `method` at `origin`, all of them
-/// (`target: None`: every page of a list) or those of one `target` (one resource URI).
+/// Which entries to drop: every partition's and revision's entries of `method` at
+/// `origin`, all of them (`target: None`: every page of a list) or those of one `target`
+/// (one resource URI).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invalidation {
     /// The server.
@@ -95,6 +98,12 @@ impl std::error::Error for CacheStoreError {}
 ///     ) -> BoxFuture<'_, Result<(), CacheStoreError>> {
 ///         Box::pin(async { Ok(()) })
 ///     }
+///     fn remove<'a>(
+///         &'a self,
+///         _key: &'a CacheKey,
+///     ) -> BoxFuture<'a, Result<(), CacheStoreError>> {
+///         Box::pin(async { Ok(()) })
+///     }
 ///     fn invalidate<'a>(
 ///         &'a self,
 ///         _what: &'a Invalidation,
@@ -116,6 +125,9 @@ pub trait CacheStore: Send + Sync + 'static {
         key: CacheKey,
         value: CachedResponse,
     ) -> BoxFuture<'_, Result<(), CacheStoreError>>;
+
+    /// Drops the entry under `key`, if any.
+    fn remove<'a>(&'a self, key: &'a CacheKey) -> BoxFuture<'a, Result<(), CacheStoreError>>;
 
     /// Drops every entry `what` names, in every partition.
     fn invalidate<'a>(
