@@ -692,3 +692,58 @@ async fn cache_a_closed_client_fails_its_calls_even_when_cached() {
     }
     assert!(c.list_tools(None).await.is_err());
 }
+
+/// A result that came back under other credentials than the request started with (an
+/// OAuth client authorizing on a `401`, a rotated token) is not stored.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn cache_a_result_fetched_while_the_token_changed_is_not_stored() {
+    use mcp::runtime::client::{BoxFuture, ClientError, TokenProvider};
+    use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+    struct Rotating(Arc<Mutex<String>>);
+    impl TokenProvider for Rotating {
+        fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
+            let t = self.0.lock().unwrap().clone();
+            Box::pin(async move { Ok(Some(t)) })
+        }
+    }
+    let token = Arc::new(Mutex::new("t1".to_owned()));
+    let reads = Arc::new(AtomicUsize::new(0));
+    let (t, n) = (token.clone(), reads.clone());
+    let s = Server::builder("rotate", "1.0.0")
+        .cache_hint(CacheHint::private(60_000))
+        .registry(move |r| {
+            r.add_resource(Resource::new("res://rotate", "rotate"), move |_ctx, uri| {
+                // The token rotates while this read is in flight.
+                *t.lock().unwrap() = "t2".into();
+                let n = n.fetch_add(1, Ordering::SeqCst) + 1;
+                async move {
+                    Ok(ReadResourceResult {
+                        contents: vec![ResourceContents::text(uri, format!("read #{n}"))],
+                        ..Default::default()
+                    })
+                }
+            });
+        })
+        .without_tracing()
+        .build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    let served =
+        tokio::spawn(async move { s.serve_http_on(listener, HttpOptions::default(), st).await });
+    let c = modern()
+        .token_provider(Rotating(token.clone()))
+        .connect_http(&url)
+        .await
+        .unwrap();
+    assert_eq!(text(&c, "res://rotate").await, "read #1");
+    // Not kept under t1 (nor t2): asked again, then kept.
+    assert_eq!(text(&c, "res://rotate").await, "read #2");
+    assert_eq!(text(&c, "res://rotate").await, "read #2");
+    assert_eq!(reads.load(Ordering::SeqCst), 2);
+    c.close().await.unwrap();
+    stop.cancel();
+    let _ = tokio::time::timeout(Duration::from_secs(10), served).await;
+}

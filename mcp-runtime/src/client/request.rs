@@ -139,7 +139,9 @@ impl Client {
         };
         if let (Some(plan), Some(cache)) = (&plan, cache) {
             let seen = match &outcome {
-                Ok(raw) => Ok(&**raw),
+                // Stored only when the credentials did not change on the way.
+                Ok(raw) if self.cache_partition_holds(plan).await => Ok(&**raw),
+                Ok(_) => return outcome,
                 Err(e) => Err(e.code()),
             };
             cache.record(plan, seen, rounds == 0).await;

@@ -28,6 +28,19 @@ impl Client {
         cache.plan(mode, version.as_str(), partition, method, params)
     }
 
+    /// Whether the authorization context is still the one `plan` was made in. A request
+    /// may change it (an OAuth client answers a `401` by authorizing, and the result came
+    /// with a token the request started without): such a result is not stored, so no
+    /// partition holds what another context fetched.
+    pub(crate) async fn cache_partition_holds(&self, plan: &Plan) -> bool {
+        match self.inner.shared.cache.get() {
+            Some(cache) => {
+                self.cache_partition(cache).await.as_deref() == Some(plan.partition.as_str())
+            }
+            None => false,
+        }
+    }
+
     /// The authorization context: the builder's partition, else a digest of the bearer
     /// token this request will carry, else [`ANONYMOUS`]. A token provider that fails
     /// leaves the request uncached (its own error comes with the request).

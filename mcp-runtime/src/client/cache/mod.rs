@@ -15,7 +15,9 @@
 //! - **Partition**: `private` entries live in the partition of the client's authorization
 //!   context (a SHA-256 digest of its bearer token, `anonymous` without one, or what
 //!   [`ClientBuilder::cache_partition`](super::ClientBuilder::cache_partition) says) and are
-//!   never served to another; `public` ones in a shared partition.
+//!   never served to another; `public` ones in a shared partition. A result that came back
+//!   under other credentials than the request started with (an OAuth client authorizing
+//!   on a `401`) is not stored.
 //! - **TTL**: `ttlMs`, capped at 24 hours, counted from when the response arrived; absent,
 //!   negative or zero means "do not cache". An entry fetched before an invalidation the
 //!   client has seen (or while one happened) is never served.
