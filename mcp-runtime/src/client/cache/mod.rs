@@ -104,6 +104,9 @@ use super::ServerNotification;
 /// The longest a result is kept, whatever its `ttlMs` says: 24 hours.
 pub const MAX_TTL_MS: u64 = 24 * 60 * 60 * 1000;
 
+/// How many invalidation times a client remembers (one per list, one per updated uri).
+const MAX_CUTOFFS: usize = 4096;
+
 /// The partition of a client without credentials.
 pub const ANONYMOUS: &str = "anonymous";
 
@@ -434,10 +437,16 @@ impl ResponseCache {
     }
 
     fn cut(&self, method: &str, target: Option<String>) {
-        self.cutoffs
-            .lock()
-            .expect("cache cutoffs lock")
-            .insert((method.to_owned(), target), now_micros());
+        let now = now_micros();
+        let mut c = self.cutoffs.lock().expect("cache cutoffs lock");
+        // Bounded: past the cap, one cutoff for the whole method replaces those of its
+        // targets (more is invalidated, never less).
+        if target.is_some() && c.len() >= MAX_CUTOFFS {
+            c.retain(|(m, t), _| t.is_none() || m != method);
+            c.insert((method.to_owned(), None), now);
+            return;
+        }
+        c.insert((method.to_owned(), target), now);
     }
 
     /// Applies a server notification (on the reader task): the cutoffs at once, the store
@@ -530,6 +539,17 @@ mod tests {
             target("tools/list", m(json!({"inputResponses": {}})).as_ref()),
             None
         );
+    }
+
+    #[test]
+    fn cache_cutoffs_are_bounded_by_widening() {
+        let cache = ResponseCache::new(Arc::new(MemoryStore::default()), false, None, None);
+        for i in 0..MAX_CUTOFFS + 10 {
+            cache.cut("resources/read", Some(format!("a://{i}")));
+        }
+        let c = cache.cutoffs.lock().unwrap();
+        assert!(c.len() <= MAX_CUTOFFS, "{}", c.len());
+        assert!(c.contains_key(&("resources/read".to_owned(), None)));
     }
 
     #[test]
