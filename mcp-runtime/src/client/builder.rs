@@ -430,6 +430,8 @@ impl ClientBuilder {
                 session: Mutex::new(None),
                 discovered: Mutex::new(None),
                 prior: Mutex::new(self.prior),
+                #[cfg(feature = "schema-validation")]
+                output_schemas: Default::default(),
                 process,
                 #[cfg(feature = "http")]
                 http,

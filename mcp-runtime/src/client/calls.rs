@@ -43,6 +43,10 @@ impl Client {
         let mut r: ListToolsResult = self
             .request("tools/list", Some(p), RequestOptions::default())
             .await?;
+        #[cfg(feature = "schema-validation")]
+        self.inner
+            .output_schemas
+            .learn(&r.tools, self.current_version());
         #[cfg(feature = "http")]
         if let Some(h) = &self.inner.http {
             let modern = self
@@ -100,6 +104,11 @@ impl Client {
     }
 
     /// [`Client::call_tool`] with options (progress callback, timeout, log level).
+    ///
+    /// With the `schema-validation` feature, a result of a tool whose last `tools/list`
+    /// entry has an `outputSchema` must carry a `structuredContent` it accepts (unless the
+    /// result is an error), else the call fails with [`ClientError::StructuredContent`]
+    /// naming the tool and each failing path.
     pub async fn call_tool_with(
         &self,
         name: &str,
@@ -139,7 +148,11 @@ impl Client {
             }
             other => other?,
         };
-        decode_result("tools/call", &raw)
+        let result: CallToolResult = decode_result("tools/call", &raw)?;
+        // The `outputSchema` of the last `tools/list` holds the structured output to it.
+        #[cfg(feature = "schema-validation")]
+        self.inner.output_schemas.check(name, &result)?;
+        Ok(result)
     }
 
     /// `tools/call`, decoding `structuredContent` into `T` (or, when the server sent none,

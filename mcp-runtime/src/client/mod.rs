@@ -42,6 +42,8 @@ mod mrtr;
 #[cfg(feature = "http")]
 pub mod oauth;
 mod options;
+#[cfg(feature = "schema-validation")]
+mod output_schema;
 mod process;
 mod request;
 #[cfg(feature = "http")]
@@ -89,6 +91,9 @@ struct Inner {
     discovered: Mutex<Option<(String, bool)>>,
     /// [`ClientBuilder::prior_discover`]'s result, until connecting uses it.
     prior: Mutex<Option<Box<serde_json::value::RawValue>>>,
+    /// The output schemas of the listed tools, which tool results are checked against.
+    #[cfg(feature = "schema-validation")]
+    output_schemas: output_schema::OutputSchemas,
     process: Option<process::Process>,
     #[cfg(feature = "http")]
     http: Option<Arc<http::HttpConn>>,
