@@ -15,6 +15,11 @@
 //! revision the connection must end up on (by default the pinned one, or for `auto` the
 //! newest the profile's server speaks).
 //!
+//! With the `python` profile on 2026-07-28, the response cache is checked against the
+//! server's caching hints, counting what the server received (its `served` tool): pages,
+//! an invalid cursor, the per-call modes, expiry, `list_changed` / `resources/updated`
+//! eviction, private partitions and a shared public entry (three more clients, one store).
+//!
 //! Prints one line per check (`ok`, `skip` with the reason, or `FAIL` with what differed)
 //! and exits non-zero when any check failed.
 
@@ -33,8 +38,10 @@ use mcp_core::types::{
     RootsCapability, SamplingCapability, TextContent,
 };
 use mcp_core::version::{Era, ProtocolVersion};
+use mcp_runtime::client::cache::{CacheStore, MemoryStore};
 use mcp_runtime::client::{
-    Client, ClientError, ClientHandler, ConnectMode, RequestOptions, ServerNotification,
+    CacheMode, Client, ClientBuilder, ClientError, ClientHandler, ConnectMode, RequestOptions,
+    ServerNotification,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -325,11 +332,20 @@ fn capabilities() -> ClientCapabilities {
 }
 
 async fn connect(args: &Args, host: Host) -> Result<Client, ClientError> {
-    let b = Client::builder()
+    connect_with(args, host, |b| b).await
+}
+
+/// [`connect`], the builder first given to `f`.
+async fn connect_with(
+    args: &Args,
+    host: Host,
+    f: impl FnOnce(ClientBuilder) -> ClientBuilder,
+) -> Result<Client, ClientError> {
+    let b = f(Client::builder()
         .capabilities(capabilities())
         .handler(host)
         .mode(args.mode)
-        .request_timeout(Duration::from_secs(20));
+        .request_timeout(Duration::from_secs(20)));
     match &args.target {
         Target::Stdio(cmd) => {
             let mut c = tokio::process::Command::new(&cmd[0]);
@@ -381,7 +397,10 @@ async fn main() -> ExitCode {
         })
         .await;
     match args.profile {
-        Profile::Python => python_checks(&client, &host, &mut report).await,
+        Profile::Python => {
+            python_checks(&client, &host, &mut report).await;
+            python_cache_checks(&args, &client, &mut report).await;
+        }
         Profile::Everything => everything_checks(&client, &host, &mut report).await,
     }
     shared_checks(&client, &mut report).await;
@@ -438,6 +457,8 @@ async fn python_checks(client: &Client, host: &Host, report: &mut Report) {
                     "ask_name",
                     "summarize",
                     "roots",
+                    "served",
+                    "changed",
                 ],
             )
             .await?;
@@ -457,7 +478,7 @@ async fn python_checks(client: &Client, host: &Host, report: &mut Report) {
         })
         .await;
     report
-        .check("tools/list pages: 4, 4, 2; a bad cursor is -32602", async {
+        .check("tools/list pages: 4, 4, 4; a bad cursor is -32602", async {
             let mut sizes = Vec::new();
             let mut cursor = None;
             loop {
@@ -469,7 +490,7 @@ async fn python_checks(client: &Client, host: &Host, report: &mut Report) {
                     None => break,
                 }
             }
-            same("page sizes", sizes, vec![4, 4, 2])?;
+            same("page sizes", sizes, vec![4, 4, 4])?;
             match client.list_tools(Some("nonsense".into())).await {
                 Err(e) if e.code() == Some(-32602) => Ok(String::new()),
                 other => Err(format!("bad cursor: want -32602, got {other:?}")),
@@ -535,7 +556,11 @@ async fn python_checks(client: &Client, host: &Host, report: &mut Report) {
         .check("resources/list (all pages)", async {
             let all = client.list_all_resources().await.map_err(err)?;
             let uris: Vec<&str> = all.iter().map(|r| r.uri.as_str()).collect();
-            same("uris", uris, vec!["demo://readme", "demo://blob"])?;
+            same(
+                "uris",
+                uris,
+                vec!["demo://readme", "demo://blob", "demo://counted"],
+            )?;
             // One resource a page: the first page has a cursor.
             let first = client.list_resources(None).await.map_err(err)?;
             same(
@@ -1360,5 +1385,215 @@ async fn everything_checks(client: &Client, host: &Host, report: &mut Report) {
             .await;
     } else {
         report.skip("elicitation (server request)", "elicitation is 2025-06-18+");
+    }
+}
+
+/// What `served()` of the Python server reports: the `tools/list` requests and the reads of
+/// `demo://counted` it received.
+async fn served(c: &Client) -> Result<(u64, u64), String> {
+    let t = call_text(c, "served", json!({})).await?;
+    let v: Value = serde_json::from_str(&t).map_err(|e| format!("served(): {e}: {t}"))?;
+    match (v["lists"].as_u64(), v["reads"].as_u64()) {
+        (Some(l), Some(r)) => Ok((l, r)),
+        _ => Err(format!("served(): {t}")),
+    }
+}
+
+/// Follows the `tools/list` requests a server received: each step says how many more it
+/// must have received since the last.
+struct Lists(u64);
+
+impl Lists {
+    async fn start(c: &Client) -> Result<Self, String> {
+        Ok(Self(served(c).await?.0))
+    }
+
+    async fn step(&mut self, c: &Client, what: &str, want: u64) -> Result<(), String> {
+        let now = served(c).await?.0;
+        let got = now - self.0;
+        self.0 = now;
+        same(
+            &format!("tools/list requests the server received ({what})"),
+            got,
+            want,
+        )
+    }
+}
+
+/// The text of `demo://counted`, and how many more reads of it the server received.
+async fn counted(c: &Client) -> Result<(String, u64), String> {
+    let before = served(c).await?.1;
+    let r = c.read_resource("demo://counted").await.map_err(err)?;
+    let text = text_contents(&r)?.0;
+    Ok((text, served(c).await?.1 - before))
+}
+
+/// Waits on `sub` for a notification `method`.
+async fn next_of(sub: &mut mcp_runtime::client::Subscription, method: &str) -> Result<(), String> {
+    loop {
+        match sub.next().await {
+            Some(n) if n.method == method => return Ok(()),
+            Some(_) => {}
+            None => return Err(format!("the subscription ended before {method}")),
+        }
+    }
+}
+
+/// The response cache against the Python server's 2026 caching hints (`tools/list` 60 s
+/// private, `resources/read` 1.5 s public), counting what the server received.
+async fn python_cache_checks(args: &Args, client: &Client, report: &mut Report) {
+    if client.protocol_version().era() != Era::Modern {
+        report
+            .check("cache: legacy results are never cached", async {
+                let mut lists = Lists::start(client).await?;
+                client.list_tools(None).await.map_err(err)?;
+                client.list_tools(None).await.map_err(err)?;
+                lists
+                    .step(client, "two lists", 2)
+                    .await
+                    .map(|()| String::new())
+            })
+            .await;
+        return;
+    }
+    report
+        .check(
+            "cache: pages kept apart, an invalid cursor drops them all, use/refresh/bypass",
+            async {
+                let second = client
+                    .list_tools(None)
+                    .await
+                    .map_err(err)?
+                    .next_cursor
+                    .ok_or("no second page")?;
+                client.list_tools(Some(second.clone())).await.map_err(err)?;
+                let mut lists = Lists::start(client).await?;
+                client.list_tools(None).await.map_err(err)?;
+                client.list_tools(Some(second.clone())).await.map_err(err)?;
+                lists.step(client, "both pages cached", 0).await?;
+                match client.list_tools(Some("nonsense".into())).await {
+                    Err(e) if e.code() == Some(-32602) => {}
+                    other => return Err(format!("bad cursor: want -32602, got {other:?}")),
+                }
+                client.list_tools(None).await.map_err(err)?;
+                lists
+                    .step(client, "the bad cursor, then page 1 again", 2)
+                    .await?;
+                client.list_tools(Some(second.clone())).await.map_err(err)?;
+                client.list_tools(Some(second.clone())).await.map_err(err)?;
+                lists.step(client, "page 2 again, once", 1).await?;
+                let bypass = client.with_cache_mode(CacheMode::Bypass);
+                let refresh = client.with_cache_mode(CacheMode::Refresh);
+                bypass.list_tools(None).await.map_err(err)?;
+                client.list_tools(None).await.map_err(err)?;
+                lists.step(client, "bypass, then use", 1).await?;
+                refresh.list_tools(None).await.map_err(err)?;
+                client.list_tools(None).await.map_err(err)?;
+                lists.step(client, "refresh, then use", 1).await?;
+                Ok(String::new())
+            },
+        )
+        .await;
+    report
+        .check(
+            "cache: resources/read within its ttl, then expired",
+            async {
+                let refresh = client.with_cache_mode(CacheMode::Refresh);
+                let (first, n) = counted(&refresh).await?;
+                same("reads on refresh", n, 1)?;
+                let (again, n) = counted(client).await?;
+                same(
+                    "reads within the ttl",
+                    (again.as_str(), n),
+                    (first.as_str(), 0),
+                )?;
+                tokio::time::sleep(Duration::from_millis(1_700)).await;
+                let (later, n) = counted(client).await?;
+                same("reads after the ttl", n, 1)?;
+                if later == first {
+                    return Err(format!("the same text after the ttl: {later}"));
+                }
+                Ok(String::new())
+            },
+        )
+        .await;
+    report
+        .check("cache: list_changed and resources/updated evict", async {
+            let mut sub = client
+                .listen(mcp_core::types::SubscriptionFilter {
+                    tools_list_changed: Some(true),
+                    resource_subscriptions: Some(vec!["demo://counted".into()]),
+                    ..Default::default()
+                })
+                .await
+                .map_err(err)?;
+            client.list_tools(None).await.map_err(err)?;
+            let mut lists = Lists::start(client).await?;
+            client.list_tools(None).await.map_err(err)?;
+            lists.step(client, "cached", 0).await?;
+            call_text(client, "changed", json!({})).await?;
+            next_of(&mut sub, "notifications/tools/list_changed").await?;
+            client.list_tools(None).await.map_err(err)?;
+            lists.step(client, "after list_changed", 1).await?;
+            let (first, _) = counted(&client.with_cache_mode(CacheMode::Refresh)).await?;
+            let (again, n) = counted(client).await?;
+            same("cached read", (again.as_str(), n), (first.as_str(), 0))?;
+            call_text(client, "changed", json!({"uri": "demo://counted"})).await?;
+            next_of(&mut sub, "notifications/resources/updated").await?;
+            let (_, n) = counted(client).await?;
+            same("reads after resources/updated", n, 1).map(|()| String::new())
+        })
+        .await;
+    // Three more clients sharing one store: Alice twice, Bob once.
+    let store: Arc<dyn CacheStore> = Arc::new(MemoryStore::default());
+    let mut fleet = Vec::new();
+    for partition in ["alice", "alice", "bob"] {
+        let store = store.clone();
+        match connect_with(args, Host::default(), |b| {
+            b.cache_store(store).cache_partition(partition)
+        })
+        .await
+        {
+            Ok(c) => fleet.push(c),
+            Err(e) => {
+                report
+                    .check("cache: private partitions apart, public shared", async {
+                        Err(format!("connecting another client: {e}"))
+                    })
+                    .await;
+                return;
+            }
+        }
+    }
+    let [alice, alice_again, bob] = &fleet[..] else {
+        unreachable!("three clients")
+    };
+    report
+        .check("cache: private partitions apart, public shared", async {
+            alice
+                .with_cache_mode(CacheMode::Refresh)
+                .list_tools(None)
+                .await
+                .map_err(err)?;
+            // (Over stdio each client has a server process of its own: count on its own.)
+            let mut lists = Lists::start(bob).await?;
+            bob.list_tools(None).await.map_err(err)?;
+            lists.step(bob, "Bob, another partition", 1).await?;
+            let mut lists = Lists::start(alice_again).await?;
+            alice_again.list_tools(None).await.map_err(err)?;
+            lists.step(alice_again, "Alice's second client", 0).await?;
+            // `resources/read` is public: Bob reuses what Alice read.
+            let (text, _) = counted(&alice.with_cache_mode(CacheMode::Refresh)).await?;
+            let (seen, n) = counted(bob).await?;
+            same(
+                "Bob's read of the public entry",
+                (seen.as_str(), n),
+                (text.as_str(), 0),
+            )
+            .map(|()| String::new())
+        })
+        .await;
+    for c in fleet {
+        let _ = c.shutdown().await;
     }
 }

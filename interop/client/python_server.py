@@ -20,7 +20,12 @@ transports. What each feature answers is fixed here and asserted by the driver:
   2026-07-28 `input_required` rounds (the SDK's `Resolve` does both).
 - `tools/list` pages by 4 and `resources/list` by 1 (offset cursors; a bad cursor is -32602).
 - resources: `demo://readme` (text/markdown "# Python server\n"), `demo://blob` (the bytes
-  0..15, application/octet-stream), template `demo://notes/{id}` -> "note <id>".
+  0..15, application/octet-stream), `demo://counted` ("read #<n>", n counting its reads),
+  template `demo://notes/{id}` -> "note <id>".
+- caching hints (2026-07-28): `tools/list` fresh for 60 s, `private`; `resources/read` for
+  1.5 s, `public`. For the cache checks: `served()` -> `{"lists": <tools/list requests
+  received>, "reads": <reads of demo://counted>}` as JSON text; `changed(uri?)` announces
+  a tools list change (no uri) or an update of `uri` to `subscriptions/listen` streams.
 - prompts: `greet(name, style?)` -> one user message "Hello <name>[, <style>]!".
 - completion: prompt `greet` argument `name` -> the names of NAMES starting with the value;
   template `demo://notes/{id}` argument `id` -> "1", "2", "3" starting with the value.
@@ -28,6 +33,7 @@ transports. What each feature answers is fixed here and asserted by the driver:
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Annotated, Any
 
@@ -35,6 +41,7 @@ import anyio
 import mcp_types as types
 from pydantic import BaseModel
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample
 from mcp.server.mcpserver.prompts.base import UserMessage
 from mcp.shared.exceptions import MCPError
@@ -43,8 +50,15 @@ NAMES = ["Alice", "Albert", "Bob"]
 TOOLS_PAGE = 4
 LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
-server = MCPServer("python-interop-server", version="2.3.0-interop")
-state: dict[str, Any] = {"calls": 0, "level": "debug"}
+server = MCPServer(
+    "python-interop-server",
+    version="2.3.0-interop",
+    cache_hints={
+        "tools/list": CacheHint(ttl_ms=60_000, scope="private"),
+        "resources/read": CacheHint(ttl_ms=1_500, scope="public"),
+    },
+)
+state: dict[str, Any] = {"calls": 0, "level": "debug", "lists": 0, "reads": 0}
 
 
 class Weather(BaseModel):
@@ -154,6 +168,20 @@ def roots(listed: Annotated[types.ListRootsResult, Resolve(_roots)]) -> str:
     return ",".join(str(r.uri) for r in listed.roots)
 
 
+@server.tool(description="How many tools/list requests and demo://counted reads arrived")
+def served() -> str:
+    return json.dumps({"lists": state["lists"], "reads": state["reads"]})
+
+
+@server.tool(description="Announces a change of the tool list, or of resource uri")
+async def changed(ctx: Context, uri: str | None = None) -> str:
+    if uri is None:
+        await ctx.notify_tools_changed()
+    else:
+        await ctx.notify_resource_updated(uri)
+    return "announced"
+
+
 @server.resource("demo://readme", name="readme", mime_type="text/markdown")
 def readme() -> str:
     return "# Python server\n"
@@ -162,6 +190,12 @@ def readme() -> str:
 @server.resource("demo://blob", name="blob", mime_type="application/octet-stream")
 def blob() -> bytes:
     return bytes(range(16))
+
+
+@server.resource("demo://counted", name="counted", mime_type="text/plain")
+def counted() -> str:
+    state["reads"] += 1
+    return f"read #{state['reads']}"
 
 
 @server.resource("demo://notes/{id}", name="note", mime_type="text/plain")
@@ -209,6 +243,7 @@ def _page(items: list[Any], cursor: str | None, size: int) -> tuple[list[Any], s
 
 
 async def _list_tools_paged(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    state["lists"] += 1
     page, next_cursor = _page(await server.list_tools(), params.cursor if params else None, TOOLS_PAGE)
     return types.ListToolsResult(tools=page, next_cursor=next_cursor)
 

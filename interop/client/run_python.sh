@@ -2,7 +2,8 @@
 # Interop: our client (examples/client_interop.rs, profile `python`) against a server written
 # with the official Python MCP SDK (interop/client/python_server.py, PyPI `mcp` pinned below),
 # over stdio and Streamable HTTP, at 2025-11-25 (`initialize`) and 2026-07-28
-# (`server/discover`, pinned and through auto negotiation). Each run prints one line per
+# (`server/discover`, pinned and through auto negotiation), the response cache included
+# (against the server's 2026 caching hints). Each run prints one line per
 # check; the script fails when any run does. Needs python3 (>= 3.10), pip, cargo.
 #
 # Env: PYTHON (interpreter, default python3.11 if present else python3),

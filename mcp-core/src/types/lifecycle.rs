@@ -203,7 +203,11 @@ pub struct DiscoverResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
     /// How long the result may be reused, in milliseconds (filled with 0 when absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::lenient_ttl"
+    )]
     pub ttl_ms: Option<u64>,
     /// Who may reuse the result (filled with `private` when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -153,6 +153,17 @@ pub(crate) fn shape_cache(
     }
 }
 
+/// Reads a `ttlMs` leniently: a negative value (which the schema forbids) is read as `0`
+/// (stale at once) and a fractional one rounded down, rather than failing the whole result.
+pub(crate) fn lenient_ttl<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let n: Option<serde_json::Number> = Option::deserialize(d)?;
+    Ok(n.map(|n| match (n.as_u64(), n.as_f64()) {
+        (Some(u), _) => u,
+        (None, Some(f)) if f > 0.0 => f as u64,
+        _ => 0,
+    }))
+}
+
 /// Which kind of result a 2026-07-28 response carries.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ResultType {

@@ -51,7 +51,11 @@ macro_rules! list_result {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub result_type: Option<$crate::types::ResultType>,
             /// 2026-07-28 cache lifetime in milliseconds.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(
+                default,
+                skip_serializing_if = "Option::is_none",
+                deserialize_with = "crate::types::lenient_ttl"
+            )]
             pub ttl_ms: Option<u64>,
             /// 2026-07-28 cache scope.
             #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -185,7 +185,11 @@ pub struct ReadResourceResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_type: Option<ResultType>,
     /// 2026-07-28 cache lifetime in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::lenient_ttl"
+    )]
     pub ttl_ms: Option<u64>,
     /// 2026-07-28 cache scope.
     #[serde(default, skip_serializing_if = "Option::is_none")]

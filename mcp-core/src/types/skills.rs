@@ -334,7 +334,11 @@ pub struct ListSkillsResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<Cursor>,
     /// Freshness hint in milliseconds (required; filled with 0 when shaping).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::lenient_ttl"
+    )]
     pub ttl_ms: Option<u64>,
     /// Who may reuse the listing (required; filled with `private` when shaping).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -390,7 +394,11 @@ pub struct GetSkillResult {
     /// The skill.
     pub skill: Skill,
     /// Freshness hint in milliseconds (required; filled with 0 when shaping).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::lenient_ttl"
+    )]
     pub ttl_ms: Option<u64>,
     /// Who may reuse the entry (required; filled with `private` when shaping).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
+use super::cache::{CacheStore, MemoryStore, ResponseCache};
 use super::conn::{self, EofHook, Outgoing, Shared};
 #[cfg(feature = "http")]
 use super::http;
@@ -30,6 +31,12 @@ pub struct ClientBuilder {
     stderr: StderrMode,
     shutdown: ShutdownTimeouts,
     max_frame: usize,
+    /// The response cache's store (`None`: no cache), origin and partition.
+    cache: Option<Arc<dyn CacheStore>>,
+    cache_given: bool,
+    cache_origin: Option<String>,
+    cache_partition: Option<String>,
+    prior: Option<Box<serde_json::value::RawValue>>,
     #[cfg(feature = "http")]
     http: http::HttpSettings,
 }
@@ -46,6 +53,11 @@ impl Default for ClientBuilder {
             stderr: StderrMode::Inherit,
             shutdown: ShutdownTimeouts::default(),
             max_frame: conn::MAX_FRAME,
+            cache: Some(Arc::new(MemoryStore::default())),
+            cache_given: false,
+            cache_origin: None,
+            cache_partition: None,
+            prior: None,
             #[cfg(feature = "http")]
             http: http::HttpSettings::default(),
         }
@@ -116,6 +128,52 @@ impl ClientBuilder {
     /// [`ClientError::InvalidResponse`].
     pub fn max_frame_size(mut self, bytes: usize) -> Self {
         self.max_frame = bytes;
+        self
+    }
+
+    /// Where the response cache keeps its entries (default: a [`MemoryStore`] of its own,
+    /// [`DEFAULT_MEMORY_ENTRIES`](super::cache::DEFAULT_MEMORY_ENTRIES) entries). Give
+    /// several clients one store to let them share `public` entries; see
+    /// [`cache`](super::cache) for the rules.
+    pub fn cache_store(mut self, store: Arc<dyn CacheStore>) -> Self {
+        self.cache = Some(store);
+        self.cache_given = true;
+        self
+    }
+
+    /// Turns the response cache off: every call goes to the server.
+    pub fn no_cache(mut self) -> Self {
+        self.cache = None;
+        self
+    }
+
+    /// The authorization context whose `private` entries this client reads and writes
+    /// (default: a digest of the HTTP bearer token, or `anonymous` without one). Name the
+    /// user here when the credentials are not a token this client sends (a stream to a
+    /// server started for one user, mutual TLS, ...).
+    pub fn cache_partition(mut self, partition: impl Into<String>) -> Self {
+        self.cache_partition = Some(partition.into());
+        self
+    }
+
+    /// What names the server in the cache's keys (default: the URL over HTTP; over a
+    /// stream, `stream:` and the server's name and version). Matters only with a store
+    /// shared between clients of different servers.
+    pub fn cache_origin(mut self, origin: impl Into<String>) -> Self {
+        self.cache_origin = Some(origin.into());
+        self
+    }
+
+    /// A `server/discover` result of this server already known (persisted from
+    /// [`Client::discover_result`] of an earlier connection): a modern or auto connection
+    /// whose revision it lists starts from it and sends nothing before its first call.
+    /// Without one, a fresh `server/discover` entry of a store given with
+    /// [`cache_store`](Self::cache_store) (shared with earlier clients) does the same, when
+    /// the server sent a positive `ttlMs` for it and its origin is known before connecting
+    /// (HTTP, or [`cache_origin`](Self::cache_origin)). A result that no longer holds shows
+    /// in the first call's error (e.g. `-32022`); connect again without it.
+    pub fn prior_discover(mut self, result: &mcp_core::types::DiscoverResult) -> Self {
+        self.prior = serde_json::value::to_raw_value(result).ok();
         self
     }
 
@@ -200,12 +258,17 @@ impl ClientBuilder {
         let mode = self.mode;
         let probe = self.probe_timeout;
         let client = self.into_client(shared, out, None, Some(conn.clone()));
+        client.default_cache_origin(url.to_owned());
         let res = match mode {
+            _ if client.connect_from_prior(mode).await => Ok(()),
             ConnectMode::Auto => client.auto_http(url, probe).await,
             other => client.negotiate(other, probe).await,
         };
         match res {
-            Ok(()) => Ok(client),
+            Ok(()) => {
+                client.remember_discover().await;
+                Ok(client)
+            }
             Err(e) => {
                 conn.shutdown().await;
                 Err(e)
@@ -307,8 +370,20 @@ impl ClientBuilder {
         let client = self.into_client(shared, out, process, None);
         #[cfg(not(feature = "http"))]
         let client = self.into_client(shared, out, process);
-        match client.negotiate(mode, probe).await {
-            Ok(()) => Ok(client),
+        let res = match mode {
+            _ if client.connect_from_prior(mode).await => Ok(()),
+            mode => client.negotiate(mode, probe).await,
+        };
+        match res {
+            Ok(()) => {
+                let origin = match client.server_info() {
+                    Some(i) => format!("stream:{}@{}", i.name, i.version),
+                    None => "stream".to_owned(),
+                };
+                client.default_cache_origin(origin);
+                client.remember_discover().await;
+                Ok(client)
+            }
             Err(e) => {
                 let e = client.inner.shared.explain_handshake(e);
                 // A spawned server is shut down (at once if it already died).
@@ -333,7 +408,17 @@ impl ClientBuilder {
             Ok(Value::Object(m)) => m,
             _ => Map::new(),
         };
+        if let Some(store) = self.cache {
+            let cache = ResponseCache::new(
+                store,
+                self.cache_given,
+                self.cache_origin,
+                self.cache_partition,
+            );
+            let _ = shared.cache.set(Arc::new(cache));
+        }
         Client {
+            cache_mode: super::CacheMode::Use,
             inner: Arc::new(Inner {
                 shared,
                 out,
@@ -343,6 +428,10 @@ impl ClientBuilder {
                 info_map,
                 request_timeout: self.request_timeout,
                 session: Mutex::new(None),
+                discovered: Mutex::new(None),
+                prior: Mutex::new(self.prior),
+                #[cfg(feature = "schema-validation")]
+                output_schemas: Default::default(),
                 process,
                 #[cfg(feature = "http")]
                 http,

@@ -29,9 +29,9 @@ impl Client {
             Some(Era::Modern) => "server/discover",
             _ => "ping",
         };
-        self.request_raw(method, None, RequestOptions::default())
-            .await
-            .map(drop)
+        // A ping is a round trip: never answered from the cache.
+        let opts = RequestOptions::default().cache(super::CacheMode::Bypass);
+        self.request_raw(method, None, opts).await.map(drop)
     }
 
     /// One page of `tools/list`. Over HTTP the tools' input schemas are remembered for the
@@ -43,6 +43,10 @@ impl Client {
         let mut r: ListToolsResult = self
             .request("tools/list", Some(p), RequestOptions::default())
             .await?;
+        #[cfg(feature = "schema-validation")]
+        self.inner
+            .output_schemas
+            .learn(&r.tools, self.current_version());
         #[cfg(feature = "http")]
         if let Some(h) = &self.inner.http {
             let modern = self
@@ -100,6 +104,11 @@ impl Client {
     }
 
     /// [`Client::call_tool`] with options (progress callback, timeout, log level).
+    ///
+    /// With the `schema-validation` feature, a result of a tool whose last `tools/list`
+    /// entry has an `outputSchema` must carry a `structuredContent` it accepts (unless the
+    /// result is an error), else the call fails with [`ClientError::StructuredContent`]
+    /// naming the tool and each failing path.
     pub async fn call_tool_with(
         &self,
         name: &str,
@@ -131,12 +140,19 @@ impl Client {
                     && self.inner.http.is_some() =>
             {
                 tracing::debug!(error = %e, "header mismatch: refreshing the tool list");
-                self.list_all_tools().await?;
+                // The cached list holds the stale schemas: ask the server.
+                self.with_cache_mode(super::CacheMode::Refresh)
+                    .list_all_tools()
+                    .await?;
                 self.round_trips("tools/call", Some(p), &mut opts).await?
             }
             other => other?,
         };
-        decode_result("tools/call", &raw)
+        let result: CallToolResult = decode_result("tools/call", &raw)?;
+        // The `outputSchema` of the last `tools/list` holds the structured output to it.
+        #[cfg(feature = "schema-validation")]
+        self.inner.output_schemas.check(name, &result)?;
+        Ok(result)
     }
 
     /// `tools/call`, decoding `structuredContent` into `T` (or, when the server sent none,

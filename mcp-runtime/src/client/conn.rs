@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_core::jsonrpc::{self, DecodeOptions, Frame, Message, RequestId};
 use mcp_core::types::ProgressParams;
@@ -13,6 +13,7 @@ use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{broadcast, mpsc};
 
+use super::cache::ResponseCache;
 use super::error::ClientError;
 use super::handler::{DynHandler, ServerNotification};
 use crate::wire::framing::{FrameReader, Framing, ReadEvent};
@@ -82,6 +83,8 @@ pub(crate) struct Shared {
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
     /// The negotiated revision, for shaping answers to server requests.
     pub(crate) version: Mutex<ProtocolVersion>,
+    /// The response cache, which list and resource notifications invalidate.
+    pub(crate) cache: OnceLock<Arc<ResponseCache>>,
 }
 
 impl Shared {
@@ -158,6 +161,7 @@ pub(crate) fn new_shared(handler: Arc<dyn DynHandler>) -> Arc<Shared> {
         handler,
         notifications,
         version: Mutex::new(ProtocolVersion::LATEST_HANDSHAKE),
+        cache: OnceLock::new(),
     })
 }
 
@@ -457,6 +461,11 @@ fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>
                 method: n.method.into_owned(),
                 params,
             };
+            // Before anyone hears of a change (a subscription, the handler, the broadcast),
+            // the cache forgets what it made stale.
+            if let Some(cache) = shared.cache.get() {
+                cache.observe(&note);
+            }
             if note.method == "notifications/cancelled"
                 && let Some(id) = note
                     .params

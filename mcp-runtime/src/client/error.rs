@@ -55,6 +55,15 @@ pub enum ClientError {
     /// Authorization failed: OAuth discovery, registration, the authorization response or
     /// the token request (the detail says which step and why).
     Auth(String),
+    /// A tool's `structuredContent` does not match the `outputSchema` the last `tools/list`
+    /// gave for it (or is missing). Only with the `schema-validation` feature.
+    StructuredContent {
+        /// The tool called.
+        tool: String,
+        /// Each failure: the JSON Pointer of the failing value (`(root)` for the whole),
+        /// then what is wrong with it.
+        problems: Vec<String>,
+    },
 }
 
 impl ClientError {
@@ -117,6 +126,11 @@ impl fmt::Display for ClientError {
             }
             ClientError::Http { status, detail, .. } => write!(f, "HTTP {status}: {detail}"),
             ClientError::Auth(why) => write!(f, "authorization failed: {why}"),
+            ClientError::StructuredContent { tool, problems } => write!(
+                f,
+                "the structuredContent of tool {tool} does not match its outputSchema: {}",
+                problems.join("; ")
+            ),
         }
     }
 }

@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{ErrorObject, UNSUPPORTED_PROTOCOL_VERSION};
-use mcp_core::meta;
 use mcp_core::types::{Adapt, DiscoverResult, InitializeParams, InitializeResult};
 use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::Value;
@@ -131,17 +130,7 @@ impl Client {
         {
             return Ok(Discovery::Retry(result.supported_versions));
         }
-        let server_info = result
-            .meta
-            .as_ref()
-            .and_then(|m| m.get(meta::SERVER_INFO))
-            .and_then(|v| serde_json::from_value(v.clone()).ok());
-        self.set_session(ServerSession {
-            version,
-            capabilities: result.capabilities,
-            server_info,
-            instructions: result.instructions,
-        });
+        self.adopt_discover(version, result, raw.get().to_owned(), true);
         Ok(Discovery::Modern)
     }
 

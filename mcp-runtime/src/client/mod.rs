@@ -29,6 +29,7 @@
 //! ```
 
 mod builder;
+pub mod cache;
 mod calls;
 mod conn;
 mod error;
@@ -41,6 +42,8 @@ mod mrtr;
 #[cfg(feature = "http")]
 pub mod oauth;
 mod options;
+#[cfg(feature = "schema-validation")]
+mod output_schema;
 mod process;
 mod request;
 #[cfg(feature = "http")]
@@ -66,6 +69,7 @@ pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};
 
 pub use builder::ClientBuilder;
+pub use cache::CacheMode;
 #[cfg(feature = "tls")]
 pub use http::tls::TlsConfig;
 #[cfg(feature = "http")]
@@ -82,6 +86,14 @@ struct Inner {
     info_map: Map<String, Value>,
     request_timeout: Duration,
     session: Mutex<Option<ServerSession>>,
+    /// The `server/discover` result the 2026 connection runs on, and whether it came over
+    /// the wire (rather than from the builder or the cache).
+    discovered: Mutex<Option<(String, bool)>>,
+    /// [`ClientBuilder::prior_discover`]'s result, until connecting uses it.
+    prior: Mutex<Option<Box<serde_json::value::RawValue>>>,
+    /// The output schemas of the listed tools, which tool results are checked against.
+    #[cfg(feature = "schema-validation")]
+    output_schemas: output_schema::OutputSchemas,
     process: Option<process::Process>,
     #[cfg(feature = "http")]
     http: Option<Arc<http::HttpConn>>,
@@ -108,6 +120,8 @@ impl Drop for Inner {
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
+    /// How this handle's calls use the response cache ([`Client::with_cache_mode`]).
+    cache_mode: CacheMode,
 }
 
 impl std::fmt::Debug for Client {
@@ -150,6 +164,32 @@ impl Client {
     /// Spawns a server process with the defaults ([`ConnectMode::Auto`], stderr inherited).
     pub async fn spawn(cmd: impl Into<tokio::process::Command>) -> Result<Client, ClientError> {
         ClientBuilder::default().spawn(cmd).await
+    }
+
+    /// Another handle on the same connection whose calls use the response cache as `mode`
+    /// says ([`CacheMode::Refresh`]: ask the server and store its answer;
+    /// [`CacheMode::Bypass`]: ask the server, store nothing). One call can also choose with
+    /// [`RequestOptions::cache`]. See [`cache`] for the rules.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcp_runtime::client::Client) -> Result<(), mcp_runtime::client::ClientError> {
+    /// use mcp_runtime::client::CacheMode;
+    ///
+    /// let tools = client.with_cache_mode(CacheMode::Refresh).list_all_tools().await?;
+    /// # let _ = tools; Ok(()) }
+    /// ```
+    pub fn with_cache_mode(&self, mode: CacheMode) -> Client {
+        Client {
+            inner: self.inner.clone(),
+            cache_mode: mode,
+        }
+    }
+
+    /// Names the server in the cache's keys, unless the builder did.
+    fn default_cache_origin(&self, origin: String) {
+        if let Some(c) = self.inner.shared.cache.get() {
+            c.default_origin(origin);
+        }
     }
 
     /// What the connection negotiated.

@@ -35,6 +35,10 @@ pub struct RequestOptions {
     /// The 2026 per-request log level (`_meta` `io.modelcontextprotocol/logLevel`); ignored
     /// on legacy connections (use [`Client::set_log_level`](super::Client::set_log_level)).
     pub log_level: Option<LoggingLevel>,
+    /// How this call uses the response cache (default: the handle's mode, see
+    /// [`Client::with_cache_mode`](super::Client::with_cache_mode)); only the cacheable
+    /// 2026 methods are concerned.
+    pub cache: Option<super::CacheMode>,
 }
 
 impl RequestOptions {
@@ -44,6 +48,12 @@ impl RequestOptions {
             on_progress: Some(Box::new(f)),
             ..Self::default()
         }
+    }
+
+    /// The same options with a cache mode for this call.
+    pub fn cache(mut self, mode: super::CacheMode) -> Self {
+        self.cache = Some(mode);
+        self
     }
 
     /// The same options with a timeout.

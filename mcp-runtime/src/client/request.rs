@@ -109,19 +109,44 @@ impl Client {
                 )));
             }
         };
+        // The response cache (2026 cacheable methods only): a fresh entry answers, unless
+        // the connection is closed (a closed client fails its calls, cached or not).
+        let plan = self
+            .cache_plan(method, original.as_ref(), opts.cache, version)
+            .await;
+        let cache = self.inner.shared.cache.get();
+        if let (Some(plan), Some(cache)) = (&plan, cache)
+            && !self.is_closed()
+            && let Some(hit) = cache.lookup(plan).await
+        {
+            return Ok(hit);
+        }
         let mut round = original.clone().map(Value::Object);
-        for _ in 0..MAX_INPUT_ROUNDS {
+        let mut rounds = 0;
+        let outcome = loop {
             match self.send_request(method, round, opts, version, None).await {
-                Err(ClientError::InputRequired(raw)) if version.is_some() => {
+                Err(ClientError::InputRequired(raw))
+                    if version.is_some() && rounds < MAX_INPUT_ROUNDS =>
+                {
                     let v = version.expect("checked");
                     let next =
                         mrtr::next_round(&self.inner.shared.handler, &original, &raw, v).await?;
                     round = Some(Value::Object(next));
+                    rounds += 1;
                 }
-                other => return other,
+                other => break other,
             }
+        };
+        if let (Some(plan), Some(cache)) = (&plan, cache) {
+            let seen = match &outcome {
+                // Stored only when the credentials did not change on the way.
+                Ok(raw) if self.cache_partition_holds(plan).await => Ok(&**raw),
+                Ok(_) => return outcome,
+                Err(e) => Err(e.code()),
+            };
+            cache.record(plan, seen, rounds == 0).await;
         }
-        self.send_request(method, round, opts, version, None).await
+        outcome
     }
 
     /// Sends a request and decodes its result as `R`.

@@ -231,6 +231,13 @@ pub(crate) struct HttpConn {
     pub(crate) reinitialized: AtomicU64,
 }
 
+impl HttpConn {
+    /// Where the bearer tokens come from, if anywhere (the response cache's partition).
+    pub(crate) fn token_provider(&self) -> Option<Arc<dyn TokenProvider>> {
+        self.settings.token.clone()
+    }
+}
+
 /// A started connection: the shared state, the sender the client writes to, the driver.
 pub(crate) type Started = (Arc<Shared>, mpsc::UnboundedSender<Outgoing>, Arc<HttpConn>);
 
