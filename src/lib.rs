@@ -22,7 +22,7 @@
 //! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
 //! | `tls` | the client over `https://`: rustls with the platform's trust store, `runtime::client::TlsConfig` for private CAs (implies `http`, `client`) |
 //! | `tls-webpki-roots` | Mozilla's root certificates compiled in (`TlsConfig::webpki_roots`) |
-//! | `redis` | Redis backends for the session store, the event store and the replay guard (`runtime::backends::redis`) |
+//! | `redis` | Redis backends for the session store, the event store, the replay guard and the task store, and a subscription bus and an answer relay over Redis pub/sub (`runtime::backends::redis`), so several processes serve one deployment |
 //! | `full` | all of the above |
 //!
 //! ```
@@ -36,10 +36,34 @@
 
 pub mod guide;
 
-// The README's examples are doctests too, so the quickstart compiles as written.
+// The README's examples are doctests too, so the quickstart compiles as written, and
+// without a warning: `deny(warnings)` (which also drops rustdoc's `allow(unused)`) makes
+// one a failure, as it is in a user's crate built with `-D warnings`.
 #[cfg(doctest)]
+#[doc(test(attr(deny(warnings))))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+// The macros' pages (keys and an example each) are written in `mcp-macros/docs`; that crate
+// cannot run their examples (it does not depend on this one), so they are doctests here.
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/tool.md")]
+struct ToolDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/prompt.md")]
+struct PromptDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/resource.md")]
+struct ResourceDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/completion.md")]
+struct CompletionDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/middleware.md")]
+struct MiddlewareDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/server.md")]
+struct ServerDoctests;
 
 pub use mcp_core as core;
 pub use mcp_core::{codec, headers, jsonrpc, meta, types, version};
