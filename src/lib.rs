@@ -22,7 +22,7 @@
 //! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
 //! | `tls` | the client over `https://`: rustls with the platform's trust store, `runtime::client::TlsConfig` for private CAs (implies `http`, `client`) |
 //! | `tls-webpki-roots` | Mozilla's root certificates compiled in (`TlsConfig::webpki_roots`) |
-//! | `redis` | Redis backends for the session store, the event store and the replay guard (`runtime::backends::redis`) |
+//! | `redis` | Redis backends for the session store, the event store, the replay guard and the task store, and a subscription bus and an answer relay over Redis pub/sub (`runtime::backends::redis`), so several processes serve one deployment |
 //! | `full` | all of the above |
 //!
 //! ```
@@ -36,10 +36,34 @@
 
 pub mod guide;
 
-// The README's examples are doctests too, so the quickstart compiles as written.
+// The README's examples are doctests too, so the quickstart compiles as written, and
+// without a warning: `deny(warnings)` (which also drops rustdoc's `allow(unused)`) makes
+// one a failure, as it is in a user's crate built with `-D warnings`.
 #[cfg(doctest)]
+#[doc(test(attr(deny(warnings))))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+// The macros' pages (keys and an example each) are written in `mcp-macros/docs`; that crate
+// cannot run their examples (it does not depend on this one), so they are doctests here.
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/tool.md")]
+struct ToolDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/prompt.md")]
+struct PromptDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/resource.md")]
+struct ResourceDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/completion.md")]
+struct CompletionDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/middleware.md")]
+struct MiddlewareDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../mcp-macros/docs/server.md")]
+struct ServerDoctests;
 
 pub use mcp_core as core;
 pub use mcp_core::{codec, headers, jsonrpc, meta, types, version};
@@ -105,22 +129,137 @@ pub mod __private {
     #[diagnostic::do_not_recommend]
     impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArg for T {}
 
-    /// Compile-time check that `T` can be a tool parameter (spanned at the parameter's type).
+    /// Compile-time check that `T` can be a tool parameter (spanned at the parameter's type):
+    /// the one place a parameter type meets the [`ToolArg`] bound. Everything else the
+    /// generated code does with the type goes through [`ArgProbe`], which never fails to
+    /// compile, so a type that cannot be a parameter is one error, here.
     pub const fn assert_tool_arg<T: ToolArg>() {}
 
-    /// A field of a tool's generated arguments struct: `T`, decoded (and, for defaults,
-    /// encoded) exactly as `T`, with the bound stated as [`ToolArg`].
-    pub struct Arg<T>(pub T);
+    /// A field of a tool's generated arguments struct, described by a marker type `F` the
+    /// macro generates per parameter: decoded, described and (for defaults) encoded exactly
+    /// as `F::Ty`, the parameter's type.
+    pub struct Arg<F: ArgField>(pub F::Ty);
 
-    impl<'de, T: ToolArg> serde::Deserialize<'de> for Arg<T> {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            T::deserialize(d).map(Arg)
+    /// What the macro generates per tool parameter: its type, and how to decode and describe
+    /// it (through [`ArgProbe`]).
+    pub trait ArgField {
+        /// The parameter's type.
+        type Ty;
+        /// Decodes the parameter.
+        fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Self::Ty, D::Error>;
+        /// Describes the parameter.
+        fn schema() -> ArgSchema;
+    }
+
+    /// The `JsonSchema` functions of a parameter's type.
+    #[derive(Clone, Copy)]
+    pub struct ArgSchema {
+        inline: fn() -> bool,
+        name: fn() -> std::borrow::Cow<'static, str>,
+        id: fn() -> std::borrow::Cow<'static, str>,
+        json: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+        non_optional: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+        is_option: fn() -> bool,
+    }
+
+    impl ArgSchema {
+        fn of<T: schemars::JsonSchema>() -> Self {
+            ArgSchema {
+                inline: T::inline_schema,
+                name: T::schema_name,
+                id: T::schema_id,
+                json: T::json_schema,
+                non_optional: T::_schemars_private_non_optional_json_schema,
+                is_option: T::_schemars_private_is_option,
+            }
         }
     }
 
-    impl<T: serde::Serialize> serde::Serialize for Arg<T> {
+    impl<'de, F: ArgField> serde::Deserialize<'de> for Arg<F> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            F::deserialize(d).map(Arg)
+        }
+    }
+
+    impl<F: ArgField> serde::Serialize for Arg<F>
+    where
+        F::Ty: serde::Serialize,
+    {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             self.0.serialize(s)
+        }
+    }
+
+    impl<F: ArgField> schemars::JsonSchema for Arg<F> {
+        fn inline_schema() -> bool {
+            (F::schema().inline)()
+        }
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            (F::schema().name)()
+        }
+        fn schema_id() -> std::borrow::Cow<'static, str> {
+            (F::schema().id)()
+        }
+        fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            (F::schema().json)(g)
+        }
+        fn _schemars_private_non_optional_json_schema(
+            g: &mut schemars::SchemaGenerator,
+        ) -> schemars::Schema {
+            (F::schema().non_optional)(g)
+        }
+        fn _schemars_private_is_option() -> bool {
+            (F::schema().is_option)()
+        }
+    }
+
+    /// Chooses, at a generated use of the concrete parameter type `T`, the real decoder and
+    /// schema when `T: ToolArg` ([`ToolArgProbe`], found first) and a stand-in that is never
+    /// run otherwise ([`NotToolArgProbe`], found through one more auto-reference), so the
+    /// uses add no errors to the one [`assert_tool_arg`] reports.
+    pub struct ArgProbe<T>(std::marker::PhantomData<T>);
+
+    // Named only by generated code, which calls `new`.
+    #[allow(clippy::new_without_default)]
+    impl<T> ArgProbe<T> {
+        /// The probe for `T`.
+        pub const fn new() -> Self {
+            ArgProbe(std::marker::PhantomData)
+        }
+    }
+
+    /// [`ArgProbe`]'s methods when `T` can be a parameter.
+    pub trait ToolArgProbe<T> {
+        /// Decodes `T`.
+        fn deserialize<'de, D: serde::Deserializer<'de>>(&self, d: D) -> Result<T, D::Error>;
+        /// `T`'s schema functions.
+        fn schema(&self) -> ArgSchema;
+    }
+
+    impl<T: ToolArg> ToolArgProbe<T> for ArgProbe<T> {
+        fn deserialize<'de, D: serde::Deserializer<'de>>(&self, d: D) -> Result<T, D::Error> {
+            T::deserialize(d)
+        }
+        fn schema(&self) -> ArgSchema {
+            ArgSchema::of::<T>()
+        }
+    }
+
+    /// [`ArgProbe`]'s methods when `T` cannot be a parameter: never run, since the
+    /// parameter's [`assert_tool_arg`] stops the build.
+    pub trait NotToolArgProbe<T> {
+        /// Never runs.
+        fn deserialize<'de, D: serde::Deserializer<'de>>(&self, d: D) -> Result<T, D::Error>;
+        /// Never runs.
+        fn schema(&self) -> ArgSchema;
+    }
+
+    impl<T> NotToolArgProbe<T> for &ArgProbe<T> {
+        fn deserialize<'de, D: serde::Deserializer<'de>>(&self, _: D) -> Result<T, D::Error> {
+            unreachable!("checked by assert_tool_arg")
+        }
+        fn schema(&self) -> ArgSchema {
+            unreachable!("checked by assert_tool_arg")
         }
     }
 
@@ -138,12 +277,59 @@ pub mod __private {
     #[diagnostic::do_not_recommend]
     impl<T: mcp_runtime::IntoToolResult> ToolReturn for T {}
 
-    /// [`ToolInfo::new`] for a tool returning `R`, with the bound stated as [`ToolReturn`].
-    pub fn tool_info<A: schemars::JsonSchema, R: ToolReturn>(
-        name: &str,
-        configure: impl FnOnce(&mut Tool),
-    ) -> ToolInfo {
-        ToolInfo::new::<A, R>(name, configure)
+    /// Chooses, in a tool's generated `info()`, [`ToolInfo::new`] when `R` is a tool result
+    /// ([`ToolReturnProbe`]) and a stand-in that is never run otherwise
+    /// ([`NotToolReturnProbe`]), so a bad return type is the one error [`finish_tool`]
+    /// reports.
+    pub struct ReturnProbe<R>(std::marker::PhantomData<R>);
+
+    // Named only by generated code, which calls `new`.
+    #[allow(clippy::new_without_default)]
+    impl<R> ReturnProbe<R> {
+        /// The probe for `R`.
+        pub const fn new() -> Self {
+            ReturnProbe(std::marker::PhantomData)
+        }
+    }
+
+    /// [`ReturnProbe`]'s method when `R` is a tool result.
+    pub trait ToolReturnProbe {
+        /// [`ToolInfo::new`] for arguments `A`.
+        fn tool_info<A: schemars::JsonSchema>(
+            &self,
+            name: &str,
+            configure: impl FnOnce(&mut Tool),
+        ) -> ToolInfo;
+    }
+
+    impl<R: ToolReturn> ToolReturnProbe for ReturnProbe<R> {
+        fn tool_info<A: schemars::JsonSchema>(
+            &self,
+            name: &str,
+            configure: impl FnOnce(&mut Tool),
+        ) -> ToolInfo {
+            ToolInfo::new::<A, R>(name, configure)
+        }
+    }
+
+    /// [`ReturnProbe`]'s method when `R` is not a tool result: never run.
+    pub trait NotToolReturnProbe {
+        /// Never runs.
+        fn tool_info<A: schemars::JsonSchema>(
+            &self,
+            name: &str,
+            configure: impl FnOnce(&mut Tool),
+        ) -> ToolInfo;
+    }
+
+    impl<R> NotToolReturnProbe for &ReturnProbe<R> {
+        fn tool_info<A: schemars::JsonSchema>(
+            &self,
+            _: &str,
+            _: impl FnOnce(&mut Tool),
+        ) -> ToolInfo {
+            unreachable!("checked by finish_tool")
+        }
     }
 
     /// [`ToolInfo::finish`] for a tool returning `R`, with the bound stated as [`ToolReturn`].

@@ -17,7 +17,11 @@
 //! passes and the free-function driver), then one folder per macro with its model, `parse`,
 //! `check` and `codegen`.
 //!
-//! Use them through the `mcp` crate (`mcp::tool`, ...); see its documentation for examples.
+//! Use them through the `mcp` crate (`mcp::tool`, ...). Each macro's page lists its keys with
+//! an example (the examples are the `mcp` crate's doctests: this crate cannot run them, as it
+//! does not depend on `mcp`); the guide's
+//! [macro chapter](https://docs.rs/mcp-framework/latest/mcp/guide/macros/index.html) shows
+//! every key at work.
 
 use proc_macro::TokenStream;
 
@@ -34,44 +38,37 @@ mod resource;
 mod server;
 mod tool;
 
-/// Turns an `async fn` into an MCP tool. See the `mcp` crate's documentation.
+#[doc = include_str!("../docs/tool.md")]
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::tool_attr(args.into(), item.into()).into()
 }
 
-/// Turns an `async fn` into an MCP prompt: its `String` / `Option<String>` parameters are
-/// the prompt's arguments. See the `mcp` crate's documentation.
+#[doc = include_str!("../docs/prompt.md")]
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     prompt::prompt_attr(args.into(), item.into()).into()
 }
 
-/// Turns an `async fn` into an MCP resource (`#[resource("books://catalog")]`) or resource
-/// template (`#[resource("books://{id}")]`, variables bound to parameters by name).
+#[doc = include_str!("../docs/resource.md")]
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     resource::resource_attr(args.into(), item.into()).into()
 }
 
-/// Turns an `async fn` into the completer of a prompt argument
-/// (`#[completion(prompt = "greet", argument = "name")]`) or a resource-template variable
-/// (`#[completion(resource = "books://{id}", argument = "id")]`): it takes the partial value
-/// as a `String` and returns the matching values. See the `mcp` crate's documentation.
+#[doc = include_str!("../docs/completion.md")]
 #[proc_macro_attribute]
 pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
     completion::completion_attr(args.into(), item.into()).into()
 }
 
-/// Turns `async fn name(ctx: Context, next: Next<'_>) -> HandlerResult` into a zero-sized
-/// middleware type. See the `mcp` crate's documentation.
+#[doc = include_str!("../docs/middleware.md")]
 #[proc_macro_attribute]
 pub fn middleware(args: TokenStream, item: TokenStream) -> TokenStream {
     middleware::middleware_attr(args.into(), item.into()).into()
 }
 
-/// Makes a struct (with `tools(...)`) or an impl block (with `#[tool]` methods) an MCP
-/// server. See the `mcp` crate's documentation.
+#[doc = include_str!("../docs/server.md")]
 #[proc_macro_attribute]
 pub fn server(args: TokenStream, item: TokenStream) -> TokenStream {
     server::server_attr(args.into(), item.into()).into()

@@ -17,15 +17,20 @@ pub type Listed = (TokenStream, Span);
 pub fn codegen(s: &Server) -> TokenStream {
     let p = s.root.private();
     let ty = &s.ty;
-    let with_spans = |own: &[TokenStream], listed: &[syn::Path]| -> Vec<Listed> {
+    let mut imports = Vec::new();
+    let mut with_spans = |kind: &str, own: &[TokenStream], listed: &[syn::Path]| -> Vec<Listed> {
         let mut v: Vec<Listed> = own.iter().map(|t| (t.clone(), t.span())).collect();
-        v.extend(listed.iter().map(|p| (p.to_token_stream(), p.span())));
+        for (i, path) in listed.iter().enumerate() {
+            let (t, import) = listed_name(kind, i, path);
+            imports.push(import);
+            v.push((t, path.span()));
+        }
         v
     };
-    let tools = with_spans(&s.methods.tools, &s.opts.tools);
-    let prompts = with_spans(&s.methods.prompts, &s.opts.prompts);
-    let resources = with_spans(&s.methods.resources, &s.opts.resources);
-    let completions = with_spans(&s.methods.completions, &s.opts.completions);
+    let tools = with_spans("tool", &s.methods.tools, &s.opts.tools);
+    let prompts = with_spans("prompt", &s.methods.prompts, &s.opts.prompts);
+    let resources = with_spans("resource", &s.methods.resources, &s.opts.resources);
+    let completions = with_spans("completion", &s.methods.completions, &s.opts.completions);
     let prompts_impl = lists::prompts(&p, ty, &prompts);
     let resources_impl = lists::resources(&p, ty, &resources);
     let completions_impl = lists::completions(&p, ty, &completions, &prompts, &resources);
@@ -57,6 +62,7 @@ pub fn codegen(s: &Server) -> TokenStream {
     let constructors = constructors(s, &bounds);
     quote! {
         const _: () = {
+            #(#imports)*
             #defs
             #[allow(dead_code)]
             const __MCP_NAMES: &[&str] = &[#(#tool_defs::NAME),*];
@@ -70,6 +76,46 @@ pub fn codegen(s: &Server) -> TokenStream {
             #constructors
         };
     }
+}
+
+/// How the generated code names the `i`-th listed `kind` (`tool`, ...) at `path`, and the
+/// items that make that name.
+///
+/// `#[mcp::tool]` leaves the user's function callable under its name and adds a type of the
+/// same name, so a listed path names a type (the handler) and a value (the function). A
+/// plain function is only the value, and naming it as a type would be rustc's "expected
+/// type, found function", which cannot suggest the attribute. So the path is imported under
+/// a local name (`use path as __mcp_tool_0;`, every namespace the path has) over a glob
+/// import that supplies a stand-in type of the function's name in the type namespace only
+/// where the path has none: for a plain function, the `ToolDef` bound then fails on the
+/// stand-in with the trait's own message ("`search` is not an MCP tool", "mark the function
+/// with `#[mcp::tool]`"), at the path. Paths with generic arguments cannot be imported and
+/// are named as written.
+fn listed_name(kind: &str, i: usize, path: &syn::Path) -> (TokenStream, TokenStream) {
+    let last = path.segments.last().map(|s| &s.ident);
+    let generic = path
+        .segments
+        .iter()
+        .any(|s| !matches!(s.arguments, syn::PathArguments::None));
+    let Some(last) = last.filter(|_| !generic) else {
+        return (path.to_token_stream(), TokenStream::new());
+    };
+    let alias = quote::format_ident!("__mcp_{}_{}", kind, i, span = path.span());
+    let glob = quote::format_ident!("__mcp_{}_stand_in_{}", kind, i);
+    let import = quote! {
+        #[allow(dead_code, non_camel_case_types)]
+        mod #glob {
+            mod inner {
+                pub struct #last;
+            }
+            pub type #alias = inner::#last;
+        }
+        #[allow(unused_imports)]
+        use #glob::*;
+        #[allow(unused_imports)]
+        use #path as #alias;
+    };
+    (alias.to_token_stream(), import)
 }
 
 /// `tools()` / `call_tool()` over the tool types (nothing when there are none).

@@ -1,6 +1,12 @@
 //! A checked [`Tool`] as code: the arguments struct (serde + schemars derives, each field
-//! decoded through `__private::Arg`), the per-parameter checks spanned at the user's types,
-//! and the `ToolDef` implementation. All of it inside `const _: () = { ... };`.
+//! decoded through `__private::Arg` and a marker type per parameter), the per-parameter
+//! checks spanned at the user's types, and the `ToolDef` implementation. All of it inside
+//! `const _: () = { ... };`.
+//!
+//! One mistake, one error: a parameter type meets its bound (`ToolArg`) only in its check,
+//! and the return type only in `finish_tool`; every other use goes through a probe
+//! (`ArgProbe`, `ReturnProbe`) that picks the real implementation when the bound holds and
+//! a stand-in that never runs when it does not, so it adds no error of its own.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -18,6 +24,7 @@ pub fn codegen(model: &Tool, def_ty: &TokenStream, server: Option<&TokenStream>)
     let mut defaults = Vec::new();
     let mut call_args = Vec::new();
     let mut checks = Vec::new();
+    let mut markers = Vec::new();
     let mut supply = Supply::default();
     for (i, (param, a)) in model.func.params.iter().zip(&model.args).enumerate() {
         if let Some(inj) = &param.injected {
@@ -27,15 +34,31 @@ pub fn codegen(model: &Tool, def_ty: &TokenStream, server: Option<&TokenStream>)
         let ident = param.ident().expect("checked: a plain name");
         let ty = self_fix(param.ty.to_token_stream());
         let span = param.ty.span();
-        let (attrs, default) = field_attrs(param, a, i, &ty);
+        let (attrs, default) = field_attrs(param, a, i);
+        let marker = format_ident!("__mcp_arg_{}", i);
         defaults.extend(default.map(|(f, value)| {
-            quote!(#[allow(non_snake_case)] fn #f() -> #p::Arg<#ty> { #p::Arg(#value) })
+            quote!(#[allow(non_snake_case)] fn #f() -> #p::Arg<#marker> { #p::Arg(#value) })
         }));
-        // The field is decoded through `Arg<T>` (bounded by the facade's `ToolArg`), so a
-        // type that cannot be a parameter is reported as that, at the parameter.
-        let wrapper = codegen::respan(quote!(#p::Arg), span);
-        let field_ty = quote!(#wrapper<#ty>);
-        fields.push(quote!(#(#attrs)* #ident: #field_ty));
+        markers.push(quote! {
+            #[allow(non_camel_case_types, dead_code)]
+            struct #marker;
+            impl #p::ArgField for #marker {
+                type Ty = #ty;
+                fn deserialize<'de, D: #p::serde::Deserializer<'de>>(
+                    d: D,
+                ) -> ::core::result::Result<#ty, D::Error> {
+                    #[allow(unused_imports)]
+                    use #p::{NotToolArgProbe as _, ToolArgProbe as _};
+                    (&#p::ArgProbe::<#ty>::new()).deserialize(d)
+                }
+                fn schema() -> #p::ArgSchema {
+                    #[allow(unused_imports)]
+                    use #p::{NotToolArgProbe as _, ToolArgProbe as _};
+                    (&#p::ArgProbe::<#ty>::new()).schema()
+                }
+            }
+        });
+        fields.push(quote!(#(#attrs)* #ident: #p::Arg<#marker>));
         checks.push(quote_spanned!(span=> #p::assert_tool_arg::<#ty>();));
         call_args.push(quote!(__a.#ident.0));
     }
@@ -54,7 +77,7 @@ pub fn codegen(model: &Tool, def_ty: &TokenStream, server: Option<&TokenStream>)
     let lets = &supply.lets;
     let finish = quote_spanned!(ret_span=>
         #p::finish_tool::<#ret>(<Self as #p::ToolDef<#server_ty>>::info(), __out));
-    let info = quote_spanned!(ret_span=> #p::tool_info::<__McpArgs, #ret>);
+
     let serde_crate = model.root.private_str("serde");
     let schemars_crate = model.root.private_str("schemars");
     quote! {
@@ -64,6 +87,7 @@ pub fn codegen(model: &Tool, def_ty: &TokenStream, server: Option<&TokenStream>)
             #[schemars(crate = #schemars_crate)]
             #[allow(non_camel_case_types, dead_code)]
             struct __McpArgs { #(#fields,)* }
+            #(#markers)*
             #(#defaults)*
             #[allow(dead_code)]
             fn __mcp_checks() {
@@ -74,7 +98,10 @@ pub fn codegen(model: &Tool, def_ty: &TokenStream, server: Option<&TokenStream>)
                 fn info() -> &'static #p::ToolInfo {
                     static INFO: #p::OnceLock<#p::ToolInfo> = #p::OnceLock::new();
                     INFO.get_or_init(|| {
-                        #info(#name, |__t| { let _ = &__t; #(#config)* })
+                        #[allow(unused_imports)]
+                        use #p::{NotToolReturnProbe as _, ToolReturnProbe as _};
+                        (&#p::ReturnProbe::<#ret>::new())
+                            .tool_info::<__McpArgs>(#name, |__t| { let _ = &__t; #(#config)* })
                     })
                 }
                 fn call<'__a>(
@@ -106,16 +133,12 @@ fn field_attrs(
     param: &Param,
     a: &ArgOptions,
     i: usize,
-    ty: &TokenStream,
 ) -> (Vec<TokenStream>, Option<(syn::Ident, TokenStream)>) {
     let mut attrs = Vec::new();
     let description = a.description.as_ref().map(syn::LitStr::value);
     if let Some(d) = description.or_else(|| param.docs.clone()) {
         attrs.push(quote!(#[doc = #d]));
     }
-    // The schema is the parameter type's own (`Arg<T>` is only a decoding wrapper).
-    let with = syn::LitStr::new(&ty.to_string(), param.ty.span());
-    attrs.push(quote!(#[schemars(with = #with)]));
     if let Some(r) = &a.rename {
         attrs.push(quote!(#[serde(rename = #r)]));
     }

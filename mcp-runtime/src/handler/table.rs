@@ -22,19 +22,21 @@ use crate::handler::completion::{IntoCompletion, RefKind, ResolvedArguments};
 /// The server's offer and the calls into it.
 ///
 /// Each `call_*` returns `None` when the name (or URI) is not offered; the dispatcher turns
-/// that into the protocol error each revision defines.
+/// that into the protocol error each revision defines. The futures borrow the handler
+/// (`'a`, written out rather than elided so the documentation of a re-export shows it: an
+/// implementation may write `'_`).
 pub trait ServerHandler: Send + Sync + 'static {
     /// The tools, in listing order.
     fn tools(&self) -> &[Tool] {
         &[]
     }
     /// Calls tool `name` with the raw `arguments`.
-    fn call_tool(
-        &self,
+    fn call_tool<'a>(
+        &'a self,
         name: &str,
         ctx: Context,
         arguments: Option<Box<RawValue>>,
-    ) -> Option<impl Future<Output = Result<CallToolResult, McpError>> + Send + '_> {
+    ) -> Option<impl Future<Output = Result<CallToolResult, McpError>> + Send + 'a> {
         let _ = (name, ctx, arguments);
         None::<std::future::Ready<Result<CallToolResult, McpError>>>
     }
@@ -43,12 +45,12 @@ pub trait ServerHandler: Send + Sync + 'static {
         &[]
     }
     /// Renders prompt `name`.
-    fn get_prompt(
-        &self,
+    fn get_prompt<'a>(
+        &'a self,
         name: &str,
         ctx: Context,
         arguments: HashMap<String, String>,
-    ) -> Option<impl Future<Output = Result<GetPromptResult, McpError>> + Send + '_> {
+    ) -> Option<impl Future<Output = Result<GetPromptResult, McpError>> + Send + 'a> {
         let _ = (name, ctx, arguments);
         None::<std::future::Ready<Result<GetPromptResult, McpError>>>
     }
@@ -61,11 +63,11 @@ pub trait ServerHandler: Send + Sync + 'static {
         &[]
     }
     /// Reads resource `uri`.
-    fn read_resource(
-        &self,
+    fn read_resource<'a>(
+        &'a self,
         uri: &str,
         ctx: Context,
-    ) -> Option<impl Future<Output = Result<ReadResourceResult, McpError>> + Send + '_> {
+    ) -> Option<impl Future<Output = Result<ReadResourceResult, McpError>> + Send + 'a> {
         let _ = (uri, ctx);
         None::<std::future::Ready<Result<ReadResourceResult, McpError>>>
     }
@@ -75,11 +77,11 @@ pub trait ServerHandler: Send + Sync + 'static {
     }
     /// Completes an argument of a prompt or template the dispatcher has checked exists;
     /// `None` when no completer is registered for it (the client gets no values).
-    fn complete(
-        &self,
+    fn complete<'a>(
+        &'a self,
         ctx: Context,
         params: CompleteParams,
-    ) -> Option<impl Future<Output = Result<Completion, McpError>> + Send + '_> {
+    ) -> Option<impl Future<Output = Result<Completion, McpError>> + Send + 'a> {
         let _ = (ctx, params);
         None::<std::future::Ready<Result<Completion, McpError>>>
     }
