@@ -267,7 +267,7 @@ async fn modern_status_table() {
     );
 
     // Unknown (and removed) methods: 404 -32601.
-    for m in ["nope/nothing", "ping"] {
+    for m in ["nope/nothing", "ping", "initialize"] {
         let r = post(a, &h(m), modern(7, m, json!({}))).await;
         assert_eq!(
             (r.status, r.json()["error"]["code"].clone()),
@@ -276,10 +276,13 @@ async fn modern_status_table() {
         );
     }
 
-    // `initialize` where 2026 is spoken, with the envelope or without: 400 -32022 naming
-    // every revision served (the legacy ones are reached by `initialize` without the 2026
+    // A legacy handshake (no envelope) where 2026 is spoken: 400 -32022 naming every
+    // revision served (the legacy ones are reached by `initialize` without the 2026
     // header), as on a modern stream (tests/admission.rs).
-    let r = post(a, &h("initialize"), modern(8, "initialize", json!({}))).await;
+    let init = json!({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let r = post(a, &h("initialize"), init).await;
     assert_eq!(
         (r.status, r.json()["error"]["code"].clone()),
         (400, json!(-32022))

@@ -425,7 +425,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
         let locked = *conn.era.lock().expect("era lock");
         let era = match (locked, &id) {
             (Some(e), _) => e,
-            (None, Some(_)) => intake::opening_era(supported, &method, shared_params.as_ref()),
+            (None, Some(_)) => intake::opening_era(supported, shared_params.as_ref()),
             (None, None) => Era::Legacy,
         };
         let lock_era = || {

@@ -28,19 +28,15 @@ pub(crate) struct Admitted {
     pub(crate) meta: Option<RequestMeta>,
 }
 
-/// The era the first request of a stream opens: modern when it is not `initialize` and
-/// carries the 2026 envelope on a server that serves 2026. A server serving no modern
-/// revision answers a modern probe as a legacy server does (-32600, see [`admit_legacy`]):
-/// a -32022 would tell a dual-era client "modern, do not fall back".
+/// The era the first request of a stream opens: modern when it carries the 2026 envelope
+/// on a server that serves 2026 — `initialize` included, which 2026 does not have (-32601,
+/// as the HTTP transport answers it). A server serving no modern revision answers a modern
+/// probe as a legacy server does (-32600, see [`admit_legacy`]; an enveloped `initialize`
+/// is its handshake): a -32022 would tell a dual-era client "modern, do not fall back".
 ///
 /// `params` are the copy the admission then reads: the envelope check reuses their scan.
-pub(crate) fn opening_era(
-    supported: SupportedVersions,
-    method: &str,
-    params: Option<&Params>,
-) -> Era {
-    if method != "initialize"
-        && supported.serves_modern()
+pub(crate) fn opening_era(supported: SupportedVersions, params: Option<&Params>) -> Era {
+    if supported.serves_modern()
         && !without_meta(params.map(Params::get))
         && meta::params_carry_modern_envelope(params)
     {
@@ -98,18 +94,21 @@ pub(crate) fn check_envelope(
     codec::negotiate_modern(&meta, supported).map(|v| (v, meta))
 }
 
-/// The one `initialize` rule of a 2026 message, on every transport: `initialize` does not
-/// exist in 2026, so a request for it where 2026 is spoken (a stream locked modern, an HTTP
-/// POST routed modern) is -32022, naming the revisions served and the one it offered
-/// (`data.requested`), whether or not it carries the envelope. Checked before anything
-/// else of the request (HTTP's header checks included), so a legacy client probing a
-/// 2026-only server learns the revisions it could use. `None` for any other method.
+/// The one `initialize` rule where 2026 is spoken (a stream locked modern, an HTTP POST
+/// routed modern), on every transport: a legacy handshake — an `initialize` without the
+/// 2026 envelope — is -32022, naming the revisions served and the one it offered
+/// (`data.requested`), so a legacy client probing a 2026-only server learns the revisions
+/// it could use; checked before anything else of the request, HTTP's header checks
+/// included. An `initialize` that carries the envelope is a 2026 request for a method 2026
+/// does not have: it goes on, and the dispatcher answers -32601 (HTTP 404), as the
+/// official conformance suite requires. `None` for any other method.
 pub(crate) fn refuse_initialize(
     supported: SupportedVersions,
     method: &str,
     params: Option<&RawValue>,
 ) -> Option<ErrorObject> {
-    (method == "initialize").then(|| initialize_refused(supported, params))
+    (method == "initialize" && !meta::carries_modern_envelope(params))
+        .then(|| initialize_refused(supported, params))
 }
 
 /// The -32022 itself: the revisions served, and the one `initialize` offered. The
@@ -350,7 +349,7 @@ mod tests {
         // The era choice reads the params' one scan (falling back to the probe where the
         // scan cannot be sure): it must answer as the probe does.
         let all = SupportedVersions::all();
-        let modern = |p: Option<&Params>| opening_era(all, "tools/list", p) == Era::Modern;
+        let modern = |p: Option<&Params>| opening_era(all, p) == Era::Modern;
         for c in &cases {
             let p = raw(c);
             let want = meta::carries_modern_envelope(Some(&p));

@@ -192,29 +192,30 @@ pub(crate) async fn handle<E: Endpoint + 'static>(
 /// serves both or only the legacy one.
 enum Route {
     Legacy,
-    /// One non-`initialize` message carrying the 2026 `_meta` envelope, with its params
+    /// One message carrying the 2026 `_meta` envelope, with its params
     /// copied and scanned once: the header checks, the envelope and the dispatcher read
     /// that scan (`None`: no params, or a message that did not decode).
     Modern(Option<Params>),
 }
 
-/// The era of a body: modern when it is one non-`initialize` message carrying the 2026
-/// envelope and the server serves 2026. A message that did not decode is probed on its
-/// own, so that an invalid 2026 message gets the 2026 error. Params without `_meta` are
-/// told by one search, with no copy and no scan.
+/// The era of a body: modern when it is one message carrying the 2026 envelope and the
+/// server serves 2026 (an enveloped `initialize` too, as a stream's opening,
+/// `intake::opening_era`). A message that did not decode is probed on its own, so that an
+/// invalid 2026 message gets the 2026 error. Params without `_meta` are told by one
+/// search, with no copy and no scan.
 fn route(supported: SupportedVersions, frame: &Frame<'_>, bytes: &[u8]) -> Route {
     if !supported.serves_modern() {
         return Route::Legacy;
     }
-    let (method, params) = match frame {
-        Frame::Single(Ok(Message::Request(r))) => (&*r.method, r.params),
-        Frame::Single(Ok(Message::Notification(n))) => (&*n.method, n.params),
+    let params = match frame {
+        Frame::Single(Ok(Message::Request(r))) => r.params,
+        Frame::Single(Ok(Message::Notification(n))) => n.params,
         Frame::Single(Err(_)) if meta::message_carries_modern_envelope(bytes) => {
             return Route::Modern(None);
         }
         _ => return Route::Legacy,
     };
-    if method == "initialize" || intake::without_meta(params) {
+    if intake::without_meta(params) {
         return Route::Legacy;
     }
     let scanned = params.map(Params::from);
