@@ -1,0 +1,18 @@
+//! Policies as middleware: limits a server applies to tool calls, each a [`Middleware`]
+//! added with one line (`.middleware(ToolTimeout::new(...))` on the builder, or in a
+//! `.layers((...))` tuple).
+//!
+//! Each policy acts on `tools/call` (and, where it hides tools, on `tools/list`) and passes
+//! every other message through untouched. What a client sees when one trips is said on each
+//! type.
+//!
+//! [`Middleware`]: crate::chain::middleware::Middleware
+
+mod call;
+mod read_only;
+mod response_limit;
+mod timeout;
+
+pub use read_only::ReadOnly;
+pub use response_limit::{ResponseLimit, TRUNCATION_MARKER};
+pub use timeout::ToolTimeout;
