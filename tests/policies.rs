@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use mcp::Client;
-use mcp::policies::{ReadOnly, ResponseLimit, ToolTimeout};
+use mcp::policies::{CallerKey, Limit, RateLimit, ReadOnly, ResponseLimit, ToolTimeout};
 use mcp::prelude::*;
-use mcp::runtime::client::ClientError;
+use mcp::runtime::client::{ClientError, ConnectMode};
 use mcp::{Server, ServerHandler};
 use serde_json::json;
 
@@ -126,9 +126,7 @@ async fn read_only_hides_other_tools_from_the_list_and_from_calls() {
             .build();
         let client = if legacy {
             Client::builder()
-                .mode(mcp::runtime::client::ConnectMode::Legacy(
-                    ProtocolVersion::V2025_11_25,
-                ))
+                .mode(ConnectMode::Legacy(ProtocolVersion::V2025_11_25))
                 .connect(server.serve_in_memory())
                 .await
                 .unwrap()
@@ -220,4 +218,141 @@ async fn policies_compose_in_a_static_tuple_too() {
         -32602
     );
     assert!(text(&client.call_tool("big", json!({"n": 1000})).await.unwrap()).len() < 500);
+}
+
+/// The milliseconds a refusal says to wait, checking it is a rate-limit refusal.
+fn retry_after_ms(e: &mcp::core::jsonrpc::ErrorObject) -> u64 {
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (-32029, "Rate limit exceeded"),
+        "{e:?}"
+    );
+    e.data
+        .as_ref()
+        .and_then(|d| d["retryAfterMs"].as_u64())
+        .expect("data.retryAfterMs")
+}
+
+async fn legacy_client(server: &Server<impl mcp::middleware::Chain, Library>) -> Client {
+    Client::builder()
+        .mode(ConnectMode::Legacy(ProtocolVersion::V2025_11_25))
+        .connect(server.serve_in_memory())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn over_the_limit_a_call_is_refused_with_when_to_retry_per_session_and_per_tool() {
+    let server = Server::builder("library", "1")
+        .handler(Library)
+        .middleware(RateLimit::new(Limit::per_minute(2)))
+        .build();
+    let (a, b) = (legacy_client(&server).await, legacy_client(&server).await);
+
+    for id in [1, 2] {
+        a.call_tool("lookup", json!({"id": id})).await.unwrap();
+    }
+    let e = rpc(a.call_tool("lookup", json!({"id": 3})).await);
+    let wait = retry_after_ms(&e);
+    // A token comes back every 30 s.
+    assert!(wait > 0 && wait <= 30_000, "{wait}");
+    // The refusal concerned that caller and that tool only.
+    assert_eq!(
+        text(&a.call_tool("nap", json!({"ms": 1})).await.unwrap()),
+        "rested"
+    );
+    assert_eq!(
+        text(&b.call_tool("lookup", json!({"id": 4})).await.unwrap()),
+        "book 4"
+    );
+    // Other methods are not counted.
+    for _ in 0..5 {
+        a.list_tools(None).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn after_the_wait_it_names_a_call_is_admitted_again() {
+    let server = Server::builder("library", "1")
+        .handler(Library)
+        .middleware(RateLimit::none().tool("lookup", Limit::per_second(20).burst(1)))
+        .build();
+    let client = Client::connect(server.serve_in_memory()).await.unwrap();
+    client.call_tool("lookup", json!({"id": 1})).await.unwrap();
+    let wait = retry_after_ms(&rpc(client.call_tool("lookup", json!({"id": 2})).await));
+    assert!(wait <= 50, "{wait}");
+    tokio::time::sleep(Duration::from_millis(wait + 20)).await;
+    assert_eq!(
+        text(&client.call_tool("lookup", json!({"id": 3})).await.unwrap()),
+        "book 3"
+    );
+    // A tool with no limit of its own (and no default) is not limited.
+    for _ in 0..5 {
+        client.call_tool("nap", json!({"ms": 0})).await.unwrap();
+    }
+}
+
+/// Over HTTP (2026-07-28, no session), the caller named by a function of the context: here
+/// a header of the HTTP request.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn over_http_the_limit_holds_per_caller_named_by_a_header() {
+    use mcp::runtime::transport::http::{CancellationToken, HttpOptions, HttpRequest};
+
+    let by_user = CallerKey::from_fn(|ctx| {
+        let req = ctx.extensions().get::<HttpRequest>()?;
+        Some(req.headers.get("x-user")?.to_str().ok()?.to_owned())
+    });
+    let server = Server::builder("library", "1")
+        .handler(Library)
+        .middleware(RateLimit::new(Limit::per_minute(3)).caller(by_user))
+        .middleware(ReadOnly::new(Library.tools()))
+        .build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = CancellationToken::new();
+    let _stop_on_drop = stop.clone().drop_guard();
+    tokio::spawn(async move {
+        server
+            .serve_http_on(listener, HttpOptions::default(), stop)
+            .await
+    });
+
+    let connect = |user: &'static str| {
+        let url = url.clone();
+        async move {
+            Client::builder()
+                .header("x-user", user)
+                .connect_http(&url)
+                .await
+                .unwrap()
+        }
+    };
+    let (alice, bob) = (connect("alice").await, connect("bob").await);
+    for id in 0..3 {
+        alice.call_tool("lookup", json!({"id": id})).await.unwrap();
+    }
+    let e = alice
+        .call_tool("lookup", json!({"id": 3}))
+        .await
+        .unwrap_err();
+    let wait = retry_after_ms(e.as_rpc().expect("a JSON-RPC error"));
+    assert!(wait > 0 && wait <= 20_000, "{wait}");
+    assert_eq!(
+        text(&bob.call_tool("lookup", json!({"id": 9})).await.unwrap()),
+        "book 9"
+    );
+    // The read-only guard over HTTP: `delete` is hidden.
+    assert_eq!(
+        rpc(bob.call_tool("delete", json!({"id": 1})).await).code,
+        -32602
+    );
+    assert!(
+        !bob.list_tools(None)
+            .await
+            .unwrap()
+            .tools
+            .iter()
+            .any(|t| t.name == "delete")
+    );
 }
