@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use mcp::Client;
-use mcp::policies::{CallerKey, Limit, RateLimit, ReadOnly, ResponseLimit, ToolTimeout};
+use mcp::policies::{
+    CallerKey, Limit, RateLimit, ReadOnly, ResponseLimit, ToolSet, ToolTimeout, Visibility,
+};
 use mcp::prelude::*;
 use mcp::runtime::client::{ClientError, ConnectMode};
 use mcp::{Server, ServerHandler};
@@ -355,4 +357,69 @@ async fn over_http_the_limit_holds_per_caller_named_by_a_header() {
             .iter()
             .any(|t| t.name == "delete")
     );
+}
+
+#[tokio::test]
+async fn each_caller_sees_and_calls_only_its_tools() {
+    // Callers named by the name their client gives (on both eras).
+    let by_client = CallerKey::from_fn(|ctx| ctx.client_info().map(|i| i.name.clone()));
+    let server = Server::builder("library", "1")
+        .handler(Library)
+        .middleware(
+            Visibility::new(ToolSet::only(["lookup"]))
+                .caller("librarian", ToolSet::except(["big", "big_json"]))
+                .key(by_client),
+        )
+        .build();
+    let connect = |name: &'static str, legacy: bool| {
+        let b = Client::builder().info(mcp::types::Implementation::new(name, "1"));
+        let b = if legacy {
+            b.mode(ConnectMode::Legacy(ProtocolVersion::V2025_11_25))
+        } else {
+            b
+        };
+        let pipe = server.serve_in_memory();
+        async move { b.connect(pipe).await.unwrap() }
+    };
+    for legacy in [false, true] {
+        let librarian = connect("librarian", legacy).await;
+        let reader = connect("reader", legacy).await;
+        let names = |c: Client| async move {
+            let mut v: Vec<String> = c
+                .list_tools(None)
+                .await
+                .unwrap()
+                .tools
+                .into_iter()
+                .map(|t| t.name)
+                .collect();
+            v.sort();
+            (c, v)
+        };
+        let (librarian, seen) = names(librarian).await;
+        assert_eq!(seen, ["delete", "lookup", "nap"]);
+        let (reader, seen) = names(reader).await;
+        assert_eq!(seen, ["lookup"]);
+
+        assert_eq!(
+            text(
+                &librarian
+                    .call_tool("delete", json!({"id": 1}))
+                    .await
+                    .unwrap()
+            ),
+            "deleted 1"
+        );
+        let e = rpc(reader.call_tool("delete", json!({"id": 1})).await);
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (-32602, "Unknown tool: delete")
+        );
+        let e = rpc(librarian.call_tool("big", json!({"n": 1})).await);
+        assert_eq!(e.message, "Unknown tool: big");
+        assert_eq!(
+            text(&reader.call_tool("lookup", json!({"id": 5})).await.unwrap()),
+            "book 5"
+        );
+    }
 }

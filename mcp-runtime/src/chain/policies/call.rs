@@ -1,6 +1,6 @@
 //! What the policies read of a `tools/call`: the tool's name, and nothing else.
 
-use crate::common::error::McpError;
+use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::context::Context;
 
 /// The name of a `tools/call` request, or `None` for any other message (notifications and
@@ -21,4 +21,17 @@ pub(super) fn tool_name(ctx: &Context) -> Option<String> {
 /// same, so a client cannot tell hidden from absent.
 pub(super) fn unknown_tool(name: &str) -> McpError {
     McpError::invalid_params(format!("Unknown tool: {name}"))
+}
+
+/// A `tools/list` result with only the tools `keep` accepts; anything else about it
+/// (`nextCursor`, `_meta`, cache hints) as it was. A result that is not a list goes out as is.
+pub(super) fn retain_tools(out: Reply, keep: impl Fn(&str) -> bool) -> HandlerResult {
+    let Some(Ok(mut list)) = out.decode::<serde_json::Value>() else {
+        return Ok(out);
+    };
+    let Some(tools) = list.get_mut("tools").and_then(|t| t.as_array_mut()) else {
+        return Ok(out);
+    };
+    tools.retain(|t| t.get("name").and_then(|n| n.as_str()).is_some_and(&keep));
+    Reply::json(&list)
 }

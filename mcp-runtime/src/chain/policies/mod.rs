@@ -15,6 +15,7 @@ mod rate_store;
 mod read_only;
 mod response_limit;
 mod timeout;
+mod visibility;
 
 pub use caller::CallerKey;
 pub use rate_limit::{RATE_LIMITED, RateLimit};
@@ -22,3 +23,4 @@ pub use rate_store::{Decision, InMemoryRateStore, Limit, RateStore};
 pub use read_only::ReadOnly;
 pub use response_limit::{ResponseLimit, TRUNCATION_MARKER};
 pub use timeout::ToolTimeout;
+pub use visibility::{ToolSet, Visibility};

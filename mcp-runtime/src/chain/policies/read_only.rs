@@ -4,9 +4,9 @@ use std::collections::HashSet;
 
 use mcp_core::types::Tool;
 
-use super::call::{tool_name, unknown_tool};
+use super::call::{retain_tools, tool_name, unknown_tool};
 use crate::chain::middleware::{Endpoint, Middleware, Next};
-use crate::common::error::{HandlerResult, Reply};
+use crate::common::error::HandlerResult;
 use crate::context::Context;
 
 /// A guard that lets only read-only tools through: those whose annotations say
@@ -70,17 +70,4 @@ impl Middleware for ReadOnly {
             _ => next.run(ctx).await,
         }
     }
-}
-
-/// A `tools/list` result with only the tools `keep` accepts; anything else about it
-/// (`nextCursor`, `_meta`, cache hints) as it was. A result that is not a list goes out as is.
-pub(super) fn retain_tools(out: Reply, keep: impl Fn(&str) -> bool) -> HandlerResult {
-    let Some(Ok(mut list)) = out.decode::<serde_json::Value>() else {
-        return Ok(out);
-    };
-    let Some(tools) = list.get_mut("tools").and_then(|t| t.as_array_mut()) else {
-        return Ok(out);
-    };
-    tools.retain(|t| t.get("name").and_then(|n| n.as_str()).is_some_and(&keep));
-    Reply::json(&list)
 }
