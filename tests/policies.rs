@@ -423,3 +423,27 @@ async fn each_caller_sees_and_calls_only_its_tools() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_callers_own_list_is_never_cached_as_public() {
+    let server = Server::builder("library", "1")
+        .handler(Library)
+        .cache_hint_for("tools/list", mcp::runtime::CacheHint::public(60_000))
+        .middleware(Visibility::new(ToolSet::only(["lookup"])))
+        .build();
+    let client = Client::connect(server.serve_in_memory()).await.unwrap();
+    let list = client.list_tools(None).await.unwrap();
+    assert_eq!(list.tools.len(), 1);
+    assert_eq!(list.ttl_ms, Some(60_000));
+    assert_eq!(list.cache_scope, Some(mcp::types::CacheScope::Private));
+
+    // The same list for everyone (the read-only guard) keeps the server's hint.
+    let server = Server::builder("library", "1")
+        .handler(Library)
+        .cache_hint_for("tools/list", mcp::runtime::CacheHint::public(60_000))
+        .middleware(ReadOnly::new(Library.tools()))
+        .build();
+    let client = Client::connect(server.serve_in_memory()).await.unwrap();
+    let list = client.list_tools(None).await.unwrap();
+    assert_eq!(list.cache_scope, Some(mcp::types::CacheScope::Public));
+}

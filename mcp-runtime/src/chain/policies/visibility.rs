@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::call::{retain_tools, tool_name, unknown_tool};
+use super::call::{ListFor, retain_tools, tool_name, unknown_tool};
 use super::caller::CallerKey;
 use crate::chain::middleware::{Endpoint, Middleware, Next};
 use crate::common::error::HandlerResult;
@@ -60,6 +60,9 @@ impl ToolSet {
 /// answers `-32602 "Unknown tool: <name>"`, what the server answers for a tool it does not
 /// have.
 ///
+/// A filtered list is the caller's own: on 2026-07-28 its `cacheScope` is never `"public"`
+/// (a `"public"` one becomes `"private"`).
+///
 /// Callers are named as the key names them: with the default key, `"principal:<subject>"`
 /// or `"session:<id>"`; with [`CallerKey::from_fn`], whatever the function returns.
 ///
@@ -113,7 +116,7 @@ impl Middleware for Visibility {
         if ctx.method() == "tools/list" && !ctx.is_notification() {
             let visible = self.tools_for(&ctx);
             let out = next.run(ctx).await?;
-            return retain_tools(out, |name| visible.contains(name));
+            return retain_tools(out, ListFor::ThisCaller, |name| visible.contains(name));
         }
         match tool_name(&ctx) {
             Some(name) if !self.tools_for(&ctx).contains(&name) => Err(unknown_tool(&name)),
