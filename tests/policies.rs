@@ -447,3 +447,55 @@ async fn a_callers_own_list_is_never_cached_as_public() {
     let list = client.list_tools(None).await.unwrap();
     assert_eq!(list.cache_scope, Some(mcp::types::CacheScope::Public));
 }
+
+/// Stands in for an authenticating transport: the client's declared name becomes the
+/// request's principal.
+struct NameAsPrincipal;
+
+impl Middleware for NameAsPrincipal {
+    async fn handle<E: Endpoint + ?Sized>(
+        &self,
+        mut ctx: Context,
+        next: Next<'_, E>,
+    ) -> HandlerResult {
+        if let Some(name) = ctx.client_info().map(|i| i.name.clone()) {
+            ctx.extensions_mut()
+                .insert(mcp::runtime::Principal::new(name));
+        }
+        next.run(ctx).await
+    }
+}
+
+#[tokio::test]
+async fn by_default_the_principal_is_the_caller_across_sessions() {
+    let server = Server::builder("library", "1")
+        .handler(Library)
+        .layers((NameAsPrincipal,))
+        .middleware(RateLimit::new(Limit::per_minute(2)))
+        .build();
+    let connect = |name: &'static str| {
+        let pipe = server.serve_in_memory();
+        async move {
+            Client::builder()
+                .info(mcp::types::Implementation::new(name, "1"))
+                .mode(ConnectMode::Legacy(ProtocolVersion::V2025_11_25))
+                .connect(pipe)
+                .await
+                .unwrap()
+        }
+    };
+    // Two sessions of one principal share its buckets; another principal has its own.
+    let (alice_1, alice_2, carol) = (
+        connect("alice").await,
+        connect("alice").await,
+        connect("carol").await,
+    );
+    alice_1.call_tool("lookup", json!({"id": 1})).await.unwrap();
+    alice_2.call_tool("lookup", json!({"id": 2})).await.unwrap();
+    retry_after_ms(&rpc(alice_1.call_tool("lookup", json!({"id": 3})).await));
+    retry_after_ms(&rpc(alice_2.call_tool("lookup", json!({"id": 3})).await));
+    assert_eq!(
+        text(&carol.call_tool("lookup", json!({"id": 4})).await.unwrap()),
+        "book 4"
+    );
+}
