@@ -4,9 +4,18 @@
 //!
 //! Each policy acts on `tools/call` (and, where it hides tools, on `tools/list`) and passes
 //! every other message through untouched. What a client sees when one trips is said on each
-//! type.
+//! type:
 //!
-//! [`Middleware`]: crate::chain::middleware::Middleware
+//! - [`ToolTimeout`]: a time limit per tool.
+//! - [`ReadOnly`]: only tools annotated read-only are listed and callable.
+//! - [`ResponseLimit`]: a cap on a result's size (text cut, structured content refused).
+//! - [`RateLimit`]: a token bucket per caller and per tool, in a [`RateStore`].
+//! - [`Visibility`]: the tools each caller sees, by name.
+//!
+//! The chain sees messages, not the handler table: a policy that needs a tool's
+//! definition is given it at construction ([`ReadOnly::new`]).
+//!
+//! [`Middleware`]: crate::middleware::Middleware
 
 mod call;
 mod caller;

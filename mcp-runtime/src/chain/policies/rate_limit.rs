@@ -25,6 +25,9 @@ pub const RATE_LIMITED: i32 = -32029;
 /// `-32029 "Rate limit exceeded"` with `data: {"retryAfterMs": <ms>}`, the wait until the
 /// bucket holds a token again (rounded up).
 ///
+/// Every `tools/call` message takes a token, including each round of a multi-round call
+/// (`input_required` answered) and a call a later layer refuses.
+///
 /// ```
 /// use mcp_runtime::policies::{CallerKey, Limit, RateLimit};
 ///
