@@ -72,6 +72,7 @@ pub use mcp_runtime as runtime;
 pub use mcp_runtime::CancellationToken;
 #[cfg(feature = "client")]
 pub use mcp_runtime::client::Client;
+pub use mcp_runtime::policies;
 pub use mcp_runtime::{
     BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,
     MessageFilter, Middleware, Next, Peer, PeerError, Reply, Server, ServerBuilder, ServerHandler,

@@ -45,7 +45,7 @@ pub mod transport;
 mod wire;
 
 // The public module paths of before the layers.
-pub use chain::{hooks, log_bridge, middleware, tracing_layer};
+pub use chain::{hooks, log_bridge, middleware, policies, tracing_layer};
 pub use common::{error, extensions, pagination};
 pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
 pub use dispatch::caching;

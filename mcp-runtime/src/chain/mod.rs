@@ -4,5 +4,6 @@
 pub mod hooks;
 pub mod log_bridge;
 pub mod middleware;
+pub mod policies;
 pub(crate) mod request_run;
 pub mod tracing_layer;

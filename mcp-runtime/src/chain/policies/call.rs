@@ -1,0 +1,80 @@
+//! What the policies read of a `tools/call`: the tool's name, and nothing else.
+
+use crate::common::error::{HandlerResult, McpError, Reply};
+use crate::context::Context;
+
+/// The name of a `tools/call` request, or `None` for any other message (notifications and
+/// calls whose params do not name a tool included: those go on to fail inside `next`).
+pub(super) fn tool_name(ctx: &Context) -> Option<String> {
+    /// Only the name: serde skips `arguments` without building it.
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    if ctx.method() != "tools/call" || ctx.is_notification() {
+        return None;
+    }
+    ctx.decode_params::<Named>().ok().map(|n| n.name)
+}
+
+/// The error the dispatcher answers for a tool it does not have: a hidden tool answers the
+/// same, so a client cannot tell hidden from absent.
+pub(super) fn unknown_tool(name: &str) -> McpError {
+    McpError::invalid_params(format!("Unknown tool: {name}"))
+}
+
+/// Whose a filtered `tools/list` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ListFor {
+    /// The same for every caller: the cache hints stay as they were.
+    Everyone,
+    /// This caller's own: a `"public"` `cacheScope` becomes `"private"`, so no shared cache
+    /// serves one caller's list to another.
+    ThisCaller,
+}
+
+/// A `tools/list` result with only the tools `keep` accepts; anything else about it
+/// (`nextCursor`, `_meta`, `ttlMs`) as it was. A result that is not a list goes out as is.
+pub(super) fn retain_tools(
+    out: Reply,
+    whose: ListFor,
+    keep: impl Fn(&str) -> bool,
+) -> HandlerResult {
+    let Some(Ok(mut list)) = out.decode::<serde_json::Value>() else {
+        return Ok(out);
+    };
+    let Some(tools) = list.get_mut("tools").and_then(|t| t.as_array_mut()) else {
+        return Ok(out);
+    };
+    tools.retain(|t| t.get("name").and_then(|n| n.as_str()).is_some_and(&keep));
+    if whose == ListFor::ThisCaller && list.get("cacheScope").is_some_and(|s| s == "public") {
+        list["cacheScope"] = "private".into();
+    }
+    Reply::json(&list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_keeps_what_it_should_and_a_callers_own_is_never_public() {
+        let out = Reply::json(&serde_json::json!({
+            "tools": [{"name": "a"}, {"name": "b"}],
+            "nextCursor": "2", "ttlMs": 60000, "cacheScope": "public",
+        }))
+        .unwrap();
+        let everyone = retain_tools(out.clone(), ListFor::Everyone, |n| n == "a").unwrap();
+        let v: serde_json::Value = everyone.decode().unwrap().unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"tools": [{"name": "a"}], "nextCursor": "2", "ttlMs": 60000, "cacheScope": "public"})
+        );
+        let own = retain_tools(out, ListFor::ThisCaller, |n| n == "b").unwrap();
+        let v: serde_json::Value = own.decode().unwrap().unwrap();
+        assert_eq!(
+            (v["tools"][0]["name"].as_str(), v["cacheScope"].as_str()),
+            (Some("b"), Some("private"))
+        );
+    }
+}
