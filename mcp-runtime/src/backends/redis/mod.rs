@@ -27,7 +27,7 @@
 //! | `<prefix>tasks:<owner>` | sorted set: task id by creation number | `tasks/list` of one owner (`o:<owner>`, or `none`) | `max_tasks_per_owner`, expires with its last task |
 //! | `<prefix>task-exp:<owner>` | sorted set: task id by expiry | which of the owner's entries to prune | as the index |
 //! | `<prefix>task-seq` | integer | the creation counter of the indexes | one key per prefix |
-//! | `<prefix>events` | pub/sub channel (no key) | server events of every [`RedisBus`], JSON tagged with the sending bus | nothing is kept |
+//! | `<prefix>bus` | stream, fields `o` (sending bus), `n` (its sequence number), `m` (the event, JSON) | server events of every [`RedisBus`], read by each after the last id it delivered | `MAXLEN ~` [`DEFAULT_BACKLOG`] |
 //! | `<prefix>answers` | pub/sub channel (no key) | clients' answers to another process's server-to-client requests, and cancellations of requests another process runs ([`RedisAnswerRelay`]) | nothing is kept |
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
@@ -43,6 +43,7 @@
 mod bus;
 mod connection;
 mod events;
+mod fanout;
 mod pubsub;
 mod relay;
 mod replay;
@@ -50,7 +51,7 @@ mod sessions;
 mod stores;
 mod tasks;
 
-pub use bus::{DEFAULT_QUEUE, RedisBus};
+pub use bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
 pub use events::RedisEventStore;
 pub use relay::RedisAnswerRelay;
 pub use replay::RedisReplayGuard;

@@ -114,7 +114,7 @@ impl Drop for Channel {
 }
 
 /// 64 random bits as 16 hex digits.
-fn random_origin() -> String {
+pub(super) fn random_origin() -> String {
     let mut b = [0u8; 8];
     getrandom::fill(&mut b).expect("the OS random source failed");
     b.iter().map(|x| format!("{x:02x}")).collect()

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use super::bus::{DEFAULT_QUEUE, RedisBus};
+use super::bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
 use super::connection::{Conn, Resend};
 use super::events::RedisEventStore;
 use super::relay::RedisAnswerRelay;
@@ -213,9 +213,10 @@ impl RedisStores {
     }
 
     /// A [`RedisBus`] (`ServerBuilder::subscription_bus`): server events fanned out to every
-    /// process on channel `<prefix>events`, with a queue of [`DEFAULT_QUEUE`] events
-    /// waiting to be published. Each call makes a bus of its own (one pub/sub connection,
-    /// two background tasks, ended when it is dropped); call it inside a Tokio runtime.
+    /// process through the stream `<prefix>bus` (about [`DEFAULT_BACKLOG`] entries kept),
+    /// with a queue of [`DEFAULT_QUEUE`] events waiting to be appended. Each call makes a
+    /// bus of its own (one reading connection, two background tasks, ended when it is
+    /// dropped); call it inside a Tokio runtime.
     pub fn bus(&self) -> RedisBus {
         self.bus_with_queue(DEFAULT_QUEUE)
     }
@@ -223,7 +224,12 @@ impl RedisStores {
     /// A [`RedisBus`] whose publishing queue holds `queue` events (at least 1); past it,
     /// events are still delivered in this process but not published (and counted).
     pub fn bus_with_queue(&self, queue: usize) -> RedisBus {
-        RedisBus::start(self.client.clone(), self.conn.clone(), queue)
+        RedisBus::start(
+            self.client.clone(),
+            self.conn.clone(),
+            queue,
+            DEFAULT_BACKLOG,
+        )
     }
 
     /// A [`RedisAnswerRelay`] (`HttpOptions::answer_relay`): a client's answer to a
