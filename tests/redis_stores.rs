@@ -52,11 +52,11 @@ async fn sessions_live_while_touched_and_never_come_back() {
     assert_eq!(store.load("a").await, Ok(None));
     assert_eq!(store.save("a", &record("x"), ttl).await, Ok(false));
     assert_eq!(store.touch("a", ttl).await, Ok(false));
-    assert_eq!(int(redis.port, &["EXISTS", "t1:session:a"]), 0);
+    assert_eq!(int(redis.port, &["EXISTS", "t1:session:{a}"]), 0);
 
     store.create("a", &record("alice"), ttl).await.unwrap();
     assert_eq!(store.load("a").await, Ok(Some(record("alice"))));
-    assert_eq!(int(redis.port, &["HLEN", "t1:session:a"]), 1, "a hash");
+    assert_eq!(int(redis.port, &["HLEN", "t1:session:{a}"]), 1, "a hash");
     let changed = record("bob");
     assert_eq!(store.save("a", &changed, ttl).await, Ok(true));
     assert_eq!(store.load("a").await, Ok(Some(changed.clone())));
@@ -66,10 +66,10 @@ async fn sessions_live_while_touched_and_never_come_back() {
         .touch("a", Duration::from_secs(5))
         .await
         .expect("touch");
-    let short = int(redis.port, &["PTTL", "t1:session:a"]);
+    let short = int(redis.port, &["PTTL", "t1:session:{a}"]);
     assert!(0 < short && short <= 5_000, "ttl {short}");
     assert_eq!(store.touch("a", ttl).await, Ok(true));
-    let long = int(redis.port, &["PTTL", "t1:session:a"]);
+    let long = int(redis.port, &["PTTL", "t1:session:{a}"]);
     assert!(5_000 < long && long <= 60_000, "ttl {long}");
     assert_every_key_expires(redis.port, "t1:");
 
@@ -78,7 +78,7 @@ async fn sessions_live_while_touched_and_never_come_back() {
     assert_eq!(store.touch("a", ttl).await, Ok(false));
     assert_eq!(store.save("a", &changed, ttl).await, Ok(false));
     assert_eq!(store.load("a").await, Ok(None));
-    assert_eq!(int(redis.port, &["EXISTS", "t1:session:a"]), 0);
+    assert_eq!(int(redis.port, &["EXISTS", "t1:session:{a}"]), 0);
 
     // Expired in Redis: gone, and not resurrected either.
     store
@@ -102,7 +102,7 @@ async fn sessions_live_while_touched_and_never_come_back() {
     assert_eq!(store.touch("c", ttl).await, Ok(false));
 
     // A record this store cannot read is corrupt, not missing.
-    raw(redis.port, &["HSET", "t1:session:d", "record", "{nope"]).unwrap();
+    raw(redis.port, &["HSET", "t1:session:{d}", "record", "{nope"]).unwrap();
     assert!(matches!(store.load("d").await, Err(StoreError::Corrupt(_))));
 }
 
@@ -211,7 +211,7 @@ async fn a_stream_keeps_its_newest_events_and_flags_a_gap() {
     let e1 = store.append(&s, b"1").await.unwrap();
     store.append(&s, b"2").await.unwrap();
     store.append(&s, b"3").await.unwrap();
-    assert_eq!(int(redis.port, &["XLEN", "t3:events:bounded"]), 3);
+    assert_eq!(int(redis.port, &["XLEN", "t3:events:{bounded}"]), 3);
     // Only the priming event was evicted: no gap after it.
     let r = store.replay_after(&prime).await.unwrap().unwrap();
     assert!(!r.truncated);
@@ -430,13 +430,15 @@ async fn the_task_store_keeps_the_in_memory_rules() {
     assert_eq!(other.get("r-a").await, store.get("r-a").await);
     assert!(other.get("r-a").await.unwrap().is_some());
 
-    // Every key expires, but the one creation counter.
+    // Every key expires: no counter outlives the tasks.
     for (k, ttl) in keys_with_ttl(redis.port, "t6:") {
-        if k != "t6:task-seq" {
-            assert!(0 < ttl && ttl <= 24 * 3600 * 1000, "{k}: {ttl}");
-        }
+        assert!(0 < ttl && ttl <= 24 * 3600 * 1000, "{k}: {ttl}");
+        assert!(
+            k.starts_with("t6:{tasks}:"),
+            "{k}: under the tasks' hash tag"
+        );
     }
-    assert_eq!(int(redis.port, &["ZCARD", "t6:tasks:o:r-bound"]), 2);
+    assert_eq!(int(redis.port, &["ZCARD", "t6:{tasks}:tasks:o:r-bound"]), 2);
 }
 
 #[tokio::test]
@@ -487,7 +489,7 @@ async fn task_updates_from_replicas_are_atomic() {
     a.create(TaskRecord::new("forever", None, None))
         .await
         .unwrap();
-    let ttl = int(redis.port, &["PTTL", "t7:task:forever"]);
+    let ttl = int(redis.port, &["PTTL", "t7:{tasks}:task:forever"]);
     assert!(20_000 < ttl && ttl <= 30_000, "{ttl}");
 }
 
@@ -560,4 +562,106 @@ async fn a_task_store_without_redis_fails_in_time_and_recovers() {
         .unwrap();
     assert_eq!(store.list(None, None, 10).await.unwrap().tasks.len(), 1);
     drop(redis);
+}
+
+/// The hash slot of `key`, as the cluster node computes it.
+fn slot(port: u16, key: &str) -> i64 {
+    int(port, &["CLUSTER", "KEYSLOT", key])
+}
+
+#[tokio::test]
+async fn every_store_runs_on_a_cluster_node_and_the_keys_of_one_item_share_a_slot() {
+    let Some(redis) = RedisServer::start_cluster_node() else {
+        return;
+    };
+    let stores = RedisConfig::new(redis.url())
+        .prefix("c:")
+        .max_events_per_stream(2)
+        .connect()
+        .await
+        .unwrap();
+    let ttl = Duration::from_secs(60);
+
+    // Sessions.
+    let sessions = stores.session_store();
+    sessions.create("s1", &record("alice"), ttl).await.unwrap();
+    assert_eq!(sessions.save("s1", &record("alice"), ttl).await, Ok(true));
+    assert_eq!(sessions.touch("s1", ttl).await, Ok(true));
+    assert_eq!(sessions.load("s1").await, Ok(Some(record("alice"))));
+
+    // Two streams of the session; a replay; the bound.
+    let events = stores.event_store();
+    let mut ids = Vec::new();
+    for (stream, m) in [("st-a", "1"), ("st-b", "2"), ("st-a", "3"), ("st-a", "4")] {
+        ids.push(
+            events
+                .append(&sid("s1", stream), m.as_bytes())
+                .await
+                .unwrap(),
+        );
+    }
+    let r = events.replay_after(&ids[0]).await.unwrap().unwrap();
+    assert_eq!((r.events.len(), r.truncated), (2, false));
+
+    // The replay guard.
+    let guard = stores.replay_guard();
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+        + 60_000;
+    assert_eq!(guard.first_use(&[7; 24], later).await, Ok(true));
+    assert_eq!(guard.first_use(&[7; 24], later).await, Ok(false));
+
+    // The task store's whole suite, eviction at the bound included.
+    let tasks = stores.task_store();
+    task_store::lifecycle(&*tasks, "c").await;
+    task_store::listing(&*tasks, "c").await;
+    task_store::expiry(&*tasks, "c").await;
+    let small = RedisConfig::new(redis.url())
+        .prefix("c:")
+        .max_tasks_per_owner(2)
+        .connect()
+        .await
+        .unwrap()
+        .task_store();
+    task_store::bound_of_two(&*small, "c-bound").await;
+
+    // The keys of one item share a slot.
+    let port = redis.port;
+    let session = slot(port, "c:session:{s1}");
+    assert_eq!(slot(port, "c:streams:{s1}"), session);
+    assert_eq!(
+        int(port, &["EXISTS", "c:session:{s1}", "c:streams:{s1}"]),
+        2
+    );
+    for stream in ["st-a", "st-b"] {
+        let (events_key, meta) = (
+            format!("c:events:{{{stream}}}"),
+            format!("c:stream:{{{stream}}}"),
+        );
+        assert_eq!(int(port, &["EXISTS", &events_key, &meta]), 2);
+        assert_eq!(slot(port, &events_key), slot(port, &meta));
+    }
+    let task_keys: Vec<String> = keys_with_ttl(port, "c:{tasks}:")
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert!(task_keys.len() > 3, "{task_keys:?}");
+    let tasks_slot = slot(port, "c:{tasks}:task:x");
+    for k in &task_keys {
+        assert_eq!(slot(port, k), tasks_slot, "{k}");
+    }
+    assert_every_key_expires(port, "c:");
+
+    // Forgetting the session deletes its streams, stream by stream.
+    events.forget_session("s1").await.unwrap();
+    sessions.remove("s1").await.unwrap();
+    assert!(
+        keys_with_ttl(port, "c:s").is_empty(),
+        "{:?}",
+        keys_with_ttl(port, "c:s")
+    );
+    assert!(keys_with_ttl(port, "c:events:").is_empty());
+    assert_eq!(events.replay_after(&ids[0]).await, Ok(None));
 }

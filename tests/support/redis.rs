@@ -18,6 +18,12 @@ impl RedisServer {
     /// A server on a free port; `None` (after saying why) when `redis-server` is missing
     /// outside CI.
     pub fn start() -> Option<Self> {
+        Some(Self::start_on(Self::free_port()?))
+    }
+
+    /// A free loopback port; `None` (after saying why) when `redis-server` is missing
+    /// outside CI.
+    fn free_port() -> Option<u16> {
         if Command::new("redis-server")
             .arg("--version")
             .stdout(Stdio::null())
@@ -35,13 +41,48 @@ impl RedisServer {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        Some(Self::start_on(port))
+        Some(port)
     }
 
     pub fn start_on(port: u16) -> Self {
+        Self::start_with(port, &[])
+    }
+
+    /// A server in cluster mode on a free port, owning every slot: a one-node Redis
+    /// Cluster, which refuses a command or script naming keys of different slots
+    /// (`CROSSSLOT`) as a cluster of several primaries does. `None` as [`Self::start`].
+    pub fn start_cluster_node() -> Option<Self> {
+        let port = Self::free_port()?;
+        let conf = std::env::temp_dir().join(format!("mcp-test-nodes-{port}.conf"));
+        let _ = std::fs::remove_file(&conf);
+        let conf = conf.to_string_lossy().into_owned();
+        let server = Self::start_with(
+            port,
+            &["--cluster-enabled", "yes", "--cluster-config-file", &conf],
+        );
+        assert_eq!(
+            raw(port, &["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]).unwrap(),
+            Resp::Simple("OK".into())
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let Ok(Resp::Bulk(Some(info))) = raw(port, &["CLUSTER", "INFO"]) else {
+                panic!("CLUSTER INFO");
+            };
+            if String::from_utf8_lossy(&info).contains("cluster_state:ok") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the cluster did not come up");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(server)
+    }
+
+    fn start_with(port: u16, extra: &[&str]) -> Self {
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
+            .args(extra)
             .current_dir(std::env::temp_dir())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

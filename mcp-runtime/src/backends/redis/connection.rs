@@ -33,6 +33,12 @@ impl Conn {
         format!("{}{kind}:{name}", self.prefix)
     }
 
+    /// `<prefix><kind>:{<tag>}`: Redis Cluster places the key by `tag` alone, so the keys
+    /// of one item, tagged alike, share a slot and one script may touch them all.
+    pub(super) fn tagged(&self, kind: &str, tag: &str) -> String {
+        format!("{}{kind}:{{{tag}}}", self.prefix)
+    }
+
     pub(super) fn prefix(&self) -> &str {
         &self.prefix
     }

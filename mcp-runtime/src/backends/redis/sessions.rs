@@ -45,7 +45,7 @@ impl RedisSessionStore {
     }
 
     fn key(&self, id: &str) -> String {
-        self.conn.key("session", id)
+        self.conn.tagged("session", id)
     }
 
     fn encode(record: &SessionRecord) -> Result<String, StoreError> {
