@@ -56,7 +56,11 @@ async fn sessions_live_while_touched_and_never_come_back() {
 
     store.create("a", &record("alice"), ttl).await.unwrap();
     assert_eq!(store.load("a").await, Ok(Some(record("alice"))));
-    assert_eq!(int(redis.port, &["HLEN", "t1:session:{a}"]), 1, "a hash");
+    assert_eq!(
+        int(redis.port, &["HLEN", "t1:session:{a}"]),
+        2,
+        "a hash: the record and one subscription"
+    );
     let changed = record("bob");
     assert_eq!(store.save("a", &changed, ttl).await, Ok(true));
     assert_eq!(store.load("a").await, Ok(Some(changed.clone())));
@@ -562,6 +566,54 @@ async fn a_task_store_without_redis_fails_in_time_and_recovers() {
         .unwrap();
     assert_eq!(store.list(None, None, 10).await.unwrap().tasks.len(), 1);
     drop(redis);
+}
+
+fn subscribed(uris: &[&str]) -> SessionRecord {
+    SessionRecord {
+        subscriptions: uris.iter().map(|u| u.to_string()).collect(),
+        ..record("alice")
+    }
+}
+
+#[tokio::test]
+async fn subscribes_on_two_replicas_at_the_same_instant_both_hold() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let connect = || async {
+        RedisConfig::new(redis.url())
+            .prefix("t8:")
+            .connect()
+            .await
+            .unwrap()
+            .session_store()
+    };
+    let (a, b) = (connect().await, connect().await);
+    let ttl = Duration::from_secs(60);
+    a.create("s", &subscribed(&[]), ttl).await.unwrap();
+
+    // Both replicas hold the session as loaded, each adds a URI and saves what it has.
+    assert_eq!(b.load("s").await, Ok(Some(subscribed(&[]))));
+    assert_eq!(a.save("s", &subscribed(&["u://a"]), ttl).await, Ok(true));
+    assert_eq!(b.save("s", &subscribed(&["u://b"]), ttl).await, Ok(true));
+    let both = subscribed(&["u://a", "u://b"]);
+    assert_eq!(a.load("s").await, Ok(Some(both.clone())), "neither is lost");
+
+    // An unsubscribe against the same race: only that URI goes.
+    assert_eq!(b.load("s").await, Ok(Some(both)));
+    assert_eq!(a.save("s", &subscribed(&["u://b"]), ttl).await, Ok(true));
+    let mut level = subscribed(&["u://a", "u://b", "u://c"]);
+    level.log_level = Some(mcp::types::LoggingLevel::Debug);
+    assert_eq!(b.save("s", &level, ttl).await, Ok(true));
+    let mut want = subscribed(&["u://b", "u://c"]);
+    want.log_level = Some(mcp::types::LoggingLevel::Debug);
+    assert_eq!(a.load("s").await, Ok(Some(want.clone())));
+
+    // A replica that never loaded the session writes the whole set, as before.
+    let c = connect().await;
+    assert_eq!(c.save("s", &subscribed(&["u://z"]), ttl).await, Ok(true));
+    assert_eq!(a.load("s").await, Ok(Some(subscribed(&["u://z"]))));
+    assert_every_key_expires(redis.port, "t8:");
 }
 
 /// The hash slot of `key`, as the cluster node computes it.

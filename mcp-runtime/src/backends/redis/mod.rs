@@ -19,7 +19,7 @@
 //!
 //! | key | type | what | bound |
 //! | --- | --- | --- | --- |
-//! | `<prefix>session:{<id>}` | hash, field `record` (JSON) | one legacy session | the session's time to live, refreshed on each touch |
+//! | `<prefix>session:{<id>}` | hash: `record` (JSON, without the subscriptions), `sub:<uri>` per subscribed resource | one legacy session | the session's time to live, refreshed on each touch |
 //! | `<prefix>streams:{<session>}` | set of stream names | what `forget_session` deletes | event TTL |
 //! | `<prefix>events:{<stream>}` | stream, entry ids `0-<seq>`, field `m` | the events of one SSE stream | `MAXLEN` per stream, event TTL |
 //! | `<prefix>stream:{<stream>}` | hash: `session`, `seq` (last issued) | the stream's owner and counter | event TTL |
