@@ -3,7 +3,9 @@
 //! events are replayed by the replica the client resumes on, with Redis gone a request
 //! that needs the store is a 503 in bounded time, served again once Redis is back, and a
 //! resource update published on one replica reaches a legacy session's stream on another
-//! for URIs it subscribed to through a third (the Redis bus and the stored subscriptions).
+//! for URIs it subscribed to through a third (the Redis bus and the stored subscriptions);
+//! a 2026-07-28 listen stream on one replica hears every update published on the other
+//! exactly once while every Redis connection is killed again and again (`CLIENT KILL`).
 
 mod support;
 
@@ -592,4 +594,103 @@ async fn a_session_evicted_at_the_cap_is_served_from_redis_until_its_key_expires
     assert!(keys.is_empty(), "left behind: {keys:?}");
     let r = send(addr, "POST", Some(&sids[0]), Some(whoami_call())).await;
     assert_eq!(r.status, 404, "{}", r.body);
+}
+
+/// Reads `body` into `buf` until `done(buf)` (each frame within 10 s).
+async fn read_until(
+    body: &mut hyper::body::Incoming,
+    buf: &mut String,
+    done: impl Fn(&str) -> bool,
+) {
+    while !done(buf) {
+        match tokio::time::timeout(Duration::from_secs(10), body.frame()).await {
+            Ok(Some(Ok(f))) => {
+                if let Ok(d) = f.into_data() {
+                    buf.push_str(&String::from_utf8_lossy(&d));
+                }
+            }
+            other => panic!("the stream stalled or ended ({other:?}): {buf}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_listen_stream_hears_every_update_once_while_redis_connections_are_killed() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (sa, sb) = (connect(&redis).await, connect(&redis).await);
+    let ((a, ha), (b, _hb)) = (start_with_bus(&sa).await, start_with_bus(&sb).await);
+    const N: usize = 40;
+    let uris: Vec<String> = (0..N).map(|i| format!("notes://k/{i}")).collect();
+    let mut filter = uris.clone();
+    filter.push("notes://probe".into());
+    let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": support::modern(json!({"notifications": {"resourceSubscriptions": filter}}))});
+    let req = http::request(b.addr, "POST", "/mcp")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen");
+    let r = http::send(b.addr, req, listen.to_string()).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    read_until(&mut body, &mut buf, |b| {
+        b.contains("notifications/subscriptions/acknowledged")
+    })
+    .await;
+    // B's bus reads: a probe published on A arrives.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !buf.contains(r#""uri":"notes://probe""#) {
+        ha.resource_updated("notes://probe");
+        if let Ok(Some(Ok(f))) =
+            tokio::time::timeout(Duration::from_millis(200), body.frame()).await
+        {
+            buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no probe on B: {buf}"
+        );
+    }
+
+    // Every Redis connection of both replicas killed again and again while A publishes.
+    let port = redis.port;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let killer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut killed = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(support::redis::Resp::Int(n)) =
+                    support::redis::raw(port, &["CLIENT", "KILL", "TYPE", "normal"])
+                {
+                    killed += n;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            killed
+        })
+    };
+    for (i, uri) in uris.iter().enumerate() {
+        ha.resource_updated(uri);
+        if i % 4 == 3 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    let count = |b: &str, uri: &str| b.matches(&format!(r#""uri":"{uri}""#)).count();
+    let all = |b: &str| uris.iter().all(|u| count(b, u) >= 1);
+    read_until(&mut body, &mut buf, all).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(killer.join().unwrap() > 0, "connections were killed");
+    // No repeat arrives late.
+    let late = tokio::time::timeout(Duration::from_millis(500), body.frame()).await;
+    if let Ok(Some(Ok(f))) = late {
+        buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+    }
+    for uri in &uris {
+        assert_eq!(count(&buf, uri), 1, "{uri} once: {buf}");
+    }
+    drop((a, b));
 }
