@@ -16,13 +16,15 @@ use std::collections::HashSet;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mcp::runtime::ReplayGuard;
 use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
 use mcp::runtime::tasks::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
+use mcp::runtime::{ReplayGuard, SubscriptionBus};
 use mcp::types::{CallToolResult, ContentBlock};
 use mcp::version::ProtocolVersion;
-use support::redis::{RedisServer, assert_every_key_expires, int, keys_with_ttl, raw};
+use support::redis::{
+    RedisCluster, RedisServer, assert_every_key_expires, int, keys_with_ttl, raw,
+};
 use support::task_store;
 
 fn record(owner: &str) -> SessionRecord {
@@ -716,4 +718,105 @@ async fn every_store_runs_on_a_cluster_node_and_the_keys_of_one_item_share_a_slo
     );
     assert!(keys_with_ttl(port, "c:events:").is_empty());
     assert_eq!(events.replay_after(&ids[0]).await, Ok(None));
+}
+
+#[tokio::test]
+async fn the_stores_and_the_bus_run_on_a_three_primary_cluster() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    let connect = |prefix: &'static str| {
+        let urls = cluster.urls();
+        async move {
+            RedisConfig::cluster(urls)
+                .prefix(prefix)
+                .max_events_per_stream(2)
+                .connect()
+                .await
+                .unwrap()
+        }
+    };
+    let (sa, sb) = (connect("k:").await, connect("k:").await);
+    let ttl = Duration::from_secs(60);
+
+    // Sessions, and two replicas subscribing at the same instant.
+    let (a, b) = (sa.session_store(), sb.session_store());
+    let mut sessions = Vec::new();
+    for i in 0..20 {
+        let id = format!("s{i}");
+        a.create(&id, &subscribed(&[]), ttl).await.unwrap();
+        assert_eq!(b.load(&id).await, Ok(Some(subscribed(&[]))));
+        assert_eq!(a.save(&id, &subscribed(&["u://a"]), ttl).await, Ok(true));
+        assert_eq!(b.save(&id, &subscribed(&["u://b"]), ttl).await, Ok(true));
+        assert_eq!(a.touch(&id, ttl).await, Ok(true));
+        sessions.push(id);
+    }
+    assert_eq!(
+        a.load("s7").await,
+        Ok(Some(subscribed(&["u://a", "u://b"])))
+    );
+
+    // Event streams of each session, replayed by the other replica, then forgotten.
+    let (ea, eb) = (sa.event_store(), sb.event_store());
+    let mut firsts = Vec::new();
+    for s in &sessions {
+        let stream = format!("{s}-st");
+        let first = ea.append(&sid(s, &stream), b"1").await.unwrap();
+        eb.append(&sid(s, &stream), b"2").await.unwrap();
+        let r = eb.replay_after(&first).await.unwrap().unwrap();
+        assert_eq!(r.events.len(), 1);
+        firsts.push(first);
+    }
+    eb.forget_session("s3").await.unwrap();
+    assert_eq!(ea.replay_after(&firsts[3]).await, Ok(None));
+    assert!(ea.replay_after(&firsts[4]).await.unwrap().is_some());
+
+    // The replay guard and the task store's suite.
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+        + 60_000;
+    assert_eq!(sa.replay_guard().first_use(&[3; 24], later).await, Ok(true));
+    assert_eq!(
+        sb.replay_guard().first_use(&[3; 24], later).await,
+        Ok(false)
+    );
+    let tasks = sa.task_store();
+    task_store::lifecycle(&*tasks, "k").await;
+    task_store::listing(&*tasks, "k").await;
+    task_store::expiry(&*tasks, "k").await;
+
+    // The bus: an event from one replica reaches the other once.
+    let (bus_a, bus_b) = (sa.bus(), sb.bus());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(bus_a.is_connected() && bus_b.is_connected()) {
+        assert!(Instant::now() < deadline, "the buses read");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut rx = bus_b.subscribe();
+    for i in 0..5 {
+        bus_a.publish(mcp::runtime::ServerEvent::ResourceUpdated {
+            uri: format!("k://{i}"),
+        });
+    }
+    for i in 0..5 {
+        let e = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .expect("an event within 5 s");
+        assert_eq!(
+            e,
+            Some(mcp::runtime::ServerEvent::ResourceUpdated {
+                uri: format!("k://{i}")
+            })
+        );
+    }
+
+    // The keys are spread over the primaries.
+    let holding = cluster
+        .nodes
+        .iter()
+        .filter(|n| int(n.port, &["DBSIZE"]) > 0)
+        .count();
+    assert!(holding >= 2, "keys on {holding} of 3 primaries");
 }

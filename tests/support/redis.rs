@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 pub struct RedisServer {
     child: Child,
     pub port: u16,
+    /// A cluster node's config file, removed on drop.
+    conf: Option<std::path::PathBuf>,
 }
 
 impl RedisServer {
@@ -23,7 +25,7 @@ impl RedisServer {
 
     /// A free loopback port; `None` (after saying why) when `redis-server` is missing
     /// outside CI.
-    fn free_port() -> Option<u16> {
+    pub(crate) fn free_port() -> Option<u16> {
         if Command::new("redis-server")
             .arg("--version")
             .stdout(Stdio::null())
@@ -78,7 +80,7 @@ impl RedisServer {
         Some(server)
     }
 
-    fn start_with(port: u16, extra: &[&str]) -> Self {
+    pub(crate) fn start_with(port: u16, extra: &[&str]) -> Self {
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
@@ -88,7 +90,11 @@ impl RedisServer {
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
-        let mut server = Self { child, port };
+        let conf = extra
+            .windows(2)
+            .find(|w| w[0] == "--cluster-config-file")
+            .map(|w| w[1].into());
+        let mut server = Self { child, port, conf };
         let deadline = Instant::now() + Duration::from_secs(10);
         while raw(port, &["PING"]).ok() != Some(Resp::Simple("PONG".into())) {
             assert!(Instant::now() < deadline, "redis-server did not come up");
@@ -122,6 +128,9 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
+        if let Some(conf) = &self.conf {
+            let _ = std::fs::remove_file(conf);
+        }
     }
 }
 
@@ -202,5 +211,74 @@ pub fn assert_every_key_expires(port: u16, prefix: &str) {
     assert!(!keys.is_empty(), "keys under {prefix}");
     for (k, ttl) in keys {
         assert!(ttl > 0, "{k} has no expiry ({ttl})");
+    }
+}
+
+/// A Redis Cluster of three primaries (no replicas) on free loopback ports, each node a
+/// [`RedisServer`] killed on drop; made with `redis-cli --cluster create`.
+pub struct RedisCluster {
+    pub nodes: Vec<RedisServer>,
+}
+
+impl RedisCluster {
+    /// Three nodes, every slot served; `None` as [`RedisServer::start`].
+    pub fn start() -> Option<Self> {
+        RedisServer::free_port()?;
+        let mut nodes = Vec::new();
+        while nodes.len() < 3 {
+            // The cluster bus listens on the port + 10000.
+            let port = RedisServer::free_port()?;
+            if port > 55_000 || TcpListener::bind(("127.0.0.1", port + 10_000)).is_err() {
+                continue;
+            }
+            let conf = std::env::temp_dir().join(format!("mcp-test-nodes-{port}.conf"));
+            let _ = std::fs::remove_file(&conf);
+            let conf = conf.to_string_lossy().into_owned();
+            nodes.push(RedisServer::start_with(
+                port,
+                &["--cluster-enabled", "yes", "--cluster-config-file", &conf],
+            ));
+        }
+        let addrs: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        let out = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addrs)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .expect("redis-cli runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let deadline = Instant::now() + Duration::from_secs(20);
+        for n in &nodes {
+            loop {
+                let Ok(Resp::Bulk(Some(info))) = raw(n.port, &["CLUSTER", "INFO"]) else {
+                    panic!("CLUSTER INFO");
+                };
+                let info = String::from_utf8_lossy(&info).into_owned();
+                if info.contains("cluster_state:ok") && info.contains("cluster_slots_ok:16384") {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "the cluster did not come up: {info}"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        Some(Self { nodes })
+    }
+
+    /// `redis://127.0.0.1:<port>` of each node.
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .map(|n| format!("redis://127.0.0.1:{}", n.port))
+            .collect()
     }
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::connection::Conn;
+use super::connection::{Conn, Connector};
 use super::fanout::{Fanout, OnEntry};
 use crate::session::bus::{BusReceiver, InMemoryBus, ServerEvent, SubscriptionBus};
 
@@ -54,7 +54,7 @@ pub struct RedisBus {
 impl RedisBus {
     /// Opens the stream end: its tasks append what this bus publishes and re-publish here
     /// what other buses append.
-    pub(super) fn start(client: ::redis::Client, conn: Conn, queue: usize, backlog: usize) -> Self {
+    pub(super) fn start(client: Connector, conn: Conn, queue: usize, backlog: usize) -> Self {
         let local = Arc::new(InMemoryBus::default());
         let ring = local.clone();
         let on_entry: OnEntry = Box::new(move |payload| match decode(payload) {

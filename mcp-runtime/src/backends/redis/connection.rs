@@ -1,12 +1,14 @@
-//! The one place a Redis call is made: [`Conn`], the shared connection with its key prefix,
-//! each call bounded by the timeout and its errors mapped to [`StoreError`], sent again once
-//! after a dropped connection where that is safe ([`Resend`]).
+//! The one place a Redis call is made: [`Conn`], the shared connection (to one Redis, or
+//! to a Redis Cluster) with its key prefix, each call bounded by the timeout and its errors
+//! mapped to [`StoreError`], sent again once after a dropped connection where that is safe
+//! ([`Resend`]).
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::redis::aio::ConnectionManager;
+use ::redis::aio::{ConnectionLike, ConnectionManager};
+use ::redis::cluster_async::ClusterConnection;
 use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation};
 
 use crate::session::StoreError;
@@ -14,15 +16,24 @@ use crate::session::StoreError;
 /// The shared connection, the key prefix and the timeout of every call.
 #[derive(Clone)]
 pub(super) struct Conn {
-    manager: ConnectionManager,
+    link: Link,
     prefix: Arc<str>,
     timeout: Duration,
 }
 
+/// What a call goes over: both reconnect by themselves.
+#[derive(Clone)]
+pub(super) enum Link {
+    /// One Redis (redis-rs's `ConnectionManager`).
+    Single(ConnectionManager),
+    /// A Redis Cluster: each call goes to the primary of its first key's slot.
+    Cluster(ClusterConnection),
+}
+
 impl Conn {
-    pub(super) fn new(manager: ConnectionManager, prefix: Arc<str>, timeout: Duration) -> Self {
+    pub(super) fn new(link: Link, prefix: Arc<str>, timeout: Duration) -> Self {
         Self {
-            manager,
+            link,
             prefix,
             timeout,
         }
@@ -55,14 +66,20 @@ impl Conn {
         cmd: &Cmd,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        let mut con = self.manager.clone();
-        self.bounded(async move {
-            match cmd.query_async(&mut con).await {
-                Err(e) if resend.allows(&e) => cmd.query_async(&mut con).await,
+        async fn run<T: FromRedisValue>(
+            con: &mut impl ConnectionLike,
+            cmd: &Cmd,
+            resend: Resend,
+        ) -> RedisResult<T> {
+            match cmd.query_async(con).await {
+                Err(e) if resend.allows(&e) => cmd.query_async(con).await,
                 other => other,
             }
-        })
-        .await
+        }
+        match self.link.clone() {
+            Link::Single(mut con) => self.bounded(run(&mut con, cmd, resend)).await,
+            Link::Cluster(mut con) => self.bounded(run(&mut con, cmd, resend)).await,
+        }
     }
 
     /// Runs one script within the timeout, as [`cmd`](Self::cmd).
@@ -71,14 +88,20 @@ impl Conn {
         script: &ScriptInvocation<'_>,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        let mut con = self.manager.clone();
-        self.bounded(async move {
-            match script.invoke_async(&mut con).await {
-                Err(e) if resend.allows(&e) => script.invoke_async(&mut con).await,
+        async fn run<T: FromRedisValue>(
+            con: &mut impl ConnectionLike,
+            script: &ScriptInvocation<'_>,
+            resend: Resend,
+        ) -> RedisResult<T> {
+            match script.invoke_async(con).await {
+                Err(e) if resend.allows(&e) => script.invoke_async(con).await,
                 other => other,
             }
-        })
-        .await
+        }
+        match self.link.clone() {
+            Link::Single(mut con) => self.bounded(run(&mut con, script, resend)).await,
+            Link::Cluster(mut con) => self.bounded(run(&mut con, script, resend)).await,
+        }
     }
 
     async fn bounded<T>(
@@ -92,6 +115,60 @@ impl Conn {
                 "redis did not answer within {:?}",
                 self.timeout
             ))),
+        }
+    }
+}
+
+/// How a task opens a connection of its own (the bus's reader, whose `XREAD BLOCK` holds
+/// it): to the one Redis, or to the cluster.
+#[derive(Clone)]
+pub(super) enum Connector {
+    Single(::redis::Client),
+    Cluster(Box<::redis::cluster::ClusterClient>),
+}
+
+/// A connection of one's own, from a [`Connector`].
+pub(super) enum Own {
+    Single(::redis::aio::MultiplexedConnection),
+    Cluster(ClusterConnection),
+}
+
+impl Connector {
+    /// Connects within `timeout`; each answer may then take up to `response`.
+    pub(super) async fn connect(&self, timeout: Duration, response: Duration) -> RedisResult<Own> {
+        match self {
+            Connector::Single(client) => {
+                let config = ::redis::AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(timeout))
+                    .set_response_timeout(Some(response));
+                let con = client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await?;
+                Ok(Own::Single(con))
+            }
+            Connector::Cluster(client) => {
+                let config = ::redis::cluster::ClusterConfig::new()
+                    .set_connection_timeout(timeout)
+                    .set_response_timeout(response);
+                let connect = client.get_async_connection_with_config(config);
+                match tokio::time::timeout(timeout, connect).await {
+                    Ok(con) => Ok(Own::Cluster(con?)),
+                    Err(_) => Err(RedisError::from(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "connecting to the cluster timed out",
+                    ))),
+                }
+            }
+        }
+    }
+}
+
+impl Own {
+    /// One command, as sent (no timeout but the connection's own).
+    pub(super) async fn query<T: FromRedisValue>(&mut self, cmd: &Cmd) -> RedisResult<T> {
+        match self {
+            Own::Single(con) => cmd.query_async(con).await,
+            Own::Cluster(con) => cmd.query_async(con).await,
         }
     }
 }

@@ -24,12 +24,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use ::redis::aio::MultiplexedConnection;
-use ::redis::{AsyncConnectionConfig, RedisResult, Value};
+use ::redis::{RedisResult, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Conn, Resend};
+use super::connection::{Conn, Connector, Own, Resend};
 use super::pubsub::random_origin;
 
 /// The first wait before reconnecting or appending again; it doubles up to [`MAX_BACKOFF`].
@@ -70,7 +69,7 @@ impl Fanout {
     /// Starts the appending and the reading task (inside a Tokio runtime) on stream
     /// `<prefix><name>`, trimmed to about `backlog` entries.
     pub(super) fn open(
-        client: ::redis::Client,
+        client: Connector,
         conn: Conn,
         name: &str,
         queue: usize,
@@ -186,7 +185,7 @@ async fn appending(
 /// Keeps a reading connection, reconnecting with a capped backoff, and hands what other
 /// buses appended to `on_entry`.
 async fn reading(
-    client: ::redis::Client,
+    client: Connector,
     timeout: Duration,
     on_entry: OnEntry,
     shared: Arc<Shared>,
@@ -224,19 +223,13 @@ struct Cursor {
 
 /// One connection's worth of reading: ends with the error that ended it.
 async fn read(
-    client: &::redis::Client,
+    client: &Connector,
     timeout: Duration,
     cursor: &mut Cursor,
     on_entry: &OnEntry,
     shared: &Shared,
 ) -> ::redis::RedisError {
-    let config = AsyncConnectionConfig::new()
-        .set_connection_timeout(Some(timeout))
-        .set_response_timeout(Some(BLOCK + timeout));
-    let mut con = match client
-        .get_multiplexed_async_connection_with_config(&config)
-        .await
-    {
+    let mut con = match client.connect(timeout, BLOCK + timeout).await {
         Ok(c) => c,
         Err(e) => return e,
     };
@@ -256,8 +249,8 @@ async fn read(
             .arg("STREAMS")
             .arg(&shared.key)
             .arg(cursor.after().to_string())
-            .query_async::<Value>(&mut con)
-            .await;
+            .to_owned();
+        let reply = con.query::<Value>(&reply).await;
         let entries = match reply {
             Ok(v) => entries(v),
             Err(e) => return e,
@@ -276,15 +269,15 @@ async fn read(
 }
 
 /// The id of the stream's newest entry (`None`: no stream).
-async fn newest(con: &mut MultiplexedConnection, key: &str) -> RedisResult<Option<EntryId>> {
-    let v: Value = ::redis::cmd("XREVRANGE")
+async fn newest(con: &mut Own, key: &str) -> RedisResult<Option<EntryId>> {
+    let cmd = ::redis::cmd("XREVRANGE")
         .arg(key)
         .arg("+")
         .arg("-")
         .arg("COUNT")
         .arg(1)
-        .query_async(con)
-        .await?;
+        .to_owned();
+    let v: Value = con.query(&cmd).await?;
     Ok(match v {
         Value::Array(items) => items.into_iter().find_map(|e| entry(e).map(|e| e.id)),
         _ => None,

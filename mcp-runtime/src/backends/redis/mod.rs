@@ -35,8 +35,8 @@
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
 //! [`StoreError::Unavailable`](crate::session::StoreError::Unavailable) (a 503 on HTTP).
-//! The backends connect to one Redis (or a primary with replicas); the key layout is ready
-//! for Redis Cluster, which the connection does not speak yet.
+//! The backends connect to one Redis (or a primary with replicas), or to a Redis Cluster
+//! ([`RedisConfig::cluster`]): each call goes to the primary of its keys' slot.
 //!
 //! An adapter floor: it implements the contracts of `session/` (the stores, the bus, the
 //! relay, the task store) and imports only `common` and `session`. `stores.rs` is the

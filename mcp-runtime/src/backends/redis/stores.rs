@@ -9,7 +9,7 @@ use std::time::Duration;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
-use super::connection::{Conn, Resend};
+use super::connection::{Conn, Connector, Link, Resend};
 use super::events::RedisEventStore;
 use super::relay::RedisAnswerRelay;
 use super::replay::RedisReplayGuard;
@@ -38,6 +38,8 @@ use crate::session::StoreError;
 #[derive(Clone)]
 pub struct RedisConfig {
     url: String,
+    /// The seed nodes of a Redis Cluster (empty: one Redis at `url`).
+    cluster: Vec<String>,
     prefix: String,
     timeout: Duration,
     event_ttl: Duration,
@@ -49,6 +51,10 @@ impl fmt::Debug for RedisConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisConfig")
             .field("url", &redacted(&self.url))
+            .field(
+                "cluster",
+                &self.cluster.iter().map(|u| redacted(u)).collect::<Vec<_>>(),
+            )
             .field("prefix", &self.prefix)
             .field("timeout", &self.timeout)
             .field("event_ttl", &self.event_ttl)
@@ -82,12 +88,24 @@ impl RedisConfig {
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
+            cluster: Vec::new(),
             prefix: DEFAULT_PREFIX.to_owned(),
             timeout: Duration::from_secs(1),
             event_ttl: Duration::from_secs(60 * 60),
             max_events_per_stream: 1024,
             tasks: TaskLimits::default(),
         }
+    }
+
+    /// A Redis Cluster reached through any of `nodes` (`redis://host:port` each; the others
+    /// are discovered), with the defaults of [`new`](Self::new). Every script names keys of
+    /// one hash slot; the answer relay subscribes through the first node (a cluster hands a
+    /// `PUBLISH` to every node).
+    pub fn cluster<S: Into<String>>(nodes: impl IntoIterator<Item = S>) -> Self {
+        let cluster: Vec<String> = nodes.into_iter().map(Into::into).collect();
+        let mut config = Self::new(cluster.first().cloned().unwrap_or_default());
+        config.cluster = cluster;
+        config
     }
 
     /// Every key starts with `prefix` (deployments sharing one Redis use different ones).
@@ -149,19 +167,34 @@ impl RedisConfig {
     /// server may start while Redis is still away). Fails only on a malformed URL. Call it
     /// inside a Tokio runtime.
     pub fn connect_lazy(self) -> Result<RedisStores, StoreError> {
-        let client = ::redis::Client::open(self.url.as_str())
-            .map_err(|e| StoreError::Unavailable(format!("bad redis URL: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout))
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(20))
-            .set_max_delay(Duration::from_millis(200));
-        let manager = ConnectionManager::new_lazy_with_config(client.clone(), config)
-            .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
+        let bad = |e: ::redis::RedisError| StoreError::Unavailable(format!("bad redis URL: {e}"));
+        let client = ::redis::Client::open(self.url.as_str()).map_err(bad)?;
+        let (link, connector) = if self.cluster.is_empty() {
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(self.timeout))
+                .set_response_timeout(Some(self.timeout))
+                .set_number_of_retries(2)
+                .set_min_delay(Duration::from_millis(20))
+                .set_max_delay(Duration::from_millis(200));
+            let manager = ConnectionManager::new_lazy_with_config(client.clone(), config)
+                .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
+            (Link::Single(manager), Connector::Single(client.clone()))
+        } else {
+            let cluster = ::redis::cluster::ClusterClientBuilder::new(self.cluster.clone())
+                .connection_timeout(self.timeout)
+                .response_timeout(self.timeout)
+                .build()
+                .map_err(bad)?;
+            let config = ::redis::cluster::ClusterConfig::new()
+                .set_connection_timeout(self.timeout)
+                .set_response_timeout(self.timeout);
+            let con = cluster.get_pending_async_connection_with_config(config);
+            (Link::Cluster(con), Connector::Cluster(Box::new(cluster)))
+        };
         Ok(RedisStores {
             client,
-            conn: Conn::new(manager, Arc::from(self.prefix), self.timeout),
+            connector,
+            conn: Conn::new(link, Arc::from(self.prefix), self.timeout),
             event_ttl: self.event_ttl,
             max_events_per_stream: self.max_events_per_stream,
             tasks: self.tasks,
@@ -172,8 +205,10 @@ impl RedisConfig {
 /// A connection to Redis that hands out the stores; every store it gives shares it.
 #[derive(Clone)]
 pub struct RedisStores {
-    /// For the bus's pub/sub connections (the stores share `conn`).
+    /// For the relay's pub/sub connections (the stores share `conn`).
     client: ::redis::Client,
+    /// For the bus's reading connections.
+    connector: Connector,
     conn: Conn,
     event_ttl: Duration,
     max_events_per_stream: usize,
@@ -225,7 +260,7 @@ impl RedisStores {
     /// events are still delivered in this process but not published (and counted).
     pub fn bus_with_queue(&self, queue: usize) -> RedisBus {
         RedisBus::start(
-            self.client.clone(),
+            self.connector.clone(),
             self.conn.clone(),
             queue,
             DEFAULT_BACKLOG,
