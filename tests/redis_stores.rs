@@ -736,7 +736,18 @@ async fn the_stores_and_the_bus_run_on_a_three_primary_cluster() {
                 .unwrap()
         }
     };
-    let (sa, sb) = (connect("k:").await, connect("k:").await);
+    let sa = connect("k:").await;
+    // The other replica from one URL.
+    let hosts: Vec<String> = cluster
+        .nodes
+        .iter()
+        .map(|n| format!("127.0.0.1:{}", n.port))
+        .collect();
+    let sb = RedisConfig::new(format!("redis+cluster://{}", hosts.join(",")))
+        .prefix("k:")
+        .connect()
+        .await
+        .unwrap();
     let ttl = Duration::from_secs(60);
 
     // Sessions, and two replicas subscribing at the same instant.

@@ -84,11 +84,14 @@ pub const DEFAULT_PREFIX: &str = "mcp:";
 impl RedisConfig {
     /// Redis at `url` (`redis://[user:password@]host:port/db`), keys under `mcp:`, a 1 s
     /// timeout per call, events kept for an hour after a stream's last event and at most
-    /// 1024 per stream.
+    /// 1024 per stream. `redis+cluster://[user:password@]host:port,host:port,...` is a Redis
+    /// Cluster reached through those nodes (as [`cluster`](Self::cluster)).
     pub fn new(url: impl Into<String>) -> Self {
+        let url = url.into();
+        let cluster = cluster_nodes(&url).unwrap_or_default();
         Self {
-            url: url.into(),
-            cluster: Vec::new(),
+            url: cluster.first().cloned().unwrap_or(url),
+            cluster,
             prefix: DEFAULT_PREFIX.to_owned(),
             timeout: Duration::from_secs(1),
             event_ttl: Duration::from_secs(60 * 60),
@@ -202,6 +205,23 @@ impl RedisConfig {
     }
 }
 
+/// The nodes of a `redis+cluster://[userinfo@]host:port,host:port[/]` URL, each as
+/// `redis://[userinfo@]host:port`; `None` for any other URL.
+fn cluster_nodes(url: &str) -> Option<Vec<String>> {
+    let rest = url.strip_prefix("redis+cluster://")?;
+    let rest = rest.trim_end_matches('/');
+    let (user, hosts) = match rest.rsplit_once('@') {
+        Some((user, hosts)) => (format!("{user}@"), hosts),
+        None => (String::new(), rest),
+    };
+    let nodes: Vec<String> = hosts
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(|h| format!("redis://{user}{h}"))
+        .collect();
+    (!nodes.is_empty()).then_some(nodes)
+}
+
 /// A connection to Redis that hands out the stores; every store it gives shares it.
 #[derive(Clone)]
 pub struct RedisStores {
@@ -300,6 +320,24 @@ impl fmt::Debug for RedisStores {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cluster_url_names_its_nodes() {
+        let cfg = RedisConfig::new("redis+cluster://u:pw@10.0.0.1:7000,10.0.0.2:7001/");
+        assert_eq!(
+            cfg.cluster,
+            ["redis://u:pw@10.0.0.1:7000", "redis://u:pw@10.0.0.2:7001"]
+        );
+        assert_eq!(cfg.url, "redis://u:pw@10.0.0.1:7000");
+        assert!(!format!("{cfg:?}").contains("pw"));
+        assert_eq!(
+            cluster_nodes("redis+cluster://h:1"),
+            Some(vec!["redis://h:1".to_owned()])
+        );
+        assert_eq!(cluster_nodes("redis://h:1/0"), None);
+        assert_eq!(cluster_nodes("redis+cluster://"), None);
+        assert!(RedisConfig::new("redis://h:1/0").cluster.is_empty());
+    }
 
     #[test]
     fn debug_output_hides_the_password() {
