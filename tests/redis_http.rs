@@ -694,3 +694,144 @@ async fn a_listen_stream_hears_every_update_once_while_redis_connections_are_kil
     }
     drop((a, b));
 }
+
+/// Redis commands per request of each kind, as `MONITOR` sees them (commands clients sent,
+/// and commands the scripts ran), each kind measured warm (its second run: the scripts are
+/// loaded): printed for `BENCHMARKS.md`, bounded here. The bus's own reads (`XREAD`, per
+/// replica every 2 s, not per request) are left out.
+#[tokio::test]
+async fn redis_commands_per_request_of_each_kind() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let stores = connect(&redis).await;
+    let a = start(&stores).await;
+    let (b, _hb) = start_with_bus(&stores).await;
+    let mut m = support::redis::Monitor::start(redis.port);
+    let bus = ["XREAD", "XREVRANGE"];
+    let mut rows = Vec::new();
+
+    let mut sid = String::new();
+    let mut init = None;
+    for _ in 0..2 {
+        let (r, c) = m
+            .around(&bus, send(a.addr, "POST", None, Some(initialize())))
+            .await;
+        sid = r.header("mcp-session-id").unwrap().to_owned();
+        init = Some(c);
+    }
+    rows.push(("legacy initialize", init.unwrap()));
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (_, c) = m
+        .around(&bus, send(a.addr, "POST", Some(&sid), Some(note)))
+        .await;
+    rows.push(("legacy notifications/initialized", c));
+    let mut call = None;
+    for _ in 0..2 {
+        let (r, c) = m
+            .around(&bus, send(a.addr, "POST", Some(&sid), Some(whoami_call())))
+            .await;
+        assert_eq!(text(&r), "roaming-client");
+        call = Some(c);
+    }
+    let call = call.unwrap();
+    rows.push(("legacy tools/call, JSON answer", call));
+    let count = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                       "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let mut stream = None;
+    let mut first = String::new();
+    for _ in 0..2 {
+        let (r, c) = m
+            .around(&bus, send(a.addr, "POST", Some(&sid), Some(count.clone())))
+            .await;
+        assert_eq!(text(&r), "counted");
+        first = r
+            .body
+            .lines()
+            .find_map(|l| l.strip_prefix("id: "))
+            .unwrap()
+            .to_owned();
+        stream = Some(c);
+    }
+    rows.push((
+        "legacy tools/call, SSE answer of 5 events (priming, 3 progress, answer)",
+        stream.unwrap(),
+    ));
+    let mut resume = None;
+    for _ in 0..2 {
+        let (r, c) = m
+            .around(
+                &bus,
+                send_with(a.addr, "GET", Some(&sid), None, Some(&first)),
+            )
+            .await;
+        assert_eq!(r.status, 200);
+        resume = Some(c);
+    }
+    rows.push((
+        "resume of that stream (GET, Last-Event-ID)",
+        resume.unwrap(),
+    ));
+
+    let modern = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": support::modern(json!({"name": "whoami", "arguments": {}}))});
+    let req = || {
+        http::request(a.addr, "POST", "/mcp")
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "whoami")
+    };
+    let (r, stateless) = m
+        .around(&bus, http::send(a.addr, req(), modern.to_string()))
+        .await;
+    assert_eq!(r.status(), 200);
+    rows.push(("2026-07-28 tools/call (stateless)", stateless));
+
+    let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": support::modern(json!({"notifications": {"resourceSubscriptions": ["notes://1"]}}))});
+    let req = http::request(b.addr, "POST", "/mcp")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen");
+    let (mut body, open) = m
+        .around(&bus, async {
+            let r = http::send(b.addr, req, listen.to_string()).await;
+            let mut body = r.into_body();
+            let mut buf = String::new();
+            read_until(&mut body, &mut buf, |b| b.contains("acknowledged")).await;
+            body
+        })
+        .await;
+    rows.push(("2026-07-28 subscriptions/listen, opened", open));
+    let mut updates = None;
+    for _ in 0..2 {
+        let ((), c) = m
+            .around(&bus, async {
+                _hb.resource_updated("notes://1");
+                let mut buf = String::new();
+                read_until(&mut body, &mut buf, |b| b.contains("notes://1")).await;
+            })
+            .await;
+        updates = Some(c);
+    }
+    rows.push((
+        "a resource update published, heard on a listen stream",
+        updates.unwrap(),
+    ));
+
+    eprintln!("| request | commands sent | commands in scripts |");
+    eprintln!("| --- | ---: | ---: |");
+    for (what, c) in &rows {
+        eprintln!("| {what} | {} | {} |", c.round_trips, c.inner);
+    }
+    assert_eq!(stateless.round_trips, 0, "a stateless call needs no Redis");
+    assert_eq!(
+        open.round_trips, 0,
+        "a listen stream costs no Redis call of its own"
+    );
+    assert!(call.round_trips <= 2, "{call:?}");
+    drop((a, b));
+}

@@ -282,3 +282,118 @@ impl RedisCluster {
             .collect()
     }
 }
+
+/// Every command Redis runs, as `MONITOR` shows it, from a connection of its own (a thread
+/// that stops with the monitor). [`Monitor::around`] counts what one step sends.
+pub struct Monitor {
+    port: u16,
+    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    marks: usize,
+}
+
+/// What one step sent: `round_trips` commands from clients, `inner` commands scripts ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Commands {
+    pub round_trips: usize,
+    pub inner: usize,
+}
+
+impl Monitor {
+    pub fn start(port: u16) -> Self {
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        (&stream).write_all(b"*1\r\n$7\r\nMONITOR\r\n").unwrap();
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (l, s) = (lines.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let mut r = BufReader::new(stream);
+            let mut line = String::new();
+            while !s.load(std::sync::atomic::Ordering::Relaxed) {
+                match r.read_line(&mut line) {
+                    Ok(0) => return,
+                    Ok(_) if line.ends_with('\n') => {
+                        l.lock().unwrap().push(std::mem::take(&mut line));
+                    }
+                    _ => {}
+                }
+            }
+        });
+        let mut m = Self {
+            port,
+            lines,
+            stop,
+            thread: Some(thread),
+            marks: 0,
+        };
+        m.mark();
+        m
+    }
+
+    /// Sends a marker and waits until the monitor shows it; the lines before it.
+    fn mark(&mut self) -> Vec<String> {
+        self.marks += 1;
+        let mark = format!("mcp-test-mark-{}", self.marks);
+        raw(self.port, &["ECHO", &mark]).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            {
+                let mut lines = self.lines.lock().unwrap();
+                if let Some(i) = lines.iter().position(|l| l.contains(&mark)) {
+                    let before: Vec<String> = lines.drain(..=i).collect();
+                    return before[..before.len() - 1].to_vec();
+                }
+            }
+            assert!(Instant::now() < deadline, "the monitor is stuck");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// What Redis ran while `step` did, `ignoring` commands whose name it lists (say a
+    /// bus's periodic `XREAD`).
+    pub async fn around<F: std::future::Future>(
+        &mut self,
+        ignoring: &[&str],
+        step: F,
+    ) -> (F::Output, Commands) {
+        self.mark();
+        let out = step.await;
+        // Writes a request makes after its answer (say, a session saved) land meanwhile.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let lines = self.mark();
+        let wanted = |l: &&String| {
+            !ignoring
+                .iter()
+                .any(|c| l.to_ascii_uppercase().contains(&format!("] \"{c}\"")))
+        };
+        if std::env::var_os("MCP_TEST_MONITOR").is_some() {
+            for l in &lines {
+                eprint!("  {l}");
+            }
+        }
+        let inner = lines
+            .iter()
+            .filter(wanted)
+            .filter(|l| l.contains("lua]"))
+            .count();
+        let round_trips = lines
+            .iter()
+            .filter(wanted)
+            .filter(|l| !l.contains("lua]"))
+            .count();
+        (out, Commands { round_trips, inner })
+    }
+}
+
+impl Drop for Monitor {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
