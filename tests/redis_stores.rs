@@ -23,7 +23,7 @@ use mcp::runtime::{ReplayGuard, SubscriptionBus};
 use mcp::types::{CallToolResult, ContentBlock};
 use mcp::version::ProtocolVersion;
 use support::redis::{
-    RedisCluster, RedisServer, assert_every_key_expires, int, keys_with_ttl, raw,
+    RedisCluster, RedisSentinels, RedisServer, assert_every_key_expires, int, keys_with_ttl, raw,
 };
 use support::task_store;
 
@@ -830,4 +830,103 @@ async fn the_stores_and_the_bus_run_on_a_three_primary_cluster() {
         .filter(|n| int(n.port, &["DBSIZE"]) > 0)
         .count();
     assert!(holding >= 2, "keys on {holding} of 3 primaries");
+}
+
+/// Retries `f` until it succeeds (up to 30 s): calls during a failover fail in bounded
+/// time and are retried, as a client retries a 503.
+async fn until_ok<T, E: std::fmt::Debug, F: std::future::Future<Output = Result<T, E>>>(
+    mut f: impl FnMut() -> F,
+) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match f().await {
+            Ok(v) => return v,
+            Err(e) => assert!(Instant::now() < deadline, "still failing: {e:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_stores_and_the_bus_follow_a_sentinel_failover() {
+    let Some(mut sentinels) = RedisSentinels::start() else {
+        return;
+    };
+    let connect = || async {
+        RedisConfig::new(sentinels.url())
+            .prefix("f:")
+            .timeout(Duration::from_millis(500))
+            .connect()
+            .await
+            .unwrap()
+    };
+    let (sa, sb) = (connect().await, connect().await);
+    let ttl = Duration::from_secs(60);
+    let (a, b) = (sa.session_store(), sb.session_store());
+    a.create("s", &subscribed(&["u://1"]), ttl).await.unwrap();
+    let events = sa.event_store();
+    let first = events.append(&sid("s", "st"), b"1").await.unwrap();
+    let tasks = sa.task_store();
+    tasks
+        .create(TaskRecord::new("t", None, None))
+        .await
+        .unwrap();
+    let (bus_a, bus_b) = (sa.bus(), sb.bus());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(bus_a.is_connected() && bus_b.is_connected()) {
+        assert!(Instant::now() < deadline, "the buses read");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let rx = bus_b.subscribe();
+    const N: usize = 30;
+    let updated = |i: usize| mcp::runtime::ServerEvent::ResourceUpdated {
+        uri: format!("f://{i}"),
+    };
+    for i in 0..N / 3 {
+        bus_a.publish(updated(i));
+    }
+    // What was acknowledged is on the replica before the primary goes.
+    let (old, new) = (sentinels.primary.port, sentinels.replica.port);
+    assert!(matches!(
+        raw(old, &["WAIT", "1", "5000"]),
+        Ok(support::redis::Resp::Int(1))
+    ));
+    sentinels.primary.stop();
+    // Published while the sentinels fail over.
+    for i in N / 3..N {
+        bus_a.publish(updated(i));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sentinels.primary_port() != Some(new) {
+        assert!(Instant::now() < deadline, "no failover to {new}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Everything acknowledged before is there, read through the new primary.
+    let got = until_ok(|| b.load("s")).await;
+    assert_eq!(got, Some(subscribed(&["u://1"])));
+    let r = until_ok(|| events.replay_after(&first)).await;
+    assert!(r.is_some(), "the stream is known");
+    assert!(until_ok(|| tasks.get("t")).await.is_some());
+    // And written again.
+    let both = subscribed(&["u://1", "u://2"]);
+    assert!(until_ok(|| b.save("s", &both, ttl)).await);
+    let st = sid("s", "st");
+    until_ok(|| events.append(&st, b"2")).await;
+    assert_eq!(
+        until_ok(|| a.load("s")).await,
+        Some(subscribed(&["u://1", "u://2"]))
+    );
+    // Every event, before and during the failover, reached the other bus once, in order.
+    let mut rx = rx;
+    for i in 0..N {
+        let e = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .unwrap_or_else(|_| panic!("event {i} within 30 s"));
+        assert_eq!(e, Some(updated(i)));
+    }
+    let late = tokio::time::timeout(Duration::from_millis(500), rx.recv()).await;
+    assert!(late.is_err(), "no repeat: {late:?}");
+    assert_ne!(old, new);
 }

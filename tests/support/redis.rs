@@ -81,19 +81,43 @@ impl RedisServer {
     }
 
     pub(crate) fn start_with(port: u16, extra: &[&str]) -> Self {
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        let conf = extra
+            .windows(2)
+            .find(|w| w[0] == "--cluster-config-file")
+            .map(|w| w[1].into());
+        let mut cmd = Command::new("redis-server");
+        cmd.args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
-            .args(extra)
+            .args(extra);
+        Self::spawn(cmd, port, conf)
+    }
+
+    /// A sentinel on a free port watching primary `service` at `primary` with a quorum of 2
+    /// (down after 500 ms); its config file (Sentinel rewrites it) removed on drop.
+    pub fn start_sentinel(service: &str, primary: u16) -> Self {
+        let port = Self::free_port().expect("redis-server is there");
+        let conf = std::env::temp_dir().join(format!("mcp-test-sentinel-{port}.conf"));
+        std::fs::write(
+            &conf,
+            format!(
+                "port {port}\nbind 127.0.0.1\nsentinel monitor {service} 127.0.0.1 {primary} 2\n\
+                 sentinel down-after-milliseconds {service} 500\n\
+                 sentinel failover-timeout {service} 5000\n"
+            ),
+        )
+        .unwrap();
+        let mut cmd = Command::new("redis-server");
+        cmd.arg(&conf).arg("--sentinel");
+        Self::spawn(cmd, port, Some(conf))
+    }
+
+    fn spawn(mut cmd: Command, port: u16, conf: Option<std::path::PathBuf>) -> Self {
+        let child = cmd
             .current_dir(std::env::temp_dir())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
-        let conf = extra
-            .windows(2)
-            .find(|w| w[0] == "--cluster-config-file")
-            .map(|w| w[1].into());
         let mut server = Self { child, port, conf };
         let deadline = Instant::now() + Duration::from_secs(10);
         while raw(port, &["PING"]).ok() != Some(Resp::Simple("PONG".into())) {
@@ -394,6 +418,88 @@ impl Drop for Monitor {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+    }
+}
+
+/// The text of `INFO <section>` (or of any bulk reply).
+pub fn info(port: u16, args: &[&str]) -> String {
+    match raw(port, args) {
+        Ok(Resp::Bulk(Some(b))) => String::from_utf8_lossy(&b).into_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A primary, its replica and three sentinels watching it as `mymaster`, each killed on
+/// drop; ready once the replica is in sync and every sentinel knows the replica and the
+/// other two.
+pub struct RedisSentinels {
+    pub primary: RedisServer,
+    pub replica: RedisServer,
+    pub sentinels: Vec<RedisServer>,
+}
+
+impl RedisSentinels {
+    pub const SERVICE: &'static str = "mymaster";
+
+    pub fn start() -> Option<Self> {
+        let primary = RedisServer::start()?;
+        let rport = RedisServer::free_port()?;
+        let replica = RedisServer::start_with(
+            rport,
+            &["--replicaof", "127.0.0.1", &primary.port.to_string()],
+        );
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !info(replica.port, &["INFO", "replication"]).contains("master_link_status:up") {
+            assert!(Instant::now() < deadline, "the replica did not sync");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let sentinels: Vec<RedisServer> = (0..3)
+            .map(|_| RedisServer::start_sentinel(Self::SERVICE, primary.port))
+            .collect();
+        for s in &sentinels {
+            loop {
+                let replicas = raw(s.port, &["SENTINEL", "REPLICAS", Self::SERVICE]);
+                let others = raw(s.port, &["SENTINEL", "SENTINELS", Self::SERVICE]);
+                let n = |r: &std::io::Result<Resp>| match r {
+                    Ok(Resp::Array(a)) => a.len(),
+                    _ => 0,
+                };
+                if n(&replicas) >= 1 && n(&others) >= 2 {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "the sentinels did not meet");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        Some(Self {
+            primary,
+            replica,
+            sentinels,
+        })
+    }
+
+    /// `redis+sentinel://127.0.0.1:<port>,.../mymaster`.
+    pub fn url(&self) -> String {
+        let hosts: Vec<String> = self
+            .sentinels
+            .iter()
+            .map(|s| format!("127.0.0.1:{}", s.port))
+            .collect();
+        format!("redis+sentinel://{}/{}", hosts.join(","), Self::SERVICE)
+    }
+
+    /// The port of the primary the first sentinel names now.
+    pub fn primary_port(&self) -> Option<u16> {
+        match raw(
+            self.sentinels[0].port,
+            &["SENTINEL", "GET-MASTER-ADDR-BY-NAME", Self::SERVICE],
+        ) {
+            Ok(Resp::Array(a)) => match a.get(1) {
+                Some(Resp::Bulk(Some(p))) => String::from_utf8_lossy(p).parse().ok(),
+                _ => None,
+            },
+            _ => None,
         }
     }
 }

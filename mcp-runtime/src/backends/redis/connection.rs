@@ -7,9 +7,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::redis::aio::{ConnectionLike, ConnectionManager};
+use ::redis::aio::{ConnectionLike, ConnectionManager, MultiplexedConnection};
 use ::redis::cluster_async::ClusterConnection;
-use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation};
+use ::redis::sentinel::SentinelClient;
+use ::redis::{
+    Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation, ServerErrorKind,
+};
 
 use crate::session::StoreError;
 
@@ -28,6 +31,101 @@ pub(super) enum Link {
     Single(ConnectionManager),
     /// A Redis Cluster: each call goes to the primary of its first key's slot.
     Cluster(ClusterConnection),
+    /// The primary that Sentinel names, asked again after a call fails on it.
+    Sentinel(Arc<SentinelLink>),
+}
+
+/// A primary found through Sentinel: one multiplexed connection to it, dropped when a call
+/// fails on it (the connection went, or the server answers `READONLY`: it was demoted), so
+/// the next call asks the sentinels again and reaches the new primary.
+pub(super) struct SentinelLink {
+    sentinel: tokio::sync::Mutex<SentinelClient>,
+    current: std::sync::Mutex<Option<MultiplexedConnection>>,
+    timeout: Duration,
+}
+
+impl SentinelLink {
+    pub(super) fn new(sentinel: SentinelClient, timeout: Duration) -> Self {
+        Self {
+            sentinel: tokio::sync::Mutex::new(sentinel),
+            current: std::sync::Mutex::new(None),
+            timeout,
+        }
+    }
+
+    /// A client of the primary the sentinels name now.
+    pub(super) async fn primary(&self) -> RedisResult<::redis::Client> {
+        self.sentinel.lock().await.async_get_client().await
+    }
+
+    async fn connection(&self) -> RedisResult<MultiplexedConnection> {
+        if let Some(c) = self.current.lock().expect("not poisoned").clone() {
+            return Ok(c);
+        }
+        let config = ::redis::AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout));
+        let con = self
+            .primary()
+            .await?
+            .get_multiplexed_async_connection_with_config(&config)
+            .await?;
+        *self.current.lock().expect("not poisoned") = Some(con.clone());
+        Ok(con)
+    }
+
+    /// Runs `req` on the primary; after a failure that may be a failover, forgets the
+    /// connection and, where `resend` allows (or the old primary refused a write), runs it
+    /// once more on the primary the sentinels name then.
+    async fn call<T: FromRedisValue>(&self, req: &Request<'_>, resend: Resend) -> RedisResult<T> {
+        let mut con = self.connection().await?;
+        match req.run(&mut con).await {
+            Err(e) if failed_over(&e) => {
+                *self.current.lock().expect("not poisoned") = None;
+                if !(resend.allows(&e) || read_only(&e)) {
+                    return Err(e);
+                }
+                let mut con = self.connection().await?;
+                req.run(&mut con).await
+            }
+            other => other,
+        }
+    }
+}
+
+fn read_only(e: &RedisError) -> bool {
+    e.kind() == ErrorKind::Server(ServerErrorKind::ReadOnly)
+}
+
+fn failed_over(e: &RedisError) -> bool {
+    read_only(e) || e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal()
+}
+
+/// One call: a command or a script.
+enum Request<'a> {
+    Cmd(&'a Cmd),
+    Script(&'a ScriptInvocation<'a>),
+}
+
+impl Request<'_> {
+    async fn run<T: FromRedisValue>(&self, con: &mut impl ConnectionLike) -> RedisResult<T> {
+        match self {
+            Request::Cmd(cmd) => cmd.query_async(con).await,
+            Request::Script(script) => script.invoke_async(con).await,
+        }
+    }
+
+    /// Runs it, and once more as `resend` allows.
+    async fn twice<T: FromRedisValue>(
+        &self,
+        con: &mut impl ConnectionLike,
+        resend: Resend,
+    ) -> RedisResult<T> {
+        match self.run(con).await {
+            Err(e) if resend.allows(&e) => self.run(con).await,
+            other => other,
+        }
+    }
 }
 
 impl Conn {
@@ -66,20 +164,7 @@ impl Conn {
         cmd: &Cmd,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        async fn run<T: FromRedisValue>(
-            con: &mut impl ConnectionLike,
-            cmd: &Cmd,
-            resend: Resend,
-        ) -> RedisResult<T> {
-            match cmd.query_async(con).await {
-                Err(e) if resend.allows(&e) => cmd.query_async(con).await,
-                other => other,
-            }
-        }
-        match self.link.clone() {
-            Link::Single(mut con) => self.bounded(run(&mut con, cmd, resend)).await,
-            Link::Cluster(mut con) => self.bounded(run(&mut con, cmd, resend)).await,
-        }
+        self.call(Request::Cmd(cmd), resend).await
     }
 
     /// Runs one script within the timeout, as [`cmd`](Self::cmd).
@@ -88,19 +173,18 @@ impl Conn {
         script: &ScriptInvocation<'_>,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        async fn run<T: FromRedisValue>(
-            con: &mut impl ConnectionLike,
-            script: &ScriptInvocation<'_>,
-            resend: Resend,
-        ) -> RedisResult<T> {
-            match script.invoke_async(con).await {
-                Err(e) if resend.allows(&e) => script.invoke_async(con).await,
-                other => other,
-            }
-        }
+        self.call(Request::Script(script), resend).await
+    }
+
+    async fn call<T: FromRedisValue>(
+        &self,
+        req: Request<'_>,
+        resend: Resend,
+    ) -> Result<T, StoreError> {
         match self.link.clone() {
-            Link::Single(mut con) => self.bounded(run(&mut con, script, resend)).await,
-            Link::Cluster(mut con) => self.bounded(run(&mut con, script, resend)).await,
+            Link::Single(mut con) => self.bounded(req.twice(&mut con, resend)).await,
+            Link::Cluster(mut con) => self.bounded(req.twice(&mut con, resend)).await,
+            Link::Sentinel(s) => self.bounded(s.call(&req, resend)).await,
         }
     }
 
@@ -124,7 +208,10 @@ impl Conn {
 #[derive(Clone)]
 pub(super) enum Connector {
     Single(::redis::Client),
-    Cluster(Box<::redis::cluster::ClusterClient>),
+    /// The cluster, and a client of one node for pub/sub (a cluster hands a `PUBLISH` to
+    /// every node).
+    Cluster(Box<(::redis::cluster::ClusterClient, ::redis::Client)>),
+    Sentinel(Arc<SentinelLink>),
 }
 
 /// A connection of one's own, from a [`Connector`].
@@ -137,7 +224,8 @@ impl Connector {
     /// Connects within `timeout`; each answer may then take up to `response`.
     pub(super) async fn connect(&self, timeout: Duration, response: Duration) -> RedisResult<Own> {
         match self {
-            Connector::Single(client) => {
+            Connector::Single(_) | Connector::Sentinel(_) => {
+                let client = self.pubsub_client().await?;
                 let config = ::redis::AsyncConnectionConfig::new()
                     .set_connection_timeout(Some(timeout))
                     .set_response_timeout(Some(response));
@@ -146,7 +234,8 @@ impl Connector {
                     .await?;
                 Ok(Own::Single(con))
             }
-            Connector::Cluster(client) => {
+            Connector::Cluster(clients) => {
+                let client = &clients.0;
                 let config = ::redis::cluster::ClusterConfig::new()
                     .set_connection_timeout(timeout)
                     .set_response_timeout(response);
@@ -159,6 +248,17 @@ impl Connector {
                     ))),
                 }
             }
+        }
+    }
+}
+
+impl Connector {
+    /// A client of one server to subscribe on: the one Redis, a cluster node, the primary.
+    pub(super) async fn pubsub_client(&self) -> RedisResult<::redis::Client> {
+        match self {
+            Connector::Single(client) => Ok(client.clone()),
+            Connector::Cluster(clients) => Ok(clients.1.clone()),
+            Connector::Sentinel(link) => link.primary().await,
         }
     }
 }

@@ -35,8 +35,10 @@
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
 //! [`StoreError::Unavailable`](crate::session::StoreError::Unavailable) (a 503 on HTTP).
-//! The backends connect to one Redis (or a primary with replicas), or to a Redis Cluster
-//! ([`RedisConfig::cluster`]): each call goes to the primary of its keys' slot.
+//! The backends connect to one Redis (or a primary with replicas), to a Redis Cluster
+//! ([`RedisConfig::cluster`], `redis+cluster://`: each call goes to the primary of its keys'
+//! slot), or to the primary Sentinel names ([`RedisConfig::sentinel`], `redis+sentinel://`:
+//! a call that fails on a demoted or vanished primary asks the sentinels again).
 //!
 //! An adapter floor: it implements the contracts of `session/` (the stores, the bus, the
 //! relay, the task store) and imports only `common` and `session`. `stores.rs` is the

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
-use super::connection::{Conn, Connector, Link, Resend};
+use super::connection::{Conn, Connector, Link, Resend, SentinelLink};
 use super::events::RedisEventStore;
 use super::relay::RedisAnswerRelay;
 use super::replay::RedisReplayGuard;
@@ -40,6 +40,8 @@ pub struct RedisConfig {
     url: String,
     /// The seed nodes of a Redis Cluster (empty: one Redis at `url`).
     cluster: Vec<String>,
+    /// The sentinels and the name of the primary they watch.
+    sentinel: Option<(Vec<String>, String)>,
     prefix: String,
     timeout: Duration,
     event_ttl: Duration,
@@ -55,6 +57,7 @@ impl fmt::Debug for RedisConfig {
                 "cluster",
                 &self.cluster.iter().map(|u| redacted(u)).collect::<Vec<_>>(),
             )
+            .field("sentinel", &self.sentinel)
             .field("prefix", &self.prefix)
             .field("timeout", &self.timeout)
             .field("event_ttl", &self.event_ttl)
@@ -89,9 +92,16 @@ impl RedisConfig {
     pub fn new(url: impl Into<String>) -> Self {
         let url = url.into();
         let cluster = cluster_nodes(&url).unwrap_or_default();
+        let sentinel = sentinel_nodes(&url);
+        // What `connect` opens a plain client on: a node, a sentinel, or the one Redis.
+        let first = cluster
+            .first()
+            .or(sentinel.as_ref().and_then(|(n, _)| n.first()))
+            .cloned();
         Self {
-            url: cluster.first().cloned().unwrap_or(url),
+            url: first.unwrap_or(url),
             cluster,
+            sentinel,
             prefix: DEFAULT_PREFIX.to_owned(),
             timeout: Duration::from_secs(1),
             event_ttl: Duration::from_secs(60 * 60),
@@ -108,6 +118,20 @@ impl RedisConfig {
         let cluster: Vec<String> = nodes.into_iter().map(Into::into).collect();
         let mut config = Self::new(cluster.first().cloned().unwrap_or_default());
         config.cluster = cluster;
+        config
+    }
+
+    /// The primary named `service` that the sentinels at `nodes` (`redis://host:port` each)
+    /// watch, followed through failovers: a call that fails on the old primary asks the
+    /// sentinels again (and is sent again where that is safe). The primary is reached with
+    /// database 0 and no password. With the defaults of [`new`](Self::new).
+    pub fn sentinel<S: Into<String>>(
+        nodes: impl IntoIterator<Item = S>,
+        service: impl Into<String>,
+    ) -> Self {
+        let nodes: Vec<String> = nodes.into_iter().map(Into::into).collect();
+        let mut config = Self::new(nodes.first().cloned().unwrap_or_default());
+        config.sentinel = Some((nodes, service.into()));
         config
     }
 
@@ -172,7 +196,17 @@ impl RedisConfig {
     pub fn connect_lazy(self) -> Result<RedisStores, StoreError> {
         let bad = |e: ::redis::RedisError| StoreError::Unavailable(format!("bad redis URL: {e}"));
         let client = ::redis::Client::open(self.url.as_str()).map_err(bad)?;
-        let (link, connector) = if self.cluster.is_empty() {
+        let (link, connector) = if let Some((nodes, service)) = &self.sentinel {
+            let sentinel = ::redis::sentinel::SentinelClient::build(
+                nodes.clone(),
+                service.clone(),
+                None,
+                ::redis::sentinel::SentinelServerType::Master,
+            )
+            .map_err(bad)?;
+            let link = Arc::new(SentinelLink::new(sentinel, self.timeout));
+            (Link::Sentinel(link.clone()), Connector::Sentinel(link))
+        } else if self.cluster.is_empty() {
             let config = ConnectionManagerConfig::new()
                 .set_connection_timeout(Some(self.timeout))
                 .set_response_timeout(Some(self.timeout))
@@ -192,10 +226,10 @@ impl RedisConfig {
                 .set_connection_timeout(self.timeout)
                 .set_response_timeout(self.timeout);
             let con = cluster.get_pending_async_connection_with_config(config);
-            (Link::Cluster(con), Connector::Cluster(Box::new(cluster)))
+            let node = Box::new((cluster, client.clone()));
+            (Link::Cluster(con), Connector::Cluster(node))
         };
         Ok(RedisStores {
-            client,
             connector,
             conn: Conn::new(link, Arc::from(self.prefix), self.timeout),
             event_ttl: self.event_ttl,
@@ -203,6 +237,20 @@ impl RedisConfig {
             tasks: self.tasks,
         })
     }
+}
+
+/// The sentinels and the service of a `redis+sentinel://host:port,host:port/<service>` URL,
+/// each sentinel as `redis://host:port`; `None` for any other URL.
+fn sentinel_nodes(url: &str) -> Option<(Vec<String>, String)> {
+    let rest = url.strip_prefix("redis+sentinel://")?;
+    let (hosts, service) = rest.split_once('/')?;
+    let nodes: Vec<String> = hosts
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(|h| format!("redis://{h}"))
+        .collect();
+    let service = service.trim_end_matches('/');
+    (!nodes.is_empty() && !service.is_empty()).then(|| (nodes, service.to_owned()))
 }
 
 /// The nodes of a `redis+cluster://[userinfo@]host:port,host:port[/]` URL, each as
@@ -225,9 +273,7 @@ fn cluster_nodes(url: &str) -> Option<Vec<String>> {
 /// A connection to Redis that hands out the stores; every store it gives shares it.
 #[derive(Clone)]
 pub struct RedisStores {
-    /// For the relay's pub/sub connections (the stores share `conn`).
-    client: ::redis::Client,
-    /// For the bus's reading connections.
+    /// For the bus's reading and the relay's pub/sub connections (the stores share `conn`).
     connector: Connector,
     conn: Conn,
     event_ttl: Duration,
@@ -293,7 +339,7 @@ impl RedisStores {
     /// ended when it is dropped; call it inside a Tokio runtime.
     pub fn answer_relay(&self) -> Arc<RedisAnswerRelay> {
         Arc::new(RedisAnswerRelay::start(
-            self.client.clone(),
+            self.connector.clone(),
             self.conn.clone(),
             DEFAULT_QUEUE,
         ))
@@ -320,6 +366,23 @@ impl fmt::Debug for RedisStores {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentinel_url_names_its_sentinels_and_service() {
+        let cfg = RedisConfig::new("redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/mymaster");
+        assert_eq!(
+            cfg.sentinel,
+            Some((
+                vec![
+                    "redis://10.0.0.1:26379".to_owned(),
+                    "redis://10.0.0.2:26379".to_owned()
+                ],
+                "mymaster".to_owned()
+            ))
+        );
+        assert_eq!(sentinel_nodes("redis+sentinel://h:1"), None, "no service");
+        assert_eq!(sentinel_nodes("redis://h:1/0"), None);
+    }
 
     #[test]
     fn a_cluster_url_names_its_nodes() {
