@@ -2,14 +2,26 @@
 # A loopback deployment of examples/everything: Redis, three replicas sharing it, and nginx
 # in front (round-robin, no stickiness, SSE unbuffered).
 #
+#   deploy/cluster.sh [--redis standalone|cluster|sentinel] COMMAND
+#
+# `--redis cluster` makes Redis a Redis Cluster of three primaries (no replicas) on the
+# fourth port after MCP_CLUSTER_PORT and the two after it (each node's cluster bus on its
+# port + 10000), given to the replicas as one `redis+cluster://` URL; `--redis sentinel` a
+# primary (fourth port), its replica (fifth) and three sentinels (the next three) watching
+# it as `mymaster`, given as one `redis+sentinel://` URL; `standalone` (the default, or
+# MCP_CLUSTER_REDIS) is one Redis. `start` remembers the choice in
+# MCP_CLUSTER_DIR for the later commands. Commands:
+#
 #   deploy/cluster.sh start         build, start every part, wait until each answers; the
 #                                   last line printed is `url=http://127.0.0.1:PORT/mcp`
 #   deploy/cluster.sh stop          stop everything this script started
 #   deploy/cluster.sh kill N        SIGKILL replica N (1..3)
 #   deploy/cluster.sh restart N     stop replica N (SIGTERM, then SIGKILL) and start it again
 #   deploy/cluster.sh restart-all   restart every replica, one after another
-#   deploy/cluster.sh redis-stop    stop Redis (its append-only file keeps the data)
-#   deploy/cluster.sh redis-start   start Redis again on the same port and data
+#   deploy/cluster.sh redis-stop    stop Redis, every node (append-only files keep the data)
+#   deploy/cluster.sh redis-start   start Redis again on the same ports and data
+#   deploy/cluster.sh redis-failover  (sentinel) SIGKILL the primary the sentinels name, and
+#                                   wait up to 30 s until they name the other one
 #   deploy/cluster.sh status        which parts are running
 #
 # Ports come from MCP_CLUSTER_PORT (default 8300): nginx on it, the replicas on the next
@@ -32,7 +44,32 @@ DIR="${MCP_CLUSTER_DIR:-/tmp/mcp-cluster-$PORT}"
 TTL="${MCP_CLUSTER_TTL:-3600}"
 REPLICAS=3
 REDIS_PORT=$((PORT + REPLICAS + 1))
-REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+
+REDIS_MODE=""
+if [ "${1:-}" = "--redis" ]; then
+    REDIS_MODE="${2:-}"
+    shift 2 || true
+fi
+if [ -z "$REDIS_MODE" ]; then
+    REDIS_MODE="$(cat "$DIR/redis-mode" 2>/dev/null || echo "${MCP_CLUSTER_REDIS:-standalone}")"
+fi
+case "$REDIS_MODE" in
+standalone) REDIS_NODES=(redis) ;;
+cluster) REDIS_NODES=(redis1 redis2 redis3) ;;
+sentinel) REDIS_NODES=(redis redis-replica sentinel1 sentinel2 sentinel3) ;;
+*)
+    echo "cluster: --redis standalone|cluster|sentinel expected, got '$REDIS_MODE'" >&2
+    exit 2
+    ;;
+esac
+redis_node_port() { echo $((REDIS_PORT + $1)); } # 0-based
+if [ "$REDIS_MODE" = sentinel ]; then
+    REDIS_URL="redis+sentinel://127.0.0.1:$((REDIS_PORT + 2)),127.0.0.1:$((REDIS_PORT + 3)),127.0.0.1:$((REDIS_PORT + 4))/mymaster"
+elif [ "$REDIS_MODE" = cluster ]; then
+    REDIS_URL="redis+cluster://127.0.0.1:$REDIS_PORT,127.0.0.1:$((REDIS_PORT + 1)),127.0.0.1:$((REDIS_PORT + 2))"
+else
+    REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+fi
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 BIN="$TARGET/debug/examples/everything"
 FEATURES="${MCP_CLUSTER_FEATURES:-http,redis}"
@@ -110,12 +147,75 @@ install_missing() {
 }
 
 redis_start() {
-    running redis && return 0
-    mkdir -p "$DIR/redis"
-    # The append-only file lets redis-stop/redis-start keep every session.
-    spawn redis redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$DIR/redis" \
-        --appendonly yes --appendfsync everysec --save '' --daemonize no
-    wait_port redis "$REDIS_PORT"
+    local i name port extra
+    for i in "${!REDIS_NODES[@]}"; do
+        name="${REDIS_NODES[$i]}"
+        port="$(redis_node_port "$i")"
+        running "$name" && continue
+        mkdir -p "$DIR/$name"
+        extra=()
+        case "$REDIS_MODE:$name" in
+        cluster:*) extra=(--cluster-enabled yes --cluster-config-file "$DIR/$name/nodes.conf") ;;
+        sentinel:redis-replica) extra=(--replicaof 127.0.0.1 "$REDIS_PORT") ;;
+        sentinel:sentinel*)
+            # Sentinel rewrites its file: written once, kept through restarts.
+            [ -f "$DIR/$name/sentinel.conf" ] || printf '%s\n' "port $port" "bind 127.0.0.1" \
+                "sentinel monitor mymaster 127.0.0.1 $REDIS_PORT 2" \
+                "sentinel down-after-milliseconds mymaster 1000" \
+                "sentinel failover-timeout mymaster 10000" >"$DIR/$name/sentinel.conf"
+            spawn "$name" redis-server "$DIR/$name/sentinel.conf" --sentinel --daemonize no
+            wait_port "$name" "$port"
+            continue
+            ;;
+        esac
+        # The append-only file lets redis-stop/redis-start keep every session.
+        spawn "$name" redis-server --bind 127.0.0.1 --port "$port" --dir "$DIR/$name" \
+            --appendonly yes --appendfsync everysec --save '' --daemonize no "${extra[@]}"
+        wait_port "$name" "$port"
+    done
+    if [ "$REDIS_MODE" = cluster ]; then redis_cluster_form; fi
+    if [ "$REDIS_MODE" = sentinel ]; then redis_sentinels_ready; fi
+}
+
+# Waits up to 30 s until the first sentinel knows the replica and the two other sentinels
+# (before that, a failover cannot happen).
+redis_sentinels_ready() {
+    local s1=$((REDIS_PORT + 2))
+    for _ in $(seq 1 300); do
+        if [ "$(redis-cli -p "$s1" sentinel replicas mymaster | grep -c '^name$')" -ge 1 ] &&
+            [ "$(redis-cli -p "$s1" sentinel sentinels mymaster | grep -c '^name$')" -ge 2 ]; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "cluster: the sentinels did not meet the replica and each other; see $DIR/sentinel1.log" >&2
+    return 1
+}
+
+# Makes the three nodes one cluster (once; restarted nodes find each other again from
+# their nodes.conf), then waits up to 20 s until every slot is served.
+redis_cluster_form() {
+    local p0 p1 p2
+    p0="$(redis_node_port 0)" p1="$(redis_node_port 1)" p2="$(redis_node_port 2)"
+    if ! redis-cli -p "$p0" cluster info | grep -q 'cluster_slots_assigned:16384'; then
+        redis-cli --cluster create "127.0.0.1:$p0" "127.0.0.1:$p1" "127.0.0.1:$p2" \
+            --cluster-replicas 0 --cluster-yes >>"$DIR/redis1.log" 2>&1
+    fi
+    for _ in $(seq 1 200); do
+        if redis-cli -p "$p0" cluster info | grep -q 'cluster_state:ok' &&
+            redis-cli -p "$p1" cluster info | grep -q 'cluster_state:ok' &&
+            redis-cli -p "$p2" cluster info | grep -q 'cluster_state:ok'; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "cluster: the Redis Cluster did not form; see $DIR/redis1.log" >&2
+    return 1
+}
+
+redis_stop() {
+    local name
+    for name in "${REDIS_NODES[@]}"; do stop_pid "$name"; done
 }
 
 # The sealing key every replica shares (made once per MCP_CLUSTER_DIR).
@@ -177,6 +277,7 @@ cmd="${1:-}"
 mkdir -p "$DIR"
 case "$cmd" in
 start)
+    echo "$REDIS_MODE" >"$DIR/redis-mode"
     install_missing
     (cd "$ROOT" && timeout 3600 "${CARGO:-cargo}" build -q --example everything --features "$FEATURES" --target-dir "$TARGET")
     redis_start
@@ -190,7 +291,7 @@ start)
 stop)
     stop_pid nginx
     for n in $(seq 1 "$REPLICAS"); do stop_pid "replica$n"; done
-    stop_pid redis
+    redis_stop
     # Last: when the watchdog itself runs `stop`, this ends it.
     stop_pid watchdog
     ;;
@@ -211,10 +312,33 @@ restart-all)
         replica_start "$n"
     done
     ;;
-redis-stop) stop_pid redis ;;
+redis-stop) redis_stop ;;
+redis-failover)
+    if [ "$REDIS_MODE" != sentinel ]; then
+        echo "cluster: redis-failover needs --redis sentinel (this one is $REDIS_MODE)" >&2
+        exit 2
+    fi
+    s1=$((REDIS_PORT + 2))
+    old="$(redis-cli -p "$s1" sentinel get-master-addr-by-name mymaster | sed -n 2p)"
+    victim=redis
+    [ "$old" = "$((REDIS_PORT + 1))" ] && victim=redis-replica
+    f="$(pidfile "$victim")"
+    [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+    for _ in $(seq 1 300); do
+        now="$(redis-cli -p "$s1" sentinel get-master-addr-by-name mymaster | sed -n 2p)"
+        if [ -n "$now" ] && [ "$now" != "$old" ]; then
+            echo "primary=127.0.0.1:$now (was $old)"
+            exit 0
+        fi
+        sleep 0.1
+    done
+    echo "cluster: no failover from $old within 30 s" >&2
+    exit 1
+    ;;
 redis-start) redis_start ;;
 status)
-    for name in redis replica1 replica2 replica3 nginx watchdog; do
+    for name in "${REDIS_NODES[@]}" replica1 replica2 replica3 nginx watchdog; do
         if running "$name"; then echo "$name running (pid $(cat "$(pidfile "$name")"))"; else echo "$name stopped"; fi
     done
     ;;

@@ -1,8 +1,9 @@
 //! The Redis subscription bus (feature `redis`) against a real `redis-server` each test
 //! starts on a free loopback port: an event published on one bus reaches the subscribers of
 //! every bus on the same prefix exactly once (its own included) and no bus on another
-//! prefix; garbage on the channel is skipped; with Redis stopped publishing neither blocks
-//! nor panics, and once Redis is back delivery resumes on the same buses.
+//! prefix; garbage on the stream is skipped; with every connection killed again and again
+//! (`CLIENT KILL`) while two buses publish, and with Redis killed and restarted while one
+//! publishes, every event reaches every subscriber of every bus exactly once, in order.
 //!
 //! Without `redis-server` on the PATH the tests fail when `CI` is set and are skipped
 //! (with a message) otherwise.
@@ -12,6 +13,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use mcp::runtime::backends::redis::{RedisBus, RedisConfig, RedisStores};
+use mcp::runtime::subscriptions::BusReceiver;
 use mcp::runtime::{ServerEvent, SubscriptionBus};
 use support::redis::{RedisServer, Resp, raw};
 
@@ -34,7 +36,7 @@ async fn connected(buses: &[&RedisBus]) {
 }
 
 /// The next event within 5 s.
-async fn next(rx: &mut mcp::runtime::subscriptions::BusReceiver) -> ServerEvent {
+async fn next(rx: &mut BusReceiver) -> ServerEvent {
     tokio::time::timeout(Duration::from_secs(5), rx.recv())
         .await
         .expect("an event within 5 s")
@@ -42,7 +44,7 @@ async fn next(rx: &mut mcp::runtime::subscriptions::BusReceiver) -> ServerEvent 
 }
 
 /// Nothing arrives within 300 ms.
-async fn silent(rx: &mut mcp::runtime::subscriptions::BusReceiver) {
+async fn silent(rx: &mut BusReceiver) {
     let got = tokio::time::timeout(Duration::from_millis(300), rx.recv()).await;
     assert!(got.is_err(), "unexpected {got:?}");
 }
@@ -59,7 +61,7 @@ async fn an_event_reaches_every_bus_once() {
     let s = stores(&redis, "b1:").await;
     let (a, b) = (s.bus(), s.bus());
     let other = stores(&redis, "elsewhere:").await.bus();
-    assert_eq!(a.channel(), "b1:events");
+    assert_eq!(a.stream_key(), "b1:bus");
     connected(&[&a, &b, &other]).await;
     let (mut ra, mut rb, mut ro) = (a.subscribe(), b.subscribe(), other.subscribe());
     let mut rb2 = b.subscribe();
@@ -97,7 +99,7 @@ async fn an_event_reaches_every_bus_once() {
 }
 
 #[tokio::test]
-async fn garbage_on_the_channel_is_skipped() {
+async fn garbage_on_the_stream_is_skipped() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
@@ -106,14 +108,35 @@ async fn garbage_on_the_channel_is_skipped() {
     connected(&[&a, &b]).await;
     let mut rb = b.subscribe();
     for junk in [
-        "not json",
-        "{\"origin\":\"x\",\"method\":\"notifications/unknown\"}",
-        "{\"origin\":\"x\",\"method\":\"notifications/resources/updated\"}",
-        "[1,2,3]",
-        "",
+        &["m", "not json"][..],
+        &["o", "x", "n", "1", "m", "not json"],
+        &[
+            "o",
+            "x",
+            "n",
+            "2",
+            "m",
+            "{\"method\":\"notifications/unknown\"}",
+        ],
+        &[
+            "o",
+            "x",
+            "n",
+            "3",
+            "m",
+            "{\"method\":\"notifications/resources/updated\"}",
+        ],
+        &["o", "x", "n", "not a number", "m", "{}"],
+        &["o", "x", "n", "4", "m", "[1,2,3]"],
+        &["o", "x", "n", "5", "m", ""],
+        &["unrelated", "field"],
     ] {
-        let subscribers = raw(redis.port, &["PUBLISH", "b2:events", junk]).unwrap();
-        assert_eq!(subscribers, Resp::Int(2), "both buses listen");
+        let mut args = vec!["XADD", "b2:bus", "*"];
+        args.extend_from_slice(junk);
+        assert!(matches!(
+            raw(redis.port, &args).unwrap(),
+            Resp::Bulk(Some(_))
+        ));
     }
     a.publish(updated("notes://2"));
     assert_eq!(
@@ -122,76 +145,173 @@ async fn garbage_on_the_channel_is_skipped() {
         "only the real event"
     );
     silent(&mut rb).await;
-    assert!(b.is_connected(), "still subscribed");
+    assert!(b.is_connected(), "still reading");
+}
+
+/// What `rx` receives until it holds `n` events (each within 10 s).
+async fn collect(mut rx: BusReceiver, n: usize) -> (Vec<ServerEvent>, bool) {
+    let mut got = Vec::new();
+    let mut lagged = false;
+    while got.len() < n {
+        let e = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap_or_else(|_| panic!("stuck after {} events: {got:?}", got.len()))
+            .expect("the bus is alive");
+        lagged |= rx.take_lagged();
+        got.push(e);
+    }
+    // Nothing more: no repeat arrives late.
+    let late = tokio::time::timeout(Duration::from_millis(500), rx.recv()).await;
+    assert!(late.is_err(), "a late extra {late:?}");
+    (got, lagged | rx.take_lagged())
+}
+
+/// The URIs of `got` that start with `tag`, in the order received.
+fn uris(got: &[ServerEvent], tag: &str) -> Vec<String> {
+    got.iter()
+        .filter_map(|e| match e {
+            ServerEvent::ResourceUpdated { uri } if uri.starts_with(tag) => Some(uri.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn numbered(tag: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{tag}{i}")).collect()
 }
 
 #[tokio::test]
-async fn with_redis_away_publishing_goes_on_and_delivery_resumes_when_it_is_back() {
+async fn with_connections_killed_while_two_buses_publish_every_event_arrives_once() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let s = stores(&redis, "b4:").await;
+    let (a, b, c) = (s.bus(), s.bus(), s.bus());
+    connected(&[&a, &b, &c]).await;
+    const N: usize = 300;
+    // Each bus's subscribers, draining as a listen stream does.
+    let mut drains = Vec::new();
+    for bus in [&a, &b, &c] {
+        for _ in 0..2 {
+            drains.push(tokio::spawn(collect(bus.subscribe(), 2 * N)));
+        }
+    }
+    // Every connection of every bus killed, again and again, while both publish.
+    let port = redis.port;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let killer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut killed = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(Resp::Int(n)) = raw(port, &["CLIENT", "KILL", "TYPE", "normal"]) {
+                    killed += n;
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            killed
+        })
+    };
+    for i in 0..N {
+        a.publish(updated(&format!("a/{i}")));
+        b.publish(updated(&format!("b/{i}")));
+        if i % 4 == 3 {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+    for d in drains {
+        let (got, lagged) = d.await.unwrap();
+        assert!(!lagged, "no subscriber fell behind");
+        assert_eq!(
+            uris(&got, "a/"),
+            numbered("a/", N),
+            "a's events, once, in order"
+        );
+        assert_eq!(
+            uris(&got, "b/"),
+            numbered("b/", N),
+            "b's events, once, in order"
+        );
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let killed = killer.join().unwrap();
+    assert!(killed > 0, "connections were killed");
+    assert_eq!((a.dropped(), b.dropped(), c.dropped()), (0, 0, 0));
+}
+
+#[tokio::test]
+async fn with_redis_killed_and_restarted_while_one_publishes_every_event_arrives_once() {
     let Some(mut redis) = RedisServer::start() else {
         return;
     };
     let s = stores(&redis, "b3:").await;
-    let (a, b) = (s.bus(), s.bus());
-    connected(&[&a, &b]).await;
-    let (mut ra, mut rb) = (a.subscribe(), b.subscribe());
-    a.publish(updated("before"));
-    assert_eq!(next(&mut rb).await, updated("before"));
-    assert_eq!(next(&mut ra).await, updated("before"));
+    let (a, b, c) = (s.bus(), s.bus(), s.bus());
+    // On a prefix of their own: a bus with a short queue, and one that listens to it.
+    let s2 = stores(&redis, "b3s:").await;
+    let (small, listener) = (s2.bus_with_queue(8), s2.bus());
+    connected(&[&a, &b, &c, &small, &listener]).await;
+    let mut rb = listener.subscribe();
+    const N: usize = 40;
+    let mut drains = Vec::new();
+    for bus in [&a, &b, &c] {
+        drains.push(tokio::spawn(collect(bus.subscribe(), 2 * N + 1)));
+    }
+    for i in 0..N {
+        a.publish(updated(&format!("before/{i}")));
+    }
+    // Read by `b` and `c` before Redis goes: a Redis without persistence takes what it
+    // holds with it.
+    let mut seen = b.subscribe();
+    while next(&mut seen).await != updated(&format!("before/{}", N - 1)) {}
+    let mut seen = c.subscribe();
+    a.publish(ServerEvent::ToolsListChanged);
+    assert_eq!(next(&mut seen).await, ServerEvent::ToolsListChanged);
+    drop(seen);
 
     redis.stop();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while a.is_connected() || b.is_connected() {
+    while [&a, &b, &c, &small, &listener]
+        .iter()
+        .any(|x| x.is_connected())
+    {
         assert!(Instant::now() < deadline, "the lost connection is noticed");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    // Thousands of events, more than the queue holds: none waits for Redis.
-    let t = Instant::now();
-    for i in 0..5000 {
+    for i in 0..N {
         a.publish(updated(&format!("down/{i}")));
     }
-    assert!(
-        t.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        t.elapsed()
+    // A bus with a short queue keeps what it holds and counts what it could not.
+    let mut small_rx = small.subscribe();
+    for i in 0..20 {
+        small.publish(updated(&format!("small/{i}")));
+    }
+    assert_eq!(
+        next(&mut small_rx).await,
+        updated("small/0"),
+        "locally at once"
     );
-    // This process's subscribers still get them (the newest, their ring having overrun).
-    let mut fresh = a.subscribe();
-    a.publish(updated("local"));
-    assert_eq!(next(&mut fresh).await, updated("local"));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while a.dropped() < 5000 {
-        assert!(Instant::now() < deadline, "dropped {}", a.dropped());
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    // Nothing reached `b` meanwhile.
-    silent(&mut rb).await;
+    let dropped = small.dropped();
+    assert!((11..=12).contains(&dropped), "dropped {dropped}");
 
-    // Back on the same port: both buses resubscribe by themselves.
+    // Back on the same port, empty: the buses reconnect, `a` appends what waited.
     let redis = RedisServer::start_on(redis.port);
-    connected(&[&a, &b]).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut got = Vec::new();
-    loop {
-        // The first publishes after the outage may still meet the old connection.
-        a.publish(updated("after"));
-        match tokio::time::timeout(Duration::from_millis(300), rb.recv()).await {
-            Ok(Some(e)) => {
-                got.push(e);
-                break;
-            }
-            Ok(None) => panic!("the bus ended"),
-            Err(_) => assert!(Instant::now() < deadline, "no delivery after the outage"),
-        }
+    for d in drains {
+        let (got, lagged) = d.await.unwrap();
+        assert!(!lagged);
+        assert_eq!(uris(&got, "before/"), numbered("before/", N));
+        assert_eq!(uris(&got, "down/"), numbered("down/", N), "once, in order");
+        assert_eq!(got[N], ServerEvent::ToolsListChanged);
     }
-    assert_eq!(got, [updated("after")]);
-    b.publish(ServerEvent::PromptsListChanged);
-    loop {
-        // `a`'s subscriber: its own events once each, then `b`'s.
-        match next(&mut ra).await {
-            ServerEvent::PromptsListChanged => break,
-            ServerEvent::ResourceUpdated { .. } => {}
+    // The short queue's events that were kept reach the other bus too, in order.
+    let mut kept = Vec::new();
+    while kept.len() < 20 - dropped as usize {
+        match next(&mut rb).await {
+            ServerEvent::ResourceUpdated { uri } if uri.starts_with("small/") => kept.push(uri),
             other => panic!("unexpected {other:?}"),
         }
     }
+    assert_eq!(kept, numbered("small/", 20 - dropped as usize));
+    silent(&mut rb).await;
+    assert_eq!(a.dropped(), 0);
     drop(redis);
 }

@@ -3,7 +3,9 @@
 //! events are replayed by the replica the client resumes on, with Redis gone a request
 //! that needs the store is a 503 in bounded time, served again once Redis is back, and a
 //! resource update published on one replica reaches a legacy session's stream on another
-//! for URIs it subscribed to through a third (the Redis bus and the stored subscriptions).
+//! for URIs it subscribed to through a third (the Redis bus and the stored subscriptions);
+//! a 2026-07-28 listen stream on one replica hears every update published on the other
+//! exactly once while every Redis connection is killed again and again (`CLIENT KILL`).
 
 mod support;
 
@@ -592,4 +594,244 @@ async fn a_session_evicted_at_the_cap_is_served_from_redis_until_its_key_expires
     assert!(keys.is_empty(), "left behind: {keys:?}");
     let r = send(addr, "POST", Some(&sids[0]), Some(whoami_call())).await;
     assert_eq!(r.status, 404, "{}", r.body);
+}
+
+/// Reads `body` into `buf` until `done(buf)` (each frame within 10 s).
+async fn read_until(
+    body: &mut hyper::body::Incoming,
+    buf: &mut String,
+    done: impl Fn(&str) -> bool,
+) {
+    while !done(buf) {
+        match tokio::time::timeout(Duration::from_secs(10), body.frame()).await {
+            Ok(Some(Ok(f))) => {
+                if let Ok(d) = f.into_data() {
+                    buf.push_str(&String::from_utf8_lossy(&d));
+                }
+            }
+            other => panic!("the stream stalled or ended ({other:?}): {buf}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_listen_stream_hears_every_update_once_while_redis_connections_are_killed() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (sa, sb) = (connect(&redis).await, connect(&redis).await);
+    let ((a, ha), (b, _hb)) = (start_with_bus(&sa).await, start_with_bus(&sb).await);
+    const N: usize = 40;
+    let uris: Vec<String> = (0..N).map(|i| format!("notes://k/{i}")).collect();
+    let mut filter = uris.clone();
+    filter.push("notes://probe".into());
+    let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": support::modern(json!({"notifications": {"resourceSubscriptions": filter}}))});
+    let req = http::request(b.addr, "POST", "/mcp")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen");
+    let r = http::send(b.addr, req, listen.to_string()).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    read_until(&mut body, &mut buf, |b| {
+        b.contains("notifications/subscriptions/acknowledged")
+    })
+    .await;
+    // B's bus reads: a probe published on A arrives.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !buf.contains(r#""uri":"notes://probe""#) {
+        ha.resource_updated("notes://probe");
+        if let Ok(Some(Ok(f))) =
+            tokio::time::timeout(Duration::from_millis(200), body.frame()).await
+        {
+            buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no probe on B: {buf}"
+        );
+    }
+
+    // Every Redis connection of both replicas killed again and again while A publishes.
+    let port = redis.port;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let killer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut killed = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(support::redis::Resp::Int(n)) =
+                    support::redis::raw(port, &["CLIENT", "KILL", "TYPE", "normal"])
+                {
+                    killed += n;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            killed
+        })
+    };
+    for (i, uri) in uris.iter().enumerate() {
+        ha.resource_updated(uri);
+        if i % 4 == 3 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    let count = |b: &str, uri: &str| b.matches(&format!(r#""uri":"{uri}""#)).count();
+    let all = |b: &str| uris.iter().all(|u| count(b, u) >= 1);
+    read_until(&mut body, &mut buf, all).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(killer.join().unwrap() > 0, "connections were killed");
+    // No repeat arrives late.
+    let late = tokio::time::timeout(Duration::from_millis(500), body.frame()).await;
+    if let Ok(Some(Ok(f))) = late {
+        buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+    }
+    for uri in &uris {
+        assert_eq!(count(&buf, uri), 1, "{uri} once: {buf}");
+    }
+    drop((a, b));
+}
+
+/// Redis commands per request of each kind, as `MONITOR` sees them (commands clients sent,
+/// and commands the scripts ran), each kind measured warm (its second run: the scripts are
+/// loaded): printed for `BENCHMARKS.md`, bounded here. The bus's own reads (`XREAD`, per
+/// replica every 2 s, not per request) are left out.
+#[tokio::test]
+async fn redis_commands_per_request_of_each_kind() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let stores = connect(&redis).await;
+    let a = start(&stores).await;
+    let (b, _hb) = start_with_bus(&stores).await;
+    let mut m = support::redis::Monitor::start(redis.port);
+    let bus = ["XREAD", "XREVRANGE"];
+    let mut rows = Vec::new();
+
+    let mut sid = String::new();
+    let mut init = None;
+    for _ in 0..2 {
+        let (r, c) = m
+            .around(&bus, send(a.addr, "POST", None, Some(initialize())))
+            .await;
+        sid = r.header("mcp-session-id").unwrap().to_owned();
+        init = Some(c);
+    }
+    rows.push(("legacy initialize", init.unwrap()));
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (_, c) = m
+        .around(&bus, send(a.addr, "POST", Some(&sid), Some(note)))
+        .await;
+    rows.push(("legacy notifications/initialized", c));
+    let mut call = None;
+    for _ in 0..2 {
+        let (r, c) = m
+            .around(&bus, send(a.addr, "POST", Some(&sid), Some(whoami_call())))
+            .await;
+        assert_eq!(text(&r), "roaming-client");
+        call = Some(c);
+    }
+    let call = call.unwrap();
+    rows.push(("legacy tools/call, JSON answer", call));
+    let count = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                       "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let mut stream = None;
+    let mut first = String::new();
+    for _ in 0..2 {
+        let (r, c) = m
+            .around(&bus, send(a.addr, "POST", Some(&sid), Some(count.clone())))
+            .await;
+        assert_eq!(text(&r), "counted");
+        first = r
+            .body
+            .lines()
+            .find_map(|l| l.strip_prefix("id: "))
+            .unwrap()
+            .to_owned();
+        stream = Some(c);
+    }
+    rows.push((
+        "legacy tools/call, SSE answer of 5 events (priming, 3 progress, answer)",
+        stream.unwrap(),
+    ));
+    let mut resume = None;
+    for _ in 0..2 {
+        let (r, c) = m
+            .around(
+                &bus,
+                send_with(a.addr, "GET", Some(&sid), None, Some(&first)),
+            )
+            .await;
+        assert_eq!(r.status, 200);
+        resume = Some(c);
+    }
+    rows.push((
+        "resume of that stream (GET, Last-Event-ID)",
+        resume.unwrap(),
+    ));
+
+    let modern = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": support::modern(json!({"name": "whoami", "arguments": {}}))});
+    let req = || {
+        http::request(a.addr, "POST", "/mcp")
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "whoami")
+    };
+    let (r, stateless) = m
+        .around(&bus, http::send(a.addr, req(), modern.to_string()))
+        .await;
+    assert_eq!(r.status(), 200);
+    rows.push(("2026-07-28 tools/call (stateless)", stateless));
+
+    let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": support::modern(json!({"notifications": {"resourceSubscriptions": ["notes://1"]}}))});
+    let req = http::request(b.addr, "POST", "/mcp")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen");
+    let (mut body, open) = m
+        .around(&bus, async {
+            let r = http::send(b.addr, req, listen.to_string()).await;
+            let mut body = r.into_body();
+            let mut buf = String::new();
+            read_until(&mut body, &mut buf, |b| b.contains("acknowledged")).await;
+            body
+        })
+        .await;
+    rows.push(("2026-07-28 subscriptions/listen, opened", open));
+    let mut updates = None;
+    for _ in 0..2 {
+        let ((), c) = m
+            .around(&bus, async {
+                _hb.resource_updated("notes://1");
+                let mut buf = String::new();
+                read_until(&mut body, &mut buf, |b| b.contains("notes://1")).await;
+            })
+            .await;
+        updates = Some(c);
+    }
+    rows.push((
+        "a resource update published, heard on a listen stream",
+        updates.unwrap(),
+    ));
+
+    eprintln!("| request | commands sent | commands in scripts |");
+    eprintln!("| --- | ---: | ---: |");
+    for (what, c) in &rows {
+        eprintln!("| {what} | {} | {} |", c.round_trips, c.inner);
+    }
+    assert_eq!(stateless.round_trips, 0, "a stateless call needs no Redis");
+    assert_eq!(
+        open.round_trips, 0,
+        "a listen stream costs no Redis call of its own"
+    );
+    assert!(call.round_trips <= 2, "{call:?}");
+    drop((a, b));
 }

@@ -16,13 +16,15 @@ use std::collections::HashSet;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mcp::runtime::ReplayGuard;
 use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
 use mcp::runtime::tasks::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
+use mcp::runtime::{ReplayGuard, SubscriptionBus};
 use mcp::types::{CallToolResult, ContentBlock};
 use mcp::version::ProtocolVersion;
-use support::redis::{RedisServer, assert_every_key_expires, int, keys_with_ttl, raw};
+use support::redis::{
+    RedisCluster, RedisSentinels, RedisServer, assert_every_key_expires, int, keys_with_ttl, raw,
+};
 use support::task_store;
 
 fn record(owner: &str) -> SessionRecord {
@@ -52,11 +54,15 @@ async fn sessions_live_while_touched_and_never_come_back() {
     assert_eq!(store.load("a").await, Ok(None));
     assert_eq!(store.save("a", &record("x"), ttl).await, Ok(false));
     assert_eq!(store.touch("a", ttl).await, Ok(false));
-    assert_eq!(int(redis.port, &["EXISTS", "t1:session:a"]), 0);
+    assert_eq!(int(redis.port, &["EXISTS", "t1:session:{a}"]), 0);
 
     store.create("a", &record("alice"), ttl).await.unwrap();
     assert_eq!(store.load("a").await, Ok(Some(record("alice"))));
-    assert_eq!(int(redis.port, &["HLEN", "t1:session:a"]), 1, "a hash");
+    assert_eq!(
+        int(redis.port, &["HLEN", "t1:session:{a}"]),
+        2,
+        "a hash: the record and one subscription"
+    );
     let changed = record("bob");
     assert_eq!(store.save("a", &changed, ttl).await, Ok(true));
     assert_eq!(store.load("a").await, Ok(Some(changed.clone())));
@@ -66,10 +72,10 @@ async fn sessions_live_while_touched_and_never_come_back() {
         .touch("a", Duration::from_secs(5))
         .await
         .expect("touch");
-    let short = int(redis.port, &["PTTL", "t1:session:a"]);
+    let short = int(redis.port, &["PTTL", "t1:session:{a}"]);
     assert!(0 < short && short <= 5_000, "ttl {short}");
     assert_eq!(store.touch("a", ttl).await, Ok(true));
-    let long = int(redis.port, &["PTTL", "t1:session:a"]);
+    let long = int(redis.port, &["PTTL", "t1:session:{a}"]);
     assert!(5_000 < long && long <= 60_000, "ttl {long}");
     assert_every_key_expires(redis.port, "t1:");
 
@@ -78,7 +84,7 @@ async fn sessions_live_while_touched_and_never_come_back() {
     assert_eq!(store.touch("a", ttl).await, Ok(false));
     assert_eq!(store.save("a", &changed, ttl).await, Ok(false));
     assert_eq!(store.load("a").await, Ok(None));
-    assert_eq!(int(redis.port, &["EXISTS", "t1:session:a"]), 0);
+    assert_eq!(int(redis.port, &["EXISTS", "t1:session:{a}"]), 0);
 
     // Expired in Redis: gone, and not resurrected either.
     store
@@ -102,7 +108,7 @@ async fn sessions_live_while_touched_and_never_come_back() {
     assert_eq!(store.touch("c", ttl).await, Ok(false));
 
     // A record this store cannot read is corrupt, not missing.
-    raw(redis.port, &["HSET", "t1:session:d", "record", "{nope"]).unwrap();
+    raw(redis.port, &["HSET", "t1:session:{d}", "record", "{nope"]).unwrap();
     assert!(matches!(store.load("d").await, Err(StoreError::Corrupt(_))));
 }
 
@@ -211,7 +217,7 @@ async fn a_stream_keeps_its_newest_events_and_flags_a_gap() {
     let e1 = store.append(&s, b"1").await.unwrap();
     store.append(&s, b"2").await.unwrap();
     store.append(&s, b"3").await.unwrap();
-    assert_eq!(int(redis.port, &["XLEN", "t3:events:bounded"]), 3);
+    assert_eq!(int(redis.port, &["XLEN", "t3:events:{bounded}"]), 3);
     // Only the priming event was evicted: no gap after it.
     let r = store.replay_after(&prime).await.unwrap().unwrap();
     assert!(!r.truncated);
@@ -430,13 +436,15 @@ async fn the_task_store_keeps_the_in_memory_rules() {
     assert_eq!(other.get("r-a").await, store.get("r-a").await);
     assert!(other.get("r-a").await.unwrap().is_some());
 
-    // Every key expires, but the one creation counter.
+    // Every key expires: no counter outlives the tasks.
     for (k, ttl) in keys_with_ttl(redis.port, "t6:") {
-        if k != "t6:task-seq" {
-            assert!(0 < ttl && ttl <= 24 * 3600 * 1000, "{k}: {ttl}");
-        }
+        assert!(0 < ttl && ttl <= 24 * 3600 * 1000, "{k}: {ttl}");
+        assert!(
+            k.starts_with("t6:{tasks}:"),
+            "{k}: under the tasks' hash tag"
+        );
     }
-    assert_eq!(int(redis.port, &["ZCARD", "t6:tasks:o:r-bound"]), 2);
+    assert_eq!(int(redis.port, &["ZCARD", "t6:{tasks}:tasks:o:r-bound"]), 2);
 }
 
 #[tokio::test]
@@ -487,7 +495,7 @@ async fn task_updates_from_replicas_are_atomic() {
     a.create(TaskRecord::new("forever", None, None))
         .await
         .unwrap();
-    let ttl = int(redis.port, &["PTTL", "t7:task:forever"]);
+    let ttl = int(redis.port, &["PTTL", "t7:{tasks}:task:forever"]);
     assert!(20_000 < ttl && ttl <= 30_000, "{ttl}");
 }
 
@@ -560,4 +568,365 @@ async fn a_task_store_without_redis_fails_in_time_and_recovers() {
         .unwrap();
     assert_eq!(store.list(None, None, 10).await.unwrap().tasks.len(), 1);
     drop(redis);
+}
+
+fn subscribed(uris: &[&str]) -> SessionRecord {
+    SessionRecord {
+        subscriptions: uris.iter().map(|u| u.to_string()).collect(),
+        ..record("alice")
+    }
+}
+
+#[tokio::test]
+async fn subscribes_on_two_replicas_at_the_same_instant_both_hold() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let connect = || async {
+        RedisConfig::new(redis.url())
+            .prefix("t8:")
+            .connect()
+            .await
+            .unwrap()
+            .session_store()
+    };
+    let (a, b) = (connect().await, connect().await);
+    let ttl = Duration::from_secs(60);
+    a.create("s", &subscribed(&[]), ttl).await.unwrap();
+
+    // Both replicas hold the session as loaded, each adds a URI and saves what it has.
+    assert_eq!(b.load("s").await, Ok(Some(subscribed(&[]))));
+    assert_eq!(a.save("s", &subscribed(&["u://a"]), ttl).await, Ok(true));
+    assert_eq!(b.save("s", &subscribed(&["u://b"]), ttl).await, Ok(true));
+    let both = subscribed(&["u://a", "u://b"]);
+    assert_eq!(a.load("s").await, Ok(Some(both.clone())), "neither is lost");
+
+    // An unsubscribe against the same race: only that URI goes.
+    assert_eq!(b.load("s").await, Ok(Some(both)));
+    assert_eq!(a.save("s", &subscribed(&["u://b"]), ttl).await, Ok(true));
+    let mut level = subscribed(&["u://a", "u://b", "u://c"]);
+    level.log_level = Some(mcp::types::LoggingLevel::Debug);
+    assert_eq!(b.save("s", &level, ttl).await, Ok(true));
+    let mut want = subscribed(&["u://b", "u://c"]);
+    want.log_level = Some(mcp::types::LoggingLevel::Debug);
+    assert_eq!(a.load("s").await, Ok(Some(want.clone())));
+
+    // A replica that never loaded the session writes the whole set, as before.
+    let c = connect().await;
+    assert_eq!(c.save("s", &subscribed(&["u://z"]), ttl).await, Ok(true));
+    assert_eq!(a.load("s").await, Ok(Some(subscribed(&["u://z"]))));
+    assert_every_key_expires(redis.port, "t8:");
+}
+
+/// The hash slot of `key`, as the cluster node computes it.
+fn slot(port: u16, key: &str) -> i64 {
+    int(port, &["CLUSTER", "KEYSLOT", key])
+}
+
+#[tokio::test]
+async fn every_store_runs_on_a_cluster_node_and_the_keys_of_one_item_share_a_slot() {
+    let Some(redis) = RedisServer::start_cluster_node() else {
+        return;
+    };
+    let stores = RedisConfig::new(redis.url())
+        .prefix("c:")
+        .max_events_per_stream(2)
+        .connect()
+        .await
+        .unwrap();
+    let ttl = Duration::from_secs(60);
+
+    // Sessions.
+    let sessions = stores.session_store();
+    sessions.create("s1", &record("alice"), ttl).await.unwrap();
+    assert_eq!(sessions.save("s1", &record("alice"), ttl).await, Ok(true));
+    assert_eq!(sessions.touch("s1", ttl).await, Ok(true));
+    assert_eq!(sessions.load("s1").await, Ok(Some(record("alice"))));
+
+    // Two streams of the session; a replay; the bound.
+    let events = stores.event_store();
+    let mut ids = Vec::new();
+    for (stream, m) in [("st-a", "1"), ("st-b", "2"), ("st-a", "3"), ("st-a", "4")] {
+        ids.push(
+            events
+                .append(&sid("s1", stream), m.as_bytes())
+                .await
+                .unwrap(),
+        );
+    }
+    let r = events.replay_after(&ids[0]).await.unwrap().unwrap();
+    assert_eq!((r.events.len(), r.truncated), (2, false));
+
+    // The replay guard.
+    let guard = stores.replay_guard();
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+        + 60_000;
+    assert_eq!(guard.first_use(&[7; 24], later).await, Ok(true));
+    assert_eq!(guard.first_use(&[7; 24], later).await, Ok(false));
+
+    // The task store's whole suite, eviction at the bound included.
+    let tasks = stores.task_store();
+    task_store::lifecycle(&*tasks, "c").await;
+    task_store::listing(&*tasks, "c").await;
+    task_store::expiry(&*tasks, "c").await;
+    let small = RedisConfig::new(redis.url())
+        .prefix("c:")
+        .max_tasks_per_owner(2)
+        .connect()
+        .await
+        .unwrap()
+        .task_store();
+    task_store::bound_of_two(&*small, "c-bound").await;
+
+    // The keys of one item share a slot.
+    let port = redis.port;
+    let session = slot(port, "c:session:{s1}");
+    assert_eq!(slot(port, "c:streams:{s1}"), session);
+    assert_eq!(
+        int(port, &["EXISTS", "c:session:{s1}", "c:streams:{s1}"]),
+        2
+    );
+    for stream in ["st-a", "st-b"] {
+        let (events_key, meta) = (
+            format!("c:events:{{{stream}}}"),
+            format!("c:stream:{{{stream}}}"),
+        );
+        assert_eq!(int(port, &["EXISTS", &events_key, &meta]), 2);
+        assert_eq!(slot(port, &events_key), slot(port, &meta));
+    }
+    let task_keys: Vec<String> = keys_with_ttl(port, "c:{tasks}:")
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert!(task_keys.len() > 3, "{task_keys:?}");
+    let tasks_slot = slot(port, "c:{tasks}:task:x");
+    for k in &task_keys {
+        assert_eq!(slot(port, k), tasks_slot, "{k}");
+    }
+    assert_every_key_expires(port, "c:");
+
+    // Forgetting the session deletes its streams, stream by stream.
+    events.forget_session("s1").await.unwrap();
+    sessions.remove("s1").await.unwrap();
+    assert!(
+        keys_with_ttl(port, "c:s").is_empty(),
+        "{:?}",
+        keys_with_ttl(port, "c:s")
+    );
+    assert!(keys_with_ttl(port, "c:events:").is_empty());
+    assert_eq!(events.replay_after(&ids[0]).await, Ok(None));
+}
+
+#[tokio::test]
+async fn the_stores_and_the_bus_run_on_a_three_primary_cluster() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    let connect = |prefix: &'static str| {
+        let urls = cluster.urls();
+        async move {
+            RedisConfig::cluster(urls)
+                .prefix(prefix)
+                .max_events_per_stream(2)
+                .connect()
+                .await
+                .unwrap()
+        }
+    };
+    let sa = connect("k:").await;
+    // The other replica from one URL.
+    let hosts: Vec<String> = cluster
+        .nodes
+        .iter()
+        .map(|n| format!("127.0.0.1:{}", n.port))
+        .collect();
+    let sb = RedisConfig::new(format!("redis+cluster://{}", hosts.join(",")))
+        .prefix("k:")
+        .connect()
+        .await
+        .unwrap();
+    let ttl = Duration::from_secs(60);
+
+    // Sessions, and two replicas subscribing at the same instant.
+    let (a, b) = (sa.session_store(), sb.session_store());
+    let mut sessions = Vec::new();
+    for i in 0..20 {
+        let id = format!("s{i}");
+        a.create(&id, &subscribed(&[]), ttl).await.unwrap();
+        assert_eq!(b.load(&id).await, Ok(Some(subscribed(&[]))));
+        assert_eq!(a.save(&id, &subscribed(&["u://a"]), ttl).await, Ok(true));
+        assert_eq!(b.save(&id, &subscribed(&["u://b"]), ttl).await, Ok(true));
+        assert_eq!(a.touch(&id, ttl).await, Ok(true));
+        sessions.push(id);
+    }
+    assert_eq!(
+        a.load("s7").await,
+        Ok(Some(subscribed(&["u://a", "u://b"])))
+    );
+
+    // Event streams of each session, replayed by the other replica, then forgotten.
+    let (ea, eb) = (sa.event_store(), sb.event_store());
+    let mut firsts = Vec::new();
+    for s in &sessions {
+        let stream = format!("{s}-st");
+        let first = ea.append(&sid(s, &stream), b"1").await.unwrap();
+        eb.append(&sid(s, &stream), b"2").await.unwrap();
+        let r = eb.replay_after(&first).await.unwrap().unwrap();
+        assert_eq!(r.events.len(), 1);
+        firsts.push(first);
+    }
+    eb.forget_session("s3").await.unwrap();
+    assert_eq!(ea.replay_after(&firsts[3]).await, Ok(None));
+    assert!(ea.replay_after(&firsts[4]).await.unwrap().is_some());
+
+    // The replay guard and the task store's suite.
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+        + 60_000;
+    assert_eq!(sa.replay_guard().first_use(&[3; 24], later).await, Ok(true));
+    assert_eq!(
+        sb.replay_guard().first_use(&[3; 24], later).await,
+        Ok(false)
+    );
+    let tasks = sa.task_store();
+    task_store::lifecycle(&*tasks, "k").await;
+    task_store::listing(&*tasks, "k").await;
+    task_store::expiry(&*tasks, "k").await;
+
+    // The bus: an event from one replica reaches the other once.
+    let (bus_a, bus_b) = (sa.bus(), sb.bus());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(bus_a.is_connected() && bus_b.is_connected()) {
+        assert!(Instant::now() < deadline, "the buses read");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut rx = bus_b.subscribe();
+    for i in 0..5 {
+        bus_a.publish(mcp::runtime::ServerEvent::ResourceUpdated {
+            uri: format!("k://{i}"),
+        });
+    }
+    for i in 0..5 {
+        let e = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .expect("an event within 5 s");
+        assert_eq!(
+            e,
+            Some(mcp::runtime::ServerEvent::ResourceUpdated {
+                uri: format!("k://{i}")
+            })
+        );
+    }
+
+    // The keys are spread over the primaries.
+    let holding = cluster
+        .nodes
+        .iter()
+        .filter(|n| int(n.port, &["DBSIZE"]) > 0)
+        .count();
+    assert!(holding >= 2, "keys on {holding} of 3 primaries");
+}
+
+/// Retries `f` until it succeeds (up to 30 s): calls during a failover fail in bounded
+/// time and are retried, as a client retries a 503.
+async fn until_ok<T, E: std::fmt::Debug, F: std::future::Future<Output = Result<T, E>>>(
+    mut f: impl FnMut() -> F,
+) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match f().await {
+            Ok(v) => return v,
+            Err(e) => assert!(Instant::now() < deadline, "still failing: {e:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_stores_and_the_bus_follow_a_sentinel_failover() {
+    let Some(mut sentinels) = RedisSentinels::start() else {
+        return;
+    };
+    let connect = || async {
+        RedisConfig::new(sentinels.url())
+            .prefix("f:")
+            .timeout(Duration::from_millis(500))
+            .connect()
+            .await
+            .unwrap()
+    };
+    let (sa, sb) = (connect().await, connect().await);
+    let ttl = Duration::from_secs(60);
+    let (a, b) = (sa.session_store(), sb.session_store());
+    a.create("s", &subscribed(&["u://1"]), ttl).await.unwrap();
+    let events = sa.event_store();
+    let first = events.append(&sid("s", "st"), b"1").await.unwrap();
+    let tasks = sa.task_store();
+    tasks
+        .create(TaskRecord::new("t", None, None))
+        .await
+        .unwrap();
+    let (bus_a, bus_b) = (sa.bus(), sb.bus());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(bus_a.is_connected() && bus_b.is_connected()) {
+        assert!(Instant::now() < deadline, "the buses read");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let rx = bus_b.subscribe();
+    const N: usize = 30;
+    let updated = |i: usize| mcp::runtime::ServerEvent::ResourceUpdated {
+        uri: format!("f://{i}"),
+    };
+    for i in 0..N / 3 {
+        bus_a.publish(updated(i));
+    }
+    // What was acknowledged is on the replica before the primary goes.
+    let (old, new) = (sentinels.primary.port, sentinels.replica.port);
+    assert!(matches!(
+        raw(old, &["WAIT", "1", "5000"]),
+        Ok(support::redis::Resp::Int(1))
+    ));
+    sentinels.primary.stop();
+    // Published while the sentinels fail over.
+    for i in N / 3..N {
+        bus_a.publish(updated(i));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sentinels.primary_port() != Some(new) {
+        assert!(Instant::now() < deadline, "no failover to {new}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Everything acknowledged before is there, read through the new primary.
+    let got = until_ok(|| b.load("s")).await;
+    assert_eq!(got, Some(subscribed(&["u://1"])));
+    let r = until_ok(|| events.replay_after(&first)).await;
+    assert!(r.is_some(), "the stream is known");
+    assert!(until_ok(|| tasks.get("t")).await.is_some());
+    // And written again.
+    let both = subscribed(&["u://1", "u://2"]);
+    assert!(until_ok(|| b.save("s", &both, ttl)).await);
+    let st = sid("s", "st");
+    until_ok(|| events.append(&st, b"2")).await;
+    assert_eq!(
+        until_ok(|| a.load("s")).await,
+        Some(subscribed(&["u://1", "u://2"]))
+    );
+    // Every event, before and during the failover, reached the other bus once, in order.
+    let mut rx = rx;
+    for i in 0..N {
+        let e = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .unwrap_or_else(|_| panic!("event {i} within 30 s"));
+        assert_eq!(e, Some(updated(i)));
+    }
+    let late = tokio::time::timeout(Duration::from_millis(500), rx.recv()).await;
+    assert!(late.is_err(), "no repeat: {late:?}");
+    assert_ne!(old, new);
 }

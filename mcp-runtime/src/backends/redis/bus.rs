@@ -3,14 +3,14 @@
 //! that other replicas hold.
 //!
 //! `publish` hands the event to this process's subscribers at once (an [`InMemoryBus`]
-//! ring) and queues it for Redis; a task drains the queue with `PUBLISH <prefix>events`,
-//! each call under the store timeout, and drops (and counts) what Redis does not take (a
-//! failed call drops what is queued behind it too). A
-//! second task holds the bus's one pub/sub connection: it re-publishes to the local ring
-//! what other buses sent, skips its own echoes (each message carries its bus's random
-//! origin) and anything it cannot read, and reconnects with a capped backoff when Redis
-//! goes away. Pub/sub delivers at most once: an event published while a bus is
-//! disconnected does not reach it. Both tasks end when the bus is dropped.
+//! ring) and queues it to be appended to the Redis stream `<prefix>bus` (`fanout.rs`:
+//! retried until Redis takes it; a full queue drops and counts the new event). A second task
+//! reads the stream on a connection of its own and re-publishes to the local ring what
+//! other buses appended, skipping its own, repeats (each entry carries its bus's random
+//! origin and a sequence number) and anything it cannot read. A cut reading connection
+//! reconnects with a capped backoff and goes on after the last entry it read, so an event
+//! published while a bus was disconnected reaches its subscribers once it is back, once.
+//! Both tasks end when the bus is dropped.
 //!
 //! This file imports the bus types of `features/subscriptions.rs`: the one Redis backend
 //! that serves a layer above `session`.
@@ -19,14 +19,18 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::connection::Conn;
-use super::pubsub::{Channel, OnMessage};
+use super::connection::{Conn, Connector};
+use super::fanout::{Fanout, OnEntry};
 use crate::session::bus::{BusReceiver, InMemoryBus, ServerEvent, SubscriptionBus};
 
 /// How many events wait to be published unless told otherwise.
 pub const DEFAULT_QUEUE: usize = 1024;
 
-/// A [`SubscriptionBus`] over Redis pub/sub (from
+/// About how many events the stream `<prefix>bus` keeps unless told otherwise: how far
+/// behind a bus may fall (while its reading connection is cut) and still catch up.
+pub const DEFAULT_BACKLOG: usize = 10_000;
+
+/// A [`SubscriptionBus`] over one Redis stream (from
 /// [`RedisStores::bus`](super::RedisStores::bus)): give it to
 /// `ServerBuilder::subscription_bus` on every replica.
 ///
@@ -44,49 +48,46 @@ pub const DEFAULT_QUEUE: usize = 1024;
 /// ```
 pub struct RedisBus {
     local: Arc<InMemoryBus>,
-    channel: Channel,
+    fanout: Fanout,
 }
 
 impl RedisBus {
-    /// Opens the channel: its tasks publish what this bus publishes and re-publish here
-    /// what other buses do.
-    pub(super) fn start(client: ::redis::Client, conn: Conn, queue: usize) -> Self {
+    /// Opens the stream end: its tasks append what this bus publishes and re-publish here
+    /// what other buses append.
+    pub(super) fn start(client: Connector, conn: Conn, queue: usize, backlog: usize) -> Self {
         let local = Arc::new(InMemoryBus::default());
-        let origin = Arc::new(std::sync::OnceLock::<String>::new());
-        let (ring, me) = (local.clone(), origin.clone());
-        let on_message: OnMessage = Box::new(move |payload| match decode(payload) {
-            Ok(w) if me.get() == Some(&w.origin) => {}
-            Ok(w) => ring.publish(w.event),
-            Err(e) => tracing::debug!(error = %e, "redis bus: unreadable message skipped"),
+        let ring = local.clone();
+        let on_entry: OnEntry = Box::new(move |payload| match decode(payload) {
+            Ok(event) => ring.publish(event),
+            Err(e) => tracing::debug!(error = %e, "redis bus: unreadable event skipped"),
         });
-        let channel = Channel::open(client, conn, "events", queue, on_message);
-        let _ = origin.set(channel.origin().to_owned());
-        Self { local, channel }
+        let fanout = Fanout::open(client, conn, "bus", queue, backlog, on_entry);
+        Self { local, fanout }
     }
 
-    /// How many events were not published to Redis (the queue was full, or Redis did not
-    /// take them in time); this process's subscribers got them all the same.
+    /// How many events were not published to Redis (the queue was full while Redis was
+    /// slow or away); this process's subscribers got them all the same.
     pub fn dropped(&self) -> u64 {
-        self.channel.dropped()
+        self.fanout.dropped()
     }
 
-    /// Whether the pub/sub connection is subscribed right now (events other processes
-    /// publish from now on arrive here).
+    /// Whether the reading connection is up right now (events other processes publish
+    /// from now on arrive here, and those appended while it was down are caught up).
     pub fn is_connected(&self) -> bool {
-        self.channel.is_connected()
+        self.fanout.is_connected()
     }
 
-    /// The channel events go through: `<prefix>events`.
-    pub fn channel(&self) -> &str {
-        self.channel.name()
+    /// The Redis stream events go through: `<prefix>bus`.
+    pub fn stream_key(&self) -> &str {
+        self.fanout.key()
     }
 }
 
 impl std::fmt::Debug for RedisBus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisBus")
-            .field("channel", &self.channel())
-            .field("origin", &self.channel.origin())
+            .field("stream", &self.stream_key())
+            .field("origin", &self.fanout.origin())
             .field("connected", &self.is_connected())
             .field("dropped", &self.dropped())
             .finish()
@@ -95,7 +96,7 @@ impl std::fmt::Debug for RedisBus {
 
 impl SubscriptionBus for RedisBus {
     fn publish(&self, event: ServerEvent) {
-        self.channel.publish(encode(self.channel.origin(), &event));
+        self.fanout.publish(encode(&event));
         self.local.publish(event);
     }
 
@@ -108,18 +109,11 @@ impl SubscriptionBus for RedisBus {
     }
 }
 
-/// One message on the channel: who sent it and the event.
-struct Received {
-    origin: String,
-    event: ServerEvent,
-}
-
-/// The wire form of a message: `{"origin", "method", "uri"?, "taskId"?, "params"?}`, the
-/// method naming the event as its notification does.
+/// The wire form of an event (the `m` field of its stream entry): `{"method", "uri"?,
+/// "taskId"?, "params"?}`, the method naming the event as its notification does.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Wire {
-    origin: String,
     method: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     uri: Option<String>,
@@ -129,9 +123,8 @@ struct Wire {
     params: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
-fn encode(origin: &str, event: &ServerEvent) -> String {
+fn encode(event: &ServerEvent) -> String {
     let mut w = Wire {
-        origin: origin.to_owned(),
         method: event.method().to_owned(),
         uri: None,
         task_id: None,
@@ -148,7 +141,7 @@ fn encode(origin: &str, event: &ServerEvent) -> String {
     serde_json::to_string(&w).expect("the wire form serializes")
 }
 
-fn decode(payload: &[u8]) -> Result<Received, String> {
+fn decode(payload: &[u8]) -> Result<ServerEvent, String> {
     let w: Wire = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
     let event = match (w.method.as_str(), w.uri, w.task_id) {
         ("notifications/tools/list_changed", _, _) => ServerEvent::ToolsListChanged,
@@ -158,10 +151,7 @@ fn decode(payload: &[u8]) -> Result<Received, String> {
         ("notifications/tasks", _, Some(id)) => ServerEvent::task(id, w.params.unwrap_or_default()),
         (m, _, _) => return Err(format!("unknown or incomplete event {m:?}")),
     };
-    Ok(Received {
-        origin: w.origin,
-        event,
-    })
+    Ok(event)
 }
 
 #[cfg(test)]
@@ -182,9 +172,7 @@ mod tests {
             ServerEvent::task("t1", params),
         ];
         for e in events {
-            let got = decode(encode("abc", &e).as_bytes()).unwrap();
-            assert_eq!(got.origin, "abc");
-            assert_eq!(got.event, e);
+            assert_eq!(decode(encode(&e).as_bytes()).unwrap(), e);
         }
     }
 
@@ -192,9 +180,9 @@ mod tests {
     fn unreadable_messages_are_errors() {
         for bad in [
             &b"garbage"[..],
-            br#"{"origin":"x","method":"notifications/resources/updated"}"#,
-            br#"{"origin":"x","method":"notifications/unknown"}"#,
-            br#"{"method":"notifications/tools/list_changed"}"#,
+            br#"{"method":"notifications/resources/updated"}"#,
+            br#"{"method":"notifications/unknown"}"#,
+            br#"{"uri":"notes://1"}"#,
         ] {
             assert!(decode(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }

@@ -1,28 +1,137 @@
-//! The one place a Redis call is made: [`Conn`], the shared connection with its key prefix,
-//! each call bounded by the timeout and its errors mapped to [`StoreError`], sent again once
-//! after a dropped connection where that is safe ([`Resend`]).
+//! The one place a Redis call is made: [`Conn`], the shared connection (to one Redis, or
+//! to a Redis Cluster) with its key prefix, each call bounded by the timeout and its errors
+//! mapped to [`StoreError`], sent again once after a dropped connection where that is safe
+//! ([`Resend`]).
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::redis::aio::ConnectionManager;
-use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation};
+use ::redis::aio::{ConnectionLike, ConnectionManager, MultiplexedConnection};
+use ::redis::cluster_async::ClusterConnection;
+use ::redis::sentinel::SentinelClient;
+use ::redis::{
+    Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ScriptInvocation, ServerErrorKind,
+};
 
 use crate::session::StoreError;
 
 /// The shared connection, the key prefix and the timeout of every call.
 #[derive(Clone)]
 pub(super) struct Conn {
-    manager: ConnectionManager,
+    link: Link,
     prefix: Arc<str>,
     timeout: Duration,
 }
 
-impl Conn {
-    pub(super) fn new(manager: ConnectionManager, prefix: Arc<str>, timeout: Duration) -> Self {
+/// What a call goes over: both reconnect by themselves.
+#[derive(Clone)]
+pub(super) enum Link {
+    /// One Redis (redis-rs's `ConnectionManager`).
+    Single(ConnectionManager),
+    /// A Redis Cluster: each call goes to the primary of its first key's slot.
+    Cluster(ClusterConnection),
+    /// The primary that Sentinel names, asked again after a call fails on it.
+    Sentinel(Arc<SentinelLink>),
+}
+
+/// A primary found through Sentinel: one multiplexed connection to it, dropped when a call
+/// fails on it (the connection went, or the server answers `READONLY`: it was demoted), so
+/// the next call asks the sentinels again and reaches the new primary.
+pub(super) struct SentinelLink {
+    sentinel: tokio::sync::Mutex<SentinelClient>,
+    current: std::sync::Mutex<Option<MultiplexedConnection>>,
+    timeout: Duration,
+}
+
+impl SentinelLink {
+    pub(super) fn new(sentinel: SentinelClient, timeout: Duration) -> Self {
         Self {
-            manager,
+            sentinel: tokio::sync::Mutex::new(sentinel),
+            current: std::sync::Mutex::new(None),
+            timeout,
+        }
+    }
+
+    /// A client of the primary the sentinels name now.
+    pub(super) async fn primary(&self) -> RedisResult<::redis::Client> {
+        self.sentinel.lock().await.async_get_client().await
+    }
+
+    async fn connection(&self) -> RedisResult<MultiplexedConnection> {
+        if let Some(c) = self.current.lock().expect("not poisoned").clone() {
+            return Ok(c);
+        }
+        let config = ::redis::AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout));
+        let con = self
+            .primary()
+            .await?
+            .get_multiplexed_async_connection_with_config(&config)
+            .await?;
+        *self.current.lock().expect("not poisoned") = Some(con.clone());
+        Ok(con)
+    }
+
+    /// Runs `req` on the primary; after a failure that may be a failover, forgets the
+    /// connection and, where `resend` allows (or the old primary refused a write), runs it
+    /// once more on the primary the sentinels name then.
+    async fn call<T: FromRedisValue>(&self, req: &Request<'_>, resend: Resend) -> RedisResult<T> {
+        let mut con = self.connection().await?;
+        match req.run(&mut con).await {
+            Err(e) if failed_over(&e) => {
+                *self.current.lock().expect("not poisoned") = None;
+                if !(resend.allows(&e) || read_only(&e)) {
+                    return Err(e);
+                }
+                let mut con = self.connection().await?;
+                req.run(&mut con).await
+            }
+            other => other,
+        }
+    }
+}
+
+fn read_only(e: &RedisError) -> bool {
+    e.kind() == ErrorKind::Server(ServerErrorKind::ReadOnly)
+}
+
+fn failed_over(e: &RedisError) -> bool {
+    read_only(e) || e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal()
+}
+
+/// One call: a command or a script.
+enum Request<'a> {
+    Cmd(&'a Cmd),
+    Script(&'a ScriptInvocation<'a>),
+}
+
+impl Request<'_> {
+    async fn run<T: FromRedisValue>(&self, con: &mut impl ConnectionLike) -> RedisResult<T> {
+        match self {
+            Request::Cmd(cmd) => cmd.query_async(con).await,
+            Request::Script(script) => script.invoke_async(con).await,
+        }
+    }
+
+    /// Runs it, and once more as `resend` allows.
+    async fn twice<T: FromRedisValue>(
+        &self,
+        con: &mut impl ConnectionLike,
+        resend: Resend,
+    ) -> RedisResult<T> {
+        match self.run(con).await {
+            Err(e) if resend.allows(&e) => self.run(con).await,
+            other => other,
+        }
+    }
+}
+
+impl Conn {
+    pub(super) fn new(link: Link, prefix: Arc<str>, timeout: Duration) -> Self {
+        Self {
+            link,
             prefix,
             timeout,
         }
@@ -31,6 +140,12 @@ impl Conn {
     /// `<prefix><kind>:<name>`.
     pub(super) fn key(&self, kind: &str, name: &str) -> String {
         format!("{}{kind}:{name}", self.prefix)
+    }
+
+    /// `<prefix><kind>:{<tag>}`: Redis Cluster places the key by `tag` alone, so the keys
+    /// of one item, tagged alike, share a slot and one script may touch them all.
+    pub(super) fn tagged(&self, kind: &str, tag: &str) -> String {
+        format!("{}{kind}:{{{tag}}}", self.prefix)
     }
 
     pub(super) fn prefix(&self) -> &str {
@@ -49,14 +164,7 @@ impl Conn {
         cmd: &Cmd,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        let mut con = self.manager.clone();
-        self.bounded(async move {
-            match cmd.query_async(&mut con).await {
-                Err(e) if resend.allows(&e) => cmd.query_async(&mut con).await,
-                other => other,
-            }
-        })
-        .await
+        self.call(Request::Cmd(cmd), resend).await
     }
 
     /// Runs one script within the timeout, as [`cmd`](Self::cmd).
@@ -65,14 +173,19 @@ impl Conn {
         script: &ScriptInvocation<'_>,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        let mut con = self.manager.clone();
-        self.bounded(async move {
-            match script.invoke_async(&mut con).await {
-                Err(e) if resend.allows(&e) => script.invoke_async(&mut con).await,
-                other => other,
-            }
-        })
-        .await
+        self.call(Request::Script(script), resend).await
+    }
+
+    async fn call<T: FromRedisValue>(
+        &self,
+        req: Request<'_>,
+        resend: Resend,
+    ) -> Result<T, StoreError> {
+        match self.link.clone() {
+            Link::Single(mut con) => self.bounded(req.twice(&mut con, resend)).await,
+            Link::Cluster(mut con) => self.bounded(req.twice(&mut con, resend)).await,
+            Link::Sentinel(s) => self.bounded(s.call(&req, resend)).await,
+        }
     }
 
     async fn bounded<T>(
@@ -86,6 +199,76 @@ impl Conn {
                 "redis did not answer within {:?}",
                 self.timeout
             ))),
+        }
+    }
+}
+
+/// How a task opens a connection of its own (the bus's reader, whose `XREAD BLOCK` holds
+/// it): to the one Redis, or to the cluster.
+#[derive(Clone)]
+pub(super) enum Connector {
+    Single(::redis::Client),
+    /// The cluster, and a client of one node for pub/sub (a cluster hands a `PUBLISH` to
+    /// every node).
+    Cluster(Box<(::redis::cluster::ClusterClient, ::redis::Client)>),
+    Sentinel(Arc<SentinelLink>),
+}
+
+/// A connection of one's own, from a [`Connector`].
+pub(super) enum Own {
+    Single(::redis::aio::MultiplexedConnection),
+    Cluster(ClusterConnection),
+}
+
+impl Connector {
+    /// Connects within `timeout`; each answer may then take up to `response`.
+    pub(super) async fn connect(&self, timeout: Duration, response: Duration) -> RedisResult<Own> {
+        match self {
+            Connector::Single(_) | Connector::Sentinel(_) => {
+                let client = self.pubsub_client().await?;
+                let config = ::redis::AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(timeout))
+                    .set_response_timeout(Some(response));
+                let con = client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await?;
+                Ok(Own::Single(con))
+            }
+            Connector::Cluster(clients) => {
+                let client = &clients.0;
+                let config = ::redis::cluster::ClusterConfig::new()
+                    .set_connection_timeout(timeout)
+                    .set_response_timeout(response);
+                let connect = client.get_async_connection_with_config(config);
+                match tokio::time::timeout(timeout, connect).await {
+                    Ok(con) => Ok(Own::Cluster(con?)),
+                    Err(_) => Err(RedisError::from(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "connecting to the cluster timed out",
+                    ))),
+                }
+            }
+        }
+    }
+}
+
+impl Connector {
+    /// A client of one server to subscribe on: the one Redis, a cluster node, the primary.
+    pub(super) async fn pubsub_client(&self) -> RedisResult<::redis::Client> {
+        match self {
+            Connector::Single(client) => Ok(client.clone()),
+            Connector::Cluster(clients) => Ok(clients.1.clone()),
+            Connector::Sentinel(link) => link.primary().await,
+        }
+    }
+}
+
+impl Own {
+    /// One command, as sent (no timeout but the connection's own).
+    pub(super) async fn query<T: FromRedisValue>(&mut self, cmd: &Cmd) -> RedisResult<T> {
+        match self {
+            Own::Single(con) => cmd.query_async(con).await,
+            Own::Cluster(con) => cmd.query_async(con).await,
         }
     }
 }

@@ -1,10 +1,11 @@
 //! [`RedisEventStore`]: the events of resumable SSE streams in Redis. Per stream, a Redis
-//! stream `<prefix>events:<stream>` (entry ids `0-<seq>`, field `m`: the message; trimmed
-//! to a `MAXLEN`) and a hash `<prefix>stream:<stream>` (`session`, `seq`: the last
-//! sequence number issued); per session, the set `<prefix>streams:<session>` of its
-//! streams. One Lua script numbers and appends, so event ids (`<stream>-<seq>`, as in the
-//! in-memory store) are unique and ordered across processes; every key's expiry is
-//! refreshed on each append.
+//! stream `<prefix>events:{<stream>}` (entry ids `0-<seq>`, field `m`: the message; trimmed
+//! to a `MAXLEN`) and a hash `<prefix>stream:{<stream>}` (`session`, `seq`: the last
+//! sequence number issued), both in the stream's hash slot; per session, the set
+//! `<prefix>streams:{<session>}` of its streams, in the session's slot. One Lua script on
+//! the stream's two keys numbers and appends, so event ids (`<stream>-<seq>`, as in the
+//! in-memory store) are unique and ordered across processes; the session's set is written
+//! beside it in the same round trip. Every key's expiry is refreshed on each append.
 
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -16,8 +17,8 @@ use crate::common::BoxFuture;
 use crate::session::event_store::{EventStore, Replay, StoredEvent, StreamId};
 use crate::session::store::StoreError;
 
-/// KEYS: events, meta, the session's set; ARGV: message, session, maxlen, ttl ms, stream
-/// name. Returns the new sequence number.
+/// KEYS: events, meta (one slot); ARGV: message, session, maxlen, ttl ms. Returns the new
+/// sequence number.
 static APPEND: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         "if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('DEL', KEYS[1]) end
@@ -26,9 +27,16 @@ static APPEND: LazyLock<Script> = LazyLock::new(|| {
          redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[3], '0-' .. seq, 'm', ARGV[1])
          redis.call('PEXPIRE', KEYS[1], ARGV[4])
          redis.call('PEXPIRE', KEYS[2], ARGV[4])
-         redis.call('SADD', KEYS[3], ARGV[5])
-         redis.call('PEXPIRE', KEYS[3], ARGV[4])
          return seq",
+    )
+});
+
+/// KEYS[1]: the session's set; ARGV: stream name, ttl ms. Names the stream for
+/// `forget_session`.
+static TRACK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        "redis.call('SADD', KEYS[1], ARGV[1])
+         return redis.call('PEXPIRE', KEYS[1], ARGV[2])",
     )
 });
 
@@ -47,19 +55,6 @@ static REPLAY: LazyLock<Script> = LazyLock::new(|| {
            out[#out + 1] = e[2][2]
          end
          return out",
-    )
-});
-
-/// KEYS[1]: the session's set; ARGV[1]: the key prefix. Deletes each stream's keys, then
-/// the set.
-static FORGET: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        "local names = redis.call('SMEMBERS', KEYS[1])
-         for _, n in ipairs(names) do
-           redis.call('DEL', ARGV[1] .. 'events:' .. n, ARGV[1] .. 'stream:' .. n)
-         end
-         redis.call('DEL', KEYS[1])
-         return #names",
     )
 });
 
@@ -116,17 +111,29 @@ impl EventStore for RedisEventStore {
     ) -> BoxFuture<'a, Result<String, StoreError>> {
         Box::pin(async move {
             let mut call = APPEND.prepare_invoke();
-            call.key(self.conn.key("events", &stream.stream))
-                .key(self.conn.key("stream", &stream.stream))
-                .key(self.conn.key("streams", &stream.session))
+            call.key(self.conn.tagged("events", &stream.stream))
+                .key(self.conn.tagged("stream", &stream.stream))
                 .arg(message)
                 .arg(&stream.session)
                 .arg(self.max_len)
-                .arg(millis(self.ttl))
-                .arg(&stream.stream);
-            // Not idempotent: sent twice, one message would be stored twice.
-            let seq: u64 = self.conn.script(&call, Resend::Refused).await?;
-            Ok(format!("{}-{seq}", stream.stream))
+                .arg(millis(self.ttl));
+            let mut track = TRACK.prepare_invoke();
+            track
+                .key(self.conn.tagged("streams", &stream.session))
+                .arg(&stream.stream)
+                .arg(millis(self.ttl));
+            // Not idempotent: sent twice, one message would be stored twice. The set is
+            // written beside it (another slot on Redis Cluster), in the same round trip.
+            let (seq, tracked) = tokio::join!(
+                self.conn.script::<u64>(&call, Resend::Refused),
+                self.conn.script::<i64>(&track, Resend::Dropped),
+            );
+            if let Err(e) = tracked {
+                // The event is stored; only `forget_session` misses the stream, which
+                // expires by itself.
+                tracing::debug!(stream = %stream.stream, error = %e, "stream not named in its session's set");
+            }
+            Ok(format!("{}-{}", stream.stream, seq?))
         })
     }
 
@@ -142,8 +149,8 @@ impl EventStore for RedisEventStore {
                 return Ok(None);
             };
             let mut call = REPLAY.prepare_invoke();
-            call.key(self.conn.key("events", stream))
-                .key(self.conn.key("stream", stream))
+            call.key(self.conn.tagged("events", stream))
+                .key(self.conn.tagged("stream", stream))
                 .arg(format!("0-{from}"));
             let Some(out): Option<Vec<Vec<u8>>> = self.conn.script(&call, Resend::Dropped).await?
             else {
@@ -190,12 +197,22 @@ impl EventStore for RedisEventStore {
     }
 
     fn forget_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        // One call per stream: a stream's keys share a slot, not the session's.
         Box::pin(async move {
-            let mut call = FORGET.prepare_invoke();
-            call.key(self.conn.key("streams", session))
-                .arg(self.conn.prefix());
+            let set = self.conn.tagged("streams", session);
+            let names: Vec<String> = self
+                .conn
+                .cmd(::redis::cmd("SMEMBERS").arg(&set), Resend::Dropped)
+                .await?;
+            for n in &names {
+                let del = ::redis::cmd("DEL")
+                    .arg(self.conn.tagged("events", n))
+                    .arg(self.conn.tagged("stream", n))
+                    .to_owned();
+                self.conn.cmd::<i64>(&del, Resend::Dropped).await?;
+            }
             self.conn
-                .script::<i64>(&call, Resend::Dropped)
+                .cmd::<i64>(::redis::cmd("DEL").arg(&set), Resend::Dropped)
                 .await
                 .map(|_| ())
         })

@@ -14,26 +14,31 @@
 //! `TaskStoreError::Backend` (a JSON-RPC internal error naming the store).
 //!
 //! Key layout, every key under the configured prefix (`mcp:` by default) and every key with
-//! an expiry or a bound:
+//! an expiry or a bound. The part in braces is the key's hash tag: on Redis Cluster, keys
+//! with the same tag share a slot, and every script touches the keys of one tag only.
 //!
 //! | key | type | what | bound |
 //! | --- | --- | --- | --- |
-//! | `<prefix>session:<id>` | hash, field `record` (JSON) | one legacy session | the session's time to live, refreshed on each touch |
-//! | `<prefix>events:<stream>` | stream, entry ids `0-<seq>`, field `m` | the events of one SSE stream | `MAXLEN` per stream, event TTL |
-//! | `<prefix>stream:<stream>` | hash: `session`, `seq` (last issued) | the stream's owner and counter | event TTL |
-//! | `<prefix>streams:<session>` | set of stream names | what `forget_session` deletes | event TTL |
+//! | `<prefix>session:{<id>}` | hash: `record` (JSON, without the subscriptions), `sub:<uri>` per subscribed resource | one legacy session | the session's time to live, refreshed on each touch |
+//! | `<prefix>streams:{<session>}` | set of stream names | what `forget_session` deletes | event TTL |
+//! | `<prefix>events:{<stream>}` | stream, entry ids `0-<seq>`, field `m` | the events of one SSE stream | `MAXLEN` per stream, event TTL |
+//! | `<prefix>stream:{<stream>}` | hash: `session`, `seq` (last issued) | the stream's owner and counter | event TTL |
 //! | `<prefix>replay:<nonce hex>` | string | one used `requestState` | until the state expires |
-//! | `<prefix>task:<id>` | hash: `base`, `status`, `state` (JSON), `exp`, `in:<key>` (input answered on another replica) | one task | the task's ttl, at most `max_task_ttl` |
-//! | `<prefix>tasks:<owner>` | sorted set: task id by creation number | `tasks/list` of one owner (`o:<owner>`, or `none`) | `max_tasks_per_owner`, expires with its last task |
-//! | `<prefix>task-exp:<owner>` | sorted set: task id by expiry | which of the owner's entries to prune | as the index |
-//! | `<prefix>task-seq` | integer | the creation counter of the indexes | one key per prefix |
-//! | `<prefix>events` | pub/sub channel (no key) | server events of every [`RedisBus`], JSON tagged with the sending bus | nothing is kept |
+//! | `<prefix>{tasks}:task:<id>` | hash: `base`, `status`, `state` (JSON), `exp`, `in:<key>` (input answer delivered on another replica) | one task | the task's ttl, at most `max_task_ttl` |
+//! | `<prefix>{tasks}:tasks:<owner>` | sorted set: task id by creation time (ms, made unique) | `tasks/list` of one owner (`o:<owner>`, or `none`) | `max_tasks_per_owner`, expires with its last task |
+//! | `<prefix>{tasks}:task-exp:<owner>` | sorted set: task id by expiry | which of the owner's entries to prune | as the index |
+//! | `<prefix>bus` | stream, fields `o` (sending bus), `n` (its sequence number), `m` (the event, JSON) | server events of every [`RedisBus`], read by each after the last id it delivered | `MAXLEN ~` [`DEFAULT_BACKLOG`] |
 //! | `<prefix>answers` | pub/sub channel (no key) | clients' answers to another process's server-to-client requests, and cancellations of requests another process runs ([`RedisAnswerRelay`]) | nothing is kept |
+//!
+//! The task scripts reach tasks through an owner's indexes, and `tasks/get` knows only the
+//! id, so all task keys share the tag `{tasks}` (one slot). The prefix should hold no `{`.
 //!
 //! Every call is bounded by the configured timeout; an unreachable or slow Redis is a
 //! [`StoreError::Unavailable`](crate::session::StoreError::Unavailable) (a 503 on HTTP).
-//! Scripts touch several keys of one session or stream, so the stores need a single Redis
-//! (or a primary with replicas), not Redis Cluster.
+//! The backends connect to one Redis (or a primary with replicas), to a Redis Cluster
+//! ([`RedisConfig::cluster`], `redis+cluster://`: each call goes to the primary of its keys'
+//! slot), or to the primary Sentinel names ([`RedisConfig::sentinel`], `redis+sentinel://`:
+//! a call that fails on a demoted or vanished primary asks the sentinels again).
 //!
 //! An adapter floor: it implements the contracts of `session/` (the stores, the bus, the
 //! relay, the task store) and imports only `common` and `session`. `stores.rs` is the
@@ -43,6 +48,7 @@
 mod bus;
 mod connection;
 mod events;
+mod fanout;
 mod pubsub;
 mod relay;
 mod replay;
@@ -50,7 +56,7 @@ mod sessions;
 mod stores;
 mod tasks;
 
-pub use bus::{DEFAULT_QUEUE, RedisBus};
+pub use bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
 pub use events::RedisEventStore;
 pub use relay::RedisAnswerRelay;
 pub use replay::RedisReplayGuard;

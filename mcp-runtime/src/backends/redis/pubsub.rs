@@ -15,7 +15,7 @@ use futures_core::Stream;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Conn, Resend};
+use super::connection::{Conn, Connector, Resend};
 
 /// The first wait before reconnecting the pub/sub connection; it doubles up to
 /// [`MAX_BACKOFF`].
@@ -48,7 +48,7 @@ struct Shared {
 impl Channel {
     /// Starts the publishing and the listening task (inside a Tokio runtime).
     pub(super) fn open(
-        client: ::redis::Client,
+        client: Connector,
         conn: Conn,
         name: &str,
         queue: usize,
@@ -114,7 +114,7 @@ impl Drop for Channel {
 }
 
 /// 64 random bits as 16 hex digits.
-fn random_origin() -> String {
+pub(super) fn random_origin() -> String {
     let mut b = [0u8; 8];
     getrandom::fill(&mut b).expect("the OS random source failed");
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -153,7 +153,7 @@ async fn publishing(
 /// Keeps one pub/sub connection subscribed, reconnecting with a capped backoff, and hands
 /// what it receives to `on_message`.
 async fn listening(
-    client: ::redis::Client,
+    client: Connector,
     timeout: Duration,
     on_message: OnMessage,
     shared: Arc<Shared>,
@@ -189,10 +189,10 @@ async fn listening(
 }
 
 async fn subscribe(
-    client: &::redis::Client,
+    client: &Connector,
     channel: &str,
 ) -> ::redis::RedisResult<(PubSubSink, PubSubStream)> {
-    let mut pubsub = client.get_async_pubsub().await?;
+    let mut pubsub = client.pubsub_client().await?.get_async_pubsub().await?;
     pubsub.subscribe(channel).await?;
     Ok(pubsub.split())
 }

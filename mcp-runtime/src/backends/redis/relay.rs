@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::connection::Conn;
+use super::connection::{Conn, Connector};
 use super::pubsub::{Channel, OnMessage};
 use crate::session::relay::{AnswerRelay, Relayed};
 
@@ -28,7 +28,7 @@ struct Wire {
 }
 
 impl RedisAnswerRelay {
-    pub(super) fn start(client: ::redis::Client, conn: Conn, queue: usize) -> Self {
+    pub(super) fn start(client: Connector, conn: Conn, queue: usize) -> Self {
         let deliveries: Deliveries = Arc::default();
         let origin = Arc::new(std::sync::OnceLock::<String>::new());
         let (to, me) = (deliveries.clone(), origin.clone());

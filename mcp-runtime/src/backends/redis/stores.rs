@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use super::bus::{DEFAULT_QUEUE, RedisBus};
-use super::connection::{Conn, Resend};
+use super::bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
+use super::connection::{Conn, Connector, Link, Resend, SentinelLink};
 use super::events::RedisEventStore;
 use super::relay::RedisAnswerRelay;
 use super::replay::RedisReplayGuard;
@@ -38,6 +38,10 @@ use crate::session::StoreError;
 #[derive(Clone)]
 pub struct RedisConfig {
     url: String,
+    /// The seed nodes of a Redis Cluster (empty: one Redis at `url`).
+    cluster: Vec<String>,
+    /// The sentinels and the name of the primary they watch.
+    sentinel: Option<(Vec<String>, String)>,
     prefix: String,
     timeout: Duration,
     event_ttl: Duration,
@@ -49,6 +53,11 @@ impl fmt::Debug for RedisConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisConfig")
             .field("url", &redacted(&self.url))
+            .field(
+                "cluster",
+                &self.cluster.iter().map(|u| redacted(u)).collect::<Vec<_>>(),
+            )
+            .field("sentinel", &self.sentinel)
             .field("prefix", &self.prefix)
             .field("timeout", &self.timeout)
             .field("event_ttl", &self.event_ttl)
@@ -78,16 +87,52 @@ pub const DEFAULT_PREFIX: &str = "mcp:";
 impl RedisConfig {
     /// Redis at `url` (`redis://[user:password@]host:port/db`), keys under `mcp:`, a 1 s
     /// timeout per call, events kept for an hour after a stream's last event and at most
-    /// 1024 per stream.
+    /// 1024 per stream. `redis+cluster://[user:password@]host:port,host:port,...` is a Redis
+    /// Cluster reached through those nodes (as [`cluster`](Self::cluster)).
     pub fn new(url: impl Into<String>) -> Self {
+        let url = url.into();
+        let cluster = cluster_nodes(&url).unwrap_or_default();
+        let sentinel = sentinel_nodes(&url);
+        // What `connect` opens a plain client on: a node, a sentinel, or the one Redis.
+        let first = cluster
+            .first()
+            .or(sentinel.as_ref().and_then(|(n, _)| n.first()))
+            .cloned();
         Self {
-            url: url.into(),
+            url: first.unwrap_or(url),
+            cluster,
+            sentinel,
             prefix: DEFAULT_PREFIX.to_owned(),
             timeout: Duration::from_secs(1),
             event_ttl: Duration::from_secs(60 * 60),
             max_events_per_stream: 1024,
             tasks: TaskLimits::default(),
         }
+    }
+
+    /// A Redis Cluster reached through any of `nodes` (`redis://host:port` each; the others
+    /// are discovered), with the defaults of [`new`](Self::new). Every script names keys of
+    /// one hash slot; the answer relay subscribes through the first node (a cluster hands a
+    /// `PUBLISH` to every node).
+    pub fn cluster<S: Into<String>>(nodes: impl IntoIterator<Item = S>) -> Self {
+        let cluster: Vec<String> = nodes.into_iter().map(Into::into).collect();
+        let mut config = Self::new(cluster.first().cloned().unwrap_or_default());
+        config.cluster = cluster;
+        config
+    }
+
+    /// The primary named `service` that the sentinels at `nodes` (`redis://host:port` each)
+    /// watch, followed through failovers: a call that fails on the old primary asks the
+    /// sentinels again (and is sent again where that is safe). The primary is reached with
+    /// database 0 and no password. With the defaults of [`new`](Self::new).
+    pub fn sentinel<S: Into<String>>(
+        nodes: impl IntoIterator<Item = S>,
+        service: impl Into<String>,
+    ) -> Self {
+        let nodes: Vec<String> = nodes.into_iter().map(Into::into).collect();
+        let mut config = Self::new(nodes.first().cloned().unwrap_or_default());
+        config.sentinel = Some((nodes, service.into()));
+        config
     }
 
     /// Every key starts with `prefix` (deployments sharing one Redis use different ones).
@@ -149,19 +194,44 @@ impl RedisConfig {
     /// server may start while Redis is still away). Fails only on a malformed URL. Call it
     /// inside a Tokio runtime.
     pub fn connect_lazy(self) -> Result<RedisStores, StoreError> {
-        let client = ::redis::Client::open(self.url.as_str())
-            .map_err(|e| StoreError::Unavailable(format!("bad redis URL: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout))
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(20))
-            .set_max_delay(Duration::from_millis(200));
-        let manager = ConnectionManager::new_lazy_with_config(client.clone(), config)
-            .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
+        let bad = |e: ::redis::RedisError| StoreError::Unavailable(format!("bad redis URL: {e}"));
+        let client = ::redis::Client::open(self.url.as_str()).map_err(bad)?;
+        let (link, connector) = if let Some((nodes, service)) = &self.sentinel {
+            let sentinel = ::redis::sentinel::SentinelClient::build(
+                nodes.clone(),
+                service.clone(),
+                None,
+                ::redis::sentinel::SentinelServerType::Master,
+            )
+            .map_err(bad)?;
+            let link = Arc::new(SentinelLink::new(sentinel, self.timeout));
+            (Link::Sentinel(link.clone()), Connector::Sentinel(link))
+        } else if self.cluster.is_empty() {
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(self.timeout))
+                .set_response_timeout(Some(self.timeout))
+                .set_number_of_retries(2)
+                .set_min_delay(Duration::from_millis(20))
+                .set_max_delay(Duration::from_millis(200));
+            let manager = ConnectionManager::new_lazy_with_config(client.clone(), config)
+                .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
+            (Link::Single(manager), Connector::Single(client.clone()))
+        } else {
+            let cluster = ::redis::cluster::ClusterClientBuilder::new(self.cluster.clone())
+                .connection_timeout(self.timeout)
+                .response_timeout(self.timeout)
+                .build()
+                .map_err(bad)?;
+            let config = ::redis::cluster::ClusterConfig::new()
+                .set_connection_timeout(self.timeout)
+                .set_response_timeout(self.timeout);
+            let con = cluster.get_pending_async_connection_with_config(config);
+            let node = Box::new((cluster, client.clone()));
+            (Link::Cluster(con), Connector::Cluster(node))
+        };
         Ok(RedisStores {
-            client,
-            conn: Conn::new(manager, Arc::from(self.prefix), self.timeout),
+            connector,
+            conn: Conn::new(link, Arc::from(self.prefix), self.timeout),
             event_ttl: self.event_ttl,
             max_events_per_stream: self.max_events_per_stream,
             tasks: self.tasks,
@@ -169,11 +239,42 @@ impl RedisConfig {
     }
 }
 
+/// The sentinels and the service of a `redis+sentinel://host:port,host:port/<service>` URL,
+/// each sentinel as `redis://host:port`; `None` for any other URL.
+fn sentinel_nodes(url: &str) -> Option<(Vec<String>, String)> {
+    let rest = url.strip_prefix("redis+sentinel://")?;
+    let (hosts, service) = rest.split_once('/')?;
+    let nodes: Vec<String> = hosts
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(|h| format!("redis://{h}"))
+        .collect();
+    let service = service.trim_end_matches('/');
+    (!nodes.is_empty() && !service.is_empty()).then(|| (nodes, service.to_owned()))
+}
+
+/// The nodes of a `redis+cluster://[userinfo@]host:port,host:port[/]` URL, each as
+/// `redis://[userinfo@]host:port`; `None` for any other URL.
+fn cluster_nodes(url: &str) -> Option<Vec<String>> {
+    let rest = url.strip_prefix("redis+cluster://")?;
+    let rest = rest.trim_end_matches('/');
+    let (user, hosts) = match rest.rsplit_once('@') {
+        Some((user, hosts)) => (format!("{user}@"), hosts),
+        None => (String::new(), rest),
+    };
+    let nodes: Vec<String> = hosts
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(|h| format!("redis://{user}{h}"))
+        .collect();
+    (!nodes.is_empty()).then_some(nodes)
+}
+
 /// A connection to Redis that hands out the stores; every store it gives shares it.
 #[derive(Clone)]
 pub struct RedisStores {
-    /// For the bus's pub/sub connections (the stores share `conn`).
-    client: ::redis::Client,
+    /// For the bus's reading and the relay's pub/sub connections (the stores share `conn`).
+    connector: Connector,
     conn: Conn,
     event_ttl: Duration,
     max_events_per_stream: usize,
@@ -213,9 +314,10 @@ impl RedisStores {
     }
 
     /// A [`RedisBus`] (`ServerBuilder::subscription_bus`): server events fanned out to every
-    /// process on channel `<prefix>events`, with a queue of [`DEFAULT_QUEUE`] events
-    /// waiting to be published. Each call makes a bus of its own (one pub/sub connection,
-    /// two background tasks, ended when it is dropped); call it inside a Tokio runtime.
+    /// process through the stream `<prefix>bus` (about [`DEFAULT_BACKLOG`] entries kept),
+    /// with a queue of [`DEFAULT_QUEUE`] events waiting to be appended. Each call makes a
+    /// bus of its own (one reading connection, two background tasks, ended when it is
+    /// dropped); call it inside a Tokio runtime.
     pub fn bus(&self) -> RedisBus {
         self.bus_with_queue(DEFAULT_QUEUE)
     }
@@ -223,7 +325,12 @@ impl RedisStores {
     /// A [`RedisBus`] whose publishing queue holds `queue` events (at least 1); past it,
     /// events are still delivered in this process but not published (and counted).
     pub fn bus_with_queue(&self, queue: usize) -> RedisBus {
-        RedisBus::start(self.client.clone(), self.conn.clone(), queue)
+        RedisBus::start(
+            self.connector.clone(),
+            self.conn.clone(),
+            queue,
+            DEFAULT_BACKLOG,
+        )
     }
 
     /// A [`RedisAnswerRelay`] (`HttpOptions::answer_relay`): a client's answer to a
@@ -232,7 +339,7 @@ impl RedisStores {
     /// ended when it is dropped; call it inside a Tokio runtime.
     pub fn answer_relay(&self) -> Arc<RedisAnswerRelay> {
         Arc::new(RedisAnswerRelay::start(
-            self.client.clone(),
+            self.connector.clone(),
             self.conn.clone(),
             DEFAULT_QUEUE,
         ))
@@ -259,6 +366,41 @@ impl fmt::Debug for RedisStores {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentinel_url_names_its_sentinels_and_service() {
+        let cfg = RedisConfig::new("redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/mymaster");
+        assert_eq!(
+            cfg.sentinel,
+            Some((
+                vec![
+                    "redis://10.0.0.1:26379".to_owned(),
+                    "redis://10.0.0.2:26379".to_owned()
+                ],
+                "mymaster".to_owned()
+            ))
+        );
+        assert_eq!(sentinel_nodes("redis+sentinel://h:1"), None, "no service");
+        assert_eq!(sentinel_nodes("redis://h:1/0"), None);
+    }
+
+    #[test]
+    fn a_cluster_url_names_its_nodes() {
+        let cfg = RedisConfig::new("redis+cluster://u:pw@10.0.0.1:7000,10.0.0.2:7001/");
+        assert_eq!(
+            cfg.cluster,
+            ["redis://u:pw@10.0.0.1:7000", "redis://u:pw@10.0.0.2:7001"]
+        );
+        assert_eq!(cfg.url, "redis://u:pw@10.0.0.1:7000");
+        assert!(!format!("{cfg:?}").contains("pw"));
+        assert_eq!(
+            cluster_nodes("redis+cluster://h:1"),
+            Some(vec!["redis://h:1".to_owned()])
+        );
+        assert_eq!(cluster_nodes("redis://h:1/0"), None);
+        assert_eq!(cluster_nodes("redis+cluster://"), None);
+        assert!(RedisConfig::new("redis://h:1/0").cluster.is_empty());
+    }
 
     #[test]
     fn debug_output_hides_the_password() {

@@ -1,14 +1,17 @@
 //! [`RedisTaskStore`]: tasks in Redis, shared by the replicas of a deployment, with the
 //! semantics of the [`InMemoryTaskStore`](crate::session::task_store::InMemoryTaskStore).
 //!
-//! Each task is a hash (`<prefix>task:<id>`) that expires with the task: `base` (what never
-//! changes: the task as created, its owner, its expiry), `status`, `state` (message, last
-//! update, pending input, outcome) and one `in:<key>` field per input answer delivered for
-//! the process running it. Each owner has an index by creation order
-//! (`<prefix>tasks:<owner>`, scores from the `<prefix>task-seq` counter) and one by expiry
-//! (`<prefix>task-exp:<owner>`), both kept to [`TaskLimits::max_tasks_per_owner`]. Every
-//! change is one Lua script, so writers on several replicas never interleave (a terminal
-//! task never changes, whoever writes last).
+//! Each task is a hash (`<prefix>{tasks}:task:<id>`) that expires with the task: `base`
+//! (what never changes: the task as created, its owner, its expiry), `status`, `state`
+//! (message, last update, pending input, outcome) and one `in:<key>` field per input answer
+//! delivered for the process running it. Each owner has an index by creation order
+//! (`<prefix>{tasks}:tasks:<owner>`, scores the creation time in ms, one more than the
+//! newest entry's when that is not below it) and one by expiry
+//! (`<prefix>{tasks}:task-exp:<owner>`), both kept to [`TaskLimits::max_tasks_per_owner`].
+//! Every change is one Lua script, so writers on several replicas never interleave (a
+//! terminal task never changes, whoever writes last). The scripts reach tasks through the
+//! indexes and a task by its id alone, so every task key carries the one hash tag
+//! `{tasks}`: on Redis Cluster the task store lives in one slot.
 
 use std::sync::LazyLock;
 use std::time::{Duration, SystemTime};
@@ -47,14 +50,17 @@ impl Default for TaskLimits {
     }
 }
 
+/// The kind of a task's key (`<prefix>{tasks}:task:<id>`).
+const TASK: &str = "{tasks}:task";
+
 /// Shared by the scripts: whether status `s` is terminal.
 const TERMINAL: &str = "local function terminal(s)
     return s == 'completed' or s == 'failed' or s == 'cancelled'
 end
 ";
 
-/// KEYS: task, index, expiries, counter. ARGV: id, base, status, state, ttl ms, expiry
-/// (epoch ms), now (epoch ms), bound, task key prefix. 1 created, -1 duplicate, 0 full.
+/// KEYS: task, index, expiries. ARGV: id, base, status, state, ttl ms, expiry (epoch ms),
+/// now (epoch ms), bound, task key prefix. 1 created, -1 duplicate, 0 full.
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
         "{TERMINAL}
@@ -76,7 +82,9 @@ static CREATE: LazyLock<Script> = LazyLock::new(|| {
             if not victim then return 0 end
             drop(victim)
         end
-        local seq = redis.call('INCR', KEYS[4])
+        local seq = tonumber(ARGV[7])
+        local top = redis.call('ZREVRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+        if top[2] and tonumber(top[2]) >= seq then seq = tonumber(top[2]) + 1 end
         redis.call('HSET', KEYS[1], 'base', ARGV[2], 'status', ARGV[3], 'state', ARGV[4],
             'exp', ARGV[6])
         redis.call('PEXPIRE', KEYS[1], ARGV[5])
@@ -284,15 +292,15 @@ impl RedisTaskStore {
     }
 
     fn key(&self, id: &str) -> String {
-        self.conn.key("task", id)
+        self.conn.key(TASK, id)
     }
 
     /// The index and the expiries of `owner`'s tasks.
     fn owner_keys(&self, owner: Option<&str>) -> (String, String) {
         let tag = owner.map_or_else(|| "none".to_owned(), |o| format!("o:{o}"));
         (
-            self.conn.key("tasks", &tag),
-            self.conn.key("task-exp", &tag),
+            self.conn.key("{tasks}:tasks", &tag),
+            self.conn.key("{tasks}:task-exp", &tag),
         )
     }
 
@@ -322,10 +330,7 @@ impl RedisTaskStore {
             expires_at: record.expires_at,
         })?;
         let mut call = CREATE.prepare_invoke();
-        call.key(self.key(&id))
-            .key(index)
-            .key(expiries)
-            .key(format!("{}task-seq", self.conn.prefix()));
+        call.key(self.key(&id)).key(index).key(expiries);
         call.arg(&id)
             .arg(base)
             .arg(status)
@@ -334,7 +339,7 @@ impl RedisTaskStore {
             .arg(epoch_ms(now) + millis(ttl))
             .arg(epoch_ms(now))
             .arg(self.limits.max_tasks_per_owner.max(1))
-            .arg(self.conn.key("task", ""));
+            .arg(self.conn.key(TASK, ""));
         match self.conn.script::<i64>(&call, Resend::Refused).await {
             Ok(1) => Ok(()),
             Ok(-1) => Err(TaskStoreError::Duplicate),
@@ -415,7 +420,7 @@ impl RedisTaskStore {
         let mut call = LIST.prepare_invoke();
         call.key(index)
             .key(expiries)
-            .arg(self.conn.key("task", ""))
+            .arg(self.conn.key(TASK, ""))
             .arg(start)
             .arg(limit + 1)
             .arg(epoch_ms(SystemTime::now()));
