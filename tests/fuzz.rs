@@ -499,7 +499,7 @@ mod framing {
 mod headers {
     use super::*;
     use mcp::headers::{
-        Params, RequestFields, decode_header_value, encode_header_value, is_header_safe,
+        ParamsView, RequestFields, decode_header_value, encode_header_value, is_header_safe,
         looks_like_sentinel, request_headers, validate_request_fields, validate_request_headers,
     };
     use serde_json::json;
@@ -622,11 +622,11 @@ mod headers {
                 "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
             });
             let schema = schema();
-            let headers = request_headers(method, Params::Value(&params), Some(&schema));
-            let r = validate_request_headers(&headers, method, Params::Value(&params), Some("2026-07-28"), Some(&schema));
+            let headers = request_headers(method, ParamsView::Value(&params), Some(&schema));
+            let r = validate_request_headers(&headers, method, ParamsView::Value(&params), Some("2026-07-28"), Some(&schema));
             prop_assert!(r.is_ok(), "{:?} refused: {:?}", headers, r);
             let raw = serde_json::value::to_raw_value(&params).unwrap();
-            let r = validate_request_headers(&headers, method, Params::Raw(&raw), Some("2026-07-28"), Some(&schema));
+            let r = validate_request_headers(&headers, method, ParamsView::Raw(&raw), Some("2026-07-28"), Some(&schema));
             prop_assert!(r.is_ok(), "{:?} refused (raw): {:?}", headers, r);
         }
 
@@ -642,9 +642,9 @@ mod headers {
             let schema = schema();
             let schema = with_schema.then_some(&schema);
             let raw = serde_json::value::to_raw_value(&params).unwrap();
-            let full = RequestFields::of(Params::Value(&params));
-            let by_value = validate_request_headers(&headers, method, Params::Value(&params), full.protocol_version(), schema);
-            let by_raw = validate_request_headers(&headers, method, Params::Raw(&raw), full.protocol_version(), schema);
+            let full = RequestFields::of(ParamsView::Value(&params));
+            let by_value = validate_request_headers(&headers, method, ParamsView::Value(&params), full.protocol_version(), schema);
+            let by_raw = validate_request_headers(&headers, method, ParamsView::Raw(&raw), full.protocol_version(), schema);
             // Raw params whose `_meta` is neither an object nor `null` read as having no
             // fields (documented on `RequestFields::of`); parsed ones keep the others.
             let odd_meta = params.get("_meta").is_some_and(|m| !m.is_object() && !m.is_null());

@@ -52,10 +52,15 @@ pub enum Direction {
     ServerToClient,
 }
 
+/// The old name of [`WireExtensions`] (it shared its name with the runtime's typed
+/// `Extensions` of a request's context).
+#[deprecated(since = "0.2.0", note = "renamed `WireExtensions`")]
+pub type Extensions = WireExtensions;
+
 /// The extensions a modern connection uses. They add methods and result types; on legacy
 /// revisions they have no effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Extensions {
+pub struct WireExtensions {
     /// `io.modelcontextprotocol/tasks`: `tasks/get`, `tasks/update`, `tasks/cancel`,
     /// `notifications/tasks`, `resultType: "task"`.
     pub tasks: bool,
@@ -64,9 +69,9 @@ pub struct Extensions {
     pub skills: bool,
 }
 
-impl Extensions {
+impl WireExtensions {
     /// No extensions.
-    pub const NONE: Extensions = Extensions {
+    pub const NONE: WireExtensions = WireExtensions {
         tasks: false,
         skills: false,
     };
@@ -76,7 +81,7 @@ impl Extensions {
     pub fn from_capabilities(capabilities: &Map<String, Value>) -> Self {
         let ext = capabilities.get("extensions").and_then(Value::as_object);
         let has = |k: &str| ext.is_some_and(|e| e.get(k).is_some_and(|v| !v.is_null()));
-        Extensions {
+        WireExtensions {
             tasks: has(TASKS_EXTENSION),
             skills: has(SKILLS_EXTENSION),
         }
@@ -132,7 +137,7 @@ pub const LIST_METHODS: [&str; 6] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct WireCodec {
     version: ProtocolVersion,
-    extensions: Extensions,
+    extensions: WireExtensions,
 }
 
 /// Why a response received from a peer is invalid (client side).
@@ -356,7 +361,7 @@ impl WireCodec {
     pub const fn new(version: ProtocolVersion) -> Self {
         Self {
             version,
-            extensions: Extensions::NONE,
+            extensions: WireExtensions::NONE,
         }
     }
 
@@ -369,7 +374,7 @@ impl WireCodec {
     }
 
     /// The same codec with the given extensions.
-    pub const fn with_extensions(mut self, extensions: Extensions) -> Self {
+    pub const fn with_extensions(mut self, extensions: WireExtensions) -> Self {
         self.extensions = extensions;
         self
     }
@@ -402,7 +407,7 @@ impl WireCodec {
     }
 
     /// The extensions as configured (they only take effect on the modern era).
-    pub const fn extensions(&self) -> Extensions {
+    pub const fn extensions(&self) -> WireExtensions {
         self.extensions
     }
 
@@ -1037,24 +1042,27 @@ mod tests {
     #[test]
     fn extensions_from_capabilities() {
         let caps = json!({"extensions":{"io.modelcontextprotocol/tasks":{},"com.example/x":{}}});
-        let e = Extensions::from_capabilities(caps.as_object().unwrap());
+        let e = WireExtensions::from_capabilities(caps.as_object().unwrap());
         assert_eq!(
             e,
-            Extensions {
+            WireExtensions {
                 tasks: true,
                 skills: false
             }
         );
         let caps = json!({"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}}});
-        let e = Extensions::from_capabilities(caps.as_object().unwrap());
+        let e = WireExtensions::from_capabilities(caps.as_object().unwrap());
         assert_eq!(
             e,
-            Extensions {
+            WireExtensions {
                 tasks: false,
                 skills: true
             }
         );
-        assert_eq!(Extensions::from_capabilities(&Map::new()), Extensions::NONE);
+        assert_eq!(
+            WireExtensions::from_capabilities(&Map::new()),
+            WireExtensions::NONE
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::annotations::usable_header_params;
 use super::{
-    MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, Params, RequestFields, argument_header_value,
+    MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, ParamsView, RequestFields, argument_header_value,
     encode_header_value, name_source_field,
 };
 
@@ -23,7 +23,7 @@ use super::{
 /// [`validate_request_headers`](super::validate_request_headers) skips them. Works for notifications too (1 and 2 only).
 pub fn request_headers<'p>(
     method: &str,
-    params: impl Into<Params<'p>>,
+    params: impl Into<ParamsView<'p>>,
     tool_input_schema: Option<&Map<String, Value>>,
 ) -> Vec<(String, String)> {
     let param_annotations = match tool_input_schema {

@@ -1,4 +1,4 @@
-//! The body fields the headers mirror, read from a request's `params` once: [`Params`],
+//! The body fields the headers mirror, read from a request's `params` once: [`ParamsView`],
 //! [`RequestFields`], [`name_source_field`].
 
 use std::borrow::Cow;
@@ -11,7 +11,7 @@ use super::PROTOCOL_VERSION_META_KEY;
 
 /// A request's `params`, parsed or raw; see the `From` impls.
 #[derive(Debug, Clone, Copy, Default)]
-pub enum Params<'a> {
+pub enum ParamsView<'a> {
     /// No `params` member.
     #[default]
     None,
@@ -22,24 +22,24 @@ pub enum Params<'a> {
     Raw(&'a RawValue),
 }
 
-impl<'a> From<&'a Value> for Params<'a> {
+impl<'a> From<&'a Value> for ParamsView<'a> {
     fn from(v: &'a Value) -> Self {
-        Params::Value(v)
+        ParamsView::Value(v)
     }
 }
-impl<'a> From<Option<&'a Value>> for Params<'a> {
+impl<'a> From<Option<&'a Value>> for ParamsView<'a> {
     fn from(v: Option<&'a Value>) -> Self {
-        v.map_or(Params::None, Params::Value)
+        v.map_or(ParamsView::None, ParamsView::Value)
     }
 }
-impl<'a> From<&'a RawValue> for Params<'a> {
+impl<'a> From<&'a RawValue> for ParamsView<'a> {
     fn from(v: &'a RawValue) -> Self {
-        Params::Raw(v)
+        ParamsView::Raw(v)
     }
 }
-impl<'a> From<Option<&'a RawValue>> for Params<'a> {
+impl<'a> From<Option<&'a RawValue>> for ParamsView<'a> {
     fn from(v: Option<&'a RawValue>) -> Self {
-        v.map_or(Params::None, Params::Raw)
+        v.map_or(ParamsView::None, ParamsView::Raw)
     }
 }
 
@@ -119,10 +119,10 @@ impl<'a> RequestFields<'a> {
     ///
     /// Raw params that do not decode as the expected shape (a `_meta` that is not an
     /// object, a field given twice) read as having none of the fields.
-    pub fn of(params: impl Into<Params<'a>>) -> Self {
+    pub fn of(params: impl Into<ParamsView<'a>>) -> Self {
         match params.into() {
-            Params::None => Self::default(),
-            Params::Value(Value::Object(m)) => Self {
+            ParamsView::None => Self::default(),
+            ParamsView::Value(Value::Object(m)) => Self {
                 name: m.get("name").and_then(Value::as_str).map(Cow::Borrowed),
                 uri: m.get("uri").and_then(Value::as_str).map(Cow::Borrowed),
                 task_id: m.get("taskId").and_then(Value::as_str).map(Cow::Borrowed),
@@ -133,8 +133,8 @@ impl<'a> RequestFields<'a> {
                     .and_then(Value::as_str)
                     .map(Cow::Borrowed),
             },
-            Params::Value(_) => Self::default(),
-            Params::Raw(raw) => Self::scan(Some(raw)).unwrap_or_else(|| Self::probe(raw)),
+            ParamsView::Value(_) => Self::default(),
+            ParamsView::Raw(raw) => Self::scan(Some(raw)).unwrap_or_else(|| Self::probe(raw)),
         }
     }
 
@@ -319,7 +319,7 @@ mod tests {
         ] {
             let p = raw(text);
             assert_eq!(
-                RequestFields::of(Params::Raw(&p)),
+                RequestFields::of(ParamsView::Raw(&p)),
                 RequestFields::default(),
                 "{text}"
             );

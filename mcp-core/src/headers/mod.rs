@@ -23,7 +23,7 @@
 //!   header-to-argument-path map.
 //!
 //! ```
-//! use mcp_core::headers::{request_headers, validate_request_headers, Params};
+//! use mcp_core::headers::{request_headers, validate_request_headers, ParamsView};
 //! use serde_json::json;
 //!
 //! let schema = json!({
@@ -36,7 +36,7 @@
 //!     "arguments": { "region": "us-west1" },
 //!     "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }
 //! });
-//! let headers = request_headers("tools/call", Params::Value(&params), Some(schema));
+//! let headers = request_headers("tools/call", ParamsView::Value(&params), Some(schema));
 //! assert_eq!(headers, vec![
 //!     ("MCP-Protocol-Version".to_string(), "2026-07-28".to_string()),
 //!     ("Mcp-Method".to_string(), "tools/call".to_string()),
@@ -44,7 +44,7 @@
 //!     ("Mcp-Param-Region".to_string(), "us-west1".to_string()),
 //! ]);
 //! // The server accepts exactly what the client sends.
-//! validate_request_headers(&headers, "tools/call", Params::Value(&params), Some("2026-07-28"), Some(schema))
+//! validate_request_headers(&headers, "tools/call", ParamsView::Value(&params), Some("2026-07-28"), Some(schema))
 //!     .unwrap();
 //! ```
 //!
@@ -85,7 +85,11 @@ pub use annotations::{
 };
 pub use client::request_headers;
 pub use errors::{HeaderError, HeaderErrorKind};
-pub use fields::{Params, RequestFields, name_source_field};
+pub use fields::{ParamsView, RequestFields, name_source_field};
+
+/// The old name of [`ParamsView`] (it shared its name with [`crate::params::Params`]).
+#[deprecated(since = "0.2.0", note = "renamed `ParamsView`")]
+pub type Params<'a> = ParamsView<'a>;
 pub use source::{HeaderFn, HeaderSource, single_header};
 pub use validate::{
     validate_notification_headers, validate_request_fields, validate_request_headers,

@@ -124,7 +124,7 @@ fn trim_ows(v: &[u8]) -> &[u8] {
 mod tests {
     use super::*;
     use crate::headers::test_support::*;
-    use crate::headers::{MCP_METHOD, MCP_PROTOCOL_VERSION, Params, validate_request_headers};
+    use crate::headers::{MCP_METHOD, MCP_PROTOCOL_VERSION, ParamsView, validate_request_headers};
 
     #[test]
     fn header_fn_adapter_and_duplicates() {
@@ -140,7 +140,7 @@ mod tests {
             }
         });
         assert_eq!(
-            validate_request_headers(&src, "ping", Params::None, Some(V), None),
+            validate_request_headers(&src, "ping", ParamsView::None, Some(V), None),
             Ok(())
         );
         // obs-text bytes are invalid characters
@@ -149,7 +149,7 @@ mod tests {
             (MCP_METHOD, &b"pi\xffng"[..]),
         ];
         assert_eq!(
-            validate_request_headers(&bytes, "ping", Params::None, Some(V), None),
+            validate_request_headers(&bytes, "ping", ParamsView::None, Some(V), None),
             Err(HeaderError::new(
                 MCP_METHOD,
                 HeaderErrorKind::InvalidCharacters

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 use super::annotations::usable_header_params;
 use super::source::with_single_header;
 use super::{
-    HeaderError, HeaderErrorKind, HeaderSource, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, Params,
-    RequestFields, argument_header_value, decode_header_value, header_value_matches,
+    HeaderError, HeaderErrorKind, HeaderSource, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION,
+    ParamsView, RequestFields, argument_header_value, decode_header_value, header_value_matches,
     name_source_field, single_header,
 };
 
@@ -69,7 +69,7 @@ fn decoded_header<H: HeaderSource + ?Sized>(
 pub fn validate_request_headers<'p, H: HeaderSource + ?Sized>(
     headers: &H,
     method: &str,
-    params: impl Into<Params<'p>>,
+    params: impl Into<ParamsView<'p>>,
     body_protocol_version: Option<&str>,
     tool_input_schema: Option<&Map<String, Value>>,
 ) -> Result<(), HeaderError> {
