@@ -33,7 +33,9 @@
 # separated): taken from the environment when set, else generated once into
 # MCP_CLUSTER_DIR/request-state.key, so a replica restarted later opens what the others
 # sealed. `start` builds the example with MCP_CLUSTER_FEATURES (default `http,redis`; it
-# must include both) into CARGO_TARGET_DIR (default ROOT/target).
+# must include both) into CARGO_TARGET_DIR (default ROOT/target). MCP_CLUSTER_ARGS adds
+# arguments to every replica's command line (split on spaces), for example
+# `--rate-limit add=10`.
 #
 # redis-server and nginx come from Debian's packages; `start` installs them when missing.
 set -euo pipefail
@@ -235,7 +237,9 @@ replica_start() { # n
     local n="$1" keys
     running "replica$n" && return 0
     keys="$(request_state_keys)"
-    spawn "replica$n" env MCP_REQUEST_STATE_KEYS="$keys" "$BIN" --http "127.0.0.1:$(replica_port "$n")" --redis "$REDIS_URL"
+    local extra=()
+    read -r -a extra <<<"${MCP_CLUSTER_ARGS:-}"
+    spawn "replica$n" env MCP_REQUEST_STATE_KEYS="$keys" "$BIN" --http "127.0.0.1:$(replica_port "$n")" --redis "$REDIS_URL" "${extra[@]}"
     wait_port "replica$n" "$(replica_port "$n")"
 }
 

@@ -22,6 +22,11 @@
 //! same clients (a task started on one is polled, answered and cancelled through any); give
 //! them the same `requestState` keys in `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
 //!
+//! `--rate-limit TOOL=N` lets each caller (its legacy session, else one bucket for every
+//! 2026-07-28 caller) call `TOOL` `N` times a minute (`mcp::policies::RateLimit`): over it a
+//! call answers `-32029` with `retryAfterMs`. With `--redis` the buckets live in Redis, so
+//! the limit holds for the replicas together.
+//!
 //! Both HTTP flags serve the same router (Streamable HTTP at `/mcp`, the 2024-11-05
 //! transport at `/sse` + `/messages`), so any client of any revision can connect to either.
 //!
@@ -49,6 +54,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp::RequestStateConfig;
+use mcp::policies::{Limit, RateLimit, RateStore};
 use mcp::prelude::*;
 use mcp::runtime::SubscriptionBus;
 use mcp::runtime::caching::CacheHint;
@@ -360,7 +366,9 @@ async fn describe_logo() -> GetPromptResult {
 
 const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
 
-/// The server, for `main` and for `tests/everything.rs` (which includes this file).
+/// The server, for `tests/everything.rs` (which includes this file; `main` adds a rate
+/// limit to the builder first).
+#[allow(dead_code)]
 pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateConfig) -> Server {
     builder(versions, request_state, None).build()
 }
@@ -463,7 +471,7 @@ fn builder(
 
 fn usage() -> ! {
     eprintln!(
-        "usage: everything (--stdio | --http HOST:PORT | --sse HOST:PORT) [--protocol-versions REV,REV...] [--redis URL]"
+        "usage: everything (--stdio | --http HOST:PORT | --sse HOST:PORT) [--protocol-versions REV,REV...] [--redis URL] [--rate-limit TOOL=N]"
     );
     std::process::exit(2)
 }
@@ -487,17 +495,20 @@ fn parse_versions(list: &str) -> Result<SupportedVersions, String> {
     Ok(SupportedVersions::only(&versions))
 }
 
-/// The command line: the transport, the revisions offered, the Redis of the stores.
+/// The command line: the transport, the revisions offered, the Redis of the stores, the
+/// rate-limited tool and its calls a minute.
 struct Args {
     serve: Serve,
     versions: SupportedVersions,
     redis: Option<String>,
+    rate_limit: Option<(String, u32)>,
 }
 
 fn parse_args(args: &[String]) -> Args {
     let mut serve = None;
     let mut versions = SupportedVersions::all();
     let mut redis = None;
+    let mut rate_limit = None;
     let mut it = args.iter().map(String::as_str);
     while let Some(flag) = it.next() {
         match flag {
@@ -520,6 +531,12 @@ fn parse_args(args: &[String]) -> Args {
             "--redis" if redis.is_none() => {
                 redis = Some(it.next().unwrap_or_else(|| usage()).to_owned());
             }
+            "--rate-limit" if rate_limit.is_none() => {
+                let spec = it.next().unwrap_or_else(|| usage());
+                let (tool, n) = spec.split_once('=').unwrap_or_else(|| usage());
+                let n = n.parse::<u32>().ok().filter(|n| *n > 0);
+                rate_limit = Some((tool.to_owned(), n.unwrap_or_else(|| usage())));
+            }
             _ => usage(),
         }
     }
@@ -531,6 +548,7 @@ fn parse_args(args: &[String]) -> Args {
         serve,
         versions,
         redis,
+        rate_limit,
     }
 }
 
@@ -542,6 +560,7 @@ struct Shared {
     request_state: RequestStateConfig,
     bus: Option<Arc<dyn SubscriptionBus>>,
     tasks: Option<Arc<dyn mcp::runtime::tasks::TaskStore>>,
+    rates: Option<Arc<dyn RateStore>>,
 }
 
 /// The HTTP options, the `requestState` sealing, the subscription bus and the task store:
@@ -553,6 +572,7 @@ async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
             request_state: RequestStateConfig::default(),
             bus: None,
             tasks: None,
+            rates: None,
         });
     };
     #[cfg(feature = "redis")]
@@ -578,6 +598,7 @@ async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
             request_state,
             bus: Some(Arc::new(stores.bus())),
             tasks: Some(stores.task_store()),
+            rates: Some(stores.rate_store()),
         })
     }
     #[cfg(not(feature = "redis"))]
@@ -585,6 +606,23 @@ async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
         eprintln!("everything: --redis {url} needs the `redis` feature (--features http,redis)");
         std::process::exit(2)
     }
+}
+
+/// `server` with `--rate-limit TOOL=N` applied: `N` calls of `TOOL` a minute per caller,
+/// counted in `rates` (Redis with `--redis`) or in this process.
+fn limited(
+    server: mcp::ServerBuilder,
+    rate_limit: Option<(String, u32)>,
+    rates: Option<Arc<dyn RateStore>>,
+) -> mcp::ServerBuilder {
+    let Some((tool, n)) = rate_limit else {
+        return server;
+    };
+    let mut limit = RateLimit::none().tool(tool, Limit::per_minute(n));
+    if let Some(rates) = rates {
+        limit = limit.store(rates);
+    }
+    server.middleware(limit)
 }
 
 #[tokio::main]
@@ -604,10 +642,13 @@ async fn main() -> std::io::Result<()> {
         serve,
         versions,
         redis,
+        rate_limit,
     } = parse_args(&args);
     match serve {
         Serve::Stdio => {
-            server(versions, RequestStateConfig::default())
+            let server = builder(versions, RequestStateConfig::default(), None);
+            limited(server, rate_limit, None)
+                .build()
                 .serve_stdio()
                 .await
         }
@@ -617,6 +658,7 @@ async fn main() -> std::io::Result<()> {
                 request_state,
                 bus,
                 tasks,
+                rates,
             } = stores(redis).await?;
             // Every transport: the 2024-11-05 HTTP+SSE one is opt-in.
             let opts = HttpOptions {
@@ -634,7 +676,10 @@ async fn main() -> std::io::Result<()> {
             if let Some(tasks) = tasks {
                 server = server.task_store(tasks);
             }
-            server.build().serve_http_on(listener, opts, stop).await
+            limited(server, rate_limit, rates)
+                .build()
+                .serve_http_on(listener, opts, stop)
+                .await
         }
     }
 }

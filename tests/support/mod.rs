@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+pub mod cluster;
 pub mod http;
 pub mod redis;
 pub mod task_store;

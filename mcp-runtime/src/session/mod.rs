@@ -15,6 +15,7 @@ pub(crate) mod intake;
 pub mod redis {
     pub use crate::backends::redis::*;
 }
+pub mod rate_store;
 pub mod relay;
 pub mod request_state;
 mod state;

@@ -24,6 +24,7 @@
 //! | `<prefix>events:{<stream>}` | stream, entry ids `0-<seq>`, field `m` | the events of one SSE stream | `MAXLEN` per stream, event TTL |
 //! | `<prefix>stream:{<stream>}` | hash: `session`, `seq` (last issued) | the stream's owner and counter | event TTL |
 //! | `<prefix>replay:<nonce hex>` | string | one used `requestState` | until the state expires |
+//! | `<prefix>rate:<key>` | hash: `tokens`, `at` (Redis's clock, µs) | one token bucket of a rate limit ([`RedisRateStore`]) | until it would have refilled |
 //! | `<prefix>{tasks}:task:<id>` | hash: `base`, `status`, `state` (JSON), `exp`, `in:<key>` (input answer delivered on another replica) | one task | the task's ttl, at most `max_task_ttl` |
 //! | `<prefix>{tasks}:tasks:<owner>` | sorted set: task id by creation time (ms, made unique) | `tasks/list` of one owner (`o:<owner>`, or `none`) | `max_tasks_per_owner`, expires with its last task |
 //! | `<prefix>{tasks}:task-exp:<owner>` | sorted set: task id by expiry | which of the owner's entries to prune | as the index |
@@ -50,6 +51,7 @@ mod connection;
 mod events;
 mod fanout;
 mod pubsub;
+mod rate;
 mod relay;
 mod replay;
 mod sessions;
@@ -58,6 +60,7 @@ mod tasks;
 
 pub use bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
 pub use events::RedisEventStore;
+pub use rate::RedisRateStore;
 pub use relay::RedisAnswerRelay;
 pub use replay::RedisReplayGuard;
 pub use sessions::RedisSessionStore;

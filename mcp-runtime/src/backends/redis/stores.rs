@@ -11,6 +11,7 @@ use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use super::bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
 use super::connection::{Conn, Connector, Link, Resend, SentinelLink};
 use super::events::RedisEventStore;
+use super::rate::RedisRateStore;
 use super::relay::RedisAnswerRelay;
 use super::replay::RedisReplayGuard;
 use super::sessions::RedisSessionStore;
@@ -305,6 +306,12 @@ impl RedisStores {
     /// (`RequestStateConfig::single_use`).
     pub fn replay_guard(&self) -> Arc<RedisReplayGuard> {
         Arc::new(RedisReplayGuard::new(self.conn.clone()))
+    }
+
+    /// The [`RateStore`](crate::session::rate_store::RateStore) (`RateLimit::store`): a rate
+    /// limit counted once for every replica that shares it.
+    pub fn rate_store(&self) -> Arc<RedisRateStore> {
+        Arc::new(RedisRateStore::new(self.conn.clone()))
     }
 
     /// The [`TaskStore`](crate::session::task_store::TaskStore) (`ServerBuilder::task_store`):

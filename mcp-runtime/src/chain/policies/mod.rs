@@ -20,15 +20,14 @@
 mod call;
 mod caller;
 mod rate_limit;
-mod rate_store;
 mod read_only;
 mod response_limit;
 mod timeout;
 mod visibility;
 
+pub use crate::session::rate_store::{Decision, InMemoryRateStore, Limit, RateStore};
 pub use caller::CallerKey;
 pub use rate_limit::{RATE_LIMITED, RateLimit};
-pub use rate_store::{Decision, InMemoryRateStore, Limit, RateStore};
 pub use read_only::ReadOnly;
 pub use response_limit::{ResponseLimit, TRUNCATION_MARKER};
 pub use timeout::ToolTimeout;

@@ -7,10 +7,10 @@ use mcp_core::jsonrpc::ErrorObject;
 
 use super::call::tool_name;
 use super::caller::CallerKey;
-use super::rate_store::{Decision, InMemoryRateStore, Limit, RateStore};
 use crate::chain::middleware::{Endpoint, Middleware, Next};
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
+use crate::session::rate_store::{Decision, InMemoryRateStore, Limit, RateStore};
 
 /// The JSON-RPC error code of a call over its rate limit. In the range JSON-RPC leaves to
 /// implementations (its last digits recall HTTP 429), and used by no MCP revision.

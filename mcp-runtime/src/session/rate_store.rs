@@ -1,7 +1,9 @@
-//! Where rate limits keep their buckets: [`RateStore`], and [`InMemoryRateStore`].
+//! Where rate limits keep their buckets: the [`RateStore`] contract (a store several
+//! processes share makes a limit hold across them: `backends::redis`'s `RedisRateStore`),
+//! and [`InMemoryRateStore`], this process's default.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::common::BoxFuture;
@@ -78,6 +80,12 @@ pub trait RateStore: Send + Sync + 'static {
     /// full). An `Err` refuses the call with that error (a store that cannot decide does not
     /// let calls through).
     fn take<'a>(&'a self, key: &'a str, limit: Limit) -> BoxFuture<'a, Result<Decision, McpError>>;
+}
+
+impl<T: RateStore + ?Sized> RateStore for Arc<T> {
+    fn take<'a>(&'a self, key: &'a str, limit: Limit) -> BoxFuture<'a, Result<Decision, McpError>> {
+        (**self).take(key, limit)
+    }
 }
 
 /// One bucket: its tokens when last touched, under the limit it was last taken with.
