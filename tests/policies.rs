@@ -1,5 +1,6 @@
 //! The policies of `mcp::policies`, each tripped through the public API: what a client sees
-//! when a tool times out, is hidden by the read-only guard, or answers too much.
+//! when a tool times out, is hidden by the read-only guard, or answers too much (a tool run
+//! as a task included, on both eras).
 
 #![cfg(feature = "client")]
 
@@ -498,4 +499,100 @@ async fn by_default_the_principal_is_the_caller_across_sessions() {
         text(&carol.call_tool("lookup", json!({"id": 4})).await.unwrap()),
         "book 4"
     );
+}
+
+mod support;
+
+/// `n` times "ab", run as a task.
+#[mcp::tool(task = "required")]
+async fn big_task(n: usize) -> String {
+    "ab".repeat(n)
+}
+
+/// `n` bytes of structured data, run as a task.
+#[mcp::tool(task = "required")]
+async fn big_json_task(n: usize) -> Json<Blob> {
+    Json(Blob {
+        data: "x".repeat(n),
+    })
+}
+
+#[mcp::server(name = "jobs", tools(big_task, big_json_task))]
+struct Jobs;
+
+/// A connection to the jobs server under a 2 000-byte response limit.
+fn jobs() -> support::Wire {
+    let server = Server::builder("jobs", "1")
+        .handler(Jobs)
+        .middleware(ResponseLimit::new(2_000).marker(" [cut]"))
+        .build();
+    support::Wire::new(server.serve_in_memory())
+}
+
+#[tokio::test]
+async fn a_legacy_tasks_result_is_held_to_the_limit() {
+    let mut w = jobs();
+    w.initialize("2025-11-25").await;
+    for (id, name) in [(1, "big_task"), (3, "big_json_task")] {
+        let params = json!({"name": name, "arguments": {"n": 10_000}, "task": {}});
+        let r = w.request(json!(id), "tools/call", params).await;
+        let task = r["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+        let res = w
+            .request(json!(id + 1), "tasks/result", json!({"taskId": task}))
+            .await;
+        if name == "big_task" {
+            let t = res["result"]["content"][0]["text"].as_str().unwrap();
+            assert!(t.ends_with(" [cut]") && t.len() < 2_000, "{res}");
+            // The task's own `_meta` stays.
+            assert!(res["result"]["_meta"].is_object(), "{res}");
+        } else {
+            assert_eq!(support::code(&res), -32603, "{res}");
+            assert_eq!(res["error"]["message"], "Response too large");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_2026_task_result_inlined_by_tasks_get_is_held_to_the_limit() {
+    let mut w = jobs();
+    let ext = |mut params: serde_json::Value| {
+        let mut meta = support::envelope();
+        meta["io.modelcontextprotocol/clientCapabilities"] =
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        params["_meta"] = meta;
+        params
+    };
+    let mut finished = Vec::new();
+    for (id, name) in [(1, "big_task"), (2, "big_json_task")] {
+        let params = ext(json!({"name": name, "arguments": {"n": 10_000}}));
+        let r = w.request(json!(id), "tools/call", params).await;
+        let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+        let mut last = json!(null);
+        for poll in 0..100 {
+            let g = w
+                .request(
+                    json!(format!("{id}-{poll}")),
+                    "tasks/get",
+                    ext(json!({"taskId": task})),
+                )
+                .await;
+            last = g["result"].clone();
+            if last["status"] != "working" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        finished.push(last);
+    }
+    let [text, structured] = &finished[..] else {
+        unreachable!()
+    };
+    assert_eq!(text["status"], "completed", "{text}");
+    let t = text["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(t.ends_with(" [cut]") && t.len() < 2_000, "{text}");
+    // Refused: the task failed with the refusal, not the poll.
+    assert_eq!(structured["status"], "failed", "{structured}");
+    assert!(structured.get("result").is_none(), "{structured}");
+    assert_eq!(structured["error"]["code"], -32603, "{structured}");
+    assert_eq!(structured["error"]["message"], "Response too large");
 }

@@ -1,4 +1,4 @@
-//! [`ResponseLimit`]: a cap on the size of a tool's result.
+//! [`ResponseLimit`]: a cap on the size of a tool's result, run as a task or not.
 
 use serde_json::Value;
 
@@ -19,6 +19,12 @@ pub const TRUNCATION_MARKER: &str = "\n\n[truncated: the response exceeded its s
 ///   match the tool's `outputSchema`, and its text twin would no longer agree with it. So
 ///   would a result whose non-text blocks alone exceed the cap. The client gets
 ///   `-32603 "Response too large"` with `data: {"size": <bytes>, "limit": <bytes>}`.
+///
+/// A tool run as a task is held to the same cap when its result is fetched: the result of
+/// `tasks/result` (2025-11-25) as a `tools/call` result is, and the result a 2026
+/// `tasks/get` inlines — text cut the same way; a refused one turns the task `failed` with
+/// the refusal as its `error`, since answering the poll itself with an error would leave
+/// the client polling.
 ///
 /// Results of other methods, and results without `content` (a task handle, an
 /// `input_required` round), pass untouched.
@@ -164,12 +170,45 @@ fn cut(s: &str, mut room: usize) -> String {
     s[..end].to_owned()
 }
 
+impl ResponseLimit {
+    /// A 2026 `tasks/get` answer with its inlined tool result within the cap: as is, with
+    /// the result's text cut, or the task `failed` with the refusal as its `error`.
+    fn enforce_task(&self, out: Reply) -> HandlerResult {
+        // The inlined result is smaller than the whole answer: within the cap, nothing to do.
+        if out.as_json().map_or(0, str::len) <= self.max {
+            return Ok(out);
+        }
+        let Some(Ok(mut task)) = out.decode::<Value>() else {
+            return Ok(out);
+        };
+        let Some(result) = task.get_mut("result").filter(|r| r.is_object()) else {
+            return Ok(out);
+        };
+        match self.enforce(Reply::json(&result.take())?) {
+            Ok(kept) => {
+                *result = kept.decode::<Value>().transpose()?.unwrap_or_default();
+            }
+            Err(refused) => {
+                let task = task.as_object_mut().expect("decoded as an object above");
+                task.remove("result");
+                task.insert("status".into(), "failed".into());
+                task.insert("error".into(), serde_json::to_value(refused.to_wire())?);
+            }
+        }
+        Reply::json(&task)
+    }
+}
+
 impl Middleware for ResponseLimit {
     async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
-        if ctx.method() != "tools/call" || ctx.is_notification() {
+        if ctx.is_notification() {
             return next.run(ctx).await;
         }
-        self.enforce(next.run(ctx).await?)
+        match ctx.method() {
+            "tools/call" | "tasks/result" => self.enforce(next.run(ctx).await?),
+            "tasks/get" => self.enforce_task(next.run(ctx).await?),
+            _ => next.run(ctx).await,
+        }
     }
 }
 
