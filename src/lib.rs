@@ -85,6 +85,15 @@ pub use mcp_runtime::{
 pub use mcp_runtime::{IntoPromptResult, IntoReadResult, PromptDef, ResourceDef};
 pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
 
+/// Serving a server to a test: over an in-memory pipe
+/// ([`Server::serve_in_memory`], driven by `mcp::Client::connect`) or, with the `http`
+/// feature, on a free loopback port for as long as a [`LoopbackHttp`](testing::LoopbackHttp)
+/// lives. See the [testing chapter](crate::guide::testing).
+pub mod testing {
+    #[cfg(feature = "http")]
+    pub use mcp_runtime::transport::http::LoopbackHttp;
+}
+
 /// `tracing` events inside a handler sent to that request's client as log messages (see
 /// [`mcp_runtime::log_bridge`]).
 pub mod logging {

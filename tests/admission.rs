@@ -22,7 +22,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp::ServerOptions;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::runtime::transport::http::HttpOptions;
+use mcp::testing::LoopbackHttp;
 use mcp::version::{ProtocolVersion, SupportedVersions};
 use serde_json::{Value, json};
 use support::http::{self, Resp};
@@ -239,16 +240,11 @@ async fn over_memory(era: &str, message: &Value) -> Value {
     first_answer(r, w, message).await
 }
 
-async fn start_http(era: &str) -> SocketAddr {
+async fn start_http(era: &str) -> LoopbackHttp {
     let server = fixture::fixture(ServerOptions::default(), versions(era));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        server
-            .serve_http_on(listener, HttpOptions::default(), CancellationToken::new())
-            .await
-    });
-    addr
+    LoopbackHttp::start(&server, HttpOptions::default())
+        .await
+        .unwrap()
 }
 
 /// POSTs `message` with the headers a conformant client derives from it.
@@ -283,7 +279,8 @@ fn check(want: Want, answer: &Value) -> Result<(), String> {
 async fn every_case_gets_the_same_answer_on_stdio_memory_and_http() {
     let mut failures = Vec::new();
     for (e, era) in ERAS.iter().enumerate() {
-        let addr = start_http(era).await;
+        let http = start_http(era).await;
+        let addr = http.addr();
         for case in cases() {
             let stdio = over_stdio(era, &case.message).await;
             let memory = over_memory(era, &case.message).await;

@@ -7,7 +7,8 @@ mod support;
 use std::net::SocketAddr;
 
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::runtime::transport::http::HttpOptions;
+use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
 use support::http::{self, Resp};
 
@@ -19,7 +20,7 @@ struct RegionArgs {
     region: String,
 }
 
-async fn start() -> SocketAddr {
+async fn start() -> LoopbackHttp {
     let s = Server::builder("headers-test", "1.0.0")
         .tool(
             Tool::new("echo").with_input_schema(json!({"type": "object", "properties": {}})),
@@ -38,14 +39,9 @@ async fn start() -> SocketAddr {
         )
         .without_tracing()
         .build();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(async move {
-        s.serve_http_on(listener, HttpOptions::default(), stop)
-            .await
-    });
-    addr
+    LoopbackHttp::start(&s, HttpOptions::default())
+        .await
+        .unwrap()
 }
 
 /// POSTs `body` as is, with `headers` (raw bytes, so a test may send invalid ones).
@@ -99,7 +95,8 @@ fn mismatch(message: &str, header: &str) -> Result<String, (u16, i64, String, Va
 
 #[tokio::test]
 async fn each_header_failure_has_its_error() {
-    let a = start().await;
+    let http = start().await;
+    let a = http.addr();
     let echo = call(r#""name":"echo","arguments":{}"#);
 
     let r = post(a, &headers(b"echo"), &echo).await;
@@ -160,7 +157,8 @@ async fn each_header_failure_has_its_error() {
 
 #[tokio::test]
 async fn annotated_arguments_are_checked() {
-    let a = start().await;
+    let http = start().await;
+    let a = http.addr();
     let body = call(r#""name":"regional","arguments":{"region":"eu"}"#);
     let mut hs = headers(b"regional");
     hs.push(("mcp-param-region", b"eu"));
@@ -181,7 +179,8 @@ async fn annotated_arguments_are_checked() {
 
 #[tokio::test]
 async fn bodies_the_scan_leaves_to_the_parse_are_read_as_the_parse_reads_them() {
-    let a = start().await;
+    let http = start().await;
+    let a = http.addr();
     // An escape in the name's value: decoded, it is `echo`.
     let r = post(
         a,
@@ -213,7 +212,8 @@ async fn bodies_the_scan_leaves_to_the_parse_are_read_as_the_parse_reads_them() 
 
 #[tokio::test]
 async fn envelope_routes_header_less_requests() {
-    let a = start().await;
+    let http = start().await;
+    let a = http.addr();
     // No MCP-Protocol-Version: the `_meta` envelope makes it a 2026 request, refused for
     // the missing header.
     let r = post(a, &headers(b"echo")[1..], &call(r#""name":"echo""#)).await;

@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use mcp::ServerOptions;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::runtime::transport::http::HttpOptions;
+use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
 use support::Wire;
 use support::http::{self, Resp};
@@ -84,13 +85,9 @@ fn server(counts: &Arc<Counts>, options: ServerOptions) -> Server {
         .build()
 }
 
-async fn serve(server: Server, opts: HttpOptions) -> (SocketAddr, CancellationToken) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    let st = stop.clone();
-    tokio::spawn(async move { server.serve_http_on(listener, opts, st).await });
-    (addr, stop)
+async fn serve(server: Server, opts: HttpOptions) -> (SocketAddr, LoopbackHttp) {
+    let http = LoopbackHttp::start(&server, opts).await.unwrap();
+    (http.addr(), http)
 }
 
 fn fds() -> usize {
@@ -279,7 +276,7 @@ async fn a_handler_that_never_returns_times_out_without_holding_up_others() {
     }
     assert_eq!(counts.started.load(Ordering::SeqCst), 3);
     assert_eq!(counts.dropped.load(Ordering::SeqCst), 3);
-    stop.cancel();
+    drop(stop);
 }
 
 #[tokio::test]
@@ -343,7 +340,7 @@ async fn a_client_vanishing_mid_stream_releases_everything() {
         .await;
         assert_eq!(r.status, 404, "session {sid} is gone");
     }
-    stop.cancel();
+    drop(stop);
 }
 
 /// One connect/disconnect cycle of kind `i % 5`.
@@ -433,5 +430,5 @@ async fn ten_thousand_connect_disconnect_cycles_leak_nothing() {
     }
     settles("tasks after the byte streams", tasks0, tasks).await;
     settles("file descriptors after the byte streams", fds0, fds).await;
-    stop.cancel();
+    drop(stop);
 }

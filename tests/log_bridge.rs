@@ -261,16 +261,14 @@ async fn post_modern(addr: std::net::SocketAddr, name: &str, body: Value) -> Vec
 #[tokio::test]
 async fn over_streamable_http_logs_go_on_the_request_stream() {
     install();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = mcp::runtime::transport::http::CancellationToken::new();
-    let server = builder().build();
-    let st = stop.clone();
-    tokio::spawn(async move { server.serve_http_on(listener, Default::default(), st).await });
+    let http = mcp::testing::LoopbackHttp::start(&builder().build(), Default::default())
+        .await
+        .unwrap();
+    let addr = http.addr();
     let mut meta = envelope();
     meta["io.modelcontextprotocol/logLevel"] = json!("warning");
     let events = post_modern(addr, "chatty", call(1, "chatty", Some(meta))).await;
-    stop.cancel();
+    drop(http);
     let methods: Vec<&str> = events
         .iter()
         .map(|e| e["method"].as_str().unwrap_or("(response)"))

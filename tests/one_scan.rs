@@ -12,7 +12,8 @@ mod support;
 
 use std::net::SocketAddr;
 
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::runtime::transport::http::HttpOptions;
+use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
 use support::http::{self, Resp};
 use support::{Wire, modern};
@@ -33,16 +34,10 @@ fn call() -> Value {
     })
 }
 
-async fn start_http() -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        Adder
-            .into_server()
-            .serve_http_on(listener, HttpOptions::default(), CancellationToken::new())
-            .await
-    });
-    addr
+async fn start_http() -> LoopbackHttp {
+    LoopbackHttp::start(&Adder.into_server(), HttpOptions::default())
+        .await
+        .unwrap()
 }
 
 async fn post(addr: SocketAddr, body: &Value) -> Value {
@@ -73,7 +68,8 @@ async fn a_2026_tools_call_is_scanned_once() {
     let one_scan = (1, 2);
 
     // Stateless Streamable HTTP: routing, header checks, envelope, dispatch.
-    let addr = start_http().await;
+    let http = start_http().await;
+    let addr = http.addr();
     post(addr, &call()).await; // warm up: nothing lazy is counted below
     let (passes, answer) = passes_of(post(addr, &call())).await;
     assert_eq!(answer["result"]["content"][0]["text"], "5", "{answer}");

@@ -300,7 +300,7 @@ async fn after_the_wait_it_names_a_call_is_admitted_again() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn over_http_the_limit_holds_per_caller_named_by_a_header() {
-    use mcp::runtime::transport::http::{CancellationToken, HttpOptions, HttpRequest};
+    use mcp::runtime::transport::http::{HttpOptions, HttpRequest};
 
     let by_user = CallerKey::from_fn(|ctx| {
         let req = ctx.extensions().get::<HttpRequest>()?;
@@ -311,15 +311,10 @@ async fn over_http_the_limit_holds_per_caller_named_by_a_header() {
         .middleware(RateLimit::new(Limit::per_minute(3)).caller(by_user))
         .middleware(ReadOnly::new(Library.tools()))
         .build();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let stop = CancellationToken::new();
-    let _stop_on_drop = stop.clone().drop_guard();
-    tokio::spawn(async move {
-        server
-            .serve_http_on(listener, HttpOptions::default(), stop)
-            .await
-    });
+    let http = mcp::testing::LoopbackHttp::start(&server, HttpOptions::default())
+        .await
+        .unwrap();
+    let url = http.url();
 
     let connect = |user: &'static str| {
         let url = url.clone();

@@ -42,6 +42,7 @@ pub mod auth;
 pub mod jwt;
 mod lane;
 mod legacy_sse;
+mod loopback;
 mod resume;
 mod serve;
 mod session;
@@ -72,6 +73,7 @@ pub use tokio_util::sync::CancellationToken;
 use self::session::HttpSession;
 
 pub use self::auth::{AuthError, AuthOptions, Principal, TokenValidator};
+pub use self::loopback::LoopbackHttp;
 pub use self::resume::SseStreamControl;
 pub use crate::session::event_store;
 pub use crate::session::event_store::{
