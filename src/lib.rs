@@ -19,7 +19,7 @@
 //! | `schema-validation` | `ServerBuilder::tool_with_schema`: a hand-written JSON Schema enforced with `jsonschema` |
 //! | `jwt` | JWT bearer tokens checked against a JWKS (implies `http`) |
 //! | `oauth-signing` | the OAuth client's `private_key_jwt` and DPoP (implies `http`, `client`) |
-//! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
+//! | `otel` | the OpenTelemetry MCP semantic conventions: server spans parented by `_meta.traceparent`, client spans that inject it, the four duration histograms (`runtime::telemetry::metrics`) |
 //! | `tls` | the client over `https://`: rustls with the platform's trust store, `runtime::client::TlsConfig` for private CAs (implies `http`, `client`) |
 //! | `tls-webpki-roots` | Mozilla's root certificates compiled in (`TlsConfig::webpki_roots`) |
 //! | `redis` | Redis backends for the session store, the event store, the replay guard and the task store, and a subscription bus and an answer relay over Redis pub/sub (`runtime::backends::redis`), so several processes serve one deployment |

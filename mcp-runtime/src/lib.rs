@@ -19,7 +19,7 @@
 //! | `schema-validation` | `ServerBuilder::tool_with_schema` (`jsonschema`) |
 //! | `jwt` | `transport::http::jwt`: JWT bearer tokens against a JWKS (implies `http`) |
 //! | `oauth-signing` | `client::oauth::SigningKey`: `private_key_jwt`, DPoP (implies `http`, `client`) |
-//! | `otel` | the tracing layer links spans to `_meta.traceparent` through OpenTelemetry |
+//! | `otel` | the OpenTelemetry MCP semantic conventions: server spans parented by `_meta.traceparent`, client spans that inject it, the four duration histograms (`telemetry::metrics`) |
 //! | `redis` | `backends::redis`: the session, event and task stores, the replay guard, the event bus and the answer relay in Redis, shared by several processes |
 //! | `full` | all of the above |
 
@@ -46,7 +46,7 @@ mod wire;
 
 // The public module paths of before the layers.
 pub use chain::{hooks, log_bridge, middleware, policies, tracing_layer};
-pub use common::{error, extensions, pagination};
+pub use common::{error, extensions, pagination, telemetry};
 pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
 pub use dispatch::caching;
 pub use features::{handle, skills, subscriptions, tasks};

@@ -1,9 +1,17 @@
-//! The default tracing layer: one span per message, outermost in the chain.
+//! The default tracing layer: one span per message, outermost in the chain, with the
+//! attributes of the OpenTelemetry MCP semantic conventions' server span.
 //!
-//! Span name `<method>` or `<method> <tool/prompt name>`; attributes `mcp.method.name`,
-//! `mcp.protocol.version`, `jsonrpc.request.id`, `gen_ai.tool.name`, and the W3C
-//! `traceparent` from `_meta` (recorded, so an OpenTelemetry bridge can link the parent);
-//! `isError` results and errors mark the span as failed (`otel.status_code = "ERROR"`).
+//! Span name `{mcp.method.name} {target}` (the tool or prompt name; the method alone
+//! otherwise), `otel.kind = "server"`; attributes `mcp.method.name`,
+//! `mcp.protocol.version`, `mcp.session.id`, `jsonrpc.request.id`,
+//! `gen_ai.operation.name` (`execute_tool` on `tools/call`), `gen_ai.tool.name`,
+//! `gen_ai.prompt.name`, `mcp.resource.uri`, `network.transport` (`pipe`, `tcp`),
+//! `network.protocol.name`/`.version` over HTTP, and the W3C `traceparent` from `_meta`
+//! (with the `otel` feature, the span's remote parent). An error answer records
+//! `error.type` and `rpc.response.status_code` (the JSON-RPC code as a string) and the
+//! status `ERROR` with the error's message; an `isError` tool result records
+//! `error.type = "tool_error"`. With the `otel` feature the layer also records
+//! `mcp.server.operation.duration`.
 
 use std::future::Future;
 
@@ -11,6 +19,7 @@ use tracing::Instrument;
 
 use crate::chain::middleware::{Endpoint, Middleware, Next};
 use crate::common::error::{HandlerResult, Reply};
+use crate::common::telemetry::{self, Target, operation_name, span_name};
 use crate::context::Context;
 
 /// The tracing middleware. Part of the default chain; turn it off with
@@ -18,25 +27,39 @@ use crate::context::Context;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TracingLayer;
 
-fn target_name(ctx: &Context) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Named {
-        name: Option<String>,
-    }
-    match ctx.method() {
-        "tools/call" | "prompts/get" => ctx
-            .params()
-            .and_then(|p| serde_json::from_str::<Named>(p.get()).ok())
-            .and_then(|n| n.name),
-        _ => None,
-    }
+/// How one message ended, as the conventions record it.
+struct Ending {
+    /// `error.type`.
+    error_type: Option<String>,
+    /// `rpc.response.status_code`: the JSON-RPC error code.
+    status_code: Option<String>,
+    /// The span status description: the JSON-RPC error message.
+    message: Option<String>,
 }
 
-/// `<method> <target>`, or the method alone.
-fn span_name(method: &str, target: Option<&str>) -> String {
-    match target {
-        Some(t) => format!("{method} {t}"),
-        None => method.to_owned(),
+fn ending(out: &HandlerResult) -> Ending {
+    match out {
+        Err(e) => {
+            let (code, message) = match e.as_protocol() {
+                Some(p) => (p.code, p.message.to_string()),
+                None => (-32603, e.to_string()),
+            };
+            Ending {
+                error_type: Some(code.to_string()),
+                status_code: Some(code.to_string()),
+                message: Some(message),
+            }
+        }
+        Ok(Reply::Result(raw)) if telemetry::is_error_result(raw.get()) => Ending {
+            error_type: Some(telemetry::TOOL_ERROR.to_owned()),
+            status_code: None,
+            message: None,
+        },
+        Ok(_) => Ending {
+            error_type: None,
+            status_code: None,
+            message: None,
+        },
     }
 }
 
@@ -47,60 +70,65 @@ impl Middleware for TracingLayer {
         next: Next<'_, E>,
     ) -> impl Future<Output = HandlerResult> + Send {
         // The macro evaluates field values only when a subscriber wants the span, so the
-        // target is looked up (a parse of the params) only then.
+        // target is looked up (a parse of the params) only then (or for the metrics).
         let target = std::cell::OnceCell::new();
-        let target = || target.get_or_init(|| target_name(&ctx)).as_deref();
+        let target =
+            || target.get_or_init(|| Target::of(ctx.method(), ctx.params().map(|p| p.get())));
+        let method = ctx.method();
+        let transport = ctx.network_transport();
         let span = tracing::info_span!(
             "mcp",
-            otel.name = %span_name(ctx.method(), target()),
-            mcp.method.name = %ctx.method(),
+            otel.name = %span_name(method, target().name.as_deref()),
+            otel.kind = "server",
+            mcp.method.name = %method,
             mcp.protocol.version = ctx.protocol_version().map(|v| v.as_str()),
+            mcp.session.id = ctx.session_id(),
             jsonrpc.request.id = ctx.request_id().map(|id| id.to_string()),
-            gen_ai.tool.name = if ctx.method() == "tools/call" { target() } else { None },
+            gen_ai.operation.name = operation_name(method),
+            gen_ai.tool.name = target().tool(method),
+            gen_ai.prompt.name = target().prompt(method),
+            mcp.resource.uri = target().uri.as_deref(),
+            network.transport = transport.as_str(),
+            network.protocol.name = transport.protocol_name(),
+            network.protocol.version = transport.protocol_version(),
             traceparent = ctx.meta().and_then(|m| m.traceparent.as_deref()),
             otel.status_code = tracing::field::Empty,
+            otel.status_description = tracing::field::Empty,
             error.type = tracing::field::Empty,
+            rpc.response.status_code = tracing::field::Empty,
         );
         #[cfg(feature = "otel")]
         if let Some(tp) = ctx.meta().and_then(|m| m.traceparent.as_deref()) {
             otel::link_parent(&span, tp, ctx.meta().and_then(|m| m.tracestate.as_deref()));
         }
+        #[cfg(feature = "otel")]
+        let metric = otel::OperationMetric::start(&ctx, target());
         let inner = span.clone();
         async move {
             let out = next.run(ctx).await;
-            // Nothing records on a span no subscriber wants: skip the result probe.
+            // Nothing records on a span no subscriber wants (nor, without the `otel`
+            // feature, in a histogram): skip the result probe.
+            #[cfg(not(feature = "otel"))]
             if inner.is_disabled() {
                 return out;
             }
-            let failed = match &out {
-                Err(e) => {
-                    inner.record("error.type", e.as_protocol().map_or(-32603, |p| p.code));
-                    true
-                }
-                Ok(Reply::Result(raw)) => is_error_result(raw.get()),
-                Ok(Reply::None) => false,
-            };
-            if failed {
+            let end = ending(&out);
+            if let Some(t) = &end.error_type {
+                inner.record("error.type", t.as_str());
                 inner.record("otel.status_code", "ERROR");
             }
+            if let Some(c) = &end.status_code {
+                inner.record("rpc.response.status_code", c.as_str());
+            }
+            if let Some(m) = &end.message {
+                inner.record("otel.status_description", m.as_str());
+            }
+            #[cfg(feature = "otel")]
+            metric.finish(&end);
             out
         }
         .instrument(span)
     }
-}
-
-fn is_error_result(json: &str) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        #[serde(rename = "isError", default)]
-        is_error: bool,
-    }
-    // Cheap pre-check: most results carry no `isError` at all (a vectorized search: the
-    // result may hold a large text).
-    static IS_ERROR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"isError\""));
-    IS_ERROR.find(json.as_bytes()).is_some()
-        && serde_json::from_str::<Probe>(json).is_ok_and(|p| p.is_error)
 }
 
 /// A parsed W3C `traceparent` header value.
@@ -166,6 +194,57 @@ mod otel {
     };
     use tracing_opentelemetry::OpenTelemetrySpanExt;
 
+    use std::time::Instant;
+
+    use opentelemetry::KeyValue;
+
+    use crate::common::telemetry::metrics::{Attributes, instruments};
+    use crate::common::telemetry::{Target, operation_name};
+    use crate::context::Context;
+
+    /// `mcp.server.operation.duration` of one message: from the chain's start to its
+    /// answer (the encoding and write after it are not included).
+    pub(super) struct OperationMetric {
+        started: Instant,
+        attributes: Vec<KeyValue>,
+    }
+
+    impl OperationMetric {
+        pub(super) fn start(ctx: &Context, target: &Target) -> Self {
+            let method = ctx.method();
+            let t = ctx.network_transport();
+            let attributes = Attributes::default()
+                .set("mcp.method.name", method)
+                .opt("gen_ai.operation.name", operation_name(method))
+                .opt("gen_ai.tool.name", target.tool(method))
+                .opt("gen_ai.prompt.name", target.prompt(method))
+                .opt(
+                    "mcp.protocol.version",
+                    ctx.protocol_version().map(|v| v.as_str()),
+                )
+                .set("network.transport", t.as_str())
+                .opt("network.protocol.name", t.protocol_name())
+                .opt("network.protocol.version", t.protocol_version());
+            Self {
+                started: Instant::now(),
+                attributes: attributes.0,
+            }
+        }
+
+        pub(super) fn finish(self, end: &super::Ending) {
+            let Self {
+                started,
+                attributes,
+            } = self;
+            let attributes = Attributes(attributes)
+                .opt("error.type", end.error_type.as_deref())
+                .opt("rpc.response.status_code", end.status_code.as_deref());
+            instruments()
+                .server_operation
+                .record(started.elapsed().as_secs_f64(), &attributes.0);
+        }
+    }
+
     pub(super) fn link_parent(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
         let Some(tp) = super::TraceParent::parse(traceparent) else {
             return;
@@ -187,17 +266,7 @@ mod otel {
 
 #[cfg(test)]
 mod tests {
-    use super::{TraceParent, is_error_result};
-
-    #[test]
-    fn is_error_is_read_from_the_member_not_the_text() {
-        let text = format!("{}\\\"isError\\\":true", "x".repeat(70_000));
-        let result =
-            |tail: &str| format!(r#"{{"content":[{{"type":"text","text":"{text}"}}]{tail}}}"#);
-        assert!(!is_error_result(&result("")));
-        assert!(!is_error_result(&result(r#","isError":false"#)));
-        assert!(is_error_result(&result(r#","isError":true"#)));
-    }
+    use super::TraceParent;
 
     #[test]
     fn parses_w3c_traceparent() {

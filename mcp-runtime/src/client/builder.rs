@@ -435,6 +435,8 @@ impl ClientBuilder {
                 process,
                 #[cfg(feature = "http")]
                 http,
+                #[cfg(feature = "otel")]
+                session_started: Mutex::new(Some(std::time::Instant::now())),
             }),
         }
     }

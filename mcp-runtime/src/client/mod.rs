@@ -48,6 +48,7 @@ mod process;
 mod request;
 #[cfg(feature = "http")]
 mod sse;
+mod telemetry;
 
 use std::process::ExitStatus;
 #[cfg(feature = "http")]
@@ -97,6 +98,10 @@ struct Inner {
     process: Option<process::Process>,
     #[cfg(feature = "http")]
     http: Option<Arc<http::HttpConn>>,
+    /// When the connection opened, until `mcp.client.session.duration` is recorded (on
+    /// [`Client::close`] or when the last handle goes).
+    #[cfg(feature = "otel")]
+    session_started: Mutex<Option<std::time::Instant>>,
 }
 
 impl Drop for Inner {
@@ -104,6 +109,8 @@ impl Drop for Inner {
     /// ends with the last sender) and, off this thread, the usual shutdown sequence makes
     /// sure the process does not outlive us.
     fn drop(&mut self) {
+        #[cfg(feature = "otel")]
+        self.end_session();
         if let Some(p) = self.process.take()
             && p.status().is_none()
             && let Ok(rt) = tokio::runtime::Handle::try_current()
@@ -262,6 +269,8 @@ impl Client {
     /// Closes the writing side (the server sees EOF). Pending requests fail when the server
     /// closes its side. For a spawned server prefer [`Client::shutdown`].
     pub async fn close(&self) -> Result<(), ClientError> {
+        #[cfg(feature = "otel")]
+        self.inner.end_session();
         #[cfg(feature = "http")]
         if let Some(h) = &self.inner.http {
             // Aborts what is in flight, DELETEs a legacy session.

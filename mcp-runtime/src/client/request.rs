@@ -10,9 +10,11 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 use super::conn::{Outcome, Outgoing};
 use super::mrtr;
+use super::telemetry::RequestSpan;
 use super::{Client, ClientError, Inner, MAX_INPUT_ROUNDS, RequestOptions, ServerNotification};
 use crate::wire::pending::Waiter;
 
@@ -180,9 +182,7 @@ impl Client {
         version: Option<ProtocolVersion>,
         listen: Option<mpsc::UnboundedSender<ServerNotification>>,
     ) -> Result<Box<RawValue>, ClientError> {
-        let inner = &*self.inner;
-        let (n, id) = inner.shared.pending.next_id();
-        let mut params = match params {
+        let params = match params {
             None => None,
             Some(Value::Object(m)) => Some(m),
             Some(other) => {
@@ -191,6 +191,41 @@ impl Client {
                 )));
             }
         };
+        let traced = RequestSpan::begin(method, params.as_ref(), version, || self.telemetry_peer());
+        let out = self
+            .send_traced(method, params, opts, version, listen, &traced)
+            .instrument(traced.span().clone())
+            .await;
+        traced.finish(method, &out);
+        out
+    }
+
+    /// [`Client::send_request`] inside the request's span.
+    async fn send_traced(
+        &self,
+        method: &str,
+        mut params: Option<Map<String, Value>>,
+        opts: &mut RequestOptions,
+        version: Option<ProtocolVersion>,
+        listen: Option<mpsc::UnboundedSender<ServerNotification>>,
+        traced: &RequestSpan,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let inner = &*self.inner;
+        let (n, id) = inner.shared.pending.next_id();
+        traced.request_id(&id);
+        // The caller's own trace context, if it set one, is sent as it is.
+        let own = params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.contains_key(meta::TRACEPARENT));
+        let mut trace = Map::new();
+        if !own {
+            traced.inject(&mut trace);
+        }
+        if !trace.is_empty() {
+            meta_mut(&mut params).extend(trace);
+        }
         let modern = version.filter(|v| v.era() == Era::Modern);
         let token = opts
             .on_progress

@@ -1,5 +1,5 @@
 //! Bottom layer: errors, typed extensions, panic capture, pagination cursors, the
-//! authenticated caller.
+//! authenticated caller, what the telemetry of both sides shares.
 //! Imports nothing of this crate.
 
 pub mod error;
@@ -8,6 +8,7 @@ pub mod pagination;
 pub(crate) mod panic;
 pub mod principal;
 pub(crate) mod slot;
+pub mod telemetry;
 
 /// A boxed, sendable future: what object-safe async traits (stores, resolvers, token
 /// providers) return.

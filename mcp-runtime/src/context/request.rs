@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::common::extensions::Extensions;
+use crate::common::telemetry::NetworkTransport;
 use crate::context::peer::{Peer, PeerError};
 use crate::session::{ClientView, Session};
 
@@ -28,6 +29,10 @@ pub(crate) struct ContextParts<'a> {
     pub(crate) extensions: Extensions,
     pub(crate) cancel: CancellationToken,
     pub(crate) peer: Peer,
+    /// `pipe` for byte streams, `tcp` for HTTP.
+    pub(crate) transport: NetworkTransport,
+    /// The `Mcp-Session-Id` of a legacy HTTP session.
+    pub(crate) session_id: Option<Arc<str>>,
 }
 
 /// Per-request state shared between clones of one context.
@@ -40,6 +45,8 @@ pub(crate) struct RequestShared {
     pub(crate) session: Option<crate::session::Session>,
     /// The last progress value sent, to keep progress strictly increasing.
     pub(crate) last_progress: Mutex<Option<f64>>,
+    pub(crate) transport: NetworkTransport,
+    pub(crate) session_id: Option<Arc<str>>,
 }
 
 /// Everything one message's middleware and handler can see and do.
@@ -94,12 +101,27 @@ impl Context {
                 session_client,
                 session,
                 last_progress: Mutex::new(None),
+                transport: p.transport,
+                session_id: p.session_id,
             }),
             extensions: p.extensions,
             cancel: p.cancel,
             peer: p.peer,
             lazy_round: None,
         }
+    }
+
+    /// The transport the message came over (`network.transport`): `pipe` for stdio and
+    /// other byte streams, `tcp` for HTTP.
+    pub fn network_transport(&self) -> NetworkTransport {
+        self.shared.transport
+    }
+
+    /// The session the message belongs to, when the transport names one (the
+    /// `Mcp-Session-Id` of a legacy Streamable HTTP session; stdio and 2026 requests have
+    /// none).
+    pub fn session_id(&self) -> Option<&str> {
+        self.shared.session_id.as_deref()
     }
 
     /// The method, as sent (or as rewritten by a middleware).

@@ -50,6 +50,10 @@ struct Conn {
     era: Mutex<Option<Era>>,
     in_flight: InFlight,
     shutdown: CancellationToken,
+    /// The revision of the last modern request (the session duration's
+    /// `mcp.protocol.version` on a 2026 stream, which commits no session).
+    #[cfg(feature = "otel")]
+    modern_version: Mutex<Option<mcp_core::version::ProtocolVersion>>,
 }
 
 impl Conn {
@@ -111,6 +115,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
         R: AsyncBufRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        #[cfg(feature = "otel")]
+        let started = std::time::Instant::now();
         let frames = FrameReader::new(reader, self.options.max_frame);
         // The writer learns the framing from the first frame read.
         let framing = Arc::new(std::sync::OnceLock::<Framing>::new());
@@ -146,6 +152,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
             era: Mutex::new(None),
             in_flight: InFlight::default(),
             shutdown: CancellationToken::new(),
+            #[cfg(feature = "otel")]
+            modern_version: Mutex::new(None),
         });
         let tracker = TaskTracker::new();
         let mut slots = Slots {
@@ -205,14 +213,17 @@ impl<E: Endpoint + 'static> Kernel<E> {
             Ok(Err(e)) => Err(e),
             Err(e) => Err(io::Error::other(e)),
         };
-        match result {
+        let result = match result {
             // The peer closed its end: the normal end of a connection, not a failure.
             Err(e) if gone.is_cancelled() && peer_left(&e) => {
                 tracing::debug!(error = %e, "the peer closed the connection");
                 Ok(())
             }
             r => r,
-        }
+        };
+        #[cfg(feature = "otel")]
+        record_session(&conn, started, &result);
+        result
     }
 
     /// The frame of a read event; an oversized frame or a bad header block is answered
@@ -450,7 +461,13 @@ impl<E: Endpoint + 'static> Kernel<E> {
             }
         };
         let (version, request_meta) = match admission {
-            Ok(a) => (a.version, a.meta),
+            Ok(a) => {
+                #[cfg(feature = "otel")]
+                if era == Era::Modern && a.version.is_some() {
+                    *conn.modern_version.lock().expect("version lock") = a.version;
+                }
+                (a.version, a.meta)
+            }
             Err(err) => {
                 if id.is_some() {
                     conn.respond_error(&sink, id.as_ref(), &err).await;
@@ -488,6 +505,8 @@ impl<E: Endpoint + 'static> Kernel<E> {
                 in_initialize,
                 task: None,
             },
+            transport: crate::common::telemetry::NetworkTransport::Pipe,
+            session_id: None,
         });
 
         if in_initialize && id.is_some() && era == Era::Legacy {
@@ -575,6 +594,21 @@ impl<E: Endpoint + 'static> Kernel<E> {
 }
 
 /// Reads the next event, handing the reader back with it.
+/// `mcp.server.session.duration` of a stream connection that ended.
+#[cfg(feature = "otel")]
+fn record_session(conn: &Conn, started: std::time::Instant, result: &io::Result<()>) {
+    use crate::common::telemetry::{NetworkTransport, metrics};
+    let version = conn.session.lock().expect("session lock").version;
+    let version = version.or(*conn.modern_version.lock().expect("version lock"));
+    metrics::session_ended(
+        &metrics::instruments().server_session,
+        started,
+        version.map(|v| v.as_str()),
+        NetworkTransport::Pipe,
+        result.as_ref().err().map(|_| "_OTHER"),
+    );
+}
+
 async fn read_one<R: AsyncBufRead + Unpin>(
     mut frames: FrameReader<R>,
 ) -> (FrameReader<R>, io::Result<ReadEvent>) {

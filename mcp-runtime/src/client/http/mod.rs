@@ -387,6 +387,11 @@ impl HttpConn {
         self.kind.lock().expect("kind lock").clone()
     }
 
+    /// The server's URL (`server.address` and `server.port` of the client's spans).
+    pub(crate) fn url(&self) -> &Uri {
+        &self.url
+    }
+
     pub(crate) fn session_id_pub(&self) -> Option<String> {
         self.session_id()
     }

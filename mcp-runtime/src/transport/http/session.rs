@@ -70,6 +70,9 @@ impl HttpSession {
         let outlet = Lane::new(&id, store, event_name, BACKLOG);
         let pump = outlet.clone();
         let stop = closed.clone();
+        let state: Session = Arc::new(Mutex::new(SessionState::default()));
+        #[cfg(feature = "otel")]
+        let (started, ended) = (std::time::Instant::now(), state.clone());
         tokio::spawn(async move {
             loop {
                 let m = tokio::select! {
@@ -78,12 +81,25 @@ impl HttpSession {
                 };
                 pump.push(m, false).await;
             }
+            // The session is over (DELETE, expiry, shutdown, or every handle gone).
+            #[cfg(feature = "otel")]
+            {
+                use crate::common::telemetry::{NetworkTransport, metrics};
+                let version = ended.lock().expect("session lock").version;
+                metrics::session_ended(
+                    &metrics::instruments().server_session,
+                    started,
+                    version.map(|v| v.as_str()),
+                    NetworkTransport::Tcp,
+                    None,
+                );
+            }
         });
         let conn = Arc::new(ConnShared::new(tx, peer_request_timeout, filters));
         conn.random_request_ids();
         Arc::new(Self {
             id,
-            state: Arc::new(Mutex::new(SessionState::default())),
+            state,
             conn,
             in_flight: Default::default(),
             closed,

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::chain::middleware::Endpoint;
 use crate::common::error::Reply;
 use crate::common::extensions::Extensions;
+use crate::common::telemetry::NetworkTransport;
 use crate::context::Context;
 use crate::context::ContextParts;
 use crate::context::peer::Peer;
@@ -96,6 +97,8 @@ pub(crate) fn legacy_context(
             in_initialize: method == "initialize",
             task: None,
         },
+        transport: NetworkTransport::Tcp,
+        session_id: Some(Arc::from(session.id.as_str())),
     })
 }
 

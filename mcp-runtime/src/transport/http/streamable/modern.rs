@@ -357,6 +357,8 @@ pub(super) fn modern_context<E: Endpoint + 'static>(
             in_initialize: false,
             task: None,
         },
+        transport: crate::common::telemetry::NetworkTransport::Tcp,
+        session_id: None,
     })
 }
 
