@@ -13,6 +13,10 @@ usage:
   mcp read    [OPTIONS] TARGET URI
   mcp prompt  [OPTIONS] TARGET PROMPT [key=value]...
   mcp inspect [OPTIONS] TARGET
+  mcp bridge  --stdio [OPTIONS] URL
+
+`mcp bridge --stdio URL` is a stdio server that relays to the remote server at URL, so a
+client that only speaks stdio can use it (start `mcp bridge --stdio URL` as its server).
 
 TARGET is a URL (Streamable HTTP, falling back to the 2024-11-05 HTTP+SSE transport) or one
 shell-quoted command line, run as a child process spoken to over stdio:
@@ -55,6 +59,8 @@ pub enum Command {
     Prompt,
     /// `mcp inspect`: capabilities, instructions, schemas and the portability check.
     Inspect,
+    /// `mcp bridge --stdio URL`: a stdio server relaying to a remote one.
+    Bridge,
 }
 
 /// Where the server is.
@@ -89,6 +95,8 @@ pub struct Cli {
     pub quiet: bool,
     /// `--json`.
     pub json: bool,
+    /// `--stdio` (of `mcp bridge`).
+    pub stdio: bool,
 }
 
 /// What the command line asks for.
@@ -114,9 +122,10 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         Some("read") => Command::Read,
         Some("prompt") => Command::Prompt,
         Some("inspect") => Command::Inspect,
+        Some("bridge") => Command::Bridge,
         Some(other) => {
             return Err(format!(
-                "unknown command `{other}` (expected list, call, read, prompt or inspect)"
+                "unknown command `{other}` (expected list, call, read, prompt, inspect or bridge)"
             ));
         }
     };
@@ -131,6 +140,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         timeout: 60,
         quiet: false,
         json: false,
+        stdio: false,
     };
     let mut positional = Vec::new();
     let mut options_done = false;
@@ -156,6 +166,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--json" => cli.json = true,
             "--sse" => cli.sse = true,
             "--quiet" => cli.quiet = true,
+            "--stdio" if command == Command::Bridge => cli.stdio = true,
             "--protocol" => {
                 let v = value(name)?;
                 let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
@@ -193,6 +204,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         .ok_or("missing TARGET: a URL or a quoted command line (see mcp --help)")?;
     cli.target = parse_target(&target)?;
     cli.rest = positional.collect();
+    if command == Command::Bridge
+        && (!cli.stdio || !matches!(cli.target, Target::Url(_)) || !cli.rest.is_empty())
+    {
+        return Err("usage: mcp bridge --stdio [OPTIONS] URL".into());
+    }
     if cli.sse && !matches!(cli.target, Target::Url(_)) {
         return Err("--sse needs a URL target".into());
     }

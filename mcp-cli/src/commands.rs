@@ -33,6 +33,9 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
         }
         _ => Map::new(),
     };
+    if let (Command::Bridge, crate::args::Target::Url(url)) = (cli.command, &cli.target) {
+        return crate::bridge::stdio_to_remote(cli, url).await;
+    }
     let kinds = list_kinds(cli)?;
     let client = connect(cli).await?;
     let out = match cli.command {
@@ -41,6 +44,7 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Read => read(&client, cli, &cli.rest[0]).await,
         Command::Prompt => prompt(&client, cli, &cli.rest[0], arguments).await,
         Command::Inspect => inspect(&client, cli).await,
+        Command::Bridge => Ok(()),
     };
     let _ = client.shutdown().await;
     out

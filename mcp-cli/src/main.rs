@@ -4,6 +4,7 @@
 //! command line (a child process over stdio). `mcp --help` says the rest.
 
 mod args;
+mod bridge;
 mod commands;
 mod connect;
 mod render;
