@@ -14,9 +14,15 @@ usage:
   mcp prompt  [OPTIONS] TARGET PROMPT [key=value]...
   mcp inspect [OPTIONS] TARGET
   mcp bridge  --stdio [OPTIONS] URL
+  mcp dev     [--watch PATH]... CARGO_ARGS... [-- SERVER_ARGS...]
 
 `mcp bridge --stdio URL` is a stdio server that relays to the remote server at URL, so a
 client that only speaks stdio can use it (start `mcp bridge --stdio URL` as its server).
+
+`mcp dev` is a stdio server that runs yours with `cargo run CARGO_ARGS -- SERVER_ARGS`,
+polls its package's files (or each --watch PATH), rebuilds on a change and restarts it,
+replaying the client's handshake and sending it notifications/tools/list_changed:
+  mcp dev --manifest-path my-server/Cargo.toml -- --stdio
 
 TARGET is a URL (Streamable HTTP, falling back to the 2024-11-05 HTTP+SSE transport) or one
 shell-quoted command line, run as a child process spoken to over stdio:
@@ -61,6 +67,8 @@ pub enum Command {
     Inspect,
     /// `mcp bridge --stdio URL`: a stdio server relaying to a remote one.
     Bridge,
+    /// `mcp dev CARGO_ARGS`: the user's server, rebuilt and restarted on a change.
+    Dev,
 }
 
 /// Where the server is.
@@ -97,6 +105,8 @@ pub struct Cli {
     pub json: bool,
     /// `--stdio` (of `mcp bridge`).
     pub stdio: bool,
+    /// `--watch PATH` (of `mcp dev`), in order.
+    pub watch: Vec<std::path::PathBuf>,
 }
 
 /// What the command line asks for.
@@ -123,9 +133,10 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         Some("prompt") => Command::Prompt,
         Some("inspect") => Command::Inspect,
         Some("bridge") => Command::Bridge,
+        Some("dev") => Command::Dev,
         Some(other) => {
             return Err(format!(
-                "unknown command `{other}` (expected list, call, read, prompt, inspect or bridge)"
+                "unknown command `{other}` (expected list, call, read, prompt, inspect, bridge or dev)"
             ));
         }
     };
@@ -141,7 +152,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         quiet: false,
         json: false,
         stdio: false,
+        watch: Vec::new(),
     };
+    if command == Command::Dev {
+        return dev(cli, it.cloned().collect());
+    }
     let mut positional = Vec::new();
     let mut options_done = false;
     while let Some(arg) = it.next() {
@@ -211,6 +226,25 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
     }
     if cli.sse && !matches!(cli.target, Target::Url(_)) {
         return Err("--sse needs a URL target".into());
+    }
+    Ok(Parsed::Run(Box::new(cli)))
+}
+
+/// `mcp dev`: `--watch PATH`s (before `--`), the rest for cargo.
+fn dev(mut cli: Cli, args: Vec<String>) -> Result<Parsed, String> {
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            cli.rest.push(a);
+            cli.rest.extend(it.by_ref());
+        } else if a == "--watch" {
+            let p = it.next().ok_or("--watch needs a path")?;
+            cli.watch.push(p.into());
+        } else if let Some(p) = a.strip_prefix("--watch=") {
+            cli.watch.push(p.into());
+        } else {
+            cli.rest.push(a);
+        }
     }
     Ok(Parsed::Run(Box::new(cli)))
 }

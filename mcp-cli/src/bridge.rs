@@ -127,8 +127,46 @@ impl ClientHandler for Relay {
     }
 }
 
+/// Where the relayed server is.
+pub enum Upstream<'a> {
+    /// A remote server at a URL (`mcp bridge --stdio URL`; the options give the headers,
+    /// the token, `--sse`).
+    Url(&'a str),
+    /// The user's server, started with `cargo run ARGS` (`mcp dev`), restarted on each
+    /// message of the restart channel.
+    Cargo(Vec<String>),
+}
+
+/// How the stdio client opened the session: replayed to each new upstream connection.
+#[derive(Clone)]
+struct Handshake {
+    mode: ConnectMode,
+    info: Option<Implementation>,
+    caps: Option<ClientCapabilities>,
+}
+
+/// The relay's state between messages.
+struct State<'a> {
+    cli: &'a Cli,
+    upstream: Upstream<'a>,
+    shared: Arc<Shared>,
+    client: Option<Client>,
+    handshake: Option<Handshake>,
+}
+
 /// Runs the bridge until stdin closes.
 pub async fn stdio_to_remote(cli: &Cli, url: &str) -> Result<(), Failure> {
+    relay_stdio(cli, Upstream::Url(url), None).await
+}
+
+/// Relays stdin/stdout to `upstream` until stdin closes; each message on `restarts`
+/// reconnects (a new `cargo run`), replays the handshake and tells the client its lists
+/// changed.
+pub async fn relay_stdio(
+    cli: &Cli,
+    upstream: Upstream<'_>,
+    mut restarts: Option<mpsc::UnboundedReceiver<()>>,
+) -> Result<(), Failure> {
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -147,14 +185,34 @@ pub async fn stdio_to_remote(cli: &Cli, url: &str) -> Result<(), Failure> {
         next: AtomicU64::new(1),
         running: Mutex::new(HashMap::new()),
     });
-    let mut upstream: Option<Client> = None;
+    let mut st = State {
+        cli,
+        upstream,
+        shared: shared.clone(),
+        client: None,
+        handshake: None,
+    };
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
+    loop {
+        let restart = async {
+            match restarts.as_mut() {
+                Some(r) => r.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let line = tokio::select! {
+            line = lines.next_line() => line,
+            Some(()) = restart => {
+                restart_upstream(&mut st).await;
+                continue;
+            }
+        };
+        let Ok(Some(line)) = line else { break };
         if line.trim().is_empty() {
             continue;
         }
-        let msg: Value = match serde_json::from_str(&line) {
-            Ok(v) => v,
+        match serde_json::from_str(&line) {
+            Ok(msg) => on_message(&mut st, msg).await,
             Err(e) => {
                 let err = ErrorObject {
                     code: -32700,
@@ -162,33 +220,48 @@ pub async fn stdio_to_remote(cli: &Cli, url: &str) -> Result<(), Failure> {
                     data: None,
                 };
                 shared.answer(&Value::Null, Err(err));
-                continue;
             }
-        };
-        on_message(cli, url, &shared, &mut upstream, msg).await;
+        }
     }
     for (_, task) in shared.running.lock().expect("running lock").drain() {
         task.abort();
     }
-    if let Some(c) = upstream {
-        let _ = c.close().await;
+    if let Some(c) = st.client.take() {
+        let _ = c.shutdown().await;
     }
-    drop(shared);
+    drop((st, shared));
     let _ = writer.await;
     Ok(())
 }
 
+/// A new upstream connection with the session's handshake replayed; on success the old
+/// one is shut down and the client told that every list may have changed.
+async fn restart_upstream(st: &mut State<'_>) {
+    let Some(hs) = st.handshake.clone() else {
+        return; // No session yet: the next initialize starts the new build.
+    };
+    match connect_upstream(st, &hs).await {
+        Ok(fresh) => {
+            if let Some(old) = st.client.replace(fresh) {
+                let _ = old.shutdown().await;
+            }
+            eprintln!("mcp dev: restarted the server");
+            for list in ["tools", "prompts", "resources"] {
+                let method = format!("notifications/{list}/list_changed");
+                st.shared
+                    .write(&json!({"jsonrpc": "2.0", "method": method}));
+            }
+        }
+        Err(e) => eprintln!("mcp dev: the new server did not start ({e}); the old one stays"),
+    }
+}
+
 /// One message from the stdio client.
-async fn on_message(
-    cli: &Cli,
-    url: &str,
-    shared: &Arc<Shared>,
-    upstream: &mut Option<Client>,
-    msg: Value,
-) {
+async fn on_message(st: &mut State<'_>, msg: Value) {
     let id = msg.get("id").cloned();
     let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
     let params = msg.get("params").cloned();
+    let shared = st.shared.clone();
     match (method, id) {
         // The stdio client's answer to a request the server made.
         (None, Some(id)) => {
@@ -202,14 +275,14 @@ async fn on_message(
                 let _ = w.send(answer);
             }
         }
-        (Some(m), None) => notification(shared, upstream.as_ref(), &m, params).await,
-        (Some(m), Some(id)) if upstream.is_none() => {
-            let answer = open(cli, url, shared, upstream, &m, params).await;
+        (Some(m), None) => notification(&shared, st.client.as_ref(), &m, params).await,
+        (Some(m), Some(id)) if st.client.is_none() => {
+            let answer = open(st, &m, params).await;
             shared.answer(&id, answer);
         }
         (Some(m), Some(id)) => {
-            let client = upstream.clone().expect("checked");
-            relay(shared, client, id, m, params);
+            let client = st.client.clone().expect("checked");
+            relay(&shared, client, id, m, params);
         }
         (None, None) => {}
     }
@@ -246,14 +319,7 @@ async fn notification(
 }
 
 /// The first request: `initialize` or `server/discover` opens the upstream connection.
-async fn open(
-    cli: &Cli,
-    url: &str,
-    shared: &Arc<Shared>,
-    upstream: &mut Option<Client>,
-    method: &str,
-    params: Option<Value>,
-) -> Answer {
+async fn open(st: &mut State<'_>, method: &str, params: Option<Value>) -> Answer {
     let p = params.clone().unwrap_or_default();
     let (mode, info, caps) = match method {
         "initialize" => {
@@ -291,31 +357,12 @@ async fn open(
             });
         }
     };
-    let mut b = Client::builder()
-        .mode(mode)
-        .no_cache()
-        .request_timeout(Duration::from_secs(cli.timeout))
-        .handler(Relay(shared.clone()));
-    if let Some(info) = info.and_then(|i| serde_json::from_value::<Implementation>(i.clone()).ok())
-    {
-        b = b.info(info);
-    }
-    if let Some(c) = caps.and_then(|c| serde_json::from_value::<ClientCapabilities>(c.clone()).ok())
-    {
-        b = b.capabilities(c);
-    }
-    for (k, v) in &cli.headers {
-        b = b.header(k, v);
-    }
-    if let Some(t) = &cli.token {
-        b = b.bearer_token(t.clone());
-    }
-    let connected = if cli.sse {
-        b.connect_sse(url).await
-    } else {
-        b.connect_http(url).await
+    let hs = Handshake {
+        mode,
+        info: info.and_then(|i| serde_json::from_value(i.clone()).ok()),
+        caps: caps.and_then(|c| serde_json::from_value(c.clone()).ok()),
     };
-    let client = connected.map_err(upstream_error)?;
+    let client = connect_upstream(st, &hs).await.map_err(upstream_error)?;
     let answer = if method == "initialize" {
         let s = client.session();
         let mut r = Map::new();
@@ -329,8 +376,46 @@ async fn open(
     } else {
         forward(&client, method, params).await
     };
-    *upstream = Some(client);
+    st.client = Some(client);
+    st.handshake = Some(hs);
     answer
+}
+
+/// Connects to the upstream server as the stdio client opened its session.
+async fn connect_upstream(st: &State<'_>, hs: &Handshake) -> Result<Client, ClientError> {
+    let cli = st.cli;
+    let mut b = Client::builder()
+        .mode(hs.mode)
+        .no_cache()
+        .request_timeout(Duration::from_secs(cli.timeout))
+        .handler(Relay(st.shared.clone()));
+    if let Some(info) = &hs.info {
+        b = b.info(info.clone());
+    }
+    if let Some(c) = &hs.caps {
+        b = b.capabilities(c.clone());
+    }
+    match &st.upstream {
+        Upstream::Url(url) => {
+            for (k, v) in &cli.headers {
+                b = b.header(k, v);
+            }
+            if let Some(t) = &cli.token {
+                b = b.bearer_token(t.clone());
+            }
+            if cli.sse {
+                b.connect_sse(url).await
+            } else {
+                b.connect_http(url).await
+            }
+        }
+        Upstream::Cargo(args) => {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let mut cmd = tokio::process::Command::new(cargo);
+            cmd.arg("run").arg("--quiet").args(args);
+            b.spawn(cmd).await
+        }
+    }
 }
 
 /// Relays one request upstream on its own task (so a slow one holds nothing up). A

@@ -33,6 +33,9 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
         }
         _ => Map::new(),
     };
+    if cli.command == Command::Dev {
+        return crate::dev::run(cli, &cli.watch, &cli.rest).await;
+    }
     if let (Command::Bridge, crate::args::Target::Url(url)) = (cli.command, &cli.target) {
         return crate::bridge::stdio_to_remote(cli, url).await;
     }
@@ -44,7 +47,7 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Read => read(&client, cli, &cli.rest[0]).await,
         Command::Prompt => prompt(&client, cli, &cli.rest[0], arguments).await,
         Command::Inspect => inspect(&client, cli).await,
-        Command::Bridge => Ok(()),
+        Command::Bridge | Command::Dev => Ok(()),
     };
     let _ = client.shutdown().await;
     out

@@ -7,6 +7,7 @@ mod args;
 mod bridge;
 mod commands;
 mod connect;
+mod dev;
 mod render;
 
 use std::process::ExitCode;
