@@ -76,7 +76,7 @@ pub(crate) fn make_portable(schema: &mut Map<String, Value>, inputs: bool) {
     rewrite(schema, inputs);
 }
 
-/// Where `schema` breaks the rules [`make_portable`] enforces on our own tools (a `format`
+/// Where `schema` breaks the rules `make_portable` enforces on our own tools (a `format`
 /// JSON Schema does not define, a bare `true`/`false` subschema, a `type` array, and with
 /// `inputs` an optional argument that is also nullable): one line per schema that would be
 /// rewritten, its JSON Pointer, what it is and what the portable form is. Empty when the
