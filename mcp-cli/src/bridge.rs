@@ -384,10 +384,15 @@ async fn open(st: &mut State<'_>, method: &str, params: Option<Value>) -> Answer
 /// Connects to the upstream server as the stdio client opened its session.
 async fn connect_upstream(st: &State<'_>, hs: &Handshake) -> Result<Client, ClientError> {
     let cli = st.cli;
+    // `cargo run` may still be building when the handshake is sent.
+    let timeout = match st.upstream {
+        Upstream::Url(_) => cli.timeout,
+        Upstream::Cargo(_) => cli.timeout.max(900),
+    };
     let mut b = Client::builder()
         .mode(hs.mode)
         .no_cache()
-        .request_timeout(Duration::from_secs(cli.timeout))
+        .request_timeout(Duration::from_secs(timeout))
         .handler(Relay(st.shared.clone()));
     if let Some(info) = &hs.info {
         b = b.info(info.clone());
