@@ -389,36 +389,36 @@ async fn connect_upstream(st: &State<'_>, hs: &Handshake) -> Result<Client, Clie
         Upstream::Url(_) => cli.timeout,
         Upstream::Cargo(_) => cli.timeout.max(900),
     };
-    let mut b = Client::builder()
-        .mode(hs.mode)
-        .no_cache()
-        .request_timeout(Duration::from_secs(timeout))
-        .handler(Relay(st.shared.clone()));
-    if let Some(info) = &hs.info {
-        b = b.info(info.clone());
-    }
-    if let Some(c) = &hs.caps {
-        b = b.capabilities(c.clone());
-    }
-    match &st.upstream {
-        Upstream::Url(url) => {
+    let builder = || {
+        let mut b = Client::builder()
+            .mode(hs.mode)
+            .no_cache()
+            .request_timeout(Duration::from_secs(timeout))
+            .handler(Relay(st.shared.clone()));
+        if let Some(info) = &hs.info {
+            b = b.info(info.clone());
+        }
+        if let Some(c) = &hs.caps {
+            b = b.capabilities(c.clone());
+        }
+        if let Upstream::Url(_) = st.upstream {
             for (k, v) in &cli.headers {
                 b = b.header(k, v);
             }
             if let Some(t) = &cli.token {
                 b = b.bearer_token(t.clone());
             }
-            if cli.sse {
-                b.connect_sse(url).await
-            } else {
-                b.connect_http(url).await
-            }
         }
+        b
+    };
+    match &st.upstream {
+        Upstream::Url(url) if cli.sse => builder().connect_sse(url).await,
+        Upstream::Url(url) => crate::connect::http_then_sse(builder, hs.mode, url).await,
         Upstream::Cargo(args) => {
             let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
             let mut cmd = tokio::process::Command::new(cargo);
             cmd.arg("run").arg("--quiet").args(args);
-            b.spawn(cmd).await
+            builder().spawn(cmd).await
         }
     }
 }

@@ -49,7 +49,7 @@ pub async fn connect(cli: &Cli) -> Result<Client, Failure> {
 /// Streamable HTTP; a pinned legacy revision the endpoint refuses as Streamable HTTP (400,
 /// 404, 405: an HTTP+SSE endpoint) is tried again over HTTP+SSE. (`ConnectMode::Auto` does
 /// that fallback itself.)
-async fn http_then_sse(
+pub async fn http_then_sse(
     builder: impl Fn() -> ClientBuilder,
     mode: ConnectMode,
     url: &str,

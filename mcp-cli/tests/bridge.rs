@@ -185,3 +185,25 @@ async fn the_bridge_relays_requests_errors_and_server_requests() {
     let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await;
     assert!(status.expect("the bridge exits on EOF").unwrap().success());
 }
+
+#[tokio::test]
+async fn the_bridge_reaches_an_http_sse_server_at_a_pinned_legacy_revision() {
+    let bin = everything().to_str().unwrap().to_owned();
+    let server = listen(&bin, &["--sse", "127.0.0.1:{port}"], false).await;
+    let mut s = Session::start(&server.url("/sse"));
+    s.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "clientInfo": {"name": "old", "version": "1"},
+        "capabilities": {}}}),
+    )
+    .await;
+    let init = s.recv().await;
+    assert_eq!(init["result"]["protocolVersion"], "2024-11-05", "{init}");
+    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}))
+        .await;
+    assert_eq!(s.recv().await["result"]["content"][0]["text"], "3");
+    drop(s.stdin);
+    let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await;
+    assert!(status.expect("the bridge exits on EOF").unwrap().success());
+}
