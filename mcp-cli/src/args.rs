@@ -14,10 +14,13 @@ usage:
   mcp prompt  [OPTIONS] TARGET PROMPT [key=value]...
   mcp inspect [OPTIONS] TARGET
   mcp bridge  --stdio [OPTIONS] URL
+  mcp bridge  --http HOST:PORT [OPTIONS] 'CMD ARGS'
   mcp dev     [--watch PATH]... CARGO_ARGS... [-- SERVER_ARGS...]
 
 `mcp bridge --stdio URL` is a stdio server that relays to the remote server at URL, so a
 client that only speaks stdio can use it (start `mcp bridge --stdio URL` as its server).
+`mcp bridge --http HOST:PORT 'CMD ARGS'` serves the stdio server CMD over Streamable HTTP
+at http://HOST:PORT/mcp (a process per legacy session; one for 2026-07-28).
 
 `mcp dev` is a stdio server that runs yours with `cargo run CARGO_ARGS -- SERVER_ARGS`,
 polls its package's files (or each --watch PATH), rebuilds on a change and restarts it,
@@ -105,6 +108,8 @@ pub struct Cli {
     pub json: bool,
     /// `--stdio` (of `mcp bridge`).
     pub stdio: bool,
+    /// `--http HOST:PORT` (of `mcp bridge`).
+    pub http: Option<String>,
     /// `--watch PATH` (of `mcp dev`), in order.
     pub watch: Vec<std::path::PathBuf>,
 }
@@ -152,6 +157,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         quiet: false,
         json: false,
         stdio: false,
+        http: None,
         watch: Vec::new(),
     };
     if command == Command::Dev {
@@ -182,6 +188,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--sse" => cli.sse = true,
             "--quiet" => cli.quiet = true,
             "--stdio" if command == Command::Bridge => cli.stdio = true,
+            "--http" if command == Command::Bridge => cli.http = Some(value(name)?),
             "--protocol" => {
                 let v = value(name)?;
                 let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
@@ -219,10 +226,17 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         .ok_or("missing TARGET: a URL or a quoted command line (see mcp --help)")?;
     cli.target = parse_target(&target)?;
     cli.rest = positional.collect();
-    if command == Command::Bridge
-        && (!cli.stdio || !matches!(cli.target, Target::Url(_)) || !cli.rest.is_empty())
-    {
-        return Err("usage: mcp bridge --stdio [OPTIONS] URL".into());
+    if command == Command::Bridge {
+        let fits = matches!(
+            (&cli.target, cli.stdio, &cli.http),
+            (Target::Url(_), true, None) | (Target::Process(_), false, Some(_))
+        );
+        if !fits || !cli.rest.is_empty() {
+            return Err(
+                "usage: mcp bridge --stdio [OPTIONS] URL | mcp bridge --http HOST:PORT 'CMD ARGS'"
+                    .into(),
+            );
+        }
     }
     if cli.sse && !matches!(cli.target, Target::Url(_)) {
         return Err("--sse needs a URL target".into());

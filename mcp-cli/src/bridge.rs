@@ -42,18 +42,42 @@ const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
 
-type Answer = Result<Value, ErrorObject>;
+pub(crate) type Answer = Result<Value, ErrorObject>;
 
 /// What the relay tasks share: stdout, the server's requests waiting for the stdio
 /// client's answers, the client's requests in flight upstream.
-struct Shared {
-    out: mpsc::UnboundedSender<String>,
+pub(crate) struct Shared {
+    pub(crate) out: mpsc::UnboundedSender<String>,
     asked: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
     next: AtomicU64,
-    running: Mutex<HashMap<String, AbortHandle>>,
+    pub(crate) running: Mutex<HashMap<String, AbortHandle>>,
 }
 
 impl Shared {
+    /// Shared state writing to `out`.
+    pub(crate) fn new(out: mpsc::UnboundedSender<String>) -> Arc<Self> {
+        Arc::new(Shared {
+            out,
+            asked: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(1),
+            running: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The client's answer to one of the server's requests.
+    pub(crate) fn answered(&self, msg: &Value) {
+        let Some(id) = msg.get("id") else { return };
+        let waiter = self.asked.lock().expect("asked lock").remove(&key(id));
+        if let Some(w) = waiter {
+            let answer = match msg.get("error") {
+                Some(e) => Err(serde_json::from_value(e.clone())
+                    .unwrap_or_else(|_| internal("malformed error"))),
+                None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+            };
+            let _ = w.send(answer);
+        }
+    }
+
     fn write(&self, msg: &Value) {
         let _ = self.out.send(msg.to_string());
     }
@@ -90,7 +114,7 @@ impl Shared {
     }
 }
 
-fn internal(message: &str) -> ErrorObject {
+pub(crate) fn internal(message: &str) -> ErrorObject {
     ErrorObject {
         code: -32603,
         message: message.to_owned(),
@@ -100,7 +124,7 @@ fn internal(message: &str) -> ErrorObject {
 
 /// The upstream connection's handler: the server's requests go to the stdio client, its
 /// notifications to stdout.
-struct Relay(Arc<Shared>);
+pub(crate) struct Relay(pub(crate) Arc<Shared>);
 
 impl ClientHandler for Relay {
     async fn create_message(
@@ -139,10 +163,10 @@ pub enum Upstream<'a> {
 
 /// How the stdio client opened the session: replayed to each new upstream connection.
 #[derive(Clone)]
-struct Handshake {
-    mode: ConnectMode,
-    info: Option<Implementation>,
-    caps: Option<ClientCapabilities>,
+pub(crate) struct Handshake {
+    pub(crate) mode: ConnectMode,
+    pub(crate) info: Option<Implementation>,
+    pub(crate) caps: Option<ClientCapabilities>,
 }
 
 /// The relay's state between messages.
@@ -179,12 +203,7 @@ pub async fn relay_stdio(
             }
         }
     });
-    let shared = Arc::new(Shared {
-        out: tx,
-        asked: Mutex::new(HashMap::new()),
-        next: AtomicU64::new(1),
-        running: Mutex::new(HashMap::new()),
-    });
+    let shared = Shared::new(tx);
     let mut st = State {
         cli,
         upstream,
@@ -264,17 +283,7 @@ async fn on_message(st: &mut State<'_>, msg: Value) {
     let shared = st.shared.clone();
     match (method, id) {
         // The stdio client's answer to a request the server made.
-        (None, Some(id)) => {
-            let waiter = shared.asked.lock().expect("asked lock").remove(&key(&id));
-            if let Some(w) = waiter {
-                let answer = match msg.get("error") {
-                    Some(e) => Err(serde_json::from_value(e.clone())
-                        .unwrap_or_else(|_| internal("malformed error"))),
-                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-                };
-                let _ = w.send(answer);
-            }
-        }
+        (None, Some(_)) => shared.answered(&msg),
         (Some(m), None) => notification(&shared, st.client.as_ref(), &m, params).await,
         (Some(m), Some(id)) if st.client.is_none() => {
             let answer = open(st, &m, params).await;
@@ -289,11 +298,11 @@ async fn on_message(st: &mut State<'_>, msg: Value) {
 }
 
 /// A JSON-RPC id as a map key.
-fn key(id: &Value) -> String {
+pub(crate) fn key(id: &Value) -> String {
     id.to_string()
 }
 
-async fn notification(
+pub(crate) async fn notification(
     shared: &Shared,
     upstream: Option<&Client>,
     method: &str,
@@ -318,9 +327,10 @@ async fn notification(
     }
 }
 
-/// The first request: `initialize` or `server/discover` opens the upstream connection.
-async fn open(st: &mut State<'_>, method: &str, params: Option<Value>) -> Answer {
-    let p = params.clone().unwrap_or_default();
+/// How a client opens its session: `initialize` (legacy) or `server/discover` (2026).
+pub(crate) fn handshake_of(method: &str, params: Option<&Value>) -> Result<Handshake, ErrorObject> {
+    let null = Value::Null;
+    let p = params.unwrap_or(&null);
     let (mode, info, caps) = match method {
         "initialize" => {
             let v = p.get("protocolVersion").and_then(Value::as_str);
@@ -334,14 +344,22 @@ async fn open(st: &mut State<'_>, method: &str, params: Option<Value>) -> Answer
                 p.get("capabilities"),
             )
         }
-        "server/discover" => {
+        other => {
+            // 2026: the envelope of any request (server/discover first, usually).
             let meta = p.get("_meta");
             let v = meta
                 .and_then(|m| m.get(META_VERSION))
                 .and_then(Value::as_str);
-            let v = v
+            let Some(v) = v
                 .and_then(ProtocolVersion::parse)
-                .unwrap_or(ProtocolVersion::LATEST);
+                .filter(|v| v.era() == Era::Modern)
+            else {
+                return Err(ErrorObject {
+                    code: -32600,
+                    message: format!("`{other}` before initialize (or server/discover)"),
+                    data: None,
+                });
+            };
             let info = meta.and_then(|m| m.get(META_INFO));
             (
                 ConnectMode::Modern(v),
@@ -349,30 +367,33 @@ async fn open(st: &mut State<'_>, method: &str, params: Option<Value>) -> Answer
                 meta.and_then(|m| m.get(META_CAPS)),
             )
         }
-        other => {
-            return Err(ErrorObject {
-                code: -32600,
-                message: format!("`{other}` before initialize (or server/discover)"),
-                data: None,
-            });
-        }
     };
-    let hs = Handshake {
+    Ok(Handshake {
         mode,
         info: info.and_then(|i| serde_json::from_value(i.clone()).ok()),
         caps: caps.and_then(|c| serde_json::from_value(c.clone()).ok()),
-    };
+    })
+}
+
+/// The `initialize` result a client gets: what the upstream connection negotiated.
+pub(crate) fn initialize_result(client: &Client) -> Value {
+    let s = client.session();
+    let mut r = Map::new();
+    r.insert("protocolVersion".into(), json!(s.version.as_str()));
+    r.insert("capabilities".into(), json!(s.capabilities));
+    r.insert("serverInfo".into(), json!(s.server_info));
+    if let Some(i) = s.instructions {
+        r.insert("instructions".into(), json!(i));
+    }
+    Value::Object(r)
+}
+
+/// The first request: `initialize` or `server/discover` opens the upstream connection.
+async fn open(st: &mut State<'_>, method: &str, params: Option<Value>) -> Answer {
+    let hs = handshake_of(method, params.as_ref())?;
     let client = connect_upstream(st, &hs).await.map_err(upstream_error)?;
     let answer = if method == "initialize" {
-        let s = client.session();
-        let mut r = Map::new();
-        r.insert("protocolVersion".into(), json!(s.version.as_str()));
-        r.insert("capabilities".into(), json!(s.capabilities));
-        r.insert("serverInfo".into(), json!(s.server_info));
-        if let Some(i) = s.instructions {
-            r.insert("instructions".into(), json!(i));
-        }
-        Ok(Value::Object(r))
+        Ok(initialize_result(&client))
     } else {
         forward(&client, method, params).await
     };
@@ -445,7 +466,7 @@ fn relay(shared: &Arc<Shared>, client: Client, id: Value, method: String, params
 }
 
 /// One request upstream, its answer as the stdio client gets it.
-async fn forward(client: &Client, method: &str, params: Option<Value>) -> Answer {
+pub(crate) async fn forward(client: &Client, method: &str, params: Option<Value>) -> Answer {
     let opts = RequestOptions {
         input_rounds: Some(0),
         cache: Some(CacheMode::Bypass),
@@ -463,7 +484,7 @@ async fn forward(client: &Client, method: &str, params: Option<Value>) -> Answer
 }
 
 /// A failure upstream as a JSON-RPC error: the server's own, or -32603 saying what broke.
-fn upstream_error(e: ClientError) -> ErrorObject {
+pub(crate) fn upstream_error(e: ClientError) -> ErrorObject {
     match e {
         ClientError::Rpc(e) => e,
         ClientError::Http { error: Some(e), .. } => e,

@@ -36,8 +36,14 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
     if cli.command == Command::Dev {
         return crate::dev::run(cli, &cli.watch, &cli.rest).await;
     }
-    if let (Command::Bridge, crate::args::Target::Url(url)) = (cli.command, &cli.target) {
-        return crate::bridge::stdio_to_remote(cli, url).await;
+    match (cli.command, &cli.target, &cli.http) {
+        (Command::Bridge, crate::args::Target::Url(url), _) => {
+            return crate::bridge::stdio_to_remote(cli, url).await;
+        }
+        (Command::Bridge, crate::args::Target::Process(argv), Some(addr)) => {
+            return crate::serve_http::serve(cli, addr, argv.clone()).await;
+        }
+        _ => {}
     }
     let kinds = list_kinds(cli)?;
     let client = connect(cli).await?;

@@ -9,6 +9,7 @@ mod commands;
 mod connect;
 mod dev;
 mod render;
+mod serve_http;
 
 use std::process::ExitCode;
 

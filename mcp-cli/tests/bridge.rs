@@ -3,8 +3,10 @@
 //! resources, prompts, completion, progress, a cancelled call, logging, elicitation,
 //! sampling, roots; 2025-11-25 through `initialize` and through the auto probe's fallback,
 //! 2026-07-28 through `server/discover` and `input_required` rounds) against `everything`
-//! servers listening on Streamable HTTP, through the bridge. Then a hand-written session
-//! shows the relay's own rules.
+//! servers listening on Streamable HTTP, through the bridge. The reverse, `mcp bridge --http
+//! ADDR 'everything --stdio'`, serves the stdio server over Streamable HTTP, and the Python
+//! SDK client's HTTP exercise runs against it (2025-11-25 sessions, 2026-07-28 SSE
+//! responses). Then hand-written sessions show the relay's own rules.
 
 mod support;
 
@@ -206,4 +208,64 @@ async fn the_bridge_reaches_an_http_sse_server_at_a_pinned_legacy_revision() {
     drop(s.stdin);
     let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await;
     assert!(status.expect("the bridge exits on EOF").unwrap().success());
+}
+
+/// `mcp bridge --http 127.0.0.1:PORT 'everything --stdio --protocol-versions REV'`.
+async fn http_bridge(rev: &str) -> support::Listening {
+    let cmd = format!(
+        "{} --stdio --protocol-versions {rev}",
+        everything().display()
+    );
+    let mcp = env!("CARGO_BIN_EXE_mcp");
+    listen(mcp, &["bridge", "--http", "127.0.0.1:{port}", &cmd], false).await
+}
+
+#[tokio::test]
+async fn a_stdio_server_served_over_http_answers_our_client_in_both_eras() {
+    for rev in ["2025-11-25", "2026-07-28"] {
+        let bridge = http_bridge(rev).await;
+        let url = bridge.url("/mcp");
+        let sum = support::mcp(&["call", "--protocol", rev, &url, "add", "a=2", "b=40"]).await;
+        assert_eq!(sum.expect(0).stdout, "42\n");
+        let r = support::mcp(&["inspect", "--json", "--protocol", rev, &url])
+            .await
+            .expect(0);
+        let r = r.json();
+        assert_eq!(r["protocolVersion"], rev);
+        assert_eq!(r["transport"], "Streamable HTTP");
+        assert_eq!(r["server"]["name"], "everything");
+    }
+    // Bad usage is refused before anything starts.
+    let r = support::mcp(&["bridge", "--http", "127.0.0.1:1", "http://x/mcp"])
+        .await
+        .expect(2);
+    assert!(r.stderr.contains("usage: mcp bridge"), "{r:#?}");
+}
+
+#[tokio::test]
+async fn the_python_sdk_http_client_exercises_everything_served_over_http_by_the_bridge() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let legacy = http_bridge("2025-11-25").await;
+    let modern = http_bridge("2026-07-28").await;
+    let run = Command::new(python)
+        .arg(support::root().join("interop/python/test_everything.py"))
+        .arg(everything())
+        .arg(format!("2025-11-25={}", legacy.url("")))
+        .arg(format!("2026-07-28={}", modern.url("")))
+        .env("INTEROP_TRANSPORTS", "streamable-http")
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(300), run)
+        .await
+        .expect("test_everything.py ran over 300 s")
+        .expect("run test_everything.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.trim_end().ends_with("2 passed, 0 failed"),
+        "the Python SDK HTTP client through mcp bridge --http:\n{stdout}\n{stderr}"
+    );
 }
