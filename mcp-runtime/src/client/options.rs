@@ -39,6 +39,12 @@ pub struct RequestOptions {
     /// [`Client::with_cache_mode`](super::Client::with_cache_mode)); only the cacheable
     /// 2026 methods are concerned.
     pub cache: Option<super::CacheMode>,
+    /// How many 2026 `input_required` rounds this request answers with the handler
+    /// (default [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS)). `Some(0)` answers none: the
+    /// first `input_required` result comes back as
+    /// [`ClientError::InputRequired`](super::ClientError::InputRequired) holding it, for a
+    /// caller that passes the rounds on (`mcp bridge` relays them to its own client).
+    pub input_rounds: Option<usize>,
 }
 
 impl RequestOptions {

@@ -128,7 +128,8 @@ impl Client {
         let outcome = loop {
             match self.send_request(method, round, opts, version, None).await {
                 Err(ClientError::InputRequired(raw))
-                    if version.is_some() && rounds < MAX_INPUT_ROUNDS =>
+                    if version.is_some()
+                        && rounds < opts.input_rounds.unwrap_or(MAX_INPUT_ROUNDS) =>
                 {
                     let v = version.expect("checked");
                     let next =

@@ -13,4 +13,5 @@ pub mod tool;
 pub mod tool_def;
 pub mod tool_result;
 
+pub use portable_schema::portability_problems;
 pub use table::*;

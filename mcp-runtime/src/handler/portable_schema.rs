@@ -76,6 +76,87 @@ pub(crate) fn make_portable(schema: &mut Map<String, Value>, inputs: bool) {
     rewrite(schema, inputs);
 }
 
+/// Where `schema` breaks the rules `make_portable` enforces on our own tools (a `format`
+/// JSON Schema does not define, a bare `true`/`false` subschema, a `type` array, and with
+/// `inputs` an optional argument that is also nullable): one line per schema that would be
+/// rewritten, its JSON Pointer, what it is and what the portable form is. Empty when the
+/// schema is portable. `mcp inspect` checks every tool of a server with it.
+pub fn portability_problems(schema: &Map<String, Value>, inputs: bool) -> Vec<String> {
+    let mut portable = schema.clone();
+    make_portable(&mut portable, inputs);
+    let mut out = Vec::new();
+    differences(
+        &Value::Object(schema.clone()),
+        &Value::Object(portable),
+        &mut String::new(),
+        &mut out,
+    );
+    out
+}
+
+/// The shallowest places where `was` and `is` differ (a node whose own keywords changed).
+fn differences(was: &Value, is: &Value, path: &mut String, out: &mut Vec<String>) {
+    if was == is {
+        return;
+    }
+    let len = path.len();
+    match (was, is) {
+        (Value::Object(a), Value::Object(b)) if a.keys().eq(b.keys()) => {
+            for ((k, x), y) in a.iter().zip(b.values()) {
+                path.push('/');
+                path.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                differences(x, y, path, out);
+                path.truncate(len);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                path.push_str(&format!("/{i}"));
+                differences(x, y, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => out.push(format!(
+            "{}: {} is not portable (strict clients refuse it); portable: {}",
+            if path.is_empty() { "(root)" } else { path },
+            what_breaks(was, inputs_hint(was, is)),
+            is
+        )),
+    }
+}
+
+/// `true` when the rewrite dropped a `null` alternative (the optional-argument rule).
+fn inputs_hint(was: &Value, is: &Value) -> bool {
+    let nulls = |v: &Value| v.to_string().matches("\"null\"").count();
+    nulls(is) < nulls(was)
+}
+
+/// Names the rule `was` breaks.
+fn what_breaks(was: &Value, dropped_null: bool) -> String {
+    let Value::Object(m) = was else {
+        return format!("the bare boolean subschema `{was}`");
+    };
+    let mut why = Vec::new();
+    if let Some(Value::String(f)) = m.get("format")
+        && !STANDARD_FORMATS.contains(&f.as_str())
+    {
+        why.push(format!("`format: {f}` (not a JSON Schema format)"));
+    }
+    if m.get("type").is_some_and(Value::is_array) {
+        why.push(format!("the `type` array {}", m["type"]));
+    }
+    if dropped_null {
+        why.push("an optional argument that is also nullable".to_owned());
+    }
+    if m.values().any(Value::is_boolean) && why.is_empty() {
+        why.push("a bare boolean subschema".to_owned());
+    }
+    if why.is_empty() {
+        why.push("a schema".to_owned());
+    }
+    format!("{} in {was}", why.join(", "))
+}
+
 /// A schema in a subschema position: `true` is written `{}` and `false` `{"not": {}}`.
 fn subschema(v: &mut Value, inputs: bool) {
     match v {
@@ -311,6 +392,41 @@ mod tests {
         let both =
             json!({"type": ["string", "null"], "anyOf": [{"minLength": 1}, {"type": "null"}]});
         assert_eq!(portable(both.clone(), false), both);
+    }
+
+    #[test]
+    fn problems_name_each_schema_that_would_be_rewritten() {
+        let Value::Object(s) = json!({"type": "object", "properties": {
+            "n": {"type": "integer", "format": "int64"},
+            "o": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null},
+            "v": true,
+            "t": {"type": ["string", "integer"]},
+            "ok": {"type": "string", "format": "date-time"}
+        }}) else {
+            panic!()
+        };
+        let p = portability_problems(&s, true);
+        assert_eq!(p.len(), 4, "{p:#?}");
+        for want in [
+            "/properties/n: `format: int64`",
+            "/properties/o: an optional argument",
+            "/properties/v: the bare boolean",
+            "/properties/t: the `type` array",
+        ] {
+            assert!(p.iter().any(|l| l.starts_with(want)), "{want}: {p:#?}");
+        }
+        let Value::Object(fine) =
+            json!({"type": "object", "properties": {"a": {"type": "string"}}})
+        else {
+            panic!()
+        };
+        assert!(portability_problems(&fine, true).is_empty());
+        // Outputs may be nullable (spelled with `anyOf`).
+        let Value::Object(out) = json!({"type": "object", "properties": {"o": {"anyOf": [{"type": "string"}, {"type": "null"}]}}})
+        else {
+            panic!()
+        };
+        assert!(portability_problems(&out, false).is_empty());
     }
 
     #[test]
