@@ -532,8 +532,10 @@ fn static_conflicts_fail_the_build_naming_the_entry() {
 #[tokio::test]
 async fn a_mounted_server_can_be_mounted_again_and_a_macro_server_can_mount() {
     // Nested: inner under `in`, that under `out`.
+    let inner = echo_child("go");
+    let inner_handle = inner.handle();
     let middle = Server::builder("middle", "1.0.0")
-        .mount("in", echo_child("go"))
+        .mount("in", inner)
         .build();
     let top = Server::builder("top", "1.0.0").mount("out", middle).build();
     let c = Client::builder()
@@ -548,6 +550,16 @@ async fn a_mounted_server_can_be_mounted_again_and_a_macro_server_can_mount() {
     assert_eq!(
         read_text(&c, "mem://out/in/t/1").await,
         ("mem://out/in/t/1".to_owned(), "mem://t/1".to_owned())
+    );
+    // A change two levels down reaches the top.
+    inner_handle
+        .add_tool(Tool::new("later"), |_ctx, _: Value| async {
+            Ok(CallToolResult::success(vec![ContentBlock::text("later")]))
+        })
+        .unwrap();
+    assert_eq!(
+        text_of(&c.call_tool("out_in_later", json!({})).await.unwrap()),
+        "later"
     );
     // A macro server as the parent, through the builder.
     let s = Server::builder("weather+", "1.0.0")

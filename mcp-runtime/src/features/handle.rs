@@ -87,6 +87,27 @@ pub struct ServerHandle {
     pub(crate) watchers: Arc<std::sync::Mutex<Vec<Watcher>>>,
 }
 
+/// A [`ServerHandle`] that does not keep its table alive: what a mounted child's watcher
+/// holds of its parent (the parent's table holds the child, so a strong handle would be a
+/// cycle).
+#[derive(Clone)]
+pub(crate) struct WeakHandle {
+    notifier: Arc<Notifier>,
+    editor: std::sync::Weak<dyn RegistryEditor>,
+    watchers: Arc<std::sync::Mutex<Vec<Watcher>>>,
+}
+
+impl WeakHandle {
+    /// The handle, while the server lives.
+    pub(crate) fn upgrade(&self) -> Option<ServerHandle> {
+        Some(ServerHandle {
+            notifier: self.notifier.clone(),
+            editor: self.editor.upgrade()?,
+            watchers: self.watchers.clone(),
+        })
+    }
+}
+
 /// A callback run after an edit that changed a list.
 pub(crate) type Watcher = Arc<dyn Fn(Changes) + Send + Sync>;
 
@@ -140,6 +161,13 @@ impl ServerHandle {
                 }
             })
             .map_err(HandleError::Conflict)?;
+        self.changed(changes);
+        Ok(changes)
+    }
+
+    /// After an edit: the watchers (a parent mounting this server) and the list-changed
+    /// events of the lists that differ.
+    pub(crate) fn changed(&self, changes: Changes) {
         if changes.any() {
             let watchers = self.watchers.lock().expect("watchers lock").clone();
             for w in watchers {
@@ -155,7 +183,15 @@ impl ServerHandle {
         if changes.resources {
             self.publish(ServerEvent::ResourcesListChanged);
         }
-        Ok(changes)
+    }
+
+    /// This handle without its strong hold on the table (see [`WeakHandle`]).
+    pub(crate) fn downgrade(&self) -> WeakHandle {
+        WeakHandle {
+            notifier: self.notifier.clone(),
+            editor: Arc::downgrade(&self.editor),
+            watchers: self.watchers.clone(),
+        }
     }
 
     /// Adds (or replaces) a tool whose arguments decode into `A`, like

@@ -17,7 +17,7 @@
 //! [`ServerBuilder::mount`]: crate::ServerBuilder::mount
 //! [`ServerBuilder::try_build`]: crate::ServerBuilder::try_build
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use mcp_core::meta::SERVER_INFO;
 use mcp_core::types::{
@@ -30,7 +30,6 @@ use crate::chain::middleware::DynEndpoint;
 use crate::common::error::{McpError, Reply};
 use crate::context::Context;
 use crate::features::handle::{MountedHandle, ServerHandle};
-use crate::features::subscriptions::{Notifier, ServerEvent};
 use crate::handler::Registry;
 use crate::handler::cell::{Changes, Listing, RegistryEditor};
 
@@ -158,15 +157,15 @@ pub(crate) fn attach(parent: &ServerHandle, mounts: Vec<MountSpec>) -> Result<()
         return Err(errors);
     }
     for mount in live {
-        let editor: Weak<dyn RegistryEditor> = Arc::downgrade(&parent.editor);
-        let notifier: Arc<Notifier> = parent.notifier.clone();
+        let parent = parent.downgrade();
         let watcher_mount = mount.clone();
         let watcher = Arc::new(move |_| {
             // The parent may be gone while the child lives on.
-            if let Some(editor) = editor.upgrade() {
-                match watcher_mount.sync(&*editor, false) {
-                    // What the parent's handle publishes after its own edits.
-                    Ok(changes) => publish_changes(&notifier, changes),
+            if let Some(parent) = parent.upgrade() {
+                match watcher_mount.sync(&*parent.editor, false) {
+                    // As after the parent's own edits: its list_changed, and its own
+                    // parent's re-read when it is mounted too.
+                    Ok(changes) => parent.changed(changes),
                     Err(e) => tracing::warn!(errors = ?e, "mounted server change not mirrored"),
                 }
             }
@@ -179,18 +178,6 @@ pub(crate) fn attach(parent: &ServerHandle, mounts: Vec<MountSpec>) -> Result<()
             .push(watcher);
     }
     Ok(())
-}
-
-fn publish_changes(notifier: &Notifier, changes: Changes) {
-    if changes.tools {
-        notifier.publish(ServerEvent::ToolsListChanged);
-    }
-    if changes.prompts {
-        notifier.publish(ServerEvent::PromptsListChanged);
-    }
-    if changes.resources {
-        notifier.publish(ServerEvent::ResourcesListChanged);
-    }
 }
 
 impl Mount {
