@@ -14,6 +14,8 @@
 //!   proxies, limits, several replicas.
 //! - [`auth`]: bearer tokens, static or JWT, and the OAuth protected resource metadata.
 //! - [`client`]: `mcp::Client`: connecting, timeouts, progress, cancellation, TLS, OAuth.
+//! - [`composition`]: run-time entries beside declared ones, the builder keeping what the
+//!   attribute declared, mounting servers under a namespace, tool transforms.
 //! - [`testing`]: testing a server in process, on every revision, on the wire, over HTTP,
 //!   and with the official clients.
 //! - [`tracing`]: the span of each message, logs to the client, OpenTelemetry.
@@ -66,6 +68,13 @@ pub mod auth {}
     doc = "The client: build the documentation with the `client` and `tls` features to read this chapter."
 )]
 pub mod client {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/composition.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "Composition: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod composition {}
 
 #[cfg_attr(all(feature = "client", feature = "http"), doc = include_str!("../docs/guide/testing.md"))]
 #[cfg_attr(

@@ -103,20 +103,27 @@ pub mod logging {
 #[doc(hidden)]
 pub mod __private {
     //! What the macros' generated code names; not a public API.
+    pub use mcp_core::types::CacheScope;
     pub use mcp_core::types::{
         CallToolResult, CompleteParams, Completion, GetPromptResult, Icon, Meta, Prompt,
         PromptArgument, ReadResourceResult, Resource, ResourceTemplate, TaskSupport, Tool,
         ToolAnnotations, ToolExecution,
     };
+    pub use mcp_core::version::ProtocolVersion;
     pub use mcp_runtime::__private::*;
     pub use mcp_runtime::injected::{Progress, Provides, State};
+    pub use mcp_runtime::middleware::DynMiddleware;
     pub use mcp_runtime::middleware::{Endpoint, Next};
-    pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Server, ServerHandler};
+    pub use mcp_runtime::{
+        CacheTarget, Context, Declarations, HandlerResult, McpError, Middleware, Server,
+        ServerHandler,
+    };
     pub use schemars;
     pub use serde;
     pub use serde_json;
     pub use serde_json::value::RawValue;
     pub use std::collections::HashMap;
+    pub use std::sync::Arc;
     pub use std::sync::OnceLock;
     pub use tokio::io::{AsyncRead, AsyncWrite, split};
 
@@ -125,6 +132,35 @@ pub mod __private {
     // is reported as the helper's message, without rustc's list of the underlying trait's
     // implementors: that list depends on the crates loaded (so on the enabled features),
     // and it says nothing a user needs.
+
+    /// `ServerHandler::declare` boxes each listed middleware through this probe: a type that
+    /// is a [`Middleware`] gives its layer (`IsALayer`, found first through the extra
+    /// reference), anything else nothing (`NotALayer`), so a listed path that is not a
+    /// middleware is reported once, by the bound on `into_server()`, not again here.
+    pub struct LayerProbe<M>(pub ::core::marker::PhantomData<M>);
+
+    /// See [`LayerProbe`].
+    pub trait IsALayer<M> {
+        /// The boxed layer.
+        fn boxed_layer(&self, m: M) -> Option<Arc<dyn DynMiddleware>>;
+    }
+
+    impl<M: Middleware> IsALayer<M> for &LayerProbe<M> {
+        fn boxed_layer(&self, m: M) -> Option<Arc<dyn DynMiddleware>> {
+            Some(Arc::new(m))
+        }
+    }
+
+    /// See [`LayerProbe`].
+    pub trait NotALayer<M> {
+        /// Nothing: not a middleware.
+        fn boxed_layer(&self, m: M) -> Option<Arc<dyn DynMiddleware>> {
+            let _ = m;
+            None
+        }
+    }
+
+    impl<M> NotALayer<M> for LayerProbe<M> {}
 
     /// Implemented by every type a tool parameter can have: decodable and describable.
     #[diagnostic::on_unimplemented(

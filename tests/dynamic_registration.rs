@@ -10,7 +10,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use mcp::prelude::*;
 use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
-use mcp::runtime::{Changes, HandleError, Registry, ServerHandle, ServerHandler};
+use mcp::runtime::{Changes, Registry, ServerHandle, ServerHandler};
 use mcp_core::types::{GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceContents};
 use serde_json::{Value, json};
 use support::{Wire, code};
@@ -206,16 +206,29 @@ async fn an_edit_that_changes_nothing_publishes_nothing() {
 struct Fixed;
 impl ServerHandler for Fixed {}
 
-#[test]
-fn a_static_handler_table_refuses_dynamic_registration() {
+#[tokio::test]
+async fn a_handler_table_of_ones_own_takes_run_time_entries_beside_it() {
     let s = Server::builder("static", "1.0.0").handler(Fixed).build();
     let h = s.handle();
-    let e = h
-        .add_tool(Tool::new("x"), |_ctx, _: NoArgs| async { Ok(text("x")) })
-        .unwrap_err();
-    assert_eq!(e, HandleError::StaticHandler);
-    assert!(e.to_string().contains("Registry"));
-    assert_eq!(h.remove_tool("x"), Err(HandleError::StaticHandler));
+    h.add_tool(
+        Tool::new("x").with_input_schema(schema()),
+        |_ctx, _: NoArgs| async { Ok(text("x")) },
+    )
+    .unwrap();
+    let mut w = Wire::new(s.serve_in_memory());
+    w.initialize("2025-06-18").await;
+    let list = w.request(json!(1), "tools/list", json!({})).await;
+    assert_eq!(tool_names(&list), ["x"]);
+    let r = w
+        .request(
+            json!(2),
+            "tools/call",
+            json!({"name": "x", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "x");
+    assert_eq!(h.remove_tool("x"), Ok(true));
+    assert_eq!(h.remove_tool("x"), Ok(false));
 }
 
 #[test]

@@ -45,7 +45,7 @@ pub mod transport;
 mod wire;
 
 // The public module paths of before the layers.
-pub use chain::{hooks, log_bridge, middleware, policies, tracing_layer};
+pub use chain::{hooks, log_bridge, middleware, policies, tracing_layer, transform};
 pub use common::{error, extensions, pagination, telemetry};
 pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
 pub use dispatch::caching;
@@ -66,7 +66,7 @@ pub use error::{HandlerResult, McpError, Reply};
 pub use extensions::Extensions;
 pub use filter::{FilterAction, MessageFilter};
 pub use handle::{Changes, HandleError, ServerHandle};
-pub use handler::{Registry, ServerHandler};
+pub use handler::{CacheTarget, Declarations, Overlay, Registry, ServerHandler};
 pub use injected::{CancellationToken, Progress, Provides, State};
 pub use interaction::{Elicitation, InputResolver, InteractionError};
 pub use middleware::{Chain, Endpoint, Middleware, Next};
@@ -75,7 +75,7 @@ pub use prompt_def::{IntoPromptResult, PromptDef};
 pub use request_state::{InMemoryReplayGuard, ReplayGuard, RequestStateConfig, RequestStateKey};
 pub use resource_def::{IntoReadResult, ResourceDef};
 pub use server::stream::ServerOptions;
-pub use server::{BuildError, Server, ServerBuilder};
+pub use server::{BuildError, MountOptions, Server, ServerBuilder};
 pub use session::ServerIdentity;
 pub use subscriptions::{InMemoryBus, ServerEvent, SubscriptionBus};
 pub use tool_def::ToolDef;

@@ -60,6 +60,7 @@ pub fn codegen(s: &Server) -> TokenStream {
     });
     let defs = &s.methods.defs;
     let constructors = constructors(s, &bounds);
+    let declare = declare(s);
     quote! {
         const _: () = {
             #(#imports)*
@@ -72,6 +73,7 @@ pub fn codegen(s: &Server) -> TokenStream {
                 #resources_impl
                 #tools_impl
                 #completions_impl
+                #declare
             }
             #constructors
         };
@@ -158,6 +160,36 @@ fn tools_impl(p: &TokenStream, ty: &TokenStream, tools: &[Listed]) -> TokenStrea
     }
 }
 
+/// `declare()`: the instructions, the middleware (each boxed, for a builder given this table
+/// with `.handler(...)`; `into_server()` nests them statically instead) and the settings keys.
+fn declare(s: &Server) -> TokenStream {
+    let p = s.root.private();
+    let instructions = s
+        .opts
+        .instructions
+        .as_ref()
+        .map(|i| quote!(server.instructions(#i);));
+    let mw = s.opts.middleware.iter().map(|m| {
+        quote! {
+            if let ::core::option::Option::Some(layer) =
+                (&&#p::LayerProbe::<#m>(::core::marker::PhantomData)).boxed_layer(#m)
+            {
+                server.middleware(layer);
+            }
+        }
+    });
+    let settings = super::settings::calls(&p, &s.opts.settings);
+    quote! {
+        fn declare(&self, server: &mut dyn #p::Declarations) {
+            #[allow(unused_imports)]
+            use #p::{IsALayer as _, NotALayer as _};
+            #instructions
+            #(#mw)*
+            #settings
+        }
+    }
+}
+
 /// `into_server()`, `serve_stdio()` and `serve()` on the server type, under the listed
 /// items' bounds and each middleware's `Middleware` bound (spanned at its path).
 fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
@@ -176,11 +208,6 @@ fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
         Some(v) => quote!(#v),
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
     };
-    let instructions = s
-        .opts
-        .instructions
-        .as_ref()
-        .map(|i| quote!(.instructions(#i)));
     quote! {
         impl #ty where #(#bounds)* {
             /// This server, built: serve it over stdio, a byte stream or an in-memory pipe.
@@ -190,9 +217,8 @@ fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
                 #(#mw_bounds)*
             {
                 #p::Server::builder(#name, #version)
-                    #instructions
-                    .handler(self)
                     .layers((#(#mw,)*))
+                    .handler_with_static_layers(self)
                     .build()
             }
             /// Serves this server over stdin/stdout until stdin closes or a signal arrives.

@@ -9,6 +9,7 @@ mod codegen;
 mod lists;
 mod methods;
 mod parse;
+mod settings;
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -32,6 +33,9 @@ pub struct Options {
     pub completions: Vec<syn::Path>,
     /// The listed middleware, outermost first.
     pub middleware: Vec<syn::Path>,
+    /// The builder settings named by keys (`title`, `page_size`, `subscriptions`, ...),
+    /// checked, as calls on `Declarations`.
+    pub settings: Vec<settings::Setting>,
 }
 
 impl Options {

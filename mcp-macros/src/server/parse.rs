@@ -21,6 +21,13 @@ const SERVER: Spec = Spec {
         "resources",
         "completions",
         "middleware",
+        "title",
+        "page_size",
+        "subscriptions",
+        "max_listens",
+        "tracing",
+        "versions",
+        "cache",
     ],
     takes_crate: true,
 };
@@ -44,6 +51,9 @@ pub fn parse(args: TokenStream, errors: &mut Errors) -> (Options, Root) {
                 skip_value(meta)?;
             }
             "methods" | "handlers" | "handler" => custom_handlers(meta, errors)?,
+            k if super::settings::KEYS.contains(&k) => {
+                return super::settings::parse(k, meta, &mut m.settings, errors);
+            }
             _ => return Ok(false),
         }
         Ok(true)

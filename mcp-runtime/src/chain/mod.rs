@@ -7,3 +7,4 @@ pub mod middleware;
 pub mod policies;
 pub(crate) mod request_run;
 pub mod tracing_layer;
+pub mod transform;

@@ -16,7 +16,7 @@ use crate::common::error::{HandlerResult, McpError, resource_error_in, resource_
 use crate::common::panic::CatchUnwind;
 use crate::context::Context;
 use crate::features::input_rounds as rounds;
-use crate::handler::ServerHandler;
+use crate::handler::{Overlay, ServerHandler};
 
 #[derive(Deserialize)]
 struct NameArgs<'a> {
@@ -84,7 +84,7 @@ impl<H: ServerHandler> Dispatcher<H> {
     pub(super) async fn call_tool(
         &self,
         ctx: Context,
-        handler: &Arc<H>,
+        handler: &Arc<Overlay<H>>,
         params: Option<&RawValue>,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
@@ -131,7 +131,7 @@ impl<H: ServerHandler> Dispatcher<H> {
     pub(super) async fn get_prompt(
         &self,
         ctx: Context,
-        handler: &Arc<H>,
+        handler: &Arc<Overlay<H>>,
         params: Option<&RawValue>,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
@@ -160,7 +160,7 @@ impl<H: ServerHandler> Dispatcher<H> {
     pub(super) async fn read_resource(
         &self,
         ctx: Context,
-        handler: &Arc<H>,
+        handler: &Arc<Overlay<H>>,
         params: Option<&RawValue>,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {

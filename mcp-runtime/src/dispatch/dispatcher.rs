@@ -541,9 +541,9 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(
 
 // The features reach the dispatcher through this trait (they sit below it).
 impl<H: ServerHandler> Host for Dispatcher<H> {
-    type Handler = H;
+    type Handler = crate::handler::Overlay<H>;
 
-    fn handlers(&self) -> Arc<H> {
+    fn handlers(&self) -> Arc<crate::handler::Overlay<H>> {
         self.handler.load()
     }
 

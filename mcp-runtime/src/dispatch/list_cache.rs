@@ -100,7 +100,7 @@ impl<H: ServerHandler> Dispatcher<H> {
     /// Answers a list request from the cache, encoding the page on a miss.
     pub(crate) fn list(
         &self,
-        h: &H,
+        h: &crate::handler::Overlay<H>,
         kind: ListKind,
         params: Option<&RawValue>,
         version: Option<ProtocolVersion>,
@@ -124,7 +124,7 @@ impl<H: ServerHandler> Dispatcher<H> {
 
     fn encode_page(
         &self,
-        h: &H,
+        h: &crate::handler::Overlay<H>,
         kind: ListKind,
         start: usize,
         rev: ProtocolVersion,

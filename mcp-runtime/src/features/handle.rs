@@ -21,22 +21,18 @@ use crate::handler::{Registry, ServerHandler};
 
 pub use crate::handler::cell::Changes;
 
-/// The swappable table around `handler` and the handle on it: dynamic registration works
-/// when `H` is the builder's [`Registry`]; `bus` turns change notifications on.
+/// The swappable table around `handler` and the handle on it: run-time entries go beside
+/// the server's own table (`handler::overlay`); `bus` turns change notifications on.
 pub(crate) fn cell_and_handle<H: ServerHandler>(
     handler: H,
     bus: Option<Arc<dyn crate::features::subscriptions::SubscriptionBus>>,
     max_listens: usize,
 ) -> (Arc<HandlerCell<H>>, ServerHandle) {
     let cell = Arc::new(HandlerCell::new(handler));
-    let any: Arc<dyn std::any::Any + Send + Sync> = cell.clone();
-    let editor = any
-        .downcast::<HandlerCell<Registry>>()
-        .ok()
-        .map(|c| c as Arc<dyn RegistryEditor>);
     let handle = ServerHandle {
         notifier: Arc::new(Notifier::new(bus, max_listens)),
-        editor,
+        editor: cell.clone(),
+        watchers: Default::default(),
     };
     (cell, handle)
 }
@@ -45,17 +41,16 @@ pub(crate) fn cell_and_handle<H: ServerHandler>(
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HandleError {
-    /// The server's handler table is not a [`Registry`] (a macro-generated table is fixed
-    /// at compile time).
-    StaticHandler,
+    /// The edit would add or replace a tool, prompt, resource or template that the
+    /// server's own table declares (a `#[mcp::server]` table, or a
+    /// [`ServerHandler`] of your own): the message names it. Nothing was changed.
+    Conflict(String),
 }
 
 impl std::fmt::Display for HandleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            HandleError::StaticHandler => f.write_str(
-                "this server's handler table is fixed: dynamic registration needs the builder's Registry",
-            ),
+            HandleError::Conflict(what) => f.write_str(what),
         }
     }
 }
@@ -86,14 +81,40 @@ impl std::error::Error for HandleError {}
 #[derive(Clone)]
 pub struct ServerHandle {
     pub(crate) notifier: Arc<Notifier>,
-    pub(crate) editor: Option<Arc<dyn RegistryEditor>>,
+    pub(crate) editor: Arc<dyn RegistryEditor>,
+    /// Called after every edit that changed a list (a parent that mounts this server
+    /// re-reads it: `server::mount`).
+    pub(crate) watchers: Arc<std::sync::Mutex<Vec<Watcher>>>,
 }
+
+/// A [`ServerHandle`] that does not keep its table alive: what a mounted child's watcher
+/// holds of its parent (the parent's table holds the child, so a strong handle would be a
+/// cycle).
+#[derive(Clone)]
+pub(crate) struct WeakHandle {
+    notifier: Arc<Notifier>,
+    editor: std::sync::Weak<dyn RegistryEditor>,
+    watchers: Arc<std::sync::Mutex<Vec<Watcher>>>,
+}
+
+impl WeakHandle {
+    /// The handle, while the server lives.
+    pub(crate) fn upgrade(&self) -> Option<ServerHandle> {
+        Some(ServerHandle {
+            notifier: self.notifier.clone(),
+            editor: self.editor.upgrade()?,
+            watchers: self.watchers.clone(),
+        })
+    }
+}
+
+/// A callback run after an edit that changed a list.
+pub(crate) type Watcher = Arc<dyn Fn(Changes) + Send + Sync>;
 
 impl std::fmt::Debug for ServerHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerHandle")
             .field("subscriptions", &self.notifier.enabled())
-            .field("dynamic", &self.editor.is_some())
             .finish()
     }
 }
@@ -126,15 +147,33 @@ impl ServerHandle {
         self.notifier.end.cancel();
     }
 
-    /// Edits the handler table; publishes list-changed events for the lists that differ.
+    /// Edits the run-time entries (the whole table of a builder server; beside the
+    /// declared ones of a `#[mcp::server]` or a handler of your own); publishes list-changed
+    /// events for the lists that differ. An edit that adds a name or URI the server's own
+    /// table declares is refused whole ([`HandleError::Conflict`]).
     pub fn update(&self, f: impl FnOnce(&mut Registry)) -> Result<Changes, HandleError> {
-        let editor = self.editor.as_ref().ok_or(HandleError::StaticHandler)?;
         let mut f = Some(f);
-        let changes = editor.edit(&mut |r| {
-            if let Some(f) = f.take() {
-                f(r)
+        let changes = self
+            .editor
+            .edit(&mut |r| {
+                if let Some(f) = f.take() {
+                    f(r)
+                }
+            })
+            .map_err(HandleError::Conflict)?;
+        self.changed(changes);
+        Ok(changes)
+    }
+
+    /// After an edit: the watchers (a parent mounting this server) and the list-changed
+    /// events of the lists that differ.
+    pub(crate) fn changed(&self, changes: Changes) {
+        if changes.any() {
+            let watchers = self.watchers.lock().expect("watchers lock").clone();
+            for w in watchers {
+                w(changes);
             }
-        });
+        }
         if changes.tools {
             self.publish(ServerEvent::ToolsListChanged);
         }
@@ -144,7 +183,15 @@ impl ServerHandle {
         if changes.resources {
             self.publish(ServerEvent::ResourcesListChanged);
         }
-        Ok(changes)
+    }
+
+    /// This handle without its strong hold on the table (see [`WeakHandle`]).
+    pub(crate) fn downgrade(&self) -> WeakHandle {
+        WeakHandle {
+            notifier: self.notifier.clone(),
+            editor: Arc::downgrade(&self.editor),
+            watchers: self.watchers.clone(),
+        }
     }
 
     /// Adds (or replaces) a tool whose arguments decode into `A`, like
@@ -218,7 +265,16 @@ impl Context {
     /// The handle on the server (dynamic registration, change notifications); set for
     /// tool, prompt and resource handlers.
     pub fn server(&self) -> Option<&ServerHandle> {
-        // Kept on the connection (set once by the dispatcher), not copied into each request.
+        // A call delegated to a mounted server carries that server's handle; otherwise it
+        // is kept on the connection (set once by the dispatcher), not copied per request.
+        if let Some(h) = self.extensions.get::<MountedHandle>() {
+            return Some(&h.0);
+        }
         self.peer.conn.server.get()
     }
 }
+
+/// The handle of the mounted server a delegated call runs in (`server::mount`), as a typed
+/// extension of its context, so [`Context::server`] names that server, not the parent.
+#[derive(Clone)]
+pub(crate) struct MountedHandle(pub(crate) ServerHandle);

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use mcp_core::types::Tool;
 
-use super::{Registry, ServerHandler};
+use super::{Overlay, Registry, ServerHandler};
 
 type Schema = serde_json::Map<String, serde_json::Value>;
 
@@ -43,9 +43,10 @@ impl HeaderSchemas {
     }
 }
 
-/// The swappable handler table of a server.
+/// The swappable handler table of a server: its own table and the run-time entries beside
+/// it ([`Overlay`]).
 pub(crate) struct HandlerCell<H> {
-    current: RwLock<Arc<H>>,
+    current: RwLock<Arc<Overlay<H>>>,
     /// Serialises edits (copy, edit, swap).
     edit: Mutex<()>,
     /// The header-mirroring schemas of the current tools.
@@ -56,13 +57,13 @@ impl<H: ServerHandler> HandlerCell<H> {
     pub(crate) fn new(handler: H) -> Self {
         Self {
             headers: Arc::new(HeaderSchemas::of(handler.tools())),
-            current: RwLock::new(Arc::new(handler)),
+            current: RwLock::new(Arc::new(Overlay::new(handler))),
             edit: Mutex::new(()),
         }
     }
 
     /// The table as of now.
-    pub(crate) fn load(&self) -> Arc<H> {
+    pub(crate) fn load(&self) -> Arc<Overlay<H>> {
         self.current.read().expect("handler lock").clone()
     }
 }
@@ -105,17 +106,30 @@ impl Changes {
     }
 }
 
-/// Edits a [`Registry`] table in place (object-safe, so the handle needs no type parameter).
+/// Edits the run-time [`Registry`] of a table (object-safe, so the handle needs no type
+/// parameter); refuses, changing nothing, an edit that clashes with the server's own table.
 pub(crate) trait RegistryEditor: Send + Sync {
-    fn edit(&self, f: &mut dyn FnMut(&mut Registry)) -> Changes;
+    fn edit(&self, f: &mut dyn FnMut(&mut Registry)) -> Result<Changes, String>;
+    /// Everything the table offers now, declared and run-time entries alike.
+    fn listing(&self) -> Listing;
+    /// The tool `name`'s listing entry, if the table has it now.
+    fn tool(&self, name: &str) -> Option<Tool>;
 }
 
-impl RegistryEditor for HandlerCell<Registry> {
-    fn edit(&self, f: &mut dyn FnMut(&mut Registry)) -> Changes {
+/// A copy of what a table offers.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Listing {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) prompts: Vec<mcp_core::types::Prompt>,
+    pub(crate) resources: Vec<mcp_core::types::Resource>,
+    pub(crate) templates: Vec<mcp_core::types::ResourceTemplate>,
+}
+
+impl<H: ServerHandler> RegistryEditor for HandlerCell<H> {
+    fn edit(&self, f: &mut dyn FnMut(&mut Registry)) -> Result<Changes, String> {
         let _one_at_a_time = self.edit.lock().expect("edit lock");
         let before = self.load();
-        let mut next = (*before).clone();
-        f(&mut next);
+        let next = before.edited(f)?;
         let changes = Changes {
             tools: before.tools() != next.tools(),
             prompts: before.prompts() != next.prompts(),
@@ -126,6 +140,20 @@ impl RegistryEditor for HandlerCell<Registry> {
             self.headers.refresh(next.tools());
         }
         *self.current.write().expect("handler lock") = Arc::new(next);
-        changes
+        Ok(changes)
+    }
+
+    fn tool(&self, name: &str) -> Option<Tool> {
+        self.load().tools().iter().find(|t| t.name == name).cloned()
+    }
+
+    fn listing(&self) -> Listing {
+        let h = self.load();
+        Listing {
+            tools: h.tools().to_vec(),
+            prompts: h.prompts().to_vec(),
+            resources: h.resources().to_vec(),
+            templates: h.resource_templates().to_vec(),
+        }
     }
 }

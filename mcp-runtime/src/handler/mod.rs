@@ -3,6 +3,8 @@
 
 pub(crate) mod cell;
 pub mod completion;
+mod declare;
+pub mod overlay;
 mod portable_schema;
 pub mod prompt_def;
 pub mod resource_def;
@@ -13,5 +15,7 @@ pub mod tool;
 pub mod tool_def;
 pub mod tool_result;
 
+pub use declare::{CacheTarget, Declarations};
+pub use overlay::Overlay;
 pub use portable_schema::portability_problems;
 pub use table::*;

@@ -120,7 +120,10 @@ pub fn parse_var<T: std::str::FromStr>(value: &str, name: &str) -> Result<T, Mcp
 ///
 /// A value is a non-empty run of characters up to the next literal of the template. A simple
 /// `{var}` value never holds `/` (simple expansion percent-encodes it); a reserved or
-/// fragment value may (`file:///{+path}` matches `file:///src/main.rs`).
+/// fragment value may (`file:///{+path}` matches `file:///src/main.rs`). The level 3-4
+/// forms (`{/seg*}`, `{?q,limit}`, `{&x}`, `{;p}`, `{.ext}`, explode `*`) match their whole
+/// expansion, which may be empty, as one raw value (`?q=rain&limit=3`) for the reader to
+/// parse.
 pub fn match_template(template: &str, uri: &str) -> Option<Vec<String>> {
     let mut vars = Vec::new();
     let mut t = template;
@@ -131,6 +134,7 @@ pub fn match_template(template: &str, uri: &str) -> Option<Vec<String>> {
             let expr = &rest[..end];
             t = &rest[end + 1..];
             let reserved = expr.starts_with(['+', '#']);
+            let optional = expr.starts_with(['/', '?', '&', ';', '.']);
             if expr.starts_with('#') {
                 u = u.strip_prefix('#')?;
             }
@@ -140,11 +144,13 @@ pub fn match_template(template: &str, uri: &str) -> Option<Vec<String>> {
             }
             let cut = if next.is_empty() {
                 u.len()
+            } else if optional {
+                u.find(next).unwrap_or(u.len())
             } else {
                 u.find(next)?
             };
             let raw = &u[..cut];
-            if raw.is_empty() || (!reserved && raw.contains('/')) {
+            if (raw.is_empty() && !optional) || (!reserved && !optional && raw.contains('/')) {
                 return None;
             }
             vars.push(percent_decode(raw)?);

@@ -91,6 +91,13 @@ pub trait ServerHandler: Send + Sync + 'static {
     fn list_generation(&self) -> u64 {
         0
     }
+    /// Hands the server settings this table declares to `server` (`#[mcp::server(...)]`
+    /// generates it from its keys): [`ServerBuilder::handler`](crate::ServerBuilder::handler)
+    /// applies them, so a table keeps its instructions, middleware and settings under any
+    /// builder, which can add to them. Declares nothing by default.
+    fn declare(&self, server: &mut dyn crate::handler::Declarations) {
+        let _ = server;
+    }
 }
 
 type ToolFn = dyn Fn(Context, Option<Box<RawValue>>) -> BoxFuture<'static, Result<CallToolResult, McpError>>
@@ -102,6 +109,7 @@ type PromptFn = dyn Fn(Context, HashMap<String, String>) -> BoxFuture<'static, R
 type CompleteFn = dyn Fn(Context, String, ResolvedArguments) -> BoxFuture<'static, Result<Completion, McpError>>
     + Send
     + Sync;
+type RouteFn = dyn Fn(&str) -> bool + Send + Sync;
 type ResourceFn = dyn Fn(Context, String) -> BoxFuture<'static, Result<ReadResourceResult, McpError>>
     + Send
     + Sync;
@@ -118,6 +126,9 @@ pub struct Registry {
     resource_fns: HashMap<String, Arc<ResourceFn>>,
     /// The reader of `templates[i]`, same index.
     template_fns: Vec<Arc<ResourceFn>>,
+    /// Which URIs `templates[i]` takes, when not its own template match (a mount takes
+    /// every URI under its namespace and lets the mounted server match).
+    template_routes: Vec<Option<Arc<RouteFn>>>,
     completion_fns: HashMap<(RefKind, String, String), Arc<CompleteFn>>,
     /// Bumped by every change, so cached list encodings are dropped.
     generation: u64,
@@ -194,8 +205,35 @@ impl Registry {
         F: Fn(Context, String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
     {
-        self.generation += 1;
+        self.put_template(
+            template,
+            None,
+            Arc::new(move |ctx, uri| Box::pin(reader(ctx, uri))),
+        );
+    }
+
+    /// [`add_template`](Self::add_template) whose reader takes the URIs `route` accepts
+    /// instead of those its template matches.
+    pub(crate) fn add_template_routed<F, Fut>(
+        &mut self,
+        template: ResourceTemplate,
+        route: impl Fn(&str) -> bool + Send + Sync + 'static,
+        reader: F,
+    ) where
+        F: Fn(Context, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, McpError>> + Send + 'static,
+    {
         let reader: Arc<ResourceFn> = Arc::new(move |ctx, uri| Box::pin(reader(ctx, uri)));
+        self.put_template(template, Some(Arc::new(route)), reader);
+    }
+
+    fn put_template(
+        &mut self,
+        template: ResourceTemplate,
+        route: Option<Arc<RouteFn>>,
+        reader: Arc<ResourceFn>,
+    ) {
+        self.generation += 1;
         match self
             .templates
             .iter()
@@ -204,10 +242,12 @@ impl Registry {
             Some(i) => {
                 self.templates[i] = template;
                 self.template_fns[i] = reader;
+                self.template_routes[i] = route;
             }
             None => {
                 self.templates.push(template);
                 self.template_fns.push(reader);
+                self.template_routes.push(route);
             }
         }
     }
@@ -268,6 +308,18 @@ impl Registry {
         found
     }
 
+    /// Removes a resource template (by its URI template) and its reader; whether it existed.
+    pub fn remove_template(&mut self, uri_template: &str) -> bool {
+        let Some(i) = (self.templates.iter()).position(|t| t.uri_template == uri_template) else {
+            return false;
+        };
+        self.templates.remove(i);
+        self.template_fns.remove(i);
+        self.template_routes.remove(i);
+        self.generation += 1;
+        true
+    }
+
     /// Bumped by every mutation: a cache of encoded lists is valid for one generation.
     pub fn generation(&self) -> u64 {
         self.generation
@@ -314,9 +366,16 @@ impl ServerHandler for Registry {
         self.resource_fns
             .get(uri)
             .or_else(|| {
-                let i = self.templates.iter().position(|t| {
-                    crate::handler::resource_def::match_template(&t.uri_template, uri).is_some()
-                })?;
+                let i =
+                    (self.templates.iter().zip(&self.template_routes)).position(
+                        |(t, r)| match r {
+                            Some(route) => route(uri),
+                            None => {
+                                crate::handler::resource_def::match_template(&t.uri_template, uri)
+                                    .is_some()
+                            }
+                        },
+                    )?;
                 Some(&self.template_fns[i])
             })
             .map(|f| f(ctx, uri.to_owned()))

@@ -83,6 +83,8 @@ pub struct ServerBuilder<C = (), H = Registry> {
     handler: H,
     chain: C,
     dyn_layers: Vec<Arc<dyn DynMiddleware>>,
+    /// The handler table's own middleware (`ServerHandler::declare`), innermost.
+    own_layers: Vec<Arc<dyn DynMiddleware>>,
     filters: Vec<Arc<dyn MessageFilter>>,
     tracing: bool,
     errors: Vec<String>,
@@ -92,6 +94,10 @@ pub struct ServerBuilder<C = (), H = Registry> {
     cache: crate::dispatch::caching::CachePolicy,
     skills: Option<Arc<crate::features::skills::SkillSet>>,
     tasks: TaskSetup,
+    /// Servers mounted under a namespace (`server::mount`).
+    mounts: Vec<crate::server::mount::MountSpec>,
+    /// Tool transforms, checked against the tools at build (`chain::transform`).
+    transforms: Option<crate::chain::transform::ToolTransforms>,
 }
 
 /// What the builder was told about tasks (`crate::features::tasks`).
@@ -142,6 +148,7 @@ impl Server<(), Registry> {
             handler: Registry::default(),
             chain: (),
             dyn_layers: Vec::new(),
+            own_layers: Vec::new(),
             filters: Vec::new(),
             tracing: true,
             errors: Vec::new(),
@@ -150,6 +157,8 @@ impl Server<(), Registry> {
             cache: Default::default(),
             skills: None,
             tasks: TaskSetup::default(),
+            mounts: Vec::new(),
+            transforms: None,
         }
     }
 }
@@ -247,14 +256,63 @@ impl<C: Chain> ServerBuilder<C, Registry> {
 }
 
 impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
-    /// Uses a handler table of your own (the macros generate one).
+    /// Uses a handler table of your own (the macros generate one), with every setting it
+    /// declares ([`ServerHandler::declare`]): a `#[mcp::server]` type keeps its
+    /// `instructions`, `middleware(...)` and other keys. Settings given to the builder after
+    /// this call replace the declared ones (instructions, page size, ...) or add to them
+    /// (middleware added with [`middleware`](Self::middleware) or [`layers`](Self::layers)
+    /// runs around the table's own, which stay innermost).
+    ///
+    /// ```
+    /// # use mcp_runtime::{Server, ServerHandler, Declarations};
+    /// struct Table;
+    /// impl ServerHandler for Table {
+    ///     fn declare(&self, server: &mut dyn Declarations) {
+    ///         server.instructions("Ask for a book by title.");
+    ///     }
+    /// }
+    /// let server = Server::builder("shop", "1.0.0").handler(Table).page_size(20).build();
+    /// # let _ = server;
+    /// ```
     pub fn handler<H2: ServerHandler>(self, handler: H2) -> ServerBuilder<C, H2> {
+        self.adopt(handler, true)
+    }
+
+    /// [`handler`](Self::handler) for the code `#[mcp::server]` generates, whose middleware
+    /// is already the static chain ([`layers`](Self::layers)): every other declared setting
+    /// is applied.
+    #[doc(hidden)]
+    pub fn handler_with_static_layers<H2: ServerHandler>(
+        self,
+        handler: H2,
+    ) -> ServerBuilder<C, H2> {
+        self.adopt(handler, false)
+    }
+
+    fn adopt<H2: ServerHandler>(self, handler: H2, layers: bool) -> ServerBuilder<C, H2> {
+        let mut b = self.swap_handler(handler);
+        b.own_layers.clear();
+        let mut apply = Applying {
+            identity: &mut b.identity,
+            own_layers: layers.then_some(&mut b.own_layers),
+            tracing: &mut b.tracing,
+            bus: &mut b.bus,
+            max_listens: &mut b.max_listens,
+            cache: &mut b.cache,
+            errors: &mut b.errors,
+        };
+        b.handler.declare(&mut apply);
+        b
+    }
+
+    fn swap_handler<H2: ServerHandler>(self, handler: H2) -> ServerBuilder<C, H2> {
         ServerBuilder {
             identity: self.identity,
             options: self.options,
             handler,
             chain: self.chain,
             dyn_layers: self.dyn_layers,
+            own_layers: self.own_layers,
             filters: self.filters,
             tracing: self.tracing,
             errors: self.errors,
@@ -263,6 +321,8 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             cache: self.cache,
             skills: self.skills,
             tasks: self.tasks,
+            mounts: self.mounts,
+            transforms: self.transforms,
         }
     }
 
@@ -274,6 +334,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             handler: self.handler,
             chain,
             dyn_layers: self.dyn_layers,
+            own_layers: self.own_layers,
             filters: self.filters,
             tracing: self.tracing,
             errors: self.errors,
@@ -282,6 +343,8 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             cache: self.cache,
             skills: self.skills,
             tasks: self.tasks,
+            mounts: self.mounts,
+            transforms: self.transforms,
         }
     }
 
@@ -289,6 +352,95 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// outermost).
     pub fn middleware(mut self, m: impl DynMiddleware) -> Self {
         self.dyn_layers.push(Arc::new(m));
+        self
+    }
+
+    /// Mounts `child` under `namespace`, live: its tools and prompts as `namespace_name`,
+    /// its resources and templates with the namespace first in the path
+    /// (`data://x` → `data://namespace/x`; the scheme, `ui://` included, is kept), each call
+    /// delegated to the child through its own middleware (the parent's runs around it). A
+    /// change of the child's lists while serving reaches the parent's clients as the
+    /// parent's `list_changed`. A name or URI the parent already offers (its own or an
+    /// earlier mount's) fails [`try_build`](Self::try_build); see [`crate::server::mount`].
+    ///
+    /// ```
+    /// # use mcp_runtime::{McpError, Server};
+    /// # use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+    /// let weather = Server::builder("weather", "1.0.0")
+    ///     .tool(Tool::new("forecast"), |_ctx, _: serde_json::Value| async {
+    ///         Ok::<_, McpError>(CallToolResult::success(vec![ContentBlock::text("sunny")]))
+    ///     })
+    ///     .build();
+    /// // Offers the tool `weather_forecast`.
+    /// let gateway = Server::builder("gateway", "1.0.0").mount("weather", weather).build();
+    /// # let _ = gateway;
+    /// ```
+    pub fn mount<C2: Chain + 'static, H2: ServerHandler>(
+        self,
+        namespace: impl Into<String>,
+        child: Server<C2, H2>,
+    ) -> Self {
+        self.mount_with(
+            namespace,
+            child,
+            crate::server::mount::MountOptions::default(),
+        )
+    }
+
+    /// [`mount`](Self::mount) with options (the name separator).
+    pub fn mount_with<C2: Chain + 'static, H2: ServerHandler>(
+        mut self,
+        namespace: impl Into<String>,
+        child: Server<C2, H2>,
+        options: crate::server::mount::MountOptions,
+    ) -> Self {
+        let namespace = namespace.into();
+        if let Err(e) = crate::server::mount::check_namespace(&namespace, &options.separator) {
+            self.errors.push(e);
+            return self;
+        }
+        if self.mounts.iter().any(|m| m.namespace == namespace) {
+            self.errors
+                .push(format!("the namespace `{namespace}` is mounted twice"));
+            return self;
+        }
+        self.mounts.push(crate::server::mount::MountSpec {
+            namespace,
+            options,
+            endpoint: child.kernel.endpoint.clone(),
+            handle: child.handle.clone(),
+        });
+        self
+    }
+
+    /// Shows the server's tools — its own and mounted ones — through `transforms`: renamed,
+    /// described anew, arguments hidden (with injected values) or renamed, filtered; see
+    /// [`crate::transform`]. What they name is checked against the tools when building:
+    /// an unknown tool or argument, or two tools shown under one name, fails
+    /// [`try_build`](Self::try_build). They run nearest the tools, inside every middleware.
+    ///
+    /// ```
+    /// # use mcp_runtime::{McpError, Server};
+    /// # use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+    /// use mcp_runtime::transform::{ToolTransform, ToolTransforms};
+    ///
+    /// let server = Server::builder("shop", "1.0.0")
+    ///     .tool(
+    ///         Tool::new("search").with_input_schema(serde_json::json!({
+    ///             "type": "object",
+    ///             "properties": {"query": {"type": "string"}, "tenant": {"type": "string"}}
+    ///         })),
+    ///         |_ctx, _: serde_json::Value| async { Ok::<_, McpError>(CallToolResult::default()) },
+    ///     )
+    ///     .transform_tools(ToolTransforms::new().tool(
+    ///         "search",
+    ///         ToolTransform::new().rename("find").hide_arg("tenant", "acme"),
+    ///     ))
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn transform_tools(mut self, transforms: crate::chain::transform::ToolTransforms) -> Self {
+        self.transforms = Some(transforms);
         self
     }
 
@@ -475,6 +627,18 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 ));
             }));
         }
+        crate::server::mount::attach(&handle, self.mounts).map_err(BuildError)?;
+        let mut own_layers = self.own_layers;
+        if let Some(t) = self.transforms {
+            let errors = t.check(&handle.editor.listing().tools);
+            if !errors.is_empty() {
+                return Err(BuildError(errors));
+            }
+            let editor = handle.editor.clone();
+            let lookup =
+                crate::chain::transform::Lookup(Arc::new(move |name: &str| editor.tool(name)));
+            own_layers.push(Arc::new(t.with_lookup(lookup)));
+        }
         let header_schemas = handler.headers.clone();
         let dispatcher = Dispatcher {
             handler,
@@ -493,7 +657,9 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 kinds: Box::new(move || (&d.capabilities()).into()),
             })
         });
-        let inner = self.chain.wrap(DynLayers::new(self.dyn_layers, dispatcher));
+        let mut layers = self.dyn_layers;
+        layers.extend(own_layers);
+        let inner = self.chain.wrap(DynLayers::new(layers, dispatcher));
         let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
         Ok(Server {
             handle,
@@ -516,6 +682,73 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         match self.try_build() {
             Ok(s) => s,
             Err(e) => panic!("invalid MCP server: {e}"),
+        }
+    }
+}
+
+/// The builder's settings as a table's [`Declarations`](crate::handler::Declarations) see them.
+struct Applying<'a> {
+    identity: &'a mut ServerIdentity,
+    /// `None` when the table's middleware is already the static chain.
+    own_layers: Option<&'a mut Vec<Arc<dyn DynMiddleware>>>,
+    tracing: &'a mut bool,
+    bus: &'a mut Option<Arc<dyn crate::features::subscriptions::SubscriptionBus>>,
+    max_listens: &'a mut usize,
+    cache: &'a mut crate::dispatch::caching::CachePolicy,
+    errors: &'a mut Vec<String>,
+}
+
+impl crate::handler::Declarations for Applying<'_> {
+    fn instructions(&mut self, text: &str) {
+        self.identity.instructions = Some(text.to_owned());
+    }
+    fn middleware(&mut self, layer: Arc<dyn DynMiddleware>) {
+        if let Some(layers) = &mut self.own_layers {
+            layers.push(layer);
+        }
+    }
+    fn title(&mut self, title: &str) {
+        self.identity.info.title = Some(title.to_owned());
+    }
+    fn page_size(&mut self, n: usize) {
+        self.identity.page_size = n.max(1);
+    }
+    fn subscriptions(&mut self, on: bool) {
+        *self.bus = match (on, self.bus.take()) {
+            (false, _) => None,
+            (true, Some(bus)) => Some(bus),
+            (true, None) => Some(Arc::new(
+                crate::features::subscriptions::InMemoryBus::default(),
+            )),
+        };
+    }
+    fn max_listens(&mut self, n: usize) {
+        *self.max_listens = n;
+    }
+    fn tracing(&mut self, on: bool) {
+        *self.tracing = on;
+    }
+    fn versions(&mut self, versions: &[mcp_core::version::ProtocolVersion]) {
+        self.identity.supported = versions.iter().copied().collect();
+    }
+    fn cache_hint(
+        &mut self,
+        target: crate::handler::CacheTarget<'_>,
+        ttl_ms: u64,
+        scope: mcp_core::types::CacheScope,
+    ) {
+        use crate::handler::CacheTarget;
+        let hint = crate::dispatch::caching::CacheHint { ttl_ms, scope };
+        match target {
+            CacheTarget::Default => self.cache.set_default(hint),
+            CacheTarget::Resource(uri) => self.cache.set_resource(uri, hint),
+            CacheTarget::Method(m) => {
+                if let Err(m) = self.cache.set_method(m, hint) {
+                    self.errors.push(format!(
+                        "`{m}` has no cacheable result: no caching hint applies"
+                    ));
+                }
+            }
         }
     }
 }

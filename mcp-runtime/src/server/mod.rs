@@ -4,7 +4,9 @@
 
 mod builder;
 pub(crate) mod kernel;
+pub mod mount;
 pub mod stdio;
 pub(crate) mod stream;
 
 pub use builder::*;
+pub use mount::MountOptions;

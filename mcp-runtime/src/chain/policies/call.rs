@@ -5,7 +5,7 @@ use crate::context::Context;
 
 /// The name of a `tools/call` request, or `None` for any other message (notifications and
 /// calls whose params do not name a tool included: those go on to fail inside `next`).
-pub(super) fn tool_name(ctx: &Context) -> Option<String> {
+pub(crate) fn tool_name(ctx: &Context) -> Option<String> {
     /// Only the name: serde skips `arguments` without building it.
     #[derive(serde::Deserialize)]
     struct Named {
@@ -19,7 +19,7 @@ pub(super) fn tool_name(ctx: &Context) -> Option<String> {
 
 /// The error the dispatcher answers for a tool it does not have: a hidden tool answers the
 /// same, so a client cannot tell hidden from absent.
-pub(super) fn unknown_tool(name: &str) -> McpError {
+pub(crate) fn unknown_tool(name: &str) -> McpError {
     McpError::invalid_params(format!("Unknown tool: {name}"))
 }
 

@@ -17,7 +17,7 @@
 //!
 //! [`Middleware`]: crate::middleware::Middleware
 
-mod call;
+pub(crate) mod call;
 mod caller;
 mod rate_limit;
 mod read_only;

@@ -1,0 +1,220 @@
+//! `ServerBuilder::transform_tools`: renaming a tool, a new description, an argument hidden
+//! (a constant or a per-request value from the `Context`) or renamed, filters by name and
+//! tag; schemas rewritten to match; on local and mounted tools; checked at build time.
+//! Driven with `mcp::Client` in both eras over the in-memory pipe.
+
+use mcp::Client;
+use mcp::core::types::Tool;
+use mcp::prelude::*;
+use mcp::runtime::client::ConnectMode;
+use mcp::runtime::transform::{ToolTransform, ToolTransforms};
+use serde_json::{Value, json};
+
+use ProtocolVersion as V;
+
+/// Echoes the arguments it got, as JSON text.
+fn echo_tool(name: &str, props: Value, required: &[&str], tags: &[&str]) -> Tool {
+    let mut t = Tool::new(name).with_input_schema(json!({
+        "type": "object", "properties": props, "required": required,
+    }));
+    if !tags.is_empty() {
+        let mut m = mcp::core::types::Meta::new();
+        m.insert("tags".into(), json!(tags));
+        t.meta = Some(m);
+    }
+    t
+}
+
+fn echo(builder: mcp::ServerBuilder, tool: Tool) -> mcp::ServerBuilder {
+    builder.tool(tool, |_ctx, args: Value| async move {
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            args.to_string(),
+        )]))
+    })
+}
+
+fn shop() -> mcp::ServerBuilder {
+    let b = Server::builder("shop", "1.0.0");
+    let b = echo(
+        b,
+        echo_tool(
+            "search",
+            json!({"query": {"type": "string"}, "tenant": {"type": "string"}, "user": {"type": "string"}, "limit": {"type": "integer"}}),
+            &["query", "tenant"],
+            &["public"],
+        ),
+    );
+    echo(b, echo_tool("admin_reset", json!({}), &[], &["admin"]))
+}
+
+fn transforms() -> ToolTransforms {
+    ToolTransforms::new().tool(
+        "search",
+        ToolTransform::new()
+            .rename("find")
+            .description("Finds things.")
+            .rename_arg("query", "q")
+            .hide_arg("tenant", "acme")
+            .hide_arg_with("user", |ctx: &Context| {
+                // Per request: here the client's name, as a real server would use the principal.
+                json!(
+                    ctx.client_info()
+                        .map(|i| i.name.clone())
+                        .unwrap_or_default()
+                )
+            }),
+    )
+}
+
+async fn connect(server: &Server, mode: ConnectMode) -> Client {
+    let info = mcp::core::types::Implementation {
+        name: "alice-client".into(),
+        version: "1".into(),
+        ..Default::default()
+    };
+    Client::builder()
+        .mode(mode)
+        .info(info)
+        .connect(server.serve_in_memory())
+        .await
+        .unwrap()
+}
+
+fn text(r: &CallToolResult) -> Value {
+    serde_json::from_str(
+        serde_json::to_value(&r.content[0]).unwrap()["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_renamed_tool_with_hidden_and_renamed_arguments_in_both_eras() {
+    let server = shop().transform_tools(transforms()).build();
+    for mode in [
+        ConnectMode::Legacy(V::V2025_11_25),
+        ConnectMode::Modern(V::V2026_07_28),
+    ] {
+        let c = connect(&server, mode).await;
+        let tools = c.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["find", "admin_reset"]);
+        let find = &tools[0];
+        assert_eq!(find.description.as_deref(), Some("Finds things."));
+        let schema = serde_json::to_value(&find.input_schema).unwrap();
+        assert_eq!(
+            schema["properties"],
+            json!({"q": {"type": "string"}, "limit": {"type": "integer"}})
+        );
+        assert_eq!(schema["required"], json!(["q"]));
+
+        // The tool gets its own names and the injected values; a value the client sends
+        // for a hidden argument is replaced.
+        let r = c
+            .call_tool("find", json!({"q": "dune", "limit": 2, "tenant": "evil"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            text(&r),
+            json!({"query": "dune", "limit": 2, "tenant": "acme", "user": "alice-client"})
+        );
+        // The old name is gone.
+        let e = c
+            .call_tool("search", json!({"query": "x"}))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), Some(-32602));
+    }
+}
+
+#[tokio::test]
+async fn filters_by_name_and_by_tag_hide_from_the_list_and_the_call() {
+    let by_name = shop().transform_tools(transforms().only(["find"])).build();
+    let c = connect(&by_name, ConnectMode::Legacy(V::V2025_11_25)).await;
+    let names: Vec<String> = c
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["find"]);
+    assert!(c.call_tool("admin_reset", json!({})).await.is_err());
+
+    let by_tag = shop()
+        .transform_tools(ToolTransforms::new().tagged("public"))
+        .build();
+    let c = connect(&by_tag, ConnectMode::Modern(V::V2026_07_28)).await;
+    let names: Vec<String> = c
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["search"]);
+    assert_eq!(
+        c.call_tool("admin_reset", json!({}))
+            .await
+            .unwrap_err()
+            .code(),
+        Some(-32602)
+    );
+    assert!(
+        c.call_tool("search", json!({"query": "x", "tenant": "t"}))
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn transforms_apply_to_mounted_tools() {
+    let server = Server::builder("gateway", "1.0.0")
+        .mount("shop", shop().build())
+        .transform_tools(
+            ToolTransforms::new().tool(
+                "shop_search",
+                ToolTransform::new()
+                    .rename("search")
+                    .hide_arg("tenant", "t1"),
+            ),
+        )
+        .build();
+    let c = connect(&server, ConnectMode::Legacy(V::V2025_11_25)).await;
+    let names: Vec<String> = c
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["search", "shop_admin_reset"]);
+    let r = c.call_tool("search", json!({"query": "q"})).await.unwrap();
+    assert_eq!(text(&r), json!({"query": "q", "tenant": "t1"}));
+}
+
+#[test]
+fn what_a_transform_names_is_checked_at_build_time() {
+    let err = |t: ToolTransforms| {
+        shop()
+            .transform_tools(t)
+            .try_build()
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    let e = err(ToolTransforms::new().tool("nope", ToolTransform::new().rename("x")));
+    assert!(
+        e.contains("transform of tool `nope`: the server has no such tool"),
+        "{e}"
+    );
+    let e = err(ToolTransforms::new().tool("search", ToolTransform::new().hide_arg("nope", 1)));
+    assert!(e.contains("it has no argument `nope`"), "{e}");
+    let e = err(ToolTransforms::new().tool("search", ToolTransform::new().rename("admin_reset")));
+    assert!(e.contains("two tools would be named `admin_reset`"), "{e}");
+    let e = err(
+        ToolTransforms::new().tool("search", ToolTransform::new().rename_arg("query", "limit"))
+    );
+    assert!(e.contains("which it already has"), "{e}");
+}
