@@ -1,7 +1,9 @@
 //! Two HTTP replicas on one real `redis-server` (features `http` and `redis`), each the
 //! other's stand-in behind a load balancer, for what must not be lost between them: a
 //! legacy stream cut while its request runs on one replica and resumed through the other
-//! goes on live there, every later event and the answer exactly once, then ends.
+//! goes on live there, every later event and the answer exactly once, then ends; a
+//! 2026-07-28 listen stream on a replica whose bus finds it lost events (an origin's
+//! numbers skip) is resynchronised: one notification for everything it watches.
 
 mod support;
 
@@ -252,4 +254,92 @@ async fn a_stream_resumed_on_another_replica_goes_on_live_to_its_answer() {
     }
 
     drop((a, b));
+}
+
+/// A 2026-07-28 listen stream for `uris` on a replica whose bus reads `stores`' stream.
+async fn listen_on_bus(
+    stores: &RedisStores,
+    uris: &[&str],
+) -> (Running, hyper::body::Incoming, String) {
+    let server = Server::builder("lag-test", "1.0.0")
+        .subscription_bus(stores.bus())
+        .subscriptions(true)
+        .build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    tokio::spawn(async move {
+        server
+            .serve_http_on(listener, HttpOptions::default(), st)
+            .await
+    });
+    let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": support::modern(json!({"notifications": {"resourceSubscriptions": uris}}))});
+    let req = http::request(addr, "POST", "/mcp")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen");
+    let r = http::send(addr, req, listen.to_string()).await;
+    assert_eq!(r.status(), 200);
+    let mut body = r.into_body();
+    let mut buf = String::new();
+    read_until(&mut body, &mut buf, |b| {
+        b.contains("notifications/subscriptions/acknowledged")
+    })
+    .await;
+    (Running { addr, stop }, body, buf)
+}
+
+#[tokio::test]
+async fn a_listen_stream_on_a_bus_that_lost_events_is_resynchronised() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let stores = connect(&redis).await;
+    let (_b, mut body, mut buf) = listen_on_bus(&stores, &["notes://a", "notes://b"]).await;
+    // Entries from another replica, as its bus appends them (origin, number, event); the
+    // bus reads from the stream's newest entry on: wait until it hears one.
+    let append = |n: u64, uri: &str| {
+        let m = format!(r#"{{"method":"notifications/resources/updated","uri":"{uri}"}}"#);
+        let n = n.to_string();
+        let args = ["XADD", "live:bus", "*", "o", "other", "n", &n, "m", &m];
+        support::redis::raw(redis.port, &args).unwrap();
+    };
+    let updates = |b: &str, uri: &str| b.matches(&format!(r#""uri":"{uri}""#)).count();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut n = 0;
+    while updates(&buf, "notes://a") == 0 {
+        n += 1;
+        append(n, "notes://a");
+        if let Ok(Some(Ok(f))) =
+            tokio::time::timeout(Duration::from_millis(200), body.frame()).await
+        {
+            buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the bus never read: {buf}"
+        );
+    }
+    // What was appended before the bus read is not for it: count what came.
+    while let Ok(Some(Ok(f))) = tokio::time::timeout(Duration::from_millis(300), body.frame()).await
+    {
+        buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+    }
+    let heard = updates(&buf, "notes://a");
+    assert_eq!(updates(&buf, "notes://b"), 0, "{buf}");
+
+    // Number n + 1 never comes (trimmed, or lost with Redis): n + 2 shows the loss, and
+    // the stream re-sends everything it watches, notes://b included, once.
+    append(n + 2, "notes://a");
+    read_until(&mut body, &mut buf, |b| updates(b, "notes://b") >= 1).await;
+    read_until(&mut body, &mut buf, |b| updates(b, "notes://a") > heard).await;
+    let late = tokio::time::timeout(Duration::from_millis(500), body.frame()).await;
+    if let Ok(Some(Ok(f))) = late {
+        buf.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+    }
+    assert_eq!(updates(&buf, "notes://b"), 1, "{buf}");
+    assert_eq!(updates(&buf, "notes://a"), heard + 1, "{buf}");
 }
