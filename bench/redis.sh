@@ -52,15 +52,18 @@ run() {
     (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
     sleep 0.05
   done
-  timeout $((DURATION + 30)) "$LOADGEN" http --url "http://127.0.0.1:$PORT/mcp" --pid "$pid" \
+  # The server itself, not its `timeout` (for its CPU time and RSS).
+  local server
+  server=$(pgrep -P "$pid" | head -n 1)
+  timeout $((DURATION + 30)) "$LOADGEN" http --url "http://127.0.0.1:$PORT/mcp" --pid "${server:-$pid}" \
     --era "$2" --tool add --clients "$3" --warmup "$WARMUP" --duration "$DURATION"
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   redis-cli -p "$REDIS_PORT" flushall >/dev/null
 }
 
-echo "| call | clients | stores | calls/s | p50 µs | p90 µs | p99 µs | server CPU µs/call | errors |"
-echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| call | clients | stores | calls/s | p50 µs | p90 µs | p99 µs | server CPU µs/call | peak RSS MiB | errors |"
+echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for era in legacy modern; do
   for clients in 1 32; do
     for stores in memory redis; do
@@ -73,7 +76,8 @@ r = json.loads(report)
 call = {"legacy": "legacy session `add`", "modern": "2026-07-28 `add` (stateless)"}[era]
 cpu = r.get("server_cpu_us_per_call")
 print(f"| {call} | {clients} | {stores} | {r['calls_per_s']:,.0f} | {r['p50_us']:.1f} | "
-      f"{r['p90_us']:.1f} | {r['p99_us']:.1f} | {'—' if cpu is None else f'{cpu:.1f}'} | {r['errors']} |"
+      f"{r['p90_us']:.1f} | {r['p99_us']:.1f} | {'—' if cpu is None else f'{cpu:.1f}'} | "
+      f"{(r.get('peak_rss_kib') or 0) / 1024:.1f} | {r['errors']} |"
       .replace(",", " "))
 PY
     done
