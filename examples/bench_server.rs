@@ -2,7 +2,7 @@
 //! tools written with the macros, so the figures measure the framework, not the tools.
 //!
 //! `cargo run --release [--features http] --example bench_server -- [--stdio | --http 127.0.0.1:PORT]
-//! [--layers 10] [--max-sessions N] [--subscriptions] [--multi-thread]`
+//! [--layers 10] [--max-sessions N] [--subscriptions] [--multi-thread] [--redis URL]`
 //!
 //! - `--http` needs the `http` feature; without it (the lean default, what the stdio rows of
 //!   the benchmarks run) the binary serves stdio only.
@@ -14,6 +14,9 @@
 //! - `--subscriptions` turns change notifications on (`subscriptions/listen`; the
 //!   listen-memory scenario holds 1,000 streams open). The macro server goes through
 //!   `Server::builder(..).handler(..)` for it.
+//! - `--redis URL` (features `http` and `redis`) keeps legacy sessions and stream events in
+//!   Redis and relays answers through it, as a replica of a deployment does (the in-memory
+//!   vs Redis rows of `BENCHMARKS.md`, `bench/redis.sh`).
 //! - stdio runs on a current-thread runtime (one connection, answered inline by its
 //!   reading task); `--multi-thread` gives it the multi-thread runtime instead, for
 //!   comparison. HTTP always runs on the multi-thread runtime.
@@ -67,6 +70,7 @@ struct Args {
     max_sessions: Option<usize>,
     subscriptions: bool,
     multi_thread: bool,
+    redis: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -76,6 +80,7 @@ fn parse_args() -> Result<Args, String> {
         max_sessions: None,
         subscriptions: false,
         multi_thread: false,
+        redis: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -95,6 +100,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--subscriptions" => out.subscriptions = true,
             "--multi-thread" => out.multi_thread = true,
+            "--redis" => out.redis = Some(value("a URL like redis://127.0.0.1:6379/0")?),
             "--max-sessions" => {
                 let v = value("a count")?;
                 out.max_sessions = Some(v.parse().map_err(|e| format!("--max-sessions {v}: {e}"))?);
@@ -125,11 +131,41 @@ async fn serve_http<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
     if let Some(n) = args.max_sessions {
         opts.max_sessions = n;
     }
+    if let Some(url) = &args.redis {
+        redis_stores(&mut opts, url).await?;
+    }
     // The token's type is inferred from `serve_http_on`, so no direct dependency is needed.
     let stop = Default::default();
     mcp::runtime::transport::stdio::stop_on_signals(Clone::clone(&stop));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     server.serve_http_on(listener, opts, stop).await
+}
+
+/// Legacy sessions, stream events and relayed answers in the Redis at `url`.
+#[cfg(all(feature = "http", feature = "redis"))]
+async fn redis_stores(
+    opts: &mut mcp::runtime::transport::http::HttpOptions,
+    url: &str,
+) -> std::io::Result<()> {
+    let stores = mcp::runtime::backends::redis::RedisConfig::new(url)
+        .connect()
+        .await
+        .map_err(|e| std::io::Error::other(format!("--redis {url}: {e}")))?;
+    opts.session_store = stores.session_store();
+    opts.event_store = Some(stores.event_store());
+    opts.answer_relay = Some(stores.answer_relay());
+    Ok(())
+}
+
+/// Built without `redis`: `--redis` is refused.
+#[cfg(all(feature = "http", not(feature = "redis")))]
+async fn redis_stores(
+    _: &mut mcp::runtime::transport::http::HttpOptions,
+    url: &str,
+) -> std::io::Result<()> {
+    Err(std::io::Error::other(format!(
+        "--redis {url}: this bench_server was built without the `redis` feature"
+    )))
 }
 
 /// Built without `http` (the stdio-only binary the stdio rows use): `--http` is refused.

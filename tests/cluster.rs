@@ -183,8 +183,9 @@ fn answers(ev: &[Event], id: u64) -> usize {
 }
 
 /// Resumes with `Last-Event-ID` through nginx until the answer to `id` arrives (a replica
-/// that does not run the stream replays what Redis holds and ends it: poll again). The
-/// events after `last`, and the replica of each resumption.
+/// that does not run the stream replays what Redis holds and follows it live, but ends it
+/// after a few seconds without an event: resume again). The events after `last`, and the
+/// replica of each resumption.
 async fn resume_to_answer(
     c: &Cluster,
     sid: &str,

@@ -315,3 +315,160 @@ async fn with_redis_killed_and_restarted_while_one_publishes_every_event_arrives
     assert_eq!(a.dropped(), 0);
     drop(redis);
 }
+
+/// The answer relay rides a stream as the bus does: with every connection killed again and
+/// again while two relays forward, each message reaches each other relay once, in order.
+#[tokio::test]
+async fn with_connections_killed_while_two_relays_forward_every_message_arrives_once() {
+    use mcp::runtime::session::{AnswerRelay, Relayed, RelayedAnswer};
+    use serde_json::value::RawValue;
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let s = stores(&redis, "r1:").await;
+    let relays = [s.answer_relay(), s.answer_relay(), s.answer_relay()];
+    assert_eq!(relays[0].stream_key(), "r1:answers");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !relays.iter().all(|r| r.is_connected()) {
+        assert!(Instant::now() < deadline, "not reading: {relays:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // What each relay hears: (session, id) of each message, in order of arrival.
+    let heard: Vec<_> = relays
+        .iter()
+        .map(|r| {
+            let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+            let to = got.clone();
+            r.on_message(Box::new(move |m| {
+                let said = match m {
+                    Relayed::Answer(a) => format!("{}/{}", a.session, a.id),
+                    Relayed::Cancel { session, id } => format!("{session}/{id}"),
+                    _ => "other".into(),
+                };
+                to.lock().unwrap().push(said);
+            }));
+            got
+        })
+        .collect();
+    let port = redis.port;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let killer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut killed = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(Resp::Int(n)) = raw(port, &["CLIENT", "KILL", "TYPE", "normal"]) {
+                    killed += n;
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            killed
+        })
+    };
+    const N: usize = 200;
+    for i in 0..N {
+        relays[0].forward(Relayed::Answer(RelayedAnswer {
+            session: "a".into(),
+            id: mcp_core::jsonrpc::RequestId::Number(i as i64),
+            outcome: Ok(RawValue::from_string("{}".into()).unwrap()),
+        }));
+        relays[1].forward(Relayed::Cancel {
+            session: "b".into(),
+            id: mcp_core::jsonrpc::RequestId::Number(i as i64),
+        });
+        if i % 4 == 3 {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+    let of = |got: &[String], tag: &str| -> Vec<String> {
+        got.iter().filter(|s| s.starts_with(tag)).cloned().collect()
+    };
+    let want = |tag: &str| -> Vec<String> { (0..N).map(|i| format!("{tag}{i}")).collect() };
+    let expected = [(false, true), (true, false), (true, true)];
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let done = heard.iter().zip(expected).all(|(h, (ha, hb))| {
+            let h = h.lock().unwrap();
+            (!ha || of(&h, "a/").len() >= N) && (!hb || of(&h, "b/").len() >= N)
+        });
+        if done || Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // No repeat arrives late.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(killer.join().unwrap() > 0, "connections were killed");
+    for (i, (h, (ha, hb))) in heard.iter().zip(expected).enumerate() {
+        let h = h.lock().unwrap();
+        let (a, b) = (of(&h, "a/"), of(&h, "b/"));
+        assert_eq!(
+            a,
+            if ha { want("a/") } else { vec![] },
+            "relay {i}: a's, once, in order"
+        );
+        assert_eq!(
+            b,
+            if hb { want("b/") } else { vec![] },
+            "relay {i}: b's, once, in order"
+        );
+    }
+    assert_eq!(relays.iter().map(|r| r.dropped()).sum::<u64>(), 0);
+}
+
+/// A bus that finds entries lost to it (an origin's numbers skip: trimmed past while it was
+/// away, or lost by Redis) marks its subscribers lagged when it reads the entry that shows
+/// it, and counts it; repeats and the next numbers do not.
+#[tokio::test]
+async fn a_bus_that_lost_entries_marks_its_subscribers_lagged() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let s = stores(&redis, "b6:").await;
+    let b = s.bus();
+    connected(&[&b]).await;
+    let rx = b.subscribe();
+    let event =
+        |uri: &str| format!(r#"{{"method":"notifications/resources/updated","uri":"{uri}"}}"#);
+    for (n, uri) in [
+        ("1", "x/1"),
+        ("2", "x/2"),
+        ("2", "x/2"),
+        ("5", "x/5"),
+        ("6", "x/6"),
+    ] {
+        let m = event(uri);
+        let args = ["XADD", "b6:bus", "*", "o", "elsewhere", "n", n, "m", &m];
+        assert!(matches!(
+            raw(redis.port, &args).unwrap(),
+            Resp::Bulk(Some(_))
+        ));
+    }
+    let mut rx = rx;
+    let mut marks = Vec::new();
+    for want in ["x/1", "x/2", "x/5", "x/6"] {
+        assert_eq!(next(&mut rx).await, updated(want));
+        marks.push(rx.take_lagged());
+    }
+    silent(&mut rx).await;
+    // The mark is the bus's, not a position in the ring: a subscriber finds it with the
+    // first event it reads after the bus saw the loss, x/5 at the latest.
+    assert_eq!(
+        marks.iter().filter(|m| **m).count(),
+        1,
+        "marked once: {marks:?}"
+    );
+    assert!(!marks[3], "with x/5 at the latest: {marks:?}");
+    assert_eq!(b.gaps(), 1);
+    // A subscriber that came after the mark does not inherit it.
+    let mut late = b.subscribe();
+    let m = event("x/7");
+    raw(
+        redis.port,
+        &["XADD", "b6:bus", "*", "o", "elsewhere", "n", "7", "m", &m],
+    )
+    .unwrap();
+    assert_eq!(next(&mut late).await, updated("x/7"));
+    assert!(!late.take_lagged());
+}

@@ -482,6 +482,22 @@ mod tests {
         assert!(!a.take_lagged());
     }
 
+    #[test]
+    fn a_bus_marked_lagged_marks_each_current_subscriber_once() {
+        let bus = InMemoryBus::new(4);
+        let (a, b) = (bus.subscribe(), bus.subscribe());
+        bus.mark_lagged();
+        let c = bus.subscribe();
+        assert!(a.take_lagged());
+        assert!(!a.take_lagged());
+        assert!(b.take_lagged());
+        assert!(!c.take_lagged(), "subscribed after the mark");
+        bus.mark_lagged();
+        bus.mark_lagged();
+        assert!(a.take_lagged() && c.take_lagged(), "two marks, one resync");
+        assert!(!a.take_lagged());
+    }
+
     #[tokio::test]
     async fn a_dropped_bus_ends_its_subscribers() {
         let bus = InMemoryBus::new(4);

@@ -5,7 +5,7 @@
 //! `features/subscriptions.rs`. Imports nothing of this crate.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tokio::sync::{broadcast, mpsc};
 
@@ -127,6 +127,9 @@ enum Receiving {
     Ring {
         rx: broadcast::Receiver<ServerEvent>,
         lagged: AtomicBool,
+        /// The bus's count of [`InMemoryBus::mark_lagged`] calls, and the last one seen.
+        marks: Arc<AtomicU64>,
+        seen: AtomicU64,
     },
 }
 
@@ -135,7 +138,7 @@ impl BusReceiver {
     pub async fn recv(&mut self) -> Option<ServerEvent> {
         match &mut self.0 {
             Receiving::Queue { rx, .. } => rx.recv().await,
-            Receiving::Ring { rx, lagged } => loop {
+            Receiving::Ring { rx, lagged, .. } => loop {
                 match rx.recv().await {
                     Ok(event) => return Some(event),
                     // Overwritten before this subscriber read them: mark it, go on with the
@@ -153,7 +156,16 @@ impl BusReceiver {
     pub fn take_lagged(&self) -> bool {
         match &self.0 {
             Receiving::Queue { lagged, .. } => lagged.swap(false, Ordering::AcqRel),
-            Receiving::Ring { lagged, .. } => lagged.swap(false, Ordering::AcqRel),
+            Receiving::Ring {
+                lagged,
+                marks,
+                seen,
+                ..
+            } => {
+                let marked = marks.load(Ordering::Acquire);
+                let missed = seen.swap(marked, Ordering::AcqRel) != marked;
+                lagged.swap(false, Ordering::AcqRel) | missed
+            }
         }
     }
 }
@@ -202,6 +214,8 @@ impl<B: SubscriptionBus + ?Sized> SubscriptionBus for Arc<B> {
 #[derive(Debug)]
 pub struct InMemoryBus {
     ring: broadcast::Sender<ServerEvent>,
+    /// How many times [`mark_lagged`](Self::mark_lagged) was called.
+    marks: Arc<AtomicU64>,
 }
 
 impl InMemoryBus {
@@ -209,7 +223,15 @@ impl InMemoryBus {
     pub fn new(capacity: usize) -> Self {
         Self {
             ring: broadcast::channel(capacity.max(1)).0,
+            marks: Arc::default(),
         }
+    }
+
+    /// Marks every current subscriber lagged: events meant for them were lost before they
+    /// reached this bus (a bus carrying other processes' events fell behind its backend).
+    /// Each finds the mark with the next event it receives and resynchronises.
+    pub fn mark_lagged(&self) {
+        self.marks.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -226,9 +248,12 @@ impl SubscriptionBus for InMemoryBus {
     }
 
     fn subscribe(&self) -> BusReceiver {
+        let marked = self.marks.load(Ordering::Acquire);
         BusReceiver(Receiving::Ring {
             rx: self.ring.subscribe(),
             lagged: AtomicBool::new(false),
+            marks: self.marks.clone(),
+            seen: AtomicU64::new(marked),
         })
     }
 

@@ -10,6 +10,10 @@
 //! origin and a sequence number) and anything it cannot read. A cut reading connection
 //! reconnects with a capped backoff and goes on after the last entry it read, so an event
 //! published while a bus was disconnected reaches its subscribers once it is back, once.
+//! A bus that finds it lost events (it fell further behind than the stream keeps, about
+//! [`DEFAULT_BACKLOG`] entries, or an origin's numbers skip) marks every subscriber here
+//! lagged: each resynchronises on its next event (a listen stream or a legacy session sends
+//! one notification for everything it watches) rather than silently missing some.
 //! Both tasks end when the bus is dropped.
 //!
 //! This file imports the bus types of `features/subscriptions.rs`: the one Redis backend
@@ -20,7 +24,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::connection::{Conn, Connector};
-use super::fanout::{Fanout, OnEntry};
+use super::fanout::{Fanout, Reader};
 use crate::session::bus::{BusReceiver, InMemoryBus, ServerEvent, SubscriptionBus};
 
 /// How many events wait to be published unless told otherwise.
@@ -57,11 +61,16 @@ impl RedisBus {
     pub(super) fn start(client: Connector, conn: Conn, queue: usize, backlog: usize) -> Self {
         let local = Arc::new(InMemoryBus::default());
         let ring = local.clone();
-        let on_entry: OnEntry = Box::new(move |payload| match decode(payload) {
-            Ok(event) => ring.publish(event),
-            Err(e) => tracing::debug!(error = %e, "redis bus: unreadable event skipped"),
-        });
-        let fanout = Fanout::open(client, conn, "bus", queue, backlog, on_entry);
+        let marked = local.clone();
+        let reader = Reader {
+            entry: Box::new(move |payload| match decode(payload) {
+                Ok(event) => ring.publish(event),
+                Err(e) => tracing::debug!(error = %e, "redis bus: unreadable event skipped"),
+            }),
+            // Every listen stream and legacy session here resynchronises.
+            gap: Box::new(move || marked.mark_lagged()),
+        };
+        let fanout = Fanout::open(client, conn, "bus", queue, backlog, reader);
         Self { local, fanout }
     }
 
@@ -69,6 +78,13 @@ impl RedisBus {
     /// slow or away); this process's subscribers got them all the same.
     pub fn dropped(&self) -> u64 {
         self.fanout.dropped()
+    }
+
+    /// How many times this bus found it had lost events of other processes (it fell
+    /// behind the stream's bound while its connection was cut, or Redis lost them): each
+    /// time every subscriber here was marked lagged, and resynchronised.
+    pub fn gaps(&self) -> u64 {
+        self.fanout.gaps()
     }
 
     /// Whether the reading connection is up right now (events other processes publish
@@ -90,6 +106,7 @@ impl std::fmt::Debug for RedisBus {
             .field("origin", &self.fanout.origin())
             .field("connected", &self.is_connected())
             .field("dropped", &self.dropped())
+            .field("gaps", &self.gaps())
             .finish()
     }
 }

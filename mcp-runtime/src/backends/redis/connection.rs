@@ -225,7 +225,7 @@ impl Connector {
     pub(super) async fn connect(&self, timeout: Duration, response: Duration) -> RedisResult<Own> {
         match self {
             Connector::Single(_) | Connector::Sentinel(_) => {
-                let client = self.pubsub_client().await?;
+                let client = self.node_client().await?;
                 let config = ::redis::AsyncConnectionConfig::new()
                     .set_connection_timeout(Some(timeout))
                     .set_response_timeout(Some(response));
@@ -253,8 +253,8 @@ impl Connector {
 }
 
 impl Connector {
-    /// A client of one server to subscribe on: the one Redis, a cluster node, the primary.
-    pub(super) async fn pubsub_client(&self) -> RedisResult<::redis::Client> {
+    /// A client of one server: the one Redis, a cluster node, the primary.
+    pub(super) async fn node_client(&self) -> RedisResult<::redis::Client> {
         match self {
             Connector::Single(client) => Ok(client.clone()),
             Connector::Cluster(clients) => Ok(clients.1.clone()),

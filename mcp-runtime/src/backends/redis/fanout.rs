@@ -1,6 +1,6 @@
-//! The bus's carrier: one Redis stream, `<prefix>bus`, that every bus appends to and reads
-//! from, so fan-out across processes is at least once and what reaches a subscriber exactly
-//! once.
+//! The carrier of the bus and of the answer relay: one Redis stream (`<prefix>bus`,
+//! `<prefix>answers`) that every end appends to and reads from, so fan-out across processes
+//! is at least once and what reaches a subscriber exactly once.
 //!
 //! - **Appending** (one task per bus): payloads wait in a bounded queue (a full queue drops
 //!   and counts the new one); the task `XADD`s the oldest with fields `o` (the bus's random
@@ -15,9 +15,13 @@
 //!   older than that id (or that is gone) was recreated, and is read from its start. It
 //!   skips its own origin, any `(o, n)` not newer than the last seen from that origin, and
 //!   entries it cannot read, and hands each other payload to a callback, in stream order.
+//! - **Falling behind**: entries the stream trimmed before a reader came back to them, and
+//!   entries Redis held only in memory when it died, are lost to it. It tells (a second
+//!   callback, before the entry that shows it, and a count) when it sees it: an origin's
+//!   sequence number that skips (`n` after `n - 2`), or, on reconnecting, the stream's
+//!   oldest entry newer than the last it read (trimmed past it).
 //!
-//! Both tasks end when the [`Fanout`] is dropped. Entries the stream trimmed before a reader
-//! came back to them, and entries Redis held only in memory when it died, are lost to it.
+//! Both tasks end when the [`Fanout`] is dropped.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -29,7 +33,6 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::connection::{Conn, Connector, Own, Resend};
-use super::pubsub::random_origin;
 
 /// The first wait before reconnecting or appending again; it doubles up to [`MAX_BACKOFF`].
 const MIN_BACKOFF: Duration = Duration::from_millis(50);
@@ -49,6 +52,17 @@ const MAX_ORIGINS: usize = 1024;
 /// What the reader does with each payload from another bus.
 pub(super) type OnEntry = Box<dyn Fn(&[u8]) + Send + Sync>;
 
+/// What the reader does when it finds it lost entries (before handing over the next one).
+pub(super) type OnGap = Box<dyn Fn() + Send + Sync>;
+
+/// What the reader calls.
+pub(super) struct Reader {
+    /// Each payload from another end, in stream order.
+    pub(super) entry: OnEntry,
+    /// Entries were lost to this reader.
+    pub(super) gap: OnGap,
+}
+
 /// One bus's end of the stream: appends and reads.
 pub(super) struct Fanout {
     queue: mpsc::Sender<String>,
@@ -62,6 +76,7 @@ struct Shared {
     origin: String,
     key: String,
     dropped: AtomicU64,
+    gaps: AtomicU64,
     connected: AtomicBool,
 }
 
@@ -74,13 +89,14 @@ impl Fanout {
         name: &str,
         queue: usize,
         backlog: usize,
-        on_entry: OnEntry,
+        reader: Reader,
     ) -> Self {
         let (tx, rx) = mpsc::channel(queue.max(1));
         let shared = Arc::new(Shared {
             origin: random_origin(),
             key: format!("{}{name}", conn.prefix()),
             dropped: AtomicU64::new(0),
+            gaps: AtomicU64::new(0),
             connected: AtomicBool::new(false),
         });
         let stop = CancellationToken::new();
@@ -95,7 +111,7 @@ impl Fanout {
         tokio::spawn(reading(
             client,
             timeout,
-            on_entry,
+            reader,
             shared.clone(),
             stop.clone(),
         ));
@@ -129,6 +145,11 @@ impl Fanout {
         self.shared.dropped.load(Ordering::Relaxed)
     }
 
+    /// How many times the reader found it had lost entries.
+    pub(super) fn gaps(&self) -> u64 {
+        self.shared.gaps.load(Ordering::Relaxed)
+    }
+
     /// Whether the reading connection is up right now.
     pub(super) fn is_connected(&self) -> bool {
         self.shared.connected.load(Ordering::Acquire)
@@ -139,6 +160,13 @@ impl Drop for Fanout {
     fn drop(&mut self) {
         self.stop.cancel();
     }
+}
+
+/// 64 random bits as 16 hex digits.
+fn random_origin() -> String {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).expect("the OS random source failed");
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// Appends the queue to the stream in order, each entry until Redis takes it.
@@ -187,7 +215,7 @@ async fn appending(
 async fn reading(
     client: Connector,
     timeout: Duration,
-    on_entry: OnEntry,
+    reader: Reader,
     shared: Arc<Shared>,
     stop: CancellationToken,
 ) {
@@ -196,7 +224,7 @@ async fn reading(
     loop {
         let ended = tokio::select! {
             _ = stop.cancelled() => return,
-            e = read(&client, timeout, &mut cursor, &on_entry, &shared) => e,
+            e = read(&client, timeout, &mut cursor, &reader, &shared) => e,
         };
         let was_connected = shared.connected.swap(false, Ordering::AcqRel);
         if was_connected {
@@ -226,17 +254,18 @@ async fn read(
     client: &Connector,
     timeout: Duration,
     cursor: &mut Cursor,
-    on_entry: &OnEntry,
+    reader: &Reader,
     shared: &Shared,
 ) -> ::redis::RedisError {
     let mut con = match client.connect(timeout, BLOCK + timeout).await {
         Ok(c) => c,
         Err(e) => return e,
     };
-    let newest = match newest(&mut con, &shared.key).await {
+    let (newest, deleted) = match ends(&mut con, &shared.key).await {
         Ok(n) => n,
         Err(e) => return e,
     };
+    let mut gap = cursor.trimmed_past(newest, deleted);
     let from = cursor.start(newest);
     tracing::info!(stream = %shared.key, from = %from, "redis bus: reading");
     shared.connected.store(true, Ordering::Release);
@@ -261,15 +290,27 @@ async fn read(
                 tracing::debug!(stream = %shared.key, "redis bus: unreadable entry skipped");
                 continue;
             };
-            if origin != shared.origin && cursor.seen.fresh(&origin, seq) {
-                on_entry(&payload);
+            if origin == shared.origin {
+                continue;
             }
+            match cursor.seen.check(&origin, seq) {
+                Verdict::Repeat => continue,
+                Verdict::Skipped => gap = true,
+                _ => {}
+            }
+            if std::mem::take(&mut gap) {
+                shared.gaps.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(stream = %shared.key, "redis bus: entries lost to this reader (it fell behind the stream)");
+                (reader.gap)();
+            }
+            (reader.entry)(&payload);
         }
     }
 }
 
-/// The id of the stream's newest entry (`None`: no stream).
-async fn newest(con: &mut Own, key: &str) -> RedisResult<Option<EntryId>> {
+/// The id of the stream's newest entry (`None`: no stream) and the newest id it deleted
+/// (trimmed; `None` before Redis 7, which does not say).
+async fn ends(con: &mut Own, key: &str) -> RedisResult<(Option<EntryId>, Option<EntryId>)> {
     let cmd = ::redis::cmd("XREVRANGE")
         .arg(key)
         .arg("+")
@@ -277,14 +318,51 @@ async fn newest(con: &mut Own, key: &str) -> RedisResult<Option<EntryId>> {
         .arg("COUNT")
         .arg(1)
         .to_owned();
-    let v: Value = con.query(&cmd).await?;
-    Ok(match v {
+    let newest = match con.query(&cmd).await? {
         Value::Array(items) => items.into_iter().find_map(|e| entry(e).map(|e| e.id)),
+        _ => None,
+    };
+    if newest.is_none() {
+        return Ok((None, None));
+    }
+    let info: Value = con
+        .query(::redis::cmd("XINFO").arg("STREAM").arg(key))
+        .await?;
+    Ok((newest, max_deleted(info)))
+}
+
+/// The `max-deleted-entry-id` of an `XINFO STREAM` reply (a flat array of names and values,
+/// or a map).
+fn max_deleted(info: Value) -> Option<EntryId> {
+    let pairs: Vec<(Value, Value)> = match info {
+        Value::Array(items) => {
+            let mut it = items.into_iter();
+            std::iter::from_fn(|| Some((it.next()?, it.next()?))).collect()
+        }
+        Value::Map(pairs) => pairs,
+        _ => return None,
+    };
+    pairs.into_iter().find_map(|(k, v)| match (k, v) {
+        (Value::BulkString(k), Value::BulkString(v)) if k == b"max-deleted-entry-id" => {
+            EntryId::parse(&v)
+        }
+        (Value::SimpleString(k), Value::BulkString(v)) if k == "max-deleted-entry-id" => {
+            EntryId::parse(&v)
+        }
         _ => None,
     })
 }
 
 impl Cursor {
+    /// Whether the stream, still the one this reader read (its newest entry not older than
+    /// the last read), deleted (trimmed) an entry after that one while the reader was away.
+    fn trimmed_past(&self, newest: Option<EntryId>, deleted: Option<EntryId>) -> bool {
+        match (self.last, newest, deleted) {
+            (Some(last), Some(n), Some(d)) => last != EntryId::ZERO && n >= last && d > last,
+            _ => false,
+        }
+    }
+
     /// Where to read from on a new connection, given the stream's newest entry.
     fn start(&mut self, newest: Option<EntryId>) -> EntryId {
         let from = match (self.last, newest) {
@@ -384,6 +462,17 @@ fn entry(v: Value) -> Option<Entry> {
     Some(Entry { id, fields })
 }
 
+/// What [`Seen::check`] finds of one entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Seen before.
+    Repeat,
+    /// The next of its origin (or the first of an origin not known).
+    Next,
+    /// New, but numbers of its origin before it never came: entries were lost.
+    Skipped,
+}
+
 /// The last sequence number seen from each origin, for the [`MAX_ORIGINS`] latest origins.
 #[derive(Default)]
 struct Seen {
@@ -392,15 +481,21 @@ struct Seen {
 }
 
 impl Seen {
-    /// Whether `(origin, seq)` is new (and remembers it): an origin appends in order, so
-    /// anything not above its last number is a repeat.
-    fn fresh(&mut self, origin: &str, seq: u64) -> bool {
+    /// Whether `(origin, seq)` is new (and remembers it): an origin appends in order,
+    /// numbering 1, 2, ..., so anything not above its last number is a repeat and anything
+    /// above the next one shows a loss.
+    fn check(&mut self, origin: &str, seq: u64) -> Verdict {
         if let Some(last) = self.last.get_mut(origin) {
             if seq <= *last {
-                return false;
+                return Verdict::Repeat;
             }
+            let skipped = seq > *last + 1;
             *last = seq;
-            return true;
+            return if skipped {
+                Verdict::Skipped
+            } else {
+                Verdict::Next
+            };
         }
         if self.order.len() >= MAX_ORIGINS
             && let Some(old) = self.order.pop_front()
@@ -409,7 +504,7 @@ impl Seen {
         }
         self.order.push_back(origin.to_owned());
         self.last.insert(origin.to_owned(), seq);
-        true
+        Verdict::Next
     }
 }
 
@@ -481,18 +576,57 @@ mod tests {
     }
 
     #[test]
-    fn repeats_of_an_origin_are_dropped() {
+    fn repeats_of_an_origin_are_dropped_and_skips_seen() {
         let mut s = Seen::default();
-        assert!(s.fresh("a", 1));
-        assert!(s.fresh("a", 2));
-        assert!(!s.fresh("a", 2), "appended twice");
-        assert!(!s.fresh("a", 1));
-        assert!(s.fresh("b", 1), "another origin");
-        assert!(s.fresh("a", 3));
+        assert_eq!(s.check("a", 1), Verdict::Next);
+        assert_eq!(s.check("a", 2), Verdict::Next);
+        assert_eq!(s.check("a", 2), Verdict::Repeat, "appended twice");
+        assert_eq!(s.check("a", 1), Verdict::Repeat);
+        assert_eq!(s.check("b", 7), Verdict::Next, "another origin, first seen");
+        assert_eq!(s.check("a", 3), Verdict::Next);
+        assert_eq!(s.check("a", 5), Verdict::Skipped, "4 never came");
+        assert_eq!(s.check("a", 6), Verdict::Next);
         for i in 0..MAX_ORIGINS {
-            assert!(s.fresh(&format!("o{i}"), 1));
+            assert_eq!(s.check(&format!("o{i}"), 1), Verdict::Next);
         }
         assert!(s.last.len() <= MAX_ORIGINS);
-        assert!(s.fresh("a", 1), "forgotten, the oldest first");
+        assert_eq!(
+            s.check("a", 1),
+            Verdict::Next,
+            "forgotten, the oldest first"
+        );
+    }
+
+    #[test]
+    fn a_reader_sees_the_stream_trimmed_past_its_last_entry() {
+        let mut c = Cursor::default();
+        let (n, d) = (Some(EntryId(9, 0)), Some(EntryId(8, 0)));
+        assert!(!c.trimmed_past(n, d), "first read");
+        c.last = Some(EntryId(7, 0));
+        assert!(c.trimmed_past(n, d), "8-0 deleted, never read");
+        assert!(
+            !c.trimmed_past(n, Some(EntryId(7, 0))),
+            "only what was read"
+        );
+        assert!(!c.trimmed_past(n, None), "Redis does not say");
+        assert!(!c.trimmed_past(Some(EntryId(2, 0)), d), "recreated");
+        assert!(!c.trimmed_past(None, None), "gone");
+    }
+
+    #[test]
+    fn xinfo_names_the_newest_id_deleted() {
+        let info = Value::Array(vec![
+            bulk("length"),
+            Value::Int(3),
+            bulk("max-deleted-entry-id"),
+            bulk("12-4"),
+        ]);
+        assert_eq!(max_deleted(info), Some(EntryId(12, 4)));
+        assert_eq!(
+            max_deleted(Value::Array(vec![bulk("length"), Value::Int(3)])),
+            None
+        );
+        let map = Value::Map(vec![(bulk("max-deleted-entry-id"), bulk("0-0"))]);
+        assert_eq!(max_deleted(map), Some(EntryId::ZERO));
     }
 }

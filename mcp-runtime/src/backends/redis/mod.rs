@@ -29,7 +29,7 @@
 //! | `<prefix>{tasks}:tasks:<owner>` | sorted set: task id by creation time (ms, made unique) | `tasks/list` of one owner (`o:<owner>`, or `none`) | `max_tasks_per_owner`, expires with its last task |
 //! | `<prefix>{tasks}:task-exp:<owner>` | sorted set: task id by expiry | which of the owner's entries to prune | as the index |
 //! | `<prefix>bus` | stream, fields `o` (sending bus), `n` (its sequence number), `m` (the event, JSON) | server events of every [`RedisBus`], read by each after the last id it delivered | `MAXLEN ~` [`DEFAULT_BACKLOG`] |
-//! | `<prefix>answers` | pub/sub channel (no key) | clients' answers to another process's server-to-client requests, and cancellations of requests another process runs ([`RedisAnswerRelay`]) | nothing is kept |
+//! | `<prefix>answers` | stream, fields `o`, `n`, `m` (the message, JSON) as `<prefix>bus` | clients' answers to another process's server-to-client requests, and cancellations of requests another process runs ([`RedisAnswerRelay`]), read by each relay after the last id it delivered | `MAXLEN ~` 1000 |
 //!
 //! The task scripts reach tasks through an owner's indexes, and `tasks/get` knows only the
 //! id, so all task keys share the tag `{tasks}` (one slot). The prefix should hold no `{`.
@@ -50,7 +50,6 @@ mod bus;
 mod connection;
 mod events;
 mod fanout;
-mod pubsub;
 mod rate;
 mod relay;
 mod replay;

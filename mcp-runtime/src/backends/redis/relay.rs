@@ -1,72 +1,74 @@
-//! [`RedisAnswerRelay`]: the [`AnswerRelay`] over the pub/sub channel `<prefix>answers`
-//! (one message per forwarded answer or cancellation, `{origin, message}` JSON; a process
-//! skips its own).
+//! [`RedisAnswerRelay`]: the [`AnswerRelay`] over the Redis stream `<prefix>answers`
+//! (`fanout.rs`, as the bus: one entry per forwarded answer or cancellation, field `m` the
+//! [`Relayed`] message as JSON). Appending is retried until Redis takes it and each relay
+//! reads from the last entry it delivered, so a connection cut loses nothing Redis holds;
+//! repeats and a process's own entries are skipped: every message reaches every other
+//! process once.
 
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
-
 use super::connection::{Conn, Connector};
-use super::pubsub::{Channel, OnMessage};
+use super::fanout::{Fanout, Reader};
 use crate::session::relay::{AnswerRelay, Relayed};
+
+/// About how many messages the stream `<prefix>answers` keeps: how far behind a relay may
+/// fall (while its reading connection is cut) and still catch up.
+pub(super) const ANSWER_BACKLOG: usize = 1_000;
 
 /// Where each received message goes (every transport that asked).
 type Deliveries = Arc<Mutex<Vec<Box<dyn Fn(Relayed) + Send + Sync>>>>;
 
-/// An [`AnswerRelay`] over Redis pub/sub (from
+/// An [`AnswerRelay`] over a Redis stream (from
 /// [`RedisStores::answer_relay`](super::RedisStores::answer_relay)): give it to
 /// `HttpOptions::answer_relay` on every replica. Its tasks end when it is dropped.
 pub struct RedisAnswerRelay {
-    channel: Channel,
+    fanout: Fanout,
     deliveries: Deliveries,
-}
-
-#[derive(Serialize, Deserialize)]
-struct Wire {
-    origin: String,
-    message: Relayed,
 }
 
 impl RedisAnswerRelay {
     pub(super) fn start(client: Connector, conn: Conn, queue: usize) -> Self {
         let deliveries: Deliveries = Arc::default();
-        let origin = Arc::new(std::sync::OnceLock::<String>::new());
-        let (to, me) = (deliveries.clone(), origin.clone());
-        let on_message: OnMessage =
-            Box::new(
-                move |payload| match serde_json::from_slice::<Wire>(payload) {
-                    Ok(w) if me.get() == Some(&w.origin) => {}
-                    Ok(w) => {
+        let to = deliveries.clone();
+        let reader = Reader {
+            entry: Box::new(
+                move |payload| match serde_json::from_slice::<Relayed>(payload) {
+                    Ok(m) => {
                         for deliver in to.lock().expect("deliveries lock").iter() {
-                            deliver(w.message.clone());
+                            deliver(m.clone());
                         }
                     }
                     Err(e) => tracing::debug!(error = %e, "redis answer relay: unreadable message"),
                 },
-            );
-        let channel = Channel::open(client, conn, "answers", queue, on_message);
-        let _ = origin.set(channel.origin().to_owned());
-        Self {
-            channel,
-            deliveries,
-        }
+            ),
+            // A lost answer leaves its request to its own timeout (logged by the reader).
+            gap: Box::new(|| {}),
+        };
+        let fanout = Fanout::open(client, conn, "answers", queue, ANSWER_BACKLOG, reader);
+        Self { fanout, deliveries }
     }
 
-    /// Whether the pub/sub connection is subscribed right now.
+    /// Whether the reading connection is up right now.
     pub fn is_connected(&self) -> bool {
-        self.channel.is_connected()
+        self.fanout.is_connected()
     }
 
-    /// How many messages were not published.
+    /// How many messages were not queued for Redis (the queue was full).
     pub fn dropped(&self) -> u64 {
-        self.channel.dropped()
+        self.fanout.dropped()
+    }
+
+    /// The Redis stream messages go through: `<prefix>answers`.
+    pub fn stream_key(&self) -> &str {
+        self.fanout.key()
     }
 }
 
 impl std::fmt::Debug for RedisAnswerRelay {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisAnswerRelay")
-            .field("channel", &self.channel.name())
+            .field("stream", &self.stream_key())
+            .field("origin", &self.fanout.origin())
             .field("connected", &self.is_connected())
             .field("dropped", &self.dropped())
             .finish()
@@ -75,12 +77,8 @@ impl std::fmt::Debug for RedisAnswerRelay {
 
 impl AnswerRelay for RedisAnswerRelay {
     fn forward(&self, message: Relayed) {
-        let wire = Wire {
-            origin: self.channel.origin().to_owned(),
-            message,
-        };
-        self.channel
-            .publish(serde_json::to_string(&wire).expect("a relayed message serializes"));
+        self.fanout
+            .publish(serde_json::to_string(&message).expect("a relayed message serializes"));
     }
 
     fn on_message(&self, deliver: Box<dyn Fn(Relayed) + Send + Sync>) {

@@ -342,8 +342,9 @@ impl RedisStores {
 
     /// A [`RedisAnswerRelay`] (`HttpOptions::answer_relay`): a client's answer to a
     /// server-to-client request posted to another process reaches the one that sent the
-    /// request, over channel `<prefix>answers`. One pub/sub connection and two tasks,
-    /// ended when it is dropped; call it inside a Tokio runtime.
+    /// request, over the stream `<prefix>answers` (read from the last entry delivered, so
+    /// a cut connection loses nothing; each message delivered once). One reading connection
+    /// and two tasks, ended when it is dropped; call it inside a Tokio runtime.
     pub fn answer_relay(&self) -> Arc<RedisAnswerRelay> {
         Arc::new(RedisAnswerRelay::start(
             self.connector.clone(),

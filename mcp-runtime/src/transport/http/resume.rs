@@ -19,6 +19,21 @@ use super::sse::SseBody;
 use super::streamable::{Fin, First};
 use super::{HttpState, empty, error_response, json_response, sse_response};
 use crate::chain::middleware::Endpoint;
+use crate::session::event_store::Replay;
+
+/// How often a followed stream (its request runs on another process) asks the event store
+/// for new events: at first and after each event, doubling while none come, up to
+/// [`FOLLOW_MAX`].
+const FOLLOW_MIN: Duration = Duration::from_millis(20);
+const FOLLOW_MAX: Duration = Duration::from_millis(250);
+
+/// How long a followed stream waits for its next event before it ends (the client resumes
+/// again, from its last event): nothing tells this process that the one running the request
+/// died, and a client must not wait on a dead stream for longer than this.
+const FOLLOW_IDLE: Duration = Duration::from_secs(3);
+
+/// Events of a followed stream read ahead of its connection.
+const FOLLOW_QUEUE: usize = 64;
 
 impl<E: Endpoint + 'static> HttpState<E> {
     /// Whether POST streams of `session` are resumable.
@@ -136,6 +151,75 @@ impl<E: Endpoint + 'static> HttpState<E> {
         resp
     }
 
+    /// A resumed stream this process does not hold (its request runs on another process
+    /// sharing the stores): `replay`, then every event the store gets after it, read from
+    /// the last one delivered, until the answer (then the stream ends), until the stream
+    /// is forgotten or expires, the store fails, `end` fires, the client leaves or no event
+    /// came for [`FOLLOW_IDLE`] (the client resumes again). Each event goes out once, in
+    /// the order of its id.
+    fn follow(&self, replay: Replay, last_event_id: &str, end: CancellationToken) -> Response {
+        let (tx, rx) = mpsc::channel(FOLLOW_QUEUE);
+        let store = self
+            .opts
+            .event_store
+            .clone()
+            .expect("resumable: an event store");
+        let mut last = last_event_id.to_owned();
+        let mut events = replay.events;
+        let stop = end.clone();
+        tokio::spawn(async move {
+            let mut wait = FOLLOW_MIN;
+            let mut idle_since = tokio::time::Instant::now();
+            loop {
+                let got = !events.is_empty();
+                if got {
+                    idle_since = tokio::time::Instant::now();
+                } else if idle_since.elapsed() >= FOLLOW_IDLE {
+                    return;
+                }
+                for e in std::mem::take(&mut events) {
+                    let answer = ends_with_answer(std::slice::from_ref(&e));
+                    let chunk = super::sse::event_with_id(Some(&e.id), None, &e.message);
+                    last = e.id;
+                    if answer {
+                        // The last event: the body ends once it is written.
+                        let _ = tx.send(chunk.to_vec()).await;
+                        return;
+                    }
+                    if tx.send(chunk.to_vec()).await.is_err() {
+                        return;
+                    }
+                }
+                wait = if got {
+                    FOLLOW_MIN
+                } else {
+                    (wait * 2).min(FOLLOW_MAX)
+                };
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tx.closed() => return,
+                    _ = tokio::time::sleep(wait) => {}
+                }
+                match store.replay_after(&last).await {
+                    Ok(Some(r)) => {
+                        if r.truncated {
+                            tracing::warn!(last_event_id = %last, "followed stream lost events to eviction");
+                        }
+                        events = r.events;
+                    }
+                    Ok(None) => return,
+                    Err(e) => {
+                        tracing::warn!(error = %e, last_event_id = %last, "followed stream: event store unavailable, ending");
+                        return;
+                    }
+                }
+            }
+        });
+        let mut body = SseBody::new(rx, None, self.opts.keep_alive).end_on(end);
+        body.raw = true;
+        sse_response(body)
+    }
+
     /// The SSE response of one connection of `lane`, ended early by `end`.
     fn lane_body(&self, lane: &Arc<Lane>, att: Attached, end: CancellationToken) -> Response {
         let l = lane.clone();
@@ -185,6 +269,18 @@ impl<E: Endpoint + 'static> HttpState<E> {
                 Err(AttachError::Store(e)) => store_unavailable(&e),
                 Err(_) => unknown(),
             },
+            None if self.opts.session_store.shared() && !ends_with_answer(&replay.events) => {
+                // Another process may run its request: what is stored, then what it
+                // stores next, until the answer.
+                if replay.truncated {
+                    tracing::warn!(
+                        session = %session.id,
+                        last_event_id,
+                        "resumed stream lost events to eviction"
+                    );
+                }
+                self.follow(replay, last_event_id, end)
+            }
             None => {
                 // A completed POST stream: what it missed, then the end.
                 if replay.truncated {
