@@ -181,6 +181,11 @@ fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
         .instructions
         .as_ref()
         .map(|i| quote!(.instructions(#i)));
+    let extensions = s
+        .opts
+        .extensions
+        .iter()
+        .map(|(k, v)| quote!(.extension(#k, #v)));
     quote! {
         impl #ty where #(#bounds)* {
             /// This server, built: serve it over stdio, a byte stream or an in-memory pipe.
@@ -191,6 +196,7 @@ fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
             {
                 #p::Server::builder(#name, #version)
                     #instructions
+                    #(#extensions)*
                     .handler(self)
                     .layers((#(#mw,)*))
                     .build()

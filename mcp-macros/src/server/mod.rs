@@ -32,6 +32,9 @@ pub struct Options {
     pub completions: Vec<syn::Path>,
     /// The listed middleware, outermost first.
     pub middleware: Vec<syn::Path>,
+    /// `extensions("vendor.prefix/name" = settings, ...)`: protocol extensions declared
+    /// through `ServerBuilder::extension`.
+    pub extensions: Vec<(syn::LitStr, syn::Expr)>,
 }
 
 impl Options {
