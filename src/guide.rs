@@ -19,6 +19,7 @@
 //! - [`testing`]: testing a server in process, on every revision, on the wire, over HTTP,
 //!   and with the official clients.
 //! - [`tracing`]: the span of each message, logs to the client, OpenTelemetry.
+//! - [`apps`]: protocol extensions in general, and MCP Apps: tools with interactive views.
 
 #[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
 #[cfg_attr(
@@ -92,3 +93,10 @@ pub mod testing {}
     doc = "Tracing: build the documentation with the `client` and `otel` features to read this chapter."
 )]
 pub mod tracing {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/apps.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "Extensions and MCP Apps: build the documentation with the `client` feature to read this chapter."
+)]
+pub mod apps {}

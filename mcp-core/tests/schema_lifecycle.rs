@@ -113,6 +113,22 @@ fn full_server_capabilities() -> ServerCapabilities {
     }
 }
 
+/// Checks capabilities strictly; on legacy revisions, where `extensions` is an open key
+/// (see `common::open_legacy_extensions`), none of the 2026-only extensions is left in it.
+#[track_caller]
+fn check_caps(spec: &common::Spec, rev: V, def: &str, v: &Value) {
+    if rev < V::V2026_07_28
+        && let Some(ext) = v.get("extensions")
+    {
+        let ext = ext.as_object().expect("an object");
+        assert!(!ext.is_empty(), "an empty `extensions` is not sent");
+        for id in MODERN_ONLY_EXTENSIONS {
+            assert!(!ext.contains_key(id), "{id} on {rev}");
+        }
+    }
+    spec.check(rev, def, v);
+}
+
 #[track_caller]
 fn assert_idempotent<T: Adapt + Clone + serde::Serialize>(value: &T, rev: V) {
     let once = to_value_for(value, rev);
@@ -173,7 +189,7 @@ fn client_capabilities_every_revision() {
     for rev in common::revisions() {
         assert_eq!(to_value_for(&min, rev), json!({}));
         spec.check(rev, "ClientCapabilities", &to_value_for(&min, rev));
-        spec.check(rev, "ClientCapabilities", &to_value_for(&full, rev));
+        check_caps(spec, rev, "ClientCapabilities", &to_value_for(&full, rev));
         assert_idempotent(&full, rev);
         // Every sub-object on its own, too.
         let mut one = ClientCapabilities {
@@ -188,13 +204,15 @@ fn client_capabilities_every_revision() {
         spec.check(rev, "ClientCapabilities", &to_value_for(&one, rev));
     }
 
-    // 2024-11-05 / 2025-03-26: sampling is `{}`, no elicitation, tasks, extensions.
+    // 2024-11-05 / 2025-03-26: sampling is `{}`, no elicitation or tasks; the open
+    // `extensions` (MCP Apps) kept.
+    let ui = json!({"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}});
     for rev in [V::V2024_11_05, V::V2025_03_26] {
         let v = to_value_for(&full, rev);
         assert_eq!(
             v,
             json!({"experimental": {"x-feature": {"level": 2}},
-                   "roots": {"listChanged": true}, "sampling": {}}),
+                   "roots": {"listChanged": true}, "sampling": {}, "extensions": ui}),
             "{rev}"
         );
     }
@@ -202,7 +220,8 @@ fn client_capabilities_every_revision() {
     let v = to_value_for(&full, V::V2025_06_18);
     assert_eq!(v["elicitation"], json!({}));
     assert_eq!(v["sampling"], json!({}));
-    assert!(v.get("tasks").is_none() && v.get("extensions").is_none());
+    assert!(v.get("tasks").is_none());
+    assert_eq!(v["extensions"], ui);
     // URL-only elicitation has no 2025-06-18 equivalent: it is dropped, not turned into form.
     let url_only = ClientCapabilities {
         elicitation: Some(ElicitationCapability {
@@ -216,7 +235,7 @@ fn client_capabilities_every_revision() {
         to_value_for(&url_only, V::V2025_11_25),
         json!({"elicitation": {"url": {}}})
     );
-    // 2025-11-25: everything but extensions.
+    // 2025-11-25: everything, `extensions` as an open key.
     let v = to_value_for(&full, V::V2025_11_25);
     assert_eq!(v["sampling"], json!({"context": {}, "tools": {}}));
     assert_eq!(v["elicitation"], json!({"form": {}, "url": {}}));
@@ -226,7 +245,7 @@ fn client_capabilities_every_revision() {
             "sampling": {"createMessage": {}}, "elicitation": {"create": {}}}})
     );
     assert_eq!(v["roots"], json!({"listChanged": true}));
-    assert!(v.get("extensions").is_none());
+    assert_eq!(v["extensions"], ui);
     // 2026-07-28: no roots.listChanged, no tasks; extensions kept.
     let v = to_value_for(&full, V::V2026_07_28);
     assert_eq!(v["roots"], json!({}));
@@ -235,14 +254,17 @@ fn client_capabilities_every_revision() {
         v["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"][0],
         "text/html;profile=mcp-app"
     );
-    // The strict harness itself rejects what we drop.
+    // The strict harness itself rejects what we drop (2026: `tasks`; 2025-11-25: a
+    // settings value that is not an object).
     let raw = serde_json::to_value(&full).unwrap();
     assert!(
         spec.check_in("2026-07-28", "ClientCapabilities", &raw)
             .is_err()
     );
+    let mut odd = raw.clone();
+    odd["extensions"]["com.example/x"] = json!(true);
     assert!(
-        spec.check_in("2025-11-25", "ClientCapabilities", &raw)
+        spec.check_in("2025-11-25", "ClientCapabilities", &odd)
             .is_err()
     );
 }
@@ -296,7 +318,7 @@ fn server_capabilities_every_revision() {
     for rev in common::revisions() {
         assert_eq!(to_value_for(&min, rev), json!({}));
         spec.check(rev, "ServerCapabilities", &to_value_for(&min, rev));
-        spec.check(rev, "ServerCapabilities", &to_value_for(&full, rev));
+        check_caps(spec, rev, "ServerCapabilities", &to_value_for(&full, rev));
         assert_idempotent(&full, rev);
     }
     let v = to_value_for(&full, V::V2024_11_05);

@@ -49,7 +49,7 @@ pub use chain::{hooks, log_bridge, middleware, policies, tracing_layer, transfor
 pub use common::{error, extensions, pagination, telemetry};
 pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
 pub use dispatch::caching;
-pub use features::{handle, skills, subscriptions, tasks};
+pub use features::{apps, handle, skills, subscriptions, tasks};
 #[cfg(feature = "schema-validation")]
 pub use handler::schema_check;
 pub use handler::{completion, prompt_def, resource_def, tool, tool_def, tool_result};

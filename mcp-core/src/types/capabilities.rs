@@ -12,7 +12,11 @@
 //! | client `sampling.{context,tools}` | `{}` | `{}` | `{}` | ✔ | ✔ |
 //! | client `elicitation` | — | — | `{}` | `{form?,url?}` | `{form?,url?}` |
 //! | client / server `tasks` | — | — | — | ✔ | — |
-//! | client / server `extensions` | — | — | — | — | ✔ |
+//! | client / server `extensions` | open¹ | open¹ | open¹ | open¹ | ✔ |
+//!
+//! ¹ A legacy capabilities object is open ("not a closed set"): hosts on those revisions
+//! negotiate extensions such as MCP Apps under `extensions` too, so it is kept there, less
+//! the extensions that add 2026-only methods ([`MODERN_ONLY_EXTENSIONS`]).
 //! | server `completions` | — | ✔ | ✔ | ✔ | ✔ |
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +30,65 @@ pub type ExperimentalCapabilities = serde_json::Map<String, serde_json::Value>;
 /// Map of extension identifier (e.g. `io.modelcontextprotocol/tasks`) to its settings object
 /// (2026-07-28+).
 pub type ExtensionCapabilities = serde_json::Map<String, serde_json::Value>;
+
+/// Extensions that add methods only the 2026-07-28 revision has (tasks, skills): dropped
+/// from capabilities on legacy revisions.
+pub const MODERN_ONLY_EXTENSIONS: [&str; 2] = [super::TASKS_EXTENSION, super::SKILLS_EXTENSION];
+
+/// Drops, on legacy revisions, the extensions that exist only on 2026.
+fn adapt_extensions(ext: &mut Option<ExtensionCapabilities>, rev: ProtocolVersion) {
+    if rev >= ProtocolVersion::V2026_07_28 {
+        return;
+    }
+    if let Some(m) = ext {
+        m.retain(|k, _| !MODERN_ONLY_EXTENSIONS.contains(&k.as_str()));
+        if m.is_empty() {
+            *ext = None;
+        }
+    }
+}
+
+/// `Ok` for an extension identifier: `prefix/name`, the prefix dot-separated labels (each
+/// starting with a letter and ending with a letter or digit, hyphens inside), the name
+/// letters, digits, `-`, `_`, `.`, starting and ending with a letter or digit — the `_meta`
+/// key rules with the mandatory prefix (SEP-2133).
+pub fn check_extension_id(id: &str) -> Result<(), String> {
+    let bad = |why: &str| Err(format!("`{id}` is not an extension identifier: {why}"));
+    let Some((prefix, name)) = id.split_once('/') else {
+        return bad("it needs a `vendor.prefix/` (e.g. `com.example/my-extension`)");
+    };
+    let label = |l: &str| {
+        let b = l.as_bytes();
+        !b.is_empty()
+            && b[0].is_ascii_alphabetic()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+    };
+    if !prefix.split('.').all(label) {
+        return bad("the prefix must be dot-separated labels of letters, digits and hyphens");
+    }
+    let b = name.as_bytes();
+    let ok_name = !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'));
+    if !ok_name {
+        return bad(
+            "the name must be letters, digits, `-`, `_`, `.`, starting and ending with a letter or digit",
+        );
+    }
+    Ok(())
+}
+
+/// The settings declared for extension `name`, decoded as `T`: `None` when it is not
+/// declared or its settings do not decode.
+fn settings_as<T: serde::de::DeserializeOwned>(
+    ext: &Option<ExtensionCapabilities>,
+    name: &str,
+) -> Option<T> {
+    T::deserialize(ext.as_ref()?.get(name)?).ok()
+}
 
 /// Drops `roots.listChanged` and friends that a revision does not define.
 fn drop_from_2026<T>(field: &mut Option<T>, rev: ProtocolVersion) {
@@ -197,7 +260,7 @@ impl Adapt for ClientCapabilities {
             self.elicitation = e.supports_form().then(ElicitationCapability::default);
         }
         only_in(&mut self.tasks, rev, ProtocolVersion::V2025_11_25);
-        since(&mut self.extensions, rev, ProtocolVersion::V2026_07_28);
+        adapt_extensions(&mut self.extensions, rev);
     }
 }
 
@@ -257,6 +320,23 @@ impl ClientCapabilities {
     /// The settings the client declared for extension `name`.
     pub fn extension(&self, name: &str) -> Option<&serde_json::Value> {
         self.extensions.as_ref().and_then(|m| m.get(name))
+    }
+
+    /// The settings the client declared for extension `name`, decoded as `T` (`None`
+    /// when not declared or not of that shape).
+    pub fn extension_as<T: serde::de::DeserializeOwned>(&self, name: &str) -> Option<T> {
+        settings_as(&self.extensions, name)
+    }
+
+    /// The client's MCP Apps settings, when it declared the extension.
+    pub fn ui(&self) -> Option<super::UiClientSettings> {
+        self.extension_as(super::UI_EXTENSION)
+    }
+
+    /// Whether the client renders MCP Apps: it declared `io.modelcontextprotocol/ui` with
+    /// `text/html;profile=mcp-app` among its `mimeTypes`.
+    pub fn supports_apps(&self) -> bool {
+        self.ui().is_some_and(|u| u.renders_apps())
     }
 
     /// Declares extension `name` with `settings` (builder style).
@@ -369,7 +449,7 @@ impl Adapt for ServerCapabilities {
     fn adapt(&mut self, rev: ProtocolVersion) {
         since(&mut self.completions, rev, ProtocolVersion::V2025_03_26);
         only_in(&mut self.tasks, rev, ProtocolVersion::V2025_11_25);
-        since(&mut self.extensions, rev, ProtocolVersion::V2026_07_28);
+        adapt_extensions(&mut self.extensions, rev);
     }
 }
 
@@ -448,6 +528,11 @@ impl ServerCapabilities {
     /// The settings the server declared for extension `name`.
     pub fn extension(&self, name: &str) -> Option<&serde_json::Value> {
         self.extensions.as_ref().and_then(|m| m.get(name))
+    }
+
+    /// The settings the server declared for extension `name`, decoded as `T`.
+    pub fn extension_as<T: serde::de::DeserializeOwned>(&self, name: &str) -> Option<T> {
+        settings_as(&self.extensions, name)
     }
 
     /// Declares extension `name` with `settings` (builder style).

@@ -314,6 +314,8 @@ pub mod tasks;
 pub use tasks::*;
 pub mod ext_tasks;
 pub use ext_tasks::*;
+pub mod ext_apps;
+pub use ext_apps::*;
 pub mod logging;
 pub use logging::*;
 pub mod methods;

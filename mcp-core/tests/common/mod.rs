@@ -158,6 +158,7 @@ impl Spec {
             doc[defs_key].get(def).is_some(),
             "{folder} schema has no definition {def}"
         );
+        open_legacy_extensions(&mut doc, defs_key);
         let composed = composed_defs(&doc, defs_key);
         if let Some(Value::Object(all)) = doc.get_mut(defs_key) {
             for (name, schema) in all.iter_mut() {
@@ -178,6 +179,24 @@ impl Spec {
             .with_draft(draft)
             .build(&doc)
             .unwrap_or_else(|e| panic!("compiling {folder}#{def}: {e}"))
+    }
+}
+
+/// A legacy capabilities object is open in the official schema, and hosts on those
+/// revisions negotiate extensions (MCP Apps) under `extensions` there (SEP-2133): the strict
+/// harness allows that one key, an object of settings objects, on the revisions that do not
+/// define it.
+fn open_legacy_extensions(doc: &mut Value, defs_key: &str) {
+    for def in ["ClientCapabilities", "ServerCapabilities"] {
+        let props = doc
+            .get_mut(defs_key)
+            .and_then(|d| d.get_mut(def))
+            .and_then(|d| d.get_mut("properties"));
+        if let Some(Value::Object(props)) = props {
+            props.entry("extensions").or_insert_with(
+                || json!({"type": "object", "additionalProperties": {"type": "object"}}),
+            );
+        }
     }
 }
 

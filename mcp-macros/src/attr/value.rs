@@ -63,6 +63,25 @@ fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// `key("string" = value, ...)`: entries keyed by string literals (`meta(...)` of a tool,
+/// `extensions(...)` of a server), the values any expression.
+pub fn key_values(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::LitStr, syn::Expr)>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let mut out = Vec::new();
+    while !content.is_empty() {
+        let key: syn::LitStr = content.parse()?;
+        content.parse::<syn::Token![=]>()?;
+        let value: syn::Expr = content.parse()?;
+        out.push((key, value));
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<syn::Token![,]>()?;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::unknown_key;

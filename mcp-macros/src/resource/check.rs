@@ -20,6 +20,88 @@ const KIND: Kind = Kind {
     output: "",
 };
 
+/// The MCP Apps checks: app keys only on a `ui://` URI; a UI resource concrete, with the app
+/// MIME type, CSP entries that are origins, known directives and permissions, a non-empty
+/// domain.
+fn app(m: &Resource, vars: Option<&[String]>, errors: &mut Errors) {
+    use mcp_core::types::{APP_MIME_TYPE, check_origin, check_ui_uri};
+    let (uri, uri_span) = m.uri();
+    if !m.is_ui() {
+        if let Some(span) = m.app.span {
+            errors.at(
+                span,
+                format!(
+                    "`csp`, `permissions`, `domain` and `prefers_border` are for MCP App views: \
+                     the URI must be `ui://...`, not `{uri}`"
+                ),
+            );
+        }
+        return;
+    }
+    if let Err(e) = check_ui_uri(&uri) {
+        errors.at(uri_span, e);
+    }
+    if vars.is_some_and(|v| !v.is_empty()) {
+        errors.at(
+            uri_span,
+            "a UI resource is one document at a concrete `ui://` URI, not a template",
+        );
+    }
+    if let Some(mime) = &m.mime_type
+        && mime.value() != APP_MIME_TYPE
+    {
+        errors.spanned(
+            mime,
+            format!(
+                "a `ui://` resource is served as `{APP_MIME_TYPE}` (the default), not `{}`",
+                mime.value()
+            ),
+        );
+    }
+    let known = |keys: &[(&str, &str)]| {
+        keys.iter()
+            .map(|(k, _)| *k)
+            .collect::<Vec<_>>()
+            .join("`, `")
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for (k, list) in &m.app.csp {
+        if !super::CSP_KEYS.iter().any(|(n, _)| k == n) {
+            errors.spanned(k, format!("`csp(...)` takes `{}`", known(&super::CSP_KEYS)));
+        }
+        if seen.contains(&k.to_string()) {
+            errors.spanned(k, format!("`{k}` is given twice"));
+        }
+        seen.push(k.to_string());
+        for origin in list {
+            if let Err(e) = check_origin(&origin.value()) {
+                errors.spanned(origin, e);
+            }
+        }
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for p in &m.app.permissions {
+        if !super::PERMISSION_KEYS.iter().any(|(n, _)| p == n) {
+            errors.spanned(
+                p,
+                format!(
+                    "`permissions(...)` takes `{}`",
+                    known(&super::PERMISSION_KEYS)
+                ),
+            );
+        }
+        if seen.contains(&p.to_string()) {
+            errors.spanned(p, format!("`{p}` is given twice"));
+        }
+        seen.push(p.to_string());
+    }
+    if let Some(d) = &m.app.domain
+        && d.value().trim().is_empty()
+    {
+        errors.spanned(d, "`domain` cannot be empty");
+    }
+}
+
 /// Reports every problem of a parsed resource.
 pub fn check(m: &Resource, errors: &mut Errors) {
     check::handler(&m.func, &KIND, errors);
@@ -42,6 +124,7 @@ pub fn check(m: &Resource, errors: &mut Errors) {
         errors.at(uri_span, "the resource URI cannot be empty");
     }
     params(m, vars.as_deref(), errors);
+    app(m, vars.as_deref(), errors);
     let (name, span) = m.name();
     if name.is_empty() {
         errors.at(span, "a resource name cannot be empty");

@@ -41,17 +41,7 @@ pub fn codegen(
     let (name, _) = model.name();
     let (uri, _) = model.uri();
     let template = !vars.is_empty();
-    let mut config = Vec::new();
-    if let Some(t) = &model.title {
-        config.push(quote!(__r.title = ::core::option::Option::Some(#t.into());));
-    }
-    let description = model.description.as_ref().map(syn::LitStr::value);
-    if let Some(d) = description.or_else(|| model.func.docs.clone()) {
-        config.push(quote!(__r.description = ::core::option::Option::Some(#d.into());));
-    }
-    if let Some(m) = &model.mime_type {
-        config.push(quote!(__r.mime_type = ::core::option::Option::Some(#m.into());));
-    }
+    let (config, mime_text) = config(model, &p);
     let entry = |ty: TokenStream| {
         quote! {
             static ENTRY: #p::OnceLock<#p::#ty> = #p::OnceLock::new();
@@ -68,7 +58,7 @@ pub fn codegen(
     } else {
         (entry(quote!(Resource)), none)
     };
-    let mime = match &model.mime_type {
+    let mime = match &mime_text {
         Some(m) => quote!(::core::option::Option::Some(#m)),
         None => quote!(::core::option::Option::None),
     };
@@ -116,6 +106,37 @@ pub fn codegen(
             }
         };
     }
+}
+
+/// The statements that fill in the listing entry (`__r`), and the MIME type (the app one by
+/// default for a `ui://` view).
+fn config(model: &Resource, p: &TokenStream) -> (Vec<TokenStream>, Option<String>) {
+    let mut config = Vec::new();
+    if let Some(t) = &model.title {
+        config.push(quote!(__r.title = ::core::option::Option::Some(#t.into());));
+    }
+    let description = model.description.as_ref().map(syn::LitStr::value);
+    if let Some(d) = description.or_else(|| model.func.docs.clone()) {
+        config.push(quote!(__r.description = ::core::option::Option::Some(#d.into());));
+    }
+    let app_mime = model.is_ui().then_some(mcp_core::types::APP_MIME_TYPE);
+    let mime_text = model
+        .mime_type
+        .as_ref()
+        .map(syn::LitStr::value)
+        .or(app_mime.map(str::to_owned));
+    if let Some(m) = &mime_text {
+        config.push(quote!(__r.mime_type = ::core::option::Option::Some(#m.into());));
+    }
+    if let Some(json) = model.is_ui().then(|| model.ui_json()).flatten() {
+        config.push(quote! {
+            __r.meta.get_or_insert_with(#p::Meta::new).insert(
+                ::std::string::String::from("ui"),
+                #p::serde_json::from_str(#json).expect("checked at compile time"),
+            );
+        });
+    }
+    (config, mime_text)
 }
 
 /// A stand-in `ResourceDef` for a resource with errors.

@@ -24,9 +24,77 @@ pub struct Resource {
     pub title: Option<syn::LitStr>,
     pub description: Option<syn::LitStr>,
     pub mime_type: Option<syn::LitStr>,
+    /// The MCP Apps keys of a `ui://` resource.
+    pub app: AppOptions,
 }
 
+/// `csp(...)`, `permissions(...)`, `domain`, `prefers_border`: a UI resource's `_meta.ui`.
+#[derive(Default)]
+pub struct AppOptions {
+    /// Where the first of these keys is.
+    pub span: Option<Span>,
+    /// `csp(connect_domains("https://..."), ...)`: each directive and its origins.
+    pub csp: Vec<(syn::Ident, Vec<syn::LitStr>)>,
+    /// `permissions(camera, clipboard_write, ...)`.
+    pub permissions: Vec<syn::Ident>,
+    pub domain: Option<syn::LitStr>,
+    pub prefers_border: Option<bool>,
+}
+
+/// The `csp(...)` directives: the key and the wire name.
+pub const CSP_KEYS: [(&str, &str); 4] = [
+    ("connect_domains", "connectDomains"),
+    ("resource_domains", "resourceDomains"),
+    ("frame_domains", "frameDomains"),
+    ("base_uri_domains", "baseUriDomains"),
+];
+
+/// The `permissions(...)` names: the key and the wire name.
+pub const PERMISSION_KEYS: [(&str, &str); 4] = [
+    ("camera", "camera"),
+    ("microphone", "microphone"),
+    ("geolocation", "geolocation"),
+    ("clipboard_write", "clipboardWrite"),
+];
+
 impl Resource {
+    /// Whether this is an MCP App view (a `ui://` URI).
+    pub fn is_ui(&self) -> bool {
+        self.uri().0.starts_with(mcp_core::types::UI_SCHEME)
+    }
+
+    /// The `_meta.ui` of the list entry as JSON text, when any app key is set.
+    pub fn ui_json(&self) -> Option<String> {
+        let a = &self.app;
+        a.span?;
+        let wire = |keys: &[(&str, &'static str)], k: &syn::Ident| {
+            keys.iter().find(|(n, _)| k == n).map(|(_, w)| *w)
+        };
+        let mut ui = serde_json::Map::new();
+        if !a.csp.is_empty() {
+            let mut csp = serde_json::Map::new();
+            for (k, list) in &a.csp {
+                let origins = list.iter().map(syn::LitStr::value).collect::<Vec<_>>();
+                csp.insert(wire(&CSP_KEYS, k)?.into(), origins.into());
+            }
+            ui.insert("csp".into(), csp.into());
+        }
+        if !a.permissions.is_empty() {
+            let mut p = serde_json::Map::new();
+            for k in &a.permissions {
+                p.insert(wire(&PERMISSION_KEYS, k)?.into(), serde_json::json!({}));
+            }
+            ui.insert("permissions".into(), p.into());
+        }
+        if let Some(d) = &a.domain {
+            ui.insert("domain".into(), d.value().into());
+        }
+        if let Some(b) = a.prefers_border {
+            ui.insert("prefersBorder".into(), b.into());
+        }
+        Some(serde_json::Value::Object(ui).to_string())
+    }
+
     /// The resource's name and where to report it.
     pub fn name(&self) -> (String, Span) {
         self.func.name(self.name.as_ref())

@@ -3,8 +3,10 @@
 
 use proc_macro2::{TokenStream, TokenTree};
 
-use super::Resource;
-use crate::attr::{self, Keys, Spec, lit_str};
+use syn::punctuated::Punctuated;
+
+use super::{AppOptions, Resource};
+use crate::attr::{self, Keys, Spec, flag, lit_str};
 use crate::errors::Errors;
 use crate::model::HandlerFn;
 use crate::model::inject::Site;
@@ -12,7 +14,17 @@ use crate::model::root::Root;
 
 const RESOURCE: Spec = Spec {
     what: "`#[resource]`",
-    known: &["uri", "name", "title", "description", "mime_type"],
+    known: &[
+        "uri",
+        "name",
+        "title",
+        "description",
+        "mime_type",
+        "csp",
+        "permissions",
+        "domain",
+        "prefers_border",
+    ],
     takes_crate: true,
 };
 
@@ -42,9 +54,28 @@ pub fn parse(
         }
     }
     let (mut name, mut title, mut description, mut mime_type) = (None, None, None, None);
+    let mut app = AppOptions::default();
     let rest = tokens.into_iter().collect();
     attr::parse(rest, &RESOURCE, &mut keys, errors, |key, meta, _| {
+        if matches!(key, "csp" | "permissions" | "domain" | "prefers_border") {
+            app.span
+                .get_or_insert_with(|| syn::spanned::Spanned::span(&meta.path));
+        }
         match key {
+            "csp" => meta.parse_nested_meta(|inner| {
+                let content;
+                syn::parenthesized!(content in inner.input);
+                let list = Punctuated::<syn::LitStr, syn::Token![,]>::parse_terminated(&content)?;
+                let ident = inner.path.require_ident()?.clone();
+                app.csp.push((ident, list.into_iter().collect()));
+                Ok(())
+            })?,
+            "permissions" => meta.parse_nested_meta(|inner| {
+                app.permissions.push(inner.path.require_ident()?.clone());
+                Ok(())
+            })?,
+            "domain" => app.domain = Some(lit_str(meta)?),
+            "prefers_border" => app.prefers_border = Some(flag(meta)?),
             "uri" => uri = Some(lit_str(meta)?),
             "name" => name = Some(lit_str(meta)?),
             "title" => title = Some(lit_str(meta)?),
@@ -64,5 +95,6 @@ pub fn parse(
         title,
         description,
         mime_type,
+        app,
     }
 }

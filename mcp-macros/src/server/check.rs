@@ -1,5 +1,5 @@
 //! Every problem of a parsed [`Server`]: a non-empty name, nothing listed twice, at most 12
-//! middleware, a concrete inherent type, and something to offer.
+//! middleware, well-formed extension ids, a concrete inherent type, and something to offer.
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -42,6 +42,21 @@ pub fn check(s: &Server, nothing: (Span, &str), errors: &mut Errors) {
             }
             seen.push(s);
         }
+    }
+    let mut ids: Vec<String> = Vec::new();
+    for (id, _) in &o.extensions {
+        let v = id.value();
+        if let Err(e) = mcp_core::types::check_extension_id(&v) {
+            errors.spanned(id, e);
+        } else if mcp_core::types::MODERN_ONLY_EXTENSIONS.contains(&v.as_str()) {
+            errors.spanned(
+                id,
+                format!("`{v}` is declared by the framework when the feature is on"),
+            );
+        } else if ids.contains(&v) {
+            errors.spanned(id, format!("the extension `{v}` is declared twice"));
+        }
+        ids.push(v);
     }
     if o.middleware.len() > 12 {
         errors.spanned(

@@ -179,6 +179,14 @@ fn declare(s: &Server) -> TokenStream {
         }
     });
     let settings = super::settings::calls(&p, &s.opts.settings);
+    let extensions = s.opts.extensions.iter().map(|(id, settings)| {
+        quote! {
+            server.extension(
+                #id,
+                #p::serde_json::to_value(&#settings).unwrap_or(#p::serde_json::Value::Null),
+            );
+        }
+    });
     quote! {
         fn declare(&self, server: &mut dyn #p::Declarations) {
             #[allow(unused_imports)]
@@ -186,6 +194,7 @@ fn declare(s: &Server) -> TokenStream {
             #instructions
             #(#mw)*
             #settings
+            #(#extensions)*
         }
     }
 }

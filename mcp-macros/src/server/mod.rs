@@ -36,6 +36,9 @@ pub struct Options {
     /// The builder settings named by keys (`title`, `page_size`, `subscriptions`, ...),
     /// checked, as calls on `Declarations`.
     pub settings: Vec<settings::Setting>,
+    /// `extensions("vendor.prefix/name" = settings, ...)`: protocol extensions declared
+    /// through `ServerBuilder::extension`.
+    pub extensions: Vec<(syn::LitStr, syn::Expr)>,
 }
 
 impl Options {

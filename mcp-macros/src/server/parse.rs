@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 
 use super::Options;
-use crate::attr::{self, Keys, Spec, lit_str, skip_value};
+use crate::attr::{self, Keys, Spec, key_values, lit_str, skip_value};
 use crate::check::{RESERVED, reserved_message};
 use crate::errors::Errors;
 use crate::model::root::Root;
@@ -28,6 +28,7 @@ const SERVER: Spec = Spec {
         "tracing",
         "versions",
         "cache",
+        "extensions",
     ],
     takes_crate: true,
 };
@@ -46,6 +47,7 @@ pub fn parse(args: TokenStream, errors: &mut Errors) -> (Options, Root) {
             "resources" => m.resources = paths(key, meta, errors)?,
             "completions" => m.completions = paths(key, meta, errors)?,
             "middleware" => m.middleware = paths(key, meta, errors)?,
+            "extensions" => m.extensions = key_values(meta)?,
             k if RESERVED.contains(&k) || k == "on_initialize" => {
                 errors.spanned(&meta.path, reserved_message(k.trim_start_matches("on_")));
                 skip_value(meta)?;

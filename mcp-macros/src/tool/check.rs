@@ -78,6 +78,7 @@ fn options(t: &Tool, errors: &mut Errors) {
             ),
         );
     }
+    ui(o, errors);
     for path in &o.unsupported {
         errors.spanned(
             path,
@@ -85,6 +86,53 @@ fn options(t: &Tool, errors: &mut Errors) {
                 "`{}` is not supported by `#[tool]` yet",
                 path.to_token_stream()
             ),
+        );
+    }
+}
+
+/// `ui = "ui://..."` and `visibility(...)`: a `ui://` URI, a visibility of `"model"` and/or
+/// `"app"` without repeats and only beside `ui`, and no hand-written `_meta` `ui` key.
+fn ui(o: &super::Options, errors: &mut Errors) {
+    use mcp_core::types::{UiVisibility, check_ui_uri, check_visibility};
+    if let Some(uri) = &o.ui
+        && let Err(e) = check_ui_uri(&uri.value())
+    {
+        errors.spanned(uri, e);
+    }
+    if let Some((key, list)) = &o.visibility {
+        if o.ui.is_none() {
+            errors.at(*key, "`visibility(...)` needs `ui = \"ui://...\"`: it is the visibility of the tool's MCP App");
+        }
+        let mut seen = Vec::new();
+        for v in list {
+            match UiVisibility::parse(&v.value()) {
+                Some(x) => {
+                    if seen.contains(&x) {
+                        errors.spanned(v, format!("`visibility` names `{}` twice", x.as_str()));
+                    }
+                    seen.push(x);
+                }
+                None => errors.spanned(
+                    v,
+                    format!(
+                        "`visibility` holds \"model\" and/or \"app\", not {:?}",
+                        v.value()
+                    ),
+                ),
+            }
+        }
+        if list.is_empty()
+            && let Err(e) = check_visibility(&[])
+        {
+            errors.at(*key, e);
+        }
+    }
+    if o.ui.is_some()
+        && let Some((k, _)) = o.meta.iter().find(|(k, _)| k.value() == "ui")
+    {
+        errors.spanned(
+            k,
+            "`_meta.ui` is set by `ui = \"...\"` (and `visibility(...)`); do not give it in `meta(...)` too",
         );
     }
 }

@@ -214,6 +214,15 @@ fn config(model: &Tool, p: &TokenStream) -> Vec<TokenStream> {
             __t.meta = ::core::option::Option::Some(__m);
         });
     }
+    if let Some(uri) = &o.ui {
+        let json = ui_json(uri, o.visibility.as_ref().map(|(_, l)| l.as_slice()));
+        config.push(quote! {
+            __t.meta.get_or_insert_with(#p::Meta::new).insert(
+                ::std::string::String::from("ui"),
+                #p::serde_json::from_str(#json).expect("checked at compile time"),
+            );
+        });
+    }
     if let Some(task) = &o.task {
         let v = rules::task_variant(&task.value()).unwrap_or("Forbidden");
         let v = syn::Ident::new(v, task.span());
@@ -224,6 +233,19 @@ fn config(model: &Tool, p: &TokenStream) -> Vec<TokenStream> {
         });
     }
     config
+}
+
+/// The tool's `_meta.ui` as JSON text (the default visibility is `["model", "app"]`).
+fn ui_json(uri: &syn::LitStr, visibility: Option<&[syn::LitStr]>) -> String {
+    use mcp_core::types::{UiToolMeta, UiVisibility};
+    let mut ui = UiToolMeta::new(uri.value());
+    if let Some(list) = visibility {
+        ui.visibility = list
+            .iter()
+            .filter_map(|v| UiVisibility::parse(&v.value()))
+            .collect();
+    }
+    serde_json::to_string(&ui).expect("plain data")
 }
 
 /// A stand-in `ToolDef` for a tool with errors.

@@ -36,6 +36,10 @@ pub struct Options {
     pub meta: Vec<(syn::LitStr, syn::Expr)>,
     /// `task = "optional" | "required" | "forbidden"`: `execution.taskSupport`.
     pub task: Option<syn::LitStr>,
+    /// `ui = "ui://..."`: the MCP Apps view (`_meta.ui.resourceUri`).
+    pub ui: Option<syn::LitStr>,
+    /// `visibility("model", "app")`: `_meta.ui.visibility` (the key, for an empty list).
+    pub visibility: Option<(Span, Vec<syn::LitStr>)>,
     /// Keys that are recognised but not supported yet (`output_schema`).
     pub unsupported: Vec<syn::Path>,
 }

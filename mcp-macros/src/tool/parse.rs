@@ -6,7 +6,7 @@ use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 
 use super::{ArgOptions, Icons, Options, Tool};
-use crate::attr::{self, Keys, Spec, flag, lit_str, skip_value};
+use crate::attr::{self, Keys, Spec, flag, key_values, lit_str, skip_value};
 use crate::errors::Errors;
 use crate::model::inject::Site;
 use crate::model::root::Root;
@@ -25,6 +25,8 @@ const TOOL: Spec = Spec {
         "icons",
         "meta",
         "task",
+        "ui",
+        "visibility",
     ],
     takes_crate: true,
 };
@@ -55,8 +57,10 @@ pub fn parse(
             "idempotent" => o.hints[2] = Some(flag(meta)?),
             "open_world" => o.hints[3] = Some(flag(meta)?),
             "icons" => o.icons = Some(icons(meta)?),
-            "meta" => o.meta = meta_entries(meta)?,
+            "meta" => o.meta = key_values(meta)?,
             "task" => o.task = Some(lit_str(meta)?),
+            "ui" => o.ui = Some(lit_str(meta)?),
+            "visibility" => o.visibility = Some(str_list(meta)?),
             "output_schema" => {
                 o.unsupported.push(meta.path.clone());
                 skip_value(meta)?;
@@ -99,6 +103,15 @@ fn arg_options(p: &Param, errors: &mut Errors) -> ArgOptions {
     a
 }
 
+/// `key("a", "b")`: string literals (and the key, for an empty list).
+fn str_list(meta: &ParseNestedMeta<'_>) -> syn::Result<(proc_macro2::Span, Vec<syn::LitStr>)> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let list = Punctuated::<syn::LitStr, syn::Token![,]>::parse_terminated(&content)?;
+    let key = syn::spanned::Spanned::span(&meta.path);
+    Ok((key, list.into_iter().collect()))
+}
+
 /// `icons("https://...", "data:...")` or `icons = expr` (an `impl IntoIterator<Item = Icon>`).
 fn icons(meta: &ParseNestedMeta<'_>) -> syn::Result<Icons> {
     if meta.input.peek(syn::Token![=]) {
@@ -109,22 +122,4 @@ fn icons(meta: &ParseNestedMeta<'_>) -> syn::Result<Icons> {
     let list = Punctuated::<syn::LitStr, syn::Token![,]>::parse_terminated(&content)?;
     let key = syn::spanned::Spanned::span(&meta.path);
     Ok(Icons::Sources(key, list.into_iter().collect()))
-}
-
-/// `meta("com.example/key" = value, ...)`: `_meta` entries, values any `Serialize` expression.
-fn meta_entries(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::LitStr, syn::Expr)>> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let mut out = Vec::new();
-    while !content.is_empty() {
-        let key: syn::LitStr = content.parse()?;
-        content.parse::<syn::Token![=]>()?;
-        let value: syn::Expr = content.parse()?;
-        out.push((key, value));
-        if content.is_empty() {
-            break;
-        }
-        content.parse::<syn::Token![,]>()?;
-    }
-    Ok(out)
 }

@@ -78,6 +78,20 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares the protocol extension `id` with `settings` (a JSON object, `{}` for none)
+    /// in the capabilities sent to the server — `initialize` on a legacy connection,
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"]` on 2026-07-28 — e.g.
+    /// `.extension("io.modelcontextprotocol/ui", json!({"mimeTypes": ["text/html;profile=mcp-app"]}))`.
+    /// Settings that are not an object are declared as `{}`.
+    pub fn extension(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
+        let settings = match settings {
+            serde_json::Value::Object(m) => m,
+            _ => Default::default(),
+        };
+        self.capabilities = self.capabilities.with_extension(id, settings);
+        self
+    }
+
     /// The handler of the server's requests and notifications.
     pub fn handler(mut self, handler: impl ClientHandler) -> Self {
         self.handler = Arc::new(handler);

@@ -211,6 +211,28 @@ impl Context {
         &self.client().capabilities
     }
 
+    /// The settings the client declared for the protocol extension `id` (SEP-2133), raw:
+    /// from `initialize` capabilities on a legacy connection, from
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"]` on a 2026-07-28 request.
+    /// (Not to be confused with [`extensions`](Self::extensions), the typed per-request
+    /// values.)
+    pub fn client_extension(&self, id: &str) -> Option<&serde_json::Value> {
+        self.client_capabilities().extension(id)
+    }
+
+    /// [`client_extension`](Self::client_extension) decoded as `T` (`None` when not
+    /// declared, or not of that shape).
+    pub fn client_extension_as<T: serde::de::DeserializeOwned>(&self, id: &str) -> Option<T> {
+        self.client_capabilities().extension_as(id)
+    }
+
+    /// Whether the client renders MCP Apps: it declared `io.modelcontextprotocol/ui` with
+    /// `text/html;profile=mcp-app` among its `mimeTypes`. A tool still returns meaningful
+    /// `content` when it does not.
+    pub fn client_supports_apps(&self) -> bool {
+        self.client_capabilities().supports_apps()
+    }
+
     /// Typed per-request state.
     pub fn extensions(&self) -> &Extensions {
         &self.extensions

@@ -184,9 +184,13 @@ impl<H: ServerHandler> Dispatcher<H> {
         if let Some(ir) = rounds::finish(round, &self.identity, method, &p.uri, None)? {
             return self.shape(ir, version);
         }
-        let result = result.map_err(|e| resource_error_in(era, e))?;
+        let mut result = result.map_err(|e| resource_error_in(era, e))?;
         if result.contents.is_empty() {
             return Err(not_found());
+        }
+        if p.uri.starts_with(mcp_core::types::UI_SCHEME) {
+            let listed = handler.resources().iter().find(|r| r.uri == p.uri);
+            crate::features::apps::finish_read(&mut result, listed)?;
         }
         self.shape_cached(result, version, method, Some(&p.uri))
     }

@@ -292,15 +292,7 @@ impl<H: ServerHandler> Dispatcher<H> {
         if self.handle.subscriptions_enabled() {
             crate::features::subscriptions::advertise(&mut caps);
         }
-        if let Some(s) = &self.skills {
-            let settings = serde_json::to_value(s.settings()).expect("settings");
-            caps.extensions
-                .get_or_insert_with(Default::default)
-                .insert(mcp_core::types::SKILLS_EXTENSION.into(), settings);
-        }
-        if self.tasks.is_some() {
-            crate::features::tasks::methods::advertise(&mut caps);
-        }
+        // Declared extensions (the builder's, apps, skills, tasks) are in the identity.
         caps
     }
 

@@ -32,6 +32,9 @@ pub trait Declarations {
     fn tracing(&mut self, on: bool);
     /// `versions("2025-11-25", ...)`: the revisions served.
     fn versions(&mut self, versions: &[ProtocolVersion]);
+    /// `extensions("vendor.prefix/name" = settings, ...)`: one protocol extension offered,
+    /// with its settings (a JSON object), as `ServerBuilder::extension` declares it.
+    fn extension(&mut self, id: &str, settings: serde_json::Value);
     /// `cache(ttl_ms = N, scope = "public")`, with `method = "tools/list"` or
     /// `resource = "uri"` for one method's or one resource's results: a 2026 caching hint.
     fn cache_hint(&mut self, target: CacheTarget<'_>, ttl_ms: u64, scope: CacheScope);

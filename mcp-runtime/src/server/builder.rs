@@ -164,6 +164,23 @@ impl Server<(), Registry> {
 }
 
 impl<C: Chain> ServerBuilder<C, Registry> {
+    /// Serves an MCP App view ([`UiResource`](crate::apps::UiResource)): a `ui://`
+    /// resource with the app MIME type and `_meta.ui`, and the `io.modelcontextprotocol/ui`
+    /// extension declared. Point tools at it with
+    /// [`Tool::with_ui`](mcp_core::types::Tool::with_ui). Its problems (not `ui://`, a CSP
+    /// entry that is not an origin, HTML that is not a complete document) make
+    /// [`try_build`](Self::try_build) fail.
+    pub fn ui_resource(mut self, view: crate::features::apps::UiResource) -> Self {
+        let problems = view.problems();
+        if !problems.is_empty() {
+            self.errors.extend(problems);
+            return self;
+        }
+        let (resource, read) = view.into_parts();
+        self.handler.add_resource(resource, read);
+        self
+    }
+
     /// Registers a tool whose arguments decode into `A`. Arguments that do not decode give
     /// an `isError` result naming the field and the expected type; the handler is not run.
     pub fn tool<A, F, Fut>(mut self, tool: Tool, handler: F) -> Self
@@ -465,6 +482,25 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
+    /// Declares the extension `id` (e.g. `com.example/search-filters`) with `settings`
+    /// (any `Serialize` value that is a JSON object; `serde_json::json!({})` for none) under
+    /// `capabilities.extensions` (SEP-2133). Nothing is declared unless asked for. A
+    /// malformed identifier, settings that are not an object, an id declared twice, or an
+    /// extension the framework declares itself (tasks, skills: through their own builder
+    /// calls) make [`try_build`](Self::try_build) fail.
+    ///
+    /// On 2026-07-28 the declaration is in `server/discover`; on legacy revisions in the
+    /// `initialize` result (an open capabilities object there), except for the extensions
+    /// that add 2026-only methods.
+    pub fn extension(mut self, id: impl Into<String>, settings: impl serde::Serialize) -> Self {
+        let id = id.into();
+        if let Err(e) = declare_extension(&mut self.identity, &id, settings) {
+            self.errors.push(e);
+        }
+        self
+    }
+
+
     /// Sets how multi-round-trip `requestState` is sealed (keys, expiry, round limit,
     /// audience); see [`crate::session::request_state`].
     pub fn request_state(
@@ -610,9 +646,20 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         if self.identity.supported.is_empty() {
             return Err(BuildError(vec!["no protocol revision is supported".into()]));
         }
-        let identity = Arc::new(self.identity);
+        let mut identity = self.identity;
+        let apps = crate::features::apps::check(self.handler.tools(), self.handler.resources());
+        if !apps.is_empty() {
+            return Err(BuildError(apps));
+        }
         let explicit_notifier = self.tasks.notifier.is_some();
         let tasks = self.tasks.build(self.handler.tools());
+        declare_features(
+            &mut identity,
+            self.handler.resources(),
+            self.skills.as_deref(),
+            tasks.is_some(),
+        );
+        let identity = Arc::new(identity);
         let (handler, handle) =
             crate::features::handle::cell_and_handle(self.handler, self.bus, self.max_listens);
         if let Some(engine) = &tasks
@@ -731,6 +778,11 @@ impl crate::handler::Declarations for Applying<'_> {
     fn versions(&mut self, versions: &[mcp_core::version::ProtocolVersion]) {
         self.identity.supported = versions.iter().copied().collect();
     }
+    fn extension(&mut self, id: &str, settings: serde_json::Value) {
+        if let Err(e) = declare_extension(self.identity, id, settings) {
+            self.errors.push(e);
+        }
+    }
     fn cache_hint(
         &mut self,
         target: crate::handler::CacheTarget<'_>,
@@ -771,6 +823,73 @@ pub(crate) struct HttpInputs {
     /// Change notifications for legacy sessions the transport takes over from a session
     /// store; `None` when subscriptions are off.
     pub(crate) legacy: Option<Arc<crate::features::subscriptions::LegacyFeed>>,
+}
+
+/// What [`ServerBuilder::extension`] and a table's declared `extensions(...)` do: checks
+/// `id` (well formed, not one of the framework's own) and adds it.
+fn declare_extension(
+    identity: &mut ServerIdentity,
+    id: &str,
+    settings: impl serde::Serialize,
+) -> Result<(), String> {
+    mcp_core::types::check_extension_id(id)?;
+    if mcp_core::types::MODERN_ONLY_EXTENSIONS.contains(&id) {
+        return Err(format!(
+            "`{id}` is declared by the framework when the feature is on \
+             (`.skills(...)`, task tools or `.task_store(...)`)"
+        ));
+    }
+    insert_extension(identity, id, settings)
+}
+
+/// Adds `id` with `settings` to the declared extensions; an error when it is there already
+/// or the settings are not an object.
+fn insert_extension(
+    identity: &mut ServerIdentity,
+    id: &str,
+    settings: impl serde::Serialize,
+) -> Result<(), String> {
+    let value = serde_json::to_value(settings).map_err(|e| format!("extension `{id}`: {e}"))?;
+    if !value.is_object() {
+        return Err(format!(
+            "extension `{id}`: its settings must be a JSON object (`{{}}` for none), not {value}"
+        ));
+    }
+    let map = identity
+        .extra_capabilities
+        .extensions
+        .get_or_insert_with(Default::default);
+    if map.contains_key(id) {
+        return Err(format!("extension `{id}` is declared twice"));
+    }
+    map.insert(id.to_owned(), value);
+    Ok(())
+}
+
+/// The extensions the framework's own features declare, through the same map as
+/// [`ServerBuilder::extension`]: MCP Apps when a `ui://` resource is served (unless declared
+/// by hand), skills with their settings, tasks with the 2025-11-25 `tasks` capability.
+fn declare_features(
+    identity: &mut ServerIdentity,
+    resources: &[mcp_core::types::Resource],
+    skills: Option<&crate::features::skills::SkillSet>,
+    tasks: bool,
+) {
+    let ui = crate::features::apps::EXTENSION;
+    let declared = |i: &ServerIdentity| i.extra_capabilities.has_extension(ui);
+    if !declared(identity)
+        && resources
+            .iter()
+            .any(|r| r.uri.starts_with(mcp_core::types::UI_SCHEME))
+    {
+        let _ = insert_extension(identity, ui, crate::features::apps::server_settings());
+    }
+    if let Some(s) = skills {
+        let _ = insert_extension(identity, mcp_core::types::SKILLS_EXTENSION, s.settings());
+    }
+    if tasks {
+        crate::features::tasks::methods::advertise(&mut identity.extra_capabilities);
+    }
 }
 
 impl TaskSetup {
