@@ -94,10 +94,10 @@ impl Weather {
         "north,south".into()
     }
 
-    /// The app's view (MCP Apps).
+    /// The app's view (MCP Apps): a complete document, as a `ui://` resource must be.
     #[resource("ui://dashboard")]
     async fn dashboard(&self) -> String {
-        "<html/>".into()
+        "<!DOCTYPE html><html><body>weather</body></html>".into()
     }
 
     #[resource("data://station/{id}")]
@@ -258,9 +258,16 @@ async fn the_mounted_child_is_served(c: &Client) {
         ("data://wx/stations".into(), "north,south".into())
     );
     assert_eq!(
-        read_text(c, "ui://wx/dashboard").await.0,
-        "ui://wx/dashboard"
+        read_text(c, "ui://wx/dashboard").await,
+        (
+            "ui://wx/dashboard".into(),
+            "<!DOCTYPE html><html><body>weather</body></html>".into()
+        )
     );
+    // Mounted, a view is still an app's: served with the app MIME type.
+    let view = c.read_resource("ui://wx/dashboard").await.unwrap();
+    let view = serde_json::to_value(&view.contents[0]).unwrap();
+    assert_eq!(view["mimeType"], "text/html;profile=mcp-app", "{view}");
 
     let templates: Vec<String> = c
         .list_resource_templates(None)

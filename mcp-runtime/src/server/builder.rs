@@ -500,7 +500,6 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
-
     /// Sets how multi-round-trip `requestState` is sealed (keys, expiry, round limit,
     /// audience); see [`crate::session::request_state`].
     pub fn request_state(
