@@ -3,7 +3,7 @@
 //!
 //! A name (tool, prompt) or URI (resource, template) belongs to one side only: an edit that
 //! would add to the registry what the base already offers is refused
-//! ([`Overlay::conflict`]), so a lookup never has to choose. The base answers first (a
+//! (`Overlay::conflict`), so a lookup never has to choose. The base answers first (a
 //! `match` on the name for a macro table), then the registry. The listings are the base's in
 //! its order, then the registry's; merged once per edit, never per request.
 
