@@ -8,7 +8,7 @@
 //! cargo run --example apps --features http -- --http 127.0.0.1:8080   # http://…/mcp
 //! ```
 //!
-//! `tests/apps.rs` drives it in process; `interop/apps/` with the MCP Inspector CLI and the
+//! `tests/tests/apps.rs` drives it in process; `interop/apps/` with the MCP Inspector CLI and the
 //! official TypeScript client with `@modelcontextprotocol/ext-apps`.
 
 use std::net::SocketAddr;

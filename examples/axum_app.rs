@@ -10,7 +10,7 @@
 //! (with `mcp::Client`: `Client::builder().bearer_token("s3cret").connect_http(url)`). A
 //! request without the token gets `401` with `WWW-Authenticate: Bearer realm="mcp"`: with no
 //! authorization server named, clients ask their user for a token instead of starting OAuth.
-//! `tests/examples.rs` runs it on loopback.
+//! `tests/tests/examples.rs` runs it on loopback.
 
 use std::net::SocketAddr;
 

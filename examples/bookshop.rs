@@ -1,8 +1,8 @@
-//! The Bookshop server: `--stdio` serves MCP over stdio; no arguments runs an in-memory demo.
+//! The Bookshop server: `--stdio` serves MCP over stdio; no arguments runs an in-memory demo
+//! in which `mcp::Client` connects, lists the tools and calls one.
 
 use mcp::prelude::*;
-use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use serde_json::json;
 
 /// Search the catalogue by title or author.
 #[mcp::tool]
@@ -29,27 +29,29 @@ async fn log_timing(ctx: Context, next: Next<'_>) -> HandlerResult {
 )]
 struct Bookshop;
 
-async fn demo() -> std::io::Result<()> {
-    let (r, mut w) = tokio::io::split(Bookshop.into_server().serve_in_memory());
-    w.write_all(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bookshop-demo","version":"1.0.0"}}}
-{"jsonrpc":"2.0","id":1,"method":"tools/list"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_books","arguments":{"query":"dune"}}}
-"#).await?;
-    let (mut lines, mut out) = (BufReader::new(r).lines(), vec![Value::Null; 3]);
-    for _ in 0..3 {
-        let mut v: Value = serde_json::from_str(&lines.next_line().await?.unwrap_or_default())?;
-        out[v["id"].as_u64().unwrap_or(0) as usize % 3] = v["result"].take();
+/// The demo: a client talks to the Bookshop over an in-memory pipe, as any MCP client would.
+async fn demo() -> Result<(), mcp::runtime::client::ClientError> {
+    let client = mcp::Client::connect(Bookshop.into_server().serve_in_memory()).await?;
+    let info = client.server_info().unwrap_or_default();
+    let protocol = client.protocol_version();
+    println!(
+        "connected to {} {} (protocol {protocol})",
+        info.name, info.version
+    );
+    for tool in client.list_all_tools().await? {
+        let description = tool.description.as_deref().unwrap_or("");
+        println!("tool: {} - {description}", tool.name);
     }
-    let t = |v: &Value| v.as_str().unwrap_or("").to_owned();
-    let (info, protocol) = (&out[0]["serverInfo"], t(&out[0]["protocolVersion"]));
-    let (name, version) = (t(&info["name"]), t(&info["version"]));
-    println!("connected to {name} {version} (protocol {protocol})");
-    for tool in out[1]["tools"].as_array().into_iter().flatten() {
-        println!("tool: {} - {}", t(&tool["name"]), t(&tool["description"]));
-    }
-    let text = t(&out[2]["content"][0]["text"]);
+    let result = client
+        .call_tool("search_books", json!({"query": "dune"}))
+        .await?;
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .unwrap_or("");
     println!("search_books(\"dune\") -> {text}");
-    Ok(())
+    client.close().await
 }
 
 #[tokio::main]
@@ -59,6 +61,6 @@ async fn main() -> std::io::Result<()> {
     log.with_target(false).without_time().with_ansi(ansi).init();
     match std::env::args().any(|a| a == "--stdio") {
         true => Bookshop.serve_stdio().await,
-        false => demo().await,
+        false => demo().await.map_err(std::io::Error::other),
     }
 }

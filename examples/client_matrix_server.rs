@@ -1,4 +1,4 @@
-//! The server `tests/client_matrix.rs` drives over every transport and revision: the test
+//! The server `tests/tests/client_matrix.rs` drives over every transport and revision: the test
 //! builds it in process, and spawns this binary for the stdio transport.
 //!
 //! `cargo run --example client_matrix_server -- --stdio [REVISION]` (with a revision: the

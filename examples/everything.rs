@@ -366,7 +366,7 @@ async fn describe_logo() -> GetPromptResult {
 
 const NAMES: &[&str] = &["Ada", "Alan", "Alonzo", "Barbara", "Grace", "Edsger"];
 
-/// The server, for `tests/everything.rs` (which includes this file; `main` adds a rate
+/// The server, for `tests/tests/everything.rs` (which includes this file; `main` adds a rate
 /// limit to the builder first).
 #[allow(dead_code)]
 pub(crate) fn server(versions: SupportedVersions, request_state: RequestStateConfig) -> Server {

@@ -7,7 +7,7 @@
 //! cargo run --example https_client --features tls -- https://localhost:8443/mcp --ca ca.pem --token s3cret
 //! ```
 //!
-//! `tests/client_tls.rs` runs it against a loopback HTTPS server with a CA made by the test.
+//! `tests/tests/client_tls.rs` runs it against a loopback HTTPS server with a CA made by the test.
 
 use mcp::runtime::client::{ClientError, TlsConfig};
 

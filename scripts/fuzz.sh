@@ -7,12 +7,12 @@
 #   TARGET   any of: jsonrpc framing headers template tool_args sse request_state
 #            (default: all of them, one after the other).
 #
-# The targets are the modules of tests/fuzz.rs and the `fuzz` unit modules of
+# The targets are the modules of tests/tests/fuzz.rs and the `fuzz` unit modules of
 # mcp-runtime/src/client/sse.rs and mcp-runtime/src/session/request_state.rs. Each target
 # is run again and again, with MCP_FUZZ_CASES cases per property per run (default 20000,
 # and a fortieth of it for tool_args, whose cases each serve a connection; proptest draws
 # a new random seed every run), until SECONDS are up. A failure is shrunk,
-# printed, saved as a seed (tests/proptest-regressions/fuzz.txt, or under
+# printed, saved as a seed (tests/tests/proptest-regressions/fuzz.txt, or under
 # mcp-runtime/proptest-regressions/ for the unit targets; commit it), and stops the
 # script with a non-zero status. The last run of a target is cut by `timeout` when the
 # time is up: that is not a failure (a failure still being shrunk at that moment is lost,
@@ -31,16 +31,16 @@ fi
 export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-20000}"
 
 # Build once, outside the timed runs.
-cargo test --all-features --test fuzz --no-run --quiet
+cargo test --all-features -p mcp-framework-tests --test fuzz --no-run --quiet
 cargo test --all-features -p mcp-framework-runtime --lib --no-run --quiet
 
 run_target() {
     case "$1" in
         tool_args)
             MCP_FUZZ_CASES=$((MCP_FUZZ_CASES / 40 + 1)) \
-                timeout "$2" cargo test --all-features --quiet --test fuzz -- "$1::" ;;
+                timeout "$2" cargo test --all-features --quiet -p mcp-framework-tests --test fuzz -- "$1::" ;;
         jsonrpc | framing | headers | template)
-            timeout "$2" cargo test --all-features --quiet --test fuzz -- "$1::" ;;
+            timeout "$2" cargo test --all-features --quiet -p mcp-framework-tests --test fuzz -- "$1::" ;;
         sse)
             timeout "$2" cargo test --all-features --quiet -p mcp-framework-runtime --lib -- client::sse::tests::fuzz:: ;;
         request_state)

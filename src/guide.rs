@@ -4,7 +4,10 @@
 //!
 //! The chapters' examples use the client, and some use the HTTP transports, TLS, JWT or
 //! OpenTelemetry, so each chapter is in the documentation built with the features its
-//! examples need (all of them on docs.rs, and with `cargo doc --all-features`).
+//! examples need (all of them on docs.rs, and with `cargo doc --all-features`). The
+//! examples of [`auth`], [`client`] and [`tracing`] also need crates only a test needs (a
+//! JWT signer, a private CA, an in-memory span exporter): they run as doctests of the
+//! repository's `tests` package, the others as this crate's.
 //!
 //! - [`macros`]: the attribute macros, key by key, with the injected parameter types.
 //! - [`errors`]: which error a client sees for what a handler or middleware returns.
@@ -56,16 +59,16 @@ pub mod eras {}
 )]
 pub mod transports {}
 
-#[cfg_attr(all(feature = "client", feature = "http", feature = "jwt"), doc = include_str!("../docs/guide/auth.md"))]
+#[cfg_attr(all(not(doctest), feature = "client", feature = "http", feature = "jwt"), doc = include_str!("../docs/guide/auth.md"))]
 #[cfg_attr(
-    not(all(feature = "client", feature = "http", feature = "jwt")),
+    not(all(not(doctest), feature = "client", feature = "http", feature = "jwt")),
     doc = "Authorization: build the documentation with the `client`, `http` and `jwt` features to read this chapter."
 )]
 pub mod auth {}
 
-#[cfg_attr(all(feature = "client", feature = "tls"), doc = include_str!("../docs/guide/client.md"))]
+#[cfg_attr(all(not(doctest), feature = "client", feature = "tls"), doc = include_str!("../docs/guide/client.md"))]
 #[cfg_attr(
-    not(all(feature = "client", feature = "tls")),
+    not(all(not(doctest), feature = "client", feature = "tls")),
     doc = "The client: build the documentation with the `client` and `tls` features to read this chapter."
 )]
 pub mod client {}
@@ -85,11 +88,11 @@ pub mod composition {}
 pub mod testing {}
 
 #[cfg_attr(
-    all(feature = "client", feature = "otel"),
+    all(not(doctest), feature = "client", feature = "otel"),
     doc = include_str!("../docs/guide/tracing.md")
 )]
 #[cfg_attr(
-    not(all(feature = "client", feature = "otel")),
+    not(all(not(doctest), feature = "client", feature = "otel")),
     doc = "Tracing: build the documentation with the `client` and `otel` features to read this chapter."
 )]
 pub mod tracing {}

@@ -1,4 +1,4 @@
-//! The server of `stdio_fixture`, also built in process by `tests/admission.rs`, so the
+//! The server of `stdio_fixture`, also built in process by `tests/tests/admission.rs`, so the
 //! same server answers over stdio, the in-memory pipe and HTTP.
 
 use std::time::Duration;

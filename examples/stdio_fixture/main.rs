@@ -1,4 +1,4 @@
-//! A test-only server for `tests/stdio.rs`: the Bookshop's `search_books` plus tools that
+//! A test-only server for `tests/tests/stdio.rs`: the Bookshop's `search_books` plus tools that
 //! exercise the kernel (slow, panicking, progress-reporting), with a configurable frame limit.
 //!
 //! `cargo run --example stdio_fixture -- --stdio [--max-frame BYTES] [--versions all|legacy|modern]`

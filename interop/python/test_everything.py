@@ -188,7 +188,7 @@ async def exercise(client: Client, seen: Observed, rev: str) -> None:
 
     # Cancellation: a call abandoned mid-way is seen by the server as cancelled. Not behind a
     # load balancer (INTEROP_CLUSTER=1): `stats` counts per process, so the count read back
-    # may come from another replica than the one that ran the call (tests/redis_http.rs
+    # may come from another replica than the one that ran the call (tests/tests/redis_http.rs
     # checks a cancellation relayed across replicas instead).
     if not CLUSTER:
         await cancellation(client, rev)

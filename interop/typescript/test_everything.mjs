@@ -255,7 +255,7 @@ async function exercise(client, seen, wire, rev) {
     check(!r.isError, `countdown: ${JSON.stringify(r)}`);
     // The SDKs hand notifications to their callbacks asynchronously: the last one may run
     // just after the result (the server sent it before: the order is checked on the wire
-    // in tests/runtime.rs).
+    // in tests/tests/runtime.rs).
     await until(() => `three progress notifications (got ${progress})`, async () => progress.length >= 3, 2_000);
     check(progress.join() === '1,2,3', `countdown progress ${progress}`);
 

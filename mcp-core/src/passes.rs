@@ -1,7 +1,7 @@
 //! How many times the runtime passes over a request's params and its tool arguments,
 //! counted in debug builds only (in release every count is an empty inline function): the
 //! test that one 2026 `tools/call` is read by one scan and one typed decode
-//! (`tests/one_scan.rs`) reads these. Counters are process-wide: a test that reads them
+//! (`tests/tests/one_scan.rs`) reads these. Counters are process-wide: a test that reads them
 //! runs alone in its binary.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

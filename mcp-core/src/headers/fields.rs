@@ -305,7 +305,7 @@ pub fn name_source_field(method: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
-    /// Found by fuzzing (`tests/fuzz.rs`, `headers::arbitrary_headers_and_bodies`): raw
+    /// Found by fuzzing (`tests/tests/fuzz.rs`, `headers::arbitrary_headers_and_bodies`): raw
     /// params that are an array, or whose `_meta` is an array, were read by position as
     /// if they were objects, so `["add"]` had the name `add` (and required `Mcp-Name`)
     /// where the parsed params have no fields.

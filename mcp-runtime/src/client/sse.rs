@@ -211,7 +211,7 @@ mod tests {
         );
     }
 
-    /// Fuzzing (the parser is crate-private, so its properties live here; `tests/fuzz.rs`
+    /// Fuzzing (the parser is crate-private, so its properties live here; `tests/tests/fuzz.rs`
     /// has the others). `MCP_FUZZ_CASES` raises the number of cases.
     mod fuzz {
         use super::*;

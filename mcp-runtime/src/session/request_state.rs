@@ -693,7 +693,7 @@ mod tests {
         assert!(RequestStateKey::from_base64("not base64!").is_err());
     }
 
-    /// Fuzzing (sealing is crate-private, so its properties live here; `tests/fuzz.rs` has
+    /// Fuzzing (sealing is crate-private, so its properties live here; `tests/tests/fuzz.rs` has
     /// the others). `MCP_FUZZ_CASES` raises the number of cases.
     mod fuzz {
         use super::*;

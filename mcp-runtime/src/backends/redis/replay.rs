@@ -17,6 +17,12 @@ pub struct RedisReplayGuard {
     conn: Conn,
 }
 
+/// The longest a nonce is remembered: Redis refuses an expiry whose deadline (its own clock
+/// plus the `PX`) passes `i64::MAX` ms, and a state that far out (`u64::MAX / 2`, say) would
+/// otherwise fail as soon as Redis's clock is one millisecond ahead of ours. A hundred
+/// thousand years is as good as forever for a single-use nonce.
+const MAX_REMEMBER_MS: u64 = 1 << 52;
+
 impl RedisReplayGuard {
     pub(super) fn new(conn: Conn) -> Self {
         Self { conn }
@@ -57,7 +63,7 @@ impl ReplayGuard for RedisReplayGuard {
                         .arg(1)
                         .arg("NX")
                         .arg("PX")
-                        .arg(expires_ms - now),
+                        .arg((expires_ms - now).min(MAX_REMEMBER_MS)),
                     // Sent twice, a genuine first use could be refused as a replay.
                     Resend::Refused,
                 )

@@ -2,7 +2,7 @@
 //! option, per revision and validated against that revision's schema; calls, result
 //! shapes and argument errors over an in-memory connection; the impl-block form.
 
-#[path = "../mcp-core/tests/common/mod.rs"]
+#[path = "../../mcp-core/tests/common/mod.rs"]
 mod macros_schema;
 mod support;
 

@@ -2,11 +2,11 @@
 //! process by `mcp::Client`, `examples/axum_app.rs` on loopback through HTTP. (`testing.rs`
 //! runs its own tests; `https_client.rs` runs in `tests/client_tls.rs`.)
 
-#[path = "../examples/notes.rs"]
+#[path = "../../examples/notes.rs"]
 #[allow(dead_code)]
 mod notes;
 
-#[path = "../examples/axum_app.rs"]
+#[path = "../../examples/axum_app.rs"]
 #[allow(dead_code)]
 mod axum_app;
 

@@ -5,7 +5,7 @@
 //! builder, `ctx.client_supports_apps()`, and every build-time check. Both eras; results
 //! validated against the official schemas.
 
-#[path = "../examples/apps.rs"]
+#[path = "../../examples/apps.rs"]
 #[allow(dead_code)]
 mod apps_example;
 
@@ -26,7 +26,9 @@ const HTML: &str = "<!DOCTYPE html><html><body><p>hi</p></body></html>";
 fn schema(rev: &str) -> Option<Value> {
     let dir = std::env::var_os("MCP_SPEC_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec"));
+        .unwrap_or_else(|| {
+            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("../shared/spec")
+        });
     let text = std::fs::read_to_string(dir.join(rev).join("schema.json")).ok();
     if text.is_none() && std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("CI=true and the MCP schemas are missing (set MCP_SPEC_DIR)");

@@ -166,7 +166,7 @@ fn a_root_file_without_certificates_is_an_error() {
     assert!(err.to_string().contains("PEM"), "{err}");
 }
 
-#[path = "../examples/https_client.rs"]
+#[path = "../../examples/https_client.rs"]
 #[allow(dead_code)]
 mod https_client;
 

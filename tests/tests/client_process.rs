@@ -27,7 +27,7 @@ fn examples_dir() -> &'static Path {
         let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .args(["build", "--quiet", "--example", "bookshop", "--target-dir"])
             .arg(&target_dir);
         if profile_dir.file_name().is_some_and(|n| n == "release") {
@@ -46,7 +46,7 @@ fn bookshop() -> Command {
     cmd.arg("--stdio")
         .env("RUST_BACKTRACE", "0")
         .env_remove("RUST_LOG")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     cmd
 }
 

@@ -1,7 +1,7 @@
 //! `#[mcp::prompt]`: the exact `prompts/list` entries per revision (validated against each
 //! revision's schema), rendering, and errors, over an in-memory connection; the impl form.
 
-#[path = "../mcp-core/tests/common/mod.rs"]
+#[path = "../../mcp-core/tests/common/mod.rs"]
 mod macros_schema;
 mod support;
 

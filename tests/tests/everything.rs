@@ -3,7 +3,7 @@
 
 mod support;
 
-#[path = "../examples/everything.rs"]
+#[path = "../../examples/everything.rs"]
 #[allow(dead_code)]
 mod everything;
 

@@ -11,7 +11,7 @@
 
 mod support;
 
-#[path = "../examples/stdio_fixture/fixture.rs"]
+#[path = "../../examples/stdio_fixture/fixture.rs"]
 #[allow(dead_code)]
 mod fixture;
 
@@ -180,7 +180,7 @@ fn stdio_fixture() -> &'static Path {
         let target_dir = profile_dir.parent().unwrap().to_path_buf();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = std::process::Command::new(cargo)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .args([
                 "build",
                 "--quiet",

@@ -36,7 +36,7 @@ use tokio::sync::broadcast;
 
 use ProtocolVersion as V;
 
-#[path = "../examples/client_matrix_server.rs"]
+#[path = "../../examples/client_matrix_server.rs"]
 #[allow(dead_code)]
 mod fixture;
 
@@ -146,7 +146,7 @@ fn examples_dir() -> &'static Path {
         let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .args([
                 "build",
                 "--quiet",

@@ -73,7 +73,8 @@ impl Cluster {
 
     /// Runs `deploy/cluster.sh ARGS` within `secs` seconds; its standard output.
     pub fn script(&self, args: &[&str], secs: u32) -> String {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/cluster.sh");
+        let script =
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("deploy/cluster.sh");
         let out = Command::new("timeout")
             .arg(secs.to_string())
             .arg(&script)
@@ -134,7 +135,8 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/cluster.sh");
+        let script =
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("deploy/cluster.sh");
         let _ = Command::new("timeout")
             .args(["60"])
             .arg(&script)

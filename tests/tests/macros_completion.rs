@@ -3,7 +3,7 @@
 //! the resolved arguments, the errors for unknown references, the `completions` capability
 //! only when something is registered, both eras, and `Registry::add_completion`.
 
-#[path = "../mcp-core/tests/common/mod.rs"]
+#[path = "../../mcp-core/tests/common/mod.rs"]
 mod macros_schema;
 mod support;
 

@@ -2,7 +2,7 @@
 //! revision (validated against each revision's schema), reads of concrete URIs and
 //! templates, and errors, over an in-memory connection; the impl form.
 
-#[path = "../mcp-core/tests/common/mod.rs"]
+#[path = "../../mcp-core/tests/common/mod.rs"]
 mod macros_schema;
 mod support;
 

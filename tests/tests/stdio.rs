@@ -38,7 +38,7 @@ fn examples_dir() -> &'static Path {
         let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .args(["build", "--quiet", "--example", "bookshop"])
             .args(["--example", "stdio_fixture", "--target-dir"])
             .arg(&target_dir);
@@ -348,6 +348,28 @@ fn initialize_bytes(version: &str) -> Vec<u8> {
 // ---------------------------------------------------------------------------------------
 // Framing
 // ---------------------------------------------------------------------------------------
+
+/// The README's first command, `cargo run --example bookshop`: its demo drives the server with
+/// `mcp::Client` over an in-memory pipe and prints what the client saw.
+#[test]
+fn bookshop_demo_prints_what_the_client_saw() {
+    let out = std::process::Command::new(example("bookshop"))
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("running the bookshop demo");
+    assert!(out.status.success(), "the demo failed: {out:?}");
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "connected to bookshop 0.1.0 (protocol 2026-07-28)",
+            "tool: search_books - Search the catalogue by title or author.",
+            "search_books(\"dune\") -> Found 3 books matching 'dune'.",
+        ],
+        "{stdout}"
+    );
+}
 
 /// Newline framing against the Bookshop example: multi-byte UTF-8 goes through untouched.
 #[tokio::test]
