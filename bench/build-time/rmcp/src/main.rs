@@ -1,13 +1,12 @@
 //! The Bookshop server of `examples/bookshop.rs` on rmcp: the same tool, a timing log around
 //! every tool call (rmcp has no middleware chain, so the handler's `call_tool` does it), and
-//! the same two modes (`--stdio`, or an in-memory demo). It exists to time a clean build
+//! the same two modes (`--stdio`, or an in-memory demo driven by rmcp's client, as ours is by
+//! `mcp::Client`). It exists to time a clean build
 //! against ours (`bench/build_time.sh`).
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolRequestParams, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
-use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 #[derive(Clone)]
 struct Bookshop {
@@ -61,24 +60,25 @@ async fn demo() -> Result<(), Box<dyn std::error::Error>> {
             let _ = running.waiting().await;
         }
     });
-    let (r, mut w) = tokio::io::split(client);
-    w.write_all(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bookshop-demo","version":"1.0.0"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":1,"method":"tools/list"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_books","arguments":{"query":"dune"}}}
-"#).await?;
-    let (mut lines, mut out) = (BufReader::new(r).lines(), vec![Value::Null; 3]);
-    for _ in 0..3 {
-        let mut v: Value = serde_json::from_str(&lines.next_line().await?.unwrap_or_default())?;
-        out[v["id"].as_u64().unwrap_or(0) as usize % 3] = v["result"].take();
+    let client = ().serve(client).await?;
+    if let Some(peer) = client.peer_info() {
+        let (name, version) = peer
+            .server_info
+            .as_ref()
+            .map_or(("", ""), |i| (i.name.as_str(), i.version.as_str()));
+        println!("connected to {name} {version} (protocol {})", peer.protocol_version);
     }
-    let t = |v: &Value| v.as_str().unwrap_or("").to_owned();
-    let (info, protocol) = (&out[0]["serverInfo"], t(&out[0]["protocolVersion"]));
-    println!("connected to {} {} (protocol {protocol})", t(&info["name"]), t(&info["version"]));
-    for tool in out[1]["tools"].as_array().into_iter().flatten() {
-        println!("tool: {} - {}", t(&tool["name"]), t(&tool["description"]));
+    for tool in client.list_all_tools().await? {
+        let description = tool.description.as_deref().unwrap_or("");
+        println!("tool: {} - {description}", tool.name);
     }
-    println!("search_books(\"dune\") -> {}", t(&out[2]["content"][0]["text"]));
+    let args = serde_json::json!({"query": "dune"});
+    let args = args.as_object().cloned().unwrap_or_default();
+    let params = CallToolRequestParams::new("search_books").with_arguments(args);
+    let result = client.call_tool(params).await?;
+    let text = result.content.first().and_then(|c| c.as_text()).map_or("", |t| t.text.as_str());
+    println!("search_books(\"dune\") -> {text}");
+    client.cancel().await?;
     Ok(())
 }
 
