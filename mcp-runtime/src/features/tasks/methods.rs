@@ -7,20 +7,20 @@ use std::sync::Arc;
 use mcp_core::codec::TASKS_EXTENSION;
 use mcp_core::jsonrpc::{ErrorObject, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY};
 use mcp_core::types::{
-    Adapt, CancelTaskResult, CreateTaskResult, EmptyResult, ExtCreateTaskResult, ExtGetTaskResult,
-    GetTaskPayloadResult, GetTaskResult, ListTasksResult, Meta, RelatedTaskMetadata,
-    ServerCapabilities, ServerTaskRequests, ServerTasksCapability, TaskMetadata, TaskStatus,
-    TaskSupport, TaskToolsRequests, Tool,
+    Adapt, CallToolResult, CancelTaskResult, CreateTaskResult, EmptyResult, ExtCreateTaskResult,
+    ExtGetTaskResult, GetTaskPayloadResult, GetTaskResult, ListTasksResult, Meta,
+    RelatedTaskMetadata, ServerCapabilities, ServerTaskRequests, ServerTasksCapability,
+    TaskMetadata, TaskStatus, TaskSupport, TaskToolsRequests, Tool,
 };
 use mcp_core::version::{Era, ProtocolVersion};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::engine::{TaskEngine, detailed, owner_of, unknown_task};
+use crate::common::BoxFuture;
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::context::Context;
 use crate::features::host::Host;
-use crate::handler::ServerHandler;
 use crate::session::task_store::{TaskOutcome, TaskStoreError};
 
 /// Adds what a server running tasks advertises: the 2025-11-25 `tasks` capability
@@ -120,30 +120,37 @@ fn missing_extension(message: &str) -> McpError {
     )
 }
 
-/// Starts tool `name` as a task and answers with the created task (`CreateTaskResult`,
-/// or the extension's flat `resultType: "task"` result on 2026, after any input rounds:
-/// `compose.rs`).
+/// Runs the tool a task was asked for with its context and arguments: the one call into
+/// the handler table, made by the dispatcher (generic over the table), so that everything
+/// else on the task path is compiled once.
+pub(crate) type ToolRun = Box<
+    dyn FnOnce(
+            Context,
+            Option<Box<RawValue>>,
+        ) -> BoxFuture<'static, Result<CallToolResult, McpError>>
+        + Send,
+>;
+
+/// Starts tool `name` as a task (run by `run`) and answers with the created task
+/// (`CreateTaskResult`, or the extension's flat `resultType: "task"` result on 2026, after
+/// any input rounds: `compose.rs`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn call_as_task<D: Host>(
     d: &D,
     engine: &Arc<TaskEngine>,
     ctx: &Context,
     name: String,
     args: Option<Box<RawValue>>,
+    run: ToolRun,
     ttl: Option<u64>,
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {
     if ctx.era == Era::Modern {
         // 2026: input rounds inline first, then the task.
-        return super::compose::call(d, engine, ctx, name, args, version).await;
+        return super::compose::call(d, engine, ctx, name, args, run, version).await;
     }
-    let handler = d.handlers();
     let task = engine
-        .start(&d.handler_ctx(ctx), ttl, move |tctx| async move {
-            match handler.call_tool(&name, tctx, args) {
-                Some(call) => call.await,
-                None => Err(McpError::invalid_params(format!("Unknown tool: {name}"))),
-            }
-        })
+        .start(&d.handler_ctx(ctx), ttl, move |tctx| run(tctx, args))
         .await?;
     match ctx.era {
         Era::Legacy => d.shape(CreateTaskResult { meta: None, task }, version),
