@@ -275,7 +275,7 @@ impl DispatchCore {
 fn tool_run<H: ServerHandler>(
     handler: Arc<Overlay<H>>,
     name: String,
-) -> crate::features::tasks::methods::ToolRun {
+) -> crate::features::tasks::ToolRun {
     Box::new(move |ctx, args| {
         Box::pin(async move {
             match handler.call_tool(&name, ctx, args) {

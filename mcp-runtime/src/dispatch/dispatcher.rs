@@ -428,7 +428,7 @@ impl DispatchCore {
         ctx: &'a Context,
         name: String,
         args: Option<Box<RawValue>>,
-        run: crate::features::tasks::methods::ToolRun,
+        run: crate::features::tasks::ToolRun,
         ttl: Option<u64>,
         version: Option<ProtocolVersion>,
     ) -> BoxFuture<'a, HandlerResult> {

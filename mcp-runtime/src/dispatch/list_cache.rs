@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::common::error::{HandlerResult, McpError, Reply};
-use crate::dispatch::dispatcher::DispatchCore;
+use crate::dispatch::DispatchCore;
 use crate::handler::ServerHandler;
 
 /// Which list.

@@ -58,6 +58,17 @@ impl InputResolver for Phased {
     }
 }
 
+/// Runs the tool a task was asked for with its context and arguments: the one call into
+/// the handler table, made by the dispatcher (generic over the table), so that everything
+/// else on the task path is compiled once.
+pub(crate) type ToolRun = Box<
+    dyn FnOnce(
+            Context,
+            Option<Box<RawValue>>,
+        ) -> BoxFuture<'static, Result<CallToolResult, McpError>>
+        + Send,
+>;
+
 /// How the inline part of a call ended.
 enum Inline {
     /// The tool finished (its outcome, which may be an `input_required` round).
@@ -76,7 +87,7 @@ pub(crate) async fn call<D: Host>(
     ctx: &Context,
     name: String,
     args: Option<Box<RawValue>>,
-    run: super::methods::ToolRun,
+    run: ToolRun,
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {
     let mut hctx = d.handler_ctx(ctx);

@@ -7,17 +7,16 @@ use std::sync::Arc;
 use mcp_core::codec::TASKS_EXTENSION;
 use mcp_core::jsonrpc::{ErrorObject, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY};
 use mcp_core::types::{
-    Adapt, CallToolResult, CancelTaskResult, CreateTaskResult, EmptyResult, ExtCreateTaskResult,
-    ExtGetTaskResult, GetTaskPayloadResult, GetTaskResult, ListTasksResult, Meta,
-    RelatedTaskMetadata, ServerCapabilities, ServerTaskRequests, ServerTasksCapability,
-    TaskMetadata, TaskStatus, TaskSupport, TaskToolsRequests, Tool,
+    Adapt, CancelTaskResult, CreateTaskResult, EmptyResult, ExtCreateTaskResult, ExtGetTaskResult,
+    GetTaskPayloadResult, GetTaskResult, ListTasksResult, Meta, RelatedTaskMetadata,
+    ServerCapabilities, ServerTaskRequests, ServerTasksCapability, TaskMetadata, TaskStatus,
+    TaskSupport, TaskToolsRequests, Tool,
 };
 use mcp_core::version::{Era, ProtocolVersion};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::engine::{TaskEngine, detailed, owner_of, unknown_task};
-use crate::common::BoxFuture;
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::context::Context;
 use crate::features::host::Host;
@@ -120,17 +119,6 @@ fn missing_extension(message: &str) -> McpError {
     )
 }
 
-/// Runs the tool a task was asked for with its context and arguments: the one call into
-/// the handler table, made by the dispatcher (generic over the table), so that everything
-/// else on the task path is compiled once.
-pub(crate) type ToolRun = Box<
-    dyn FnOnce(
-            Context,
-            Option<Box<RawValue>>,
-        ) -> BoxFuture<'static, Result<CallToolResult, McpError>>
-        + Send,
->;
-
 /// Starts tool `name` as a task (run by `run`) and answers with the created task
 /// (`CreateTaskResult`, or the extension's flat `resultType: "task"` result on 2026, after
 /// any input rounds: `compose.rs`).
@@ -141,7 +129,7 @@ pub(crate) async fn call_as_task<D: Host>(
     ctx: &Context,
     name: String,
     args: Option<Box<RawValue>>,
-    run: ToolRun,
+    run: super::compose::ToolRun,
     ttl: Option<u64>,
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {

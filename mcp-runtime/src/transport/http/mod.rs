@@ -63,10 +63,10 @@ use tokio::sync::Semaphore;
 
 use crate::chain::middleware::{BoxFuture, Chain};
 use crate::handler::ServerHandler;
-use crate::server::serving::HttpInputs;
 use crate::server::Server;
 use crate::server::kernel::Kernel;
 use crate::server::serving::ErasedServer;
+use crate::server::serving::HttpInputs;
 
 pub use axum;
 pub use tokio_util::sync::CancellationToken;
