@@ -42,6 +42,7 @@ pub(crate) struct HttpInputs {
 #[derive(Clone)]
 pub(crate) struct ErasedServer {
     pub(crate) kernel: Kernel,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) http: HttpInputs,
     pub(crate) handle: crate::features::handle::ServerHandle,
     pub(crate) tasks: Option<Arc<crate::features::tasks::TaskEngine>>,
