@@ -27,7 +27,7 @@ use crate::session::{ClientView, ServerIdentity, Session};
 /// The dispatcher around a handler table.
 ///
 /// Only what reads the table is generic (`dispatch`, the calls into the handler, the
-/// capabilities its lists decide); everything else is [`DispatchCore`]'s, compiled once in
+/// capabilities its lists decide); everything else is its `DispatchCore`'s, compiled once in
 /// this crate rather than for every table type in the user's crate.
 pub struct Dispatcher<H> {
     /// The handler table, swappable at run time (each request uses one snapshot).

@@ -20,7 +20,8 @@ use crate::server::kernel::Kernel;
 /// A built server: serve it over stdio, any byte stream, or an in-memory pair.
 ///
 /// The type parameters name the static middleware chain and the handler table it was built
-/// with; what serves it does not depend on them (see the module documentation).
+/// with; what serves it does not depend on them: the kernel, the stream reader and the HTTP
+/// transports reach the chain through one trait object and are compiled once, in this crate.
 pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
     pub(crate) erased: ErasedServer,
     types: PhantomData<fn() -> (C, H)>,
