@@ -8,6 +8,14 @@
 //!   captured from a real in-memory connection, so no test-only constructor is needed.
 //!   Variants: 0 layers, 10 static pass-through layers (a tuple of 10 zero-sized types),
 //!   10 boxed layers in the dynamic slot.
+//! - `erased_boundary`: the cost the serving boundary adds per message. The kernel reaches
+//!   the composed endpoint through a trait object (`Arc<dyn ErasedEndpoint>`, one dynamic
+//!   call returning the chain's future in a box); before, it called the monomorphic
+//!   endpoint and boxed its future itself (the panic guard's box). `static_boxed` is that
+//!   old path (`Box::pin(endpoint.call(ctx))`), `erased` the new one (the same endpoint as
+//!   an `Arc<dyn DynEndpoint>`, `call_boxed`: the same vtable call and box as the kernel's
+//!   `ErasedEndpoint::start`), both around the 0-layer chain of `chain_direct`; the
+//!   difference is the boundary's cost.
 //! - `in_memory_window64`: the same three servers built with `Server::builder`, tracing off,
 //!   end to end over `serve_in_memory` with 64 `tools/call` requests in flight; one
 //!   criterion iteration is one request answered, so the throughput line is messages/s.
@@ -23,7 +31,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool, into_string_for};
 use mcp_runtime::core::version::ProtocolVersion;
-use mcp_runtime::middleware::{DynLayers, DynMiddleware};
+use mcp_runtime::middleware::{DynEndpoint, DynLayers, DynMiddleware};
 use mcp_runtime::{
     Chain, Context, Endpoint, HandlerResult, McpError, Middleware, Next, Reply, Server,
     ServerHandler,
@@ -386,5 +394,37 @@ fn tools_list(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, chain_direct, in_memory, tools_list);
+/// `erased_boundary`: the old static call with its box against the dynamic call (module docs).
+fn erased_boundary(c: &mut Criterion) {
+    let rt = runtime();
+    let ctx = captured_context(&rt);
+    let endpoint = Arc::new(().wrap(DynLayers::new(Vec::new(), AddEndpoint)));
+    let erased: Arc<dyn DynEndpoint> = endpoint.clone();
+    for out in [
+        ready(Box::pin(endpoint.call(ctx.clone()))),
+        ready(erased.call_boxed(ctx.clone())),
+    ] {
+        let out = out.expect("add succeeds");
+        assert!(out.as_json().unwrap().contains(r#""text":"42""#));
+    }
+
+    let mut g = c.benchmark_group("erased_boundary");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("static_boxed", |b| {
+        b.iter(|| ready(Box::pin(black_box(&endpoint).call(black_box(ctx.clone())))))
+    });
+    g.bench_function("erased", |b| {
+        b.iter(|| ready(black_box(&erased).call_boxed(black_box(ctx.clone()))))
+    });
+    g.finish();
+    drop(ctx);
+}
+
+criterion_group!(
+    benches,
+    chain_direct,
+    erased_boundary,
+    in_memory,
+    tools_list
+);
 criterion_main!(benches);

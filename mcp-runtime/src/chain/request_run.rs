@@ -10,32 +10,29 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::chain::middleware::Endpoint;
+use crate::chain::middleware::BoxFuture;
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::common::panic::CatchUnwind;
-use crate::context::Context;
 
 /// An answer from this size on makes the reader yield once after sending it inline, so the
 /// writer (on the same thread under a current-thread runtime) gets it moving while the next
 /// frames wait; small answers keep batching into one write per read.
 pub(crate) const LARGE_ANSWER: usize = 32 * 1024;
 
-/// Starts the chain of `ctx` on an endpoint shared with the connection, panics caught;
-/// nothing runs until the first poll. The future is `Unpin` (`CatchUnwind` keeps the chain
-/// in its one box), so it can be polled in place and then moved into a task.
-pub(crate) fn start<E: Endpoint + 'static>(
-    endpoint: &Arc<E>,
-    ctx: Context,
-) -> CatchUnwind<impl Future<Output = HandlerResult> + Send + 'static> {
-    let endpoint = endpoint.clone();
-    CatchUnwind::new(async move { endpoint.call(ctx).await })
+/// Guards a message's chain, started on an endpoint shared with the connection (the
+/// kernel's `ErasedEndpoint::start`), against panics; nothing runs until the first poll. The
+/// future is `Unpin` (the chain stays in its one box, the one the endpoint returned), so it
+/// can be polled in place and then moved into a task.
+pub(crate) fn start(
+    chain: BoxFuture<'static, HandlerResult>,
+) -> CatchUnwind<dyn Future<Output = HandlerResult> + Send + 'static> {
+    CatchUnwind::boxed(chain)
 }
 
 /// Polls `fut` once with the current task's waker: `Ready` with its output, or `Pending`

@@ -340,7 +340,19 @@ impl ClientBuilder {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.finish(reader, writer, None, None).await
+        // Boxed, so that the connection and the handshake are compiled once, here, not for
+        // every stream type of every caller (a dynamic call per read or write).
+        self.connect_boxed(Box::new(reader), Box::new(writer)).await
+    }
+
+    /// The future boxed too: polled only by the caller, it would be compiled in the
+    /// caller's crate.
+    fn connect_boxed(
+        self,
+        reader: Box<dyn AsyncRead + Unpin + Send>,
+        writer: Box<dyn AsyncWrite + Unpin + Send>,
+    ) -> crate::common::BoxFuture<'static, Result<Client, ClientError>> {
+        Box::pin(self.finish(reader, writer, None, None))
     }
 
     /// Spawns `cmd` (its args, env and working directory as configured) as the server and

@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use crate::common::error::McpError;
 
 /// Polls a future, turning a panic into [`McpError::Panicked`].
-pub(crate) struct CatchUnwind<F> {
+pub(crate) struct CatchUnwind<F: ?Sized> {
     inner: Pin<Box<F>>,
 }
 
@@ -20,9 +20,16 @@ impl<F> CatchUnwind<F> {
     }
 }
 
+impl<F: ?Sized> CatchUnwind<F> {
+    /// Guards a future that is boxed already (a trait object's), without boxing it again.
+    pub(crate) fn boxed(inner: Pin<Box<F>>) -> Self {
+        Self { inner }
+    }
+}
+
 impl<F, T> Future for CatchUnwind<F>
 where
-    F: Future<Output = Result<T, McpError>>,
+    F: Future<Output = Result<T, McpError>> + ?Sized,
 {
     type Output = Result<T, McpError>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcp_core::params::Params;
-use mcp_core::types::{DiscoverResult, EmptyResult, LoggingLevel};
+use mcp_core::types::{DiscoverResult, EmptyResult, LoggingLevel, ServerCapabilities};
 use mcp_core::version::ProtocolVersion;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::dispatcher::{Dispatcher, parse};
+use super::dispatcher::{DispatchCore, Dispatcher, parse};
 use crate::common::error::{HandlerResult, McpError, resource_error_in, resource_not_found};
 use crate::common::panic::CatchUnwind;
 use crate::context::Context;
@@ -101,7 +101,7 @@ impl<H: ServerHandler> Dispatcher<H> {
         let args = call.arguments.map(|a| a.to_owned());
         let name = call.name.into_owned();
         if let (Some(engine), Some(ttl)) = (
-            &self.tasks,
+            &self.core.tasks,
             crate::features::tasks::methods::plan_tool_call(
                 handler.tools(),
                 &name,
@@ -109,22 +109,31 @@ impl<H: ServerHandler> Dispatcher<H> {
                 call.task,
             )?,
         ) {
-            return crate::features::tasks::methods::call_as_task(
-                self, engine, &ctx, name, args, ttl, version,
-            )
-            .await;
+            let run = tool_run(handler.clone(), name.clone());
+            return self
+                .core
+                .call_as_task(engine, &ctx, name, args, run, ttl, version)
+                .await;
         }
-        let mut hctx = self.hand_to_handler(ctx);
-        let round = rounds::begin(&mut hctx, &self.identity, method, &name, call.arguments).await?;
+        let mut hctx = self.core.hand_to_handler(ctx);
+        let round = rounds::begin(
+            &mut hctx,
+            &self.core.identity,
+            method,
+            &name,
+            call.arguments,
+        )
+        .started()
+        .await?;
         let Some(fut) = handler.call_tool(&name, hctx, args) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
         };
         let result = CatchUnwind::new(fut).await;
-        let ir = rounds::finish(round, &self.identity, method, &name, call.arguments)?;
+        let ir = rounds::finish(round, &self.core.identity, method, &name, call.arguments)?;
         if let Some(ir) = ir {
-            return self.shape(ir, version);
+            return self.core.shape(ir, version);
         }
-        self.shape_tool_result(result?, version)
+        self.core.shape_tool_result(result?, version)
     }
 
     /// `prompts/get`, under the multi-round resolver on 2026.
@@ -137,9 +146,11 @@ impl<H: ServerHandler> Dispatcher<H> {
     ) -> HandlerResult {
         let method = "prompts/get";
         let call: PromptCall = parse(params)?;
-        let mut hctx = self.hand_to_handler(ctx);
+        let mut hctx = self.core.hand_to_handler(ctx);
         let raw_args = raw_arguments(params);
-        let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args).await?;
+        let round = rounds::begin(&mut hctx, &self.core.identity, method, &call.name, raw_args)
+            .started()
+            .await?;
         let args = call.arguments.unwrap_or_default();
         let Some(fut) = handler.get_prompt(&call.name, hctx, args) else {
             return Err(McpError::invalid_params(format!(
@@ -148,11 +159,11 @@ impl<H: ServerHandler> Dispatcher<H> {
             )));
         };
         let result = CatchUnwind::new(fut).await;
-        let ir = rounds::finish(round, &self.identity, method, &call.name, raw_args)?;
+        let ir = rounds::finish(round, &self.core.identity, method, &call.name, raw_args)?;
         if let Some(ir) = ir {
-            return self.shape(ir, version);
+            return self.core.shape(ir, version);
         }
-        self.shape(result?, version)
+        self.core.shape(result?, version)
     }
 
     /// `resources/read`: skill files first, then the handler (under the multi-round
@@ -169,20 +180,23 @@ impl<H: ServerHandler> Dispatcher<H> {
         let p: UriParam = parse(params)?;
         let not_found = || resource_not_found(&p.uri, era);
         if let Some(read) = self
+            .core
             .skills
             .as_deref()
             .and_then(|s| crate::features::skills::serve::read(s, &p.uri, era))
         {
-            return self.shape(read?, version);
+            return self.core.shape(read?, version);
         }
-        let mut hctx = self.hand_to_handler(ctx);
-        let round = rounds::begin(&mut hctx, &self.identity, method, &p.uri, None).await?;
+        let mut hctx = self.core.hand_to_handler(ctx);
+        let round = rounds::begin(&mut hctx, &self.core.identity, method, &p.uri, None)
+            .started()
+            .await?;
         let Some(fut) = handler.read_resource(&p.uri, hctx) else {
             return Err(not_found());
         };
         let result = CatchUnwind::new(fut).await;
-        if let Some(ir) = rounds::finish(round, &self.identity, method, &p.uri, None)? {
-            return self.shape(ir, version);
+        if let Some(ir) = rounds::finish(round, &self.core.identity, method, &p.uri, None)? {
+            return self.core.shape(ir, version);
         }
         let mut result = result.map_err(|e| resource_error_in(era, e))?;
         if result.contents.is_empty() {
@@ -192,9 +206,12 @@ impl<H: ServerHandler> Dispatcher<H> {
             let listed = handler.resources().iter().find(|r| r.uri == p.uri);
             crate::features::apps::finish_read(&mut result, listed)?;
         }
-        self.shape_cached(result, version, method, Some(&p.uri))
+        self.core
+            .shape_cached(result, version, method, Some(&p.uri))
     }
+}
 
+impl DispatchCore {
     /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions.
     pub(super) fn update_subscription(
         &self,
@@ -234,7 +251,11 @@ impl<H: ServerHandler> Dispatcher<H> {
     }
 
     /// `server/discover` (2026): the revisions, capabilities and instructions.
-    pub(super) fn discover(&self, version: Option<ProtocolVersion>) -> HandlerResult {
+    pub(super) fn discover(
+        &self,
+        version: Option<ProtocolVersion>,
+        capabilities: ServerCapabilities,
+    ) -> HandlerResult {
         let result = DiscoverResult {
             supported_versions: self
                 .identity
@@ -242,12 +263,27 @@ impl<H: ServerHandler> Dispatcher<H> {
                 .modern()
                 .map(|v| v.as_str().to_owned())
                 .collect(),
-            capabilities: self.capabilities(),
+            capabilities,
             instructions: self.identity.instructions.clone(),
             ..Default::default()
         };
         self.shape_cached(result, version, "server/discover", None)
     }
+}
+
+/// The call of tool `name` on `handler` that a task runs (`features::tasks`).
+fn tool_run<H: ServerHandler>(
+    handler: Arc<Overlay<H>>,
+    name: String,
+) -> crate::features::tasks::ToolRun {
+    Box::new(move |ctx, args| {
+        Box::pin(async move {
+            match handler.call_tool(&name, ctx, args) {
+                Some(call) => call.await,
+                None => Err(McpError::invalid_params(format!("Unknown tool: {name}"))),
+            }
+        })
+    })
 }
 
 /// The raw `arguments` of a `prompts/get` (bound into its MRTR `requestState`).

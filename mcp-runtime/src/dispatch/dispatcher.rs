@@ -13,11 +13,11 @@ use mcp_core::types::{
 use mcp_core::version::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
 
-use crate::chain::middleware::Endpoint;
+use crate::chain::middleware::{BoxFuture, Endpoint};
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::context::Context;
 use crate::dispatch::caching::{CachePolicy, Cacheable};
-use crate::dispatch::list_cache::{ListCache, ListKind};
+use crate::dispatch::list_cache::{ListCache, ListKind, Lists};
 use crate::features::handle::ServerHandle;
 use crate::features::host::{Host, ResultMeta};
 use crate::handler::ServerHandler;
@@ -25,9 +25,20 @@ use crate::handler::cell::HandlerCell;
 use crate::session::{ClientView, ServerIdentity, Session};
 
 /// The dispatcher around a handler table.
+///
+/// Only what reads the table is generic (`dispatch`, the calls into the handler, the
+/// capabilities its lists decide); everything else is its `DispatchCore`'s, compiled once in
+/// this crate rather than for every table type in the user's crate.
 pub struct Dispatcher<H> {
     /// The handler table, swappable at run time (each request uses one snapshot).
     pub(crate) handler: Arc<HandlerCell<H>>,
+    /// Everything but the table.
+    pub(crate) core: DispatchCore,
+}
+
+/// The dispatcher's state and work that do not depend on the handler table's type.
+#[derive(Clone)]
+pub(crate) struct DispatchCore {
     /// Dynamic registration and change notifications (`subscriptions.rs`, `handle.rs`).
     pub(crate) handle: ServerHandle,
     /// The 2026 caching hints (`caching.rs`).
@@ -48,13 +59,28 @@ impl<H> Clone for Dispatcher<H> {
     fn clone(&self) -> Self {
         Self {
             handler: self.handler.clone(),
-            handle: self.handle.clone(),
-            cache: self.cache.clone(),
-            identity: self.identity.clone(),
-            server_info: self.server_info.clone(),
-            lists: self.lists.clone(),
-            skills: self.skills.clone(),
-            tasks: self.tasks.clone(),
+            core: self.core.clone(),
+        }
+    }
+}
+
+/// What a handler table offers, as the capabilities and the method gate read it.
+#[derive(Clone, Copy)]
+pub(crate) struct Offered {
+    tools: bool,
+    prompts: bool,
+    /// Resources or templates.
+    resources: bool,
+    completions: bool,
+}
+
+impl Offered {
+    pub(crate) fn of<H: ServerHandler>(h: &H) -> Self {
+        Self {
+            tools: !h.tools().is_empty(),
+            prompts: !h.prompts().is_empty(),
+            resources: !h.resources().is_empty() || !h.resource_templates().is_empty(),
+            completions: h.has_completions(),
         }
     }
 }
@@ -271,22 +297,188 @@ impl<C: serde::ser::SerializeMap> serde::ser::SerializeMap for Appending<'_, C> 
 impl<H: ServerHandler> Dispatcher<H> {
     /// The capabilities derived from what is registered.
     pub fn capabilities(&self) -> ServerCapabilities {
+        self.core.capabilities(Offered::of(&*self.handler.load()))
+    }
+
+    async fn dispatch(&self, ctx: Context) -> HandlerResult {
+        // Owned, so the context itself can move into the handler.
+        let method_name = ctx.method.clone();
+        let method: &str = &method_name;
+        let era = ctx.era;
+        let session = ctx.session().cloned();
+        let (initialized, version) = match (&session, era) {
+            (Some(s), Era::Legacy) => {
+                let s = s.lock().expect("session lock");
+                (s.initialized, s.version)
+            }
+            _ => (true, ctx.version),
+        };
+        let codec = WireCodec::new(version.unwrap_or(match era {
+            Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
+            Era::Modern => ProtocolVersion::LATEST,
+        }))
+        .with_skills(self.core.skills.is_some());
+
+        // Notifications: applied by the kernel (cancellation) or nothing to do.
+        if ctx.is_notification() {
+            return Ok(Reply::None);
+        }
+        // The 2026 tasks extension's methods: gated on the request's declared extension.
+        if era == Era::Modern && matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+            return self.core.tasks_modern(&ctx, version).await;
+        }
+        // Era membership: a method this revision does not define does not exist here.
+        if !codec.is_request(method, Direction::ClientToServer) {
+            return Err(ErrorObject::method_not_found(method).into());
+        }
+        let offered = self.core.offers(method, Offered::of(&*self.handler.load()));
+        if !offered {
+            return Err(ErrorObject::method_not_found(method).into());
+        }
+        // The init gate (legacy): only ping (and initialize itself) before initialization.
+        if era == Era::Legacy && !initialized && method != "ping" && method != "initialize" {
+            return Err(McpError::invalid_params(
+                "the connection is not initialized: send initialize first",
+            ));
+        }
+        let params = ctx.params.clone();
+        let params = params.as_deref();
+        let handler = self.handler.load();
+        match method {
+            "initialize" => self
+                .core
+                .initialize(&ctx, session.as_ref(), self.capabilities()),
+            "ping" => self.core.shape(EmptyResult::default(), version),
+            "subscriptions/listen" => self.core.listen(&ctx, self.capabilities(), version).await,
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.core.update_subscription(&ctx, params, version)
+            }
+            "server/discover" => self.core.discover(version, self.capabilities()),
+            "logging/setLevel" => self.core.set_log_level(&ctx, params, version),
+            "tools/list" => self
+                .core
+                .list(Lists::of(&*handler), ListKind::Tools, params, version),
+            "tools/call" => self.call_tool(ctx, &handler, params, version).await,
+            "prompts/list" => {
+                self.core
+                    .list(Lists::of(&*handler), ListKind::Prompts, params, version)
+            }
+            "prompts/get" => self.get_prompt(ctx, &handler, params, version).await,
+            "resources/list" => {
+                self.core
+                    .list(Lists::of(&*handler), ListKind::Resources, params, version)
+            }
+            "resources/templates/list" => {
+                self.core
+                    .list(Lists::of(&*handler), ListKind::Templates, params, version)
+            }
+            "resources/read" => self.read_resource(ctx, &handler, params, version).await,
+            "completion/complete" => {
+                let result = crate::handler::completion::complete(
+                    &*handler,
+                    self.core.hand_to_handler(ctx),
+                    parse(params)?,
+                );
+                self.core.shape(result.await?, version)
+            }
+            "skills/list" | "skills/get" | "resources/directory/read" => match &self.core.skills {
+                Some(s) => self.core.skills_method(s, method, params, version),
+                None => Err(ErrorObject::method_not_found(method).into()),
+            },
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
+                self.core.tasks_legacy(&ctx, version).await
+            }
+            other => Err(ErrorObject::method_not_found(other).into()),
+        }
+    }
+}
+
+impl DispatchCore {
+    // The rarer methods whose work is async return it boxed: a future the generic
+    // `dispatch` polls directly would be compiled in the user's crate. A second box for
+    // these (`tasks/*`, `subscriptions/listen`), none on the common path.
+
+    /// The 2026 tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`.
+    fn tasks_modern<'a>(
+        &'a self,
+        ctx: &'a Context,
+        version: Option<ProtocolVersion>,
+    ) -> BoxFuture<'a, HandlerResult> {
+        Box::pin(crate::features::tasks::methods::modern_method(
+            self, ctx, version,
+        ))
+    }
+
+    /// The 2025-11-25 `tasks/*` methods.
+    fn tasks_legacy<'a>(
+        &'a self,
+        ctx: &'a Context,
+        version: Option<ProtocolVersion>,
+    ) -> BoxFuture<'a, HandlerResult> {
+        Box::pin(crate::features::tasks::methods::legacy_method(
+            self, ctx, version,
+        ))
+    }
+
+    /// `tools/call` of `name` as a task, the tool run by `run`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn call_as_task<'a>(
+        &'a self,
+        engine: &'a Arc<crate::features::tasks::TaskEngine>,
+        ctx: &'a Context,
+        name: String,
+        args: Option<Box<RawValue>>,
+        run: crate::features::tasks::ToolRun,
+        ttl: Option<u64>,
+        version: Option<ProtocolVersion>,
+    ) -> BoxFuture<'a, HandlerResult> {
+        Box::pin(crate::features::tasks::methods::call_as_task(
+            self, engine, ctx, name, args, run, ttl, version,
+        ))
+    }
+
+    /// `skills/list`, `skills/get`, `resources/directory/read`.
+    fn skills_method(
+        &self,
+        skills: &crate::features::skills::SkillSet,
+        method: &str,
+        params: Option<&RawValue>,
+        version: Option<ProtocolVersion>,
+    ) -> HandlerResult {
+        crate::features::skills::serve::handle(self, skills, method, params, version)
+    }
+
+    /// `subscriptions/listen`: the stream of change notifications, until it ends.
+    fn listen<'a>(
+        &'a self,
+        ctx: &'a Context,
+        capabilities: ServerCapabilities,
+        version: Option<ProtocolVersion>,
+    ) -> BoxFuture<'a, HandlerResult> {
+        Box::pin(async move {
+            let tasks = capabilities.has_extension(crate::features::subscriptions::TASKS_EXTENSION);
+            let result =
+                crate::features::subscriptions::listen(ctx, &self.handle.notifier, tasks).await?;
+            self.shape(result, version)
+        })
+    }
+
+    /// The capabilities derived from what is registered.
+    pub(crate) fn capabilities(&self, offered: Offered) -> ServerCapabilities {
         use mcp_core::types::{PromptsCapability, ResourcesCapability, ToolsCapability};
-        let h = self.handler.load();
         let mut caps = self.identity.extra_capabilities.clone();
         caps.logging.get_or_insert_with(Meta::new);
-        if !h.tools().is_empty() {
+        if offered.tools {
             caps.tools.get_or_insert_with(ToolsCapability::default);
         }
-        if !h.prompts().is_empty() {
+        if offered.prompts {
             caps.prompts.get_or_insert_with(PromptsCapability::default);
         }
-        if !h.resources().is_empty() || !h.resource_templates().is_empty() || self.skills.is_some()
-        {
+        if offered.resources || self.skills.is_some() {
             caps.resources
                 .get_or_insert_with(ResourcesCapability::default);
         }
-        if h.has_completions() {
+        if offered.completions {
             caps.completions.get_or_insert_with(Meta::new);
         }
         if self.handle.subscriptions_enabled() {
@@ -362,113 +554,20 @@ impl<H: ServerHandler> Dispatcher<H> {
         ))
     }
 
-    async fn dispatch(&self, ctx: Context) -> HandlerResult {
-        // Owned, so the context itself can move into the handler.
-        let method_name = ctx.method.clone();
-        let method: &str = &method_name;
-        let era = ctx.era;
-        let session = ctx.session().cloned();
-        let (initialized, version) = match (&session, era) {
-            (Some(s), Era::Legacy) => {
-                let s = s.lock().expect("session lock");
-                (s.initialized, s.version)
-            }
-            _ => (true, ctx.version),
-        };
-        let codec = WireCodec::new(version.unwrap_or(match era {
-            Era::Legacy => ProtocolVersion::LATEST_HANDSHAKE,
-            Era::Modern => ProtocolVersion::LATEST,
-        }))
-        .with_skills(self.skills.is_some());
-
-        // Notifications: applied by the kernel (cancellation) or nothing to do.
-        if ctx.is_notification() {
-            return Ok(Reply::None);
-        }
-        // The 2026 tasks extension's methods: gated on the request's declared extension.
-        if era == Era::Modern && matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
-            return crate::features::tasks::methods::modern_method(self, &ctx, version).await;
-        }
-        // Era membership: a method this revision does not define does not exist here.
-        if !codec.is_request(method, Direction::ClientToServer) {
-            return Err(ErrorObject::method_not_found(method).into());
-        }
-        let offered = self.offers(method);
-        if !offered {
-            return Err(ErrorObject::method_not_found(method).into());
-        }
-        // The init gate (legacy): only ping (and initialize itself) before initialization.
-        if era == Era::Legacy && !initialized && method != "ping" && method != "initialize" {
-            return Err(McpError::invalid_params(
-                "the connection is not initialized: send initialize first",
-            ));
-        }
-        let params = ctx.params.clone();
-        let params = params.as_deref();
-        let handler = self.handler.load();
-        match method {
-            "initialize" => self.initialize(&ctx, session.as_ref()),
-            "ping" => self.shape(EmptyResult::default(), version),
-            "subscriptions/listen" => {
-                let tasks = self
-                    .capabilities()
-                    .has_extension(crate::features::subscriptions::TASKS_EXTENSION);
-                let result =
-                    crate::features::subscriptions::listen(&ctx, &self.handle.notifier, tasks)
-                        .await?;
-                self.shape(result, version)
-            }
-            "resources/subscribe" | "resources/unsubscribe" => {
-                self.update_subscription(&ctx, params, version)
-            }
-            "server/discover" => self.discover(version),
-            "logging/setLevel" => self.set_log_level(&ctx, params, version),
-            "tools/list" => self.list(&*handler, ListKind::Tools, params, version),
-            "tools/call" => self.call_tool(ctx, &handler, params, version).await,
-            "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
-            "prompts/get" => self.get_prompt(ctx, &handler, params, version).await,
-            "resources/list" => self.list(&*handler, ListKind::Resources, params, version),
-            "resources/templates/list" => {
-                self.list(&*handler, ListKind::Templates, params, version)
-            }
-            "resources/read" => self.read_resource(ctx, &handler, params, version).await,
-            "completion/complete" => {
-                let result = crate::handler::completion::complete(
-                    &*handler,
-                    self.hand_to_handler(ctx),
-                    parse(params)?,
-                );
-                self.shape(result.await?, version)
-            }
-            "skills/list" | "skills/get" | "resources/directory/read" => match &self.skills {
-                Some(s) => crate::features::skills::serve::handle(self, s, method, params, version),
-                None => Err(ErrorObject::method_not_found(method).into()),
-            },
-            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
-                crate::features::tasks::methods::legacy_method(self, &ctx, version).await
-            }
-            other => Err(ErrorObject::method_not_found(other).into()),
-        }
-    }
-
     /// Whether the server offers `method` at all (gated by what is registered).
-    fn offers(&self, method: &str) -> bool {
-        let h = self.handler.load();
+    fn offers(&self, method: &str, h: Offered) -> bool {
         match method {
             "initialize" | "ping" | "server/discover" | "logging/setLevel" => true,
             "subscriptions/listen" => self.handle.subscriptions_enabled(),
             "resources/subscribe" | "resources/unsubscribe" => {
-                self.handle.subscriptions_enabled()
-                    && (!h.resources().is_empty() || !h.resource_templates().is_empty())
+                self.handle.subscriptions_enabled() && h.resources
             }
-            "tools/list" | "tools/call" => !h.tools().is_empty(),
-            "prompts/list" | "prompts/get" => !h.prompts().is_empty(),
+            "tools/list" | "tools/call" => h.tools,
+            "prompts/list" | "prompts/get" => h.prompts,
             "resources/list" | "resources/templates/list" | "resources/read" => {
-                !h.resources().is_empty()
-                    || !h.resource_templates().is_empty()
-                    || self.skills.is_some()
+                h.resources || self.skills.is_some()
             }
-            "completion/complete" => h.has_completions(),
+            "completion/complete" => h.completions,
             "skills/list" | "skills/get" => self.skills.is_some(),
             "resources/directory/read" => self
                 .skills
@@ -479,7 +578,12 @@ impl<H: ServerHandler> Dispatcher<H> {
         }
     }
 
-    fn initialize(&self, ctx: &Context, session: Option<&Session>) -> HandlerResult {
+    fn initialize(
+        &self,
+        ctx: &Context,
+        session: Option<&Session>,
+        mut capabilities: ServerCapabilities,
+    ) -> HandlerResult {
         let p: InitializeParams = parse(ctx.params())?;
         let Some(version) = self
             .identity
@@ -502,7 +606,6 @@ impl<H: ServerHandler> Dispatcher<H> {
                 }),
             ));
         }
-        let mut capabilities = self.capabilities();
         if ctx.peer.conn.is_sessionless() {
             crate::features::subscriptions::withhold(&mut capabilities);
         }
@@ -532,15 +635,9 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(
 }
 
 // The features reach the dispatcher through this trait (they sit below it).
-impl<H: ServerHandler> Host for Dispatcher<H> {
-    type Handler = crate::handler::Overlay<H>;
-
-    fn handlers(&self) -> Arc<crate::handler::Overlay<H>> {
-        self.handler.load()
-    }
-
+impl Host for DispatchCore {
     fn handler_ctx(&self, ctx: &Context) -> Context {
-        Dispatcher::handler_ctx(self, ctx)
+        DispatchCore::handler_ctx(self, ctx)
     }
 
     fn identity(&self) -> &ServerIdentity {
@@ -556,7 +653,7 @@ impl<H: ServerHandler> Host for Dispatcher<H> {
         value: T,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
-        Dispatcher::shape(self, value, version)
+        DispatchCore::shape(self, value, version)
     }
 
     fn page<T: Clone>(
@@ -564,7 +661,7 @@ impl<H: ServerHandler> Host for Dispatcher<H> {
         all: &[T],
         params: Option<&RawValue>,
     ) -> Result<(Vec<T>, Option<String>), McpError> {
-        Dispatcher::page(self, all, params)
+        DispatchCore::page(self, all, params)
     }
 }
 

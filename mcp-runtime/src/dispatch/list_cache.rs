@@ -12,14 +12,15 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use mcp_core::types::{
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
+    Resource, ResourceTemplate, Tool,
 };
 use mcp_core::version::ProtocolVersion;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::common::error::{HandlerResult, McpError, Reply};
-use crate::dispatch::Dispatcher;
+use crate::dispatch::DispatchCore;
 use crate::handler::ServerHandler;
 
 /// Which list.
@@ -96,11 +97,45 @@ pub(crate) fn page<T: Clone>(all: &[T], start: usize, size: usize) -> (Vec<T>, O
     (all[start..end].to_vec(), next)
 }
 
-impl<H: ServerHandler> Dispatcher<H> {
+/// A handler table's lists as of one request, and their generation.
+pub(crate) struct Lists<'a> {
+    tools: &'a [Tool],
+    prompts: &'a [Prompt],
+    resources: &'a [Resource],
+    templates: &'a [ResourceTemplate],
+    generation: u64,
+}
+
+impl<'a> Lists<'a> {
+    pub(crate) fn of<H: ServerHandler>(h: &'a H) -> Self {
+        Self {
+            tools: h.tools(),
+            prompts: h.prompts(),
+            resources: h.resources(),
+            templates: h.resource_templates(),
+            generation: h.list_generation(),
+        }
+    }
+
+    fn tools(&self) -> &'a [Tool] {
+        self.tools
+    }
+    fn prompts(&self) -> &'a [Prompt] {
+        self.prompts
+    }
+    fn resources(&self) -> &'a [Resource] {
+        self.resources
+    }
+    fn resource_templates(&self) -> &'a [ResourceTemplate] {
+        self.templates
+    }
+}
+
+impl DispatchCore {
     /// Answers a list request from the cache, encoding the page on a miss.
     pub(crate) fn list(
         &self,
-        h: &crate::handler::Overlay<H>,
+        h: Lists<'_>,
         kind: ListKind,
         params: Option<&RawValue>,
         version: Option<ProtocolVersion>,
@@ -116,15 +151,15 @@ impl<H: ServerHandler> Dispatcher<H> {
         let start = page_start(len, params)?;
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         let key = (kind, rev as usize, start);
-        let raw = self.lists.get_or_encode(key, h.list_generation(), || {
-            self.encode_page(h, kind, start, rev)
-        })?;
+        let raw = self
+            .lists
+            .get_or_encode(key, h.generation, || self.encode_page(&h, kind, start, rev))?;
         Ok(Reply::Result(raw))
     }
 
     fn encode_page(
         &self,
-        h: &crate::handler::Overlay<H>,
+        h: &Lists<'_>,
         kind: ListKind,
         start: usize,
         rev: ProtocolVersion,

@@ -7,4 +7,5 @@ mod dispatcher;
 pub(crate) mod list_cache;
 mod tool_result_encoding;
 
+pub(crate) use dispatcher::DispatchCore;
 pub use dispatcher::Dispatcher;

@@ -5,13 +5,13 @@
 use mcp_core::types::{Adapt, CallToolResult};
 use mcp_core::version::{Era, ProtocolVersion};
 
-use super::dispatcher::{Dispatcher, ServerInfoStamp};
+use super::dispatcher::{DispatchCore, ServerInfoStamp};
 use crate::common::error::{HandlerResult, Reply};
 
-impl<H: crate::handler::ServerHandler> Dispatcher<H> {
+impl DispatchCore {
     /// [`shape`](Self::shape) for a `tools/call` result: the same bytes (the tests compare
     /// them), written by the result's own encoder.
-    pub(super) fn shape_tool_result(
+    pub(crate) fn shape_tool_result(
         &self,
         mut value: CallToolResult,
         version: Option<ProtocolVersion>,

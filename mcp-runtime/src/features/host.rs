@@ -10,17 +10,12 @@ use serde_json::value::RawValue;
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 use crate::features::tasks::TaskEngine;
-use crate::handler::ServerHandler;
 use crate::session::ServerIdentity;
 
-/// The dispatcher, as a feature sees it.
+/// The dispatcher, as a feature sees it: the part that does not depend on the handler
+/// table's type (a feature that calls into the table is handed the call, as the task path
+/// is its `ToolRun`), so that the features are compiled once.
 pub(crate) trait Host {
-    /// The handler table's type.
-    type Handler: ServerHandler;
-
-    /// The handler table as of now (one snapshot per request).
-    fn handlers(&self) -> Arc<Self::Handler>;
-
     /// A copy of `ctx` for a handler (it carries the server handle).
     fn handler_ctx(&self, ctx: &Context) -> Context;
 

@@ -186,16 +186,18 @@ fn may_be_retry(ctx: &Context, params: &RawValue) -> bool {
 }
 
 /// Prepares a modern request's handler run: [`Started::Off`] on legacy connections
-/// (interaction calls go to the peer there).
-pub(crate) async fn begin(
-    ctx: &mut Context,
-    identity: &ServerIdentity,
-    method: &str,
-    target: &str,
-    arguments: Option<&RawValue>,
-) -> Result<Started, McpError> {
+/// (interaction calls go to the peer there). Not `async`: the dispatcher that awaits it is
+/// generic, and what it polls is compiled in the user's crate; a retry's opening is boxed
+/// here instead (once per retry), and a first attempt waits for nothing.
+pub(crate) fn begin<'a>(
+    ctx: &'a mut Context,
+    identity: &'a ServerIdentity,
+    method: &'a str,
+    target: &'a str,
+    arguments: Option<&'a RawValue>,
+) -> Begun<'a> {
     if ctx.era() != Era::Modern {
-        return Ok(Started::Off);
+        return Begun::Now(Started::Off);
     }
     let cfg = identity.request_state.clone();
     if !ctx.params().is_some_and(|p| may_be_retry(ctx, p)) {
@@ -205,11 +207,29 @@ pub(crate) async fn begin(
             round: OnceLock::new(),
         });
         ctx.lazy_round = Some(lazy.clone());
-        return Ok(Started::Lazy(lazy));
+        return Begun::Now(Started::Lazy(lazy));
     }
-    open(ctx, identity, method, target, arguments)
-        .await
-        .map(Started::Opened)
+    Begun::Opening(Box::pin(async move {
+        open(ctx, identity, method, target, arguments)
+            .await
+            .map(Started::Opened)
+    }))
+}
+
+/// What [`begin`] found: the run's start, or a retry's round still being opened.
+pub(crate) enum Begun<'a> {
+    Now(Started),
+    Opening(BoxFuture<'a, Result<Started, McpError>>),
+}
+
+impl Begun<'_> {
+    /// The run's start, once a retry's round is open.
+    pub(crate) async fn started(self) -> Result<Started, McpError> {
+        match self {
+            Begun::Now(started) => Ok(started),
+            Begun::Opening(opening) => opening.await,
+        }
+    }
 }
 
 /// Opens a modern request's round now (a retry's answers and state read and checked), and

@@ -29,6 +29,16 @@ pub fn decode_arguments<T: DeserializeOwned>(args: Option<&RawValue>) -> Result<
     }
     // Slow path, only on failure: decode through a Value to get a path and a message
     // without byte positions.
+    let value = arguments_value(json)?;
+    match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(path_error(e)),
+    }
+}
+
+/// The arguments as a JSON object, for the slow path of [`decode_arguments`] (not generic:
+/// compiled once, not per tool).
+fn arguments_value(json: &str) -> Result<serde_json::Value, CallToolResult> {
     let value: serde_json::Value = match serde_json::from_str(json) {
         Ok(v) => v,
         Err(_) => return Err(CallToolResult::error("Invalid arguments: not valid JSON")),
@@ -38,14 +48,14 @@ pub fn decode_arguments<T: DeserializeOwned>(args: Option<&RawValue>) -> Result<
             "Invalid arguments: expected an object",
         ));
     }
-    match serde_path_to_error::deserialize::<_, T>(value) {
-        Ok(v) => Ok(v),
-        Err(e) => {
-            let path = e.path().to_string();
-            let msg = e.into_inner().to_string();
-            Err(CallToolResult::error(argument_error(&path, &msg)))
-        }
-    }
+    Ok(value)
+}
+
+/// The `isError` result for arguments that did not decode (compiled once).
+fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> CallToolResult {
+    let path = e.path().to_string();
+    let msg = e.into_inner().to_string();
+    CallToolResult::error(argument_error(&path, &msg))
 }
 
 /// Words serde's error `msg` about the argument at `path` (serde_path_to_error's form,

@@ -50,14 +50,20 @@ impl ToolInfo {
         name: &str,
         configure: impl FnOnce(&mut Tool),
     ) -> Self {
+        let mut info = Self::assemble(name, input_schema_for::<A>(), R::__output_schema());
+        configure(&mut info.tool);
+        info
+    }
+
+    /// What [`new`](Self::new) does that needs neither type: compiled once, not per tool.
+    fn assemble(name: &str, input: Meta, output: Option<OutputSchema>) -> Self {
         let mut tool = Tool::new(name);
-        tool.input_schema = input_schema_for::<A>();
+        tool.input_schema = input;
         let mut wrapped = false;
-        if let Some(out) = R::__output_schema() {
+        if let Some(out) = output {
             tool.output_schema = Some(out.schema);
             wrapped = out.wrapped;
         }
-        configure(&mut tool);
         Self { tool, wrapped }
     }
 
@@ -90,7 +96,12 @@ fn generator(deserialize: bool) -> schemars::SchemaGenerator {
 }
 
 fn root_schema<T: schemars::JsonSchema>(deserialize: bool) -> Meta {
-    let schema = generator(deserialize).into_root_schema_for::<T>();
+    root_meta(generator(deserialize).into_root_schema_for::<T>())
+}
+
+/// The root schema as a JSON object, `$ref`s resolved (the part of [`root_schema`] that
+/// does not need the type: compiled once, not per tool).
+fn root_meta(schema: schemars::Schema) -> Meta {
     let mut m = match Value::from(schema) {
         Value::Object(m) => m,
         Value::Bool(true) => Meta::new(),
@@ -112,7 +123,11 @@ fn root_schema<T: schemars::JsonSchema>(deserialize: bool) -> Meta {
 /// JSON Schema does not define, optional arguments not nullable, no bare boolean subschema
 /// and no `type` array (`portable_schema.rs`).
 pub fn input_schema_for<T: schemars::JsonSchema>() -> Meta {
-    let mut m = root_schema::<T>(true);
+    input_form(root_schema::<T>(true))
+}
+
+/// The `inputSchema` form of an arguments type's root schema.
+fn input_form(mut m: Meta) -> Meta {
     super::portable_schema::make_portable(&mut m, true);
     if !m.contains_key("type") {
         m.insert("type".into(), Value::from("object"));
@@ -122,7 +137,11 @@ pub fn input_schema_for<T: schemars::JsonSchema>() -> Meta {
 
 /// The `outputSchema` of `T`, with an object root (see [`crate::Json`]).
 pub fn output_schema_for<T: schemars::JsonSchema>() -> OutputSchema {
-    let mut m = root_schema::<T>(false);
+    output_form(root_schema::<T>(false))
+}
+
+/// The `outputSchema` form of a result type's root schema.
+fn output_form(mut m: Meta) -> OutputSchema {
     super::portable_schema::make_portable(&mut m, false);
     if m.get("type").and_then(Value::as_str) == Some("object") {
         return OutputSchema {

@@ -6,8 +6,6 @@ use std::sync::Arc;
 use mcp_core::types::{CallToolResult, Implementation, ServerCapabilities, Tool};
 use mcp_core::version::SupportedVersions;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufRead, AsyncWrite};
-use tokio_util::sync::CancellationToken;
 
 use crate::chain::middleware::{
     Chain, DynLayers, DynMiddleware, Endpoint, Layered, Middleware, Next,
@@ -15,12 +13,13 @@ use crate::chain::middleware::{
 use crate::chain::tracing_layer::TracingLayer;
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
-use crate::dispatch::Dispatcher;
+use crate::dispatch::{DispatchCore, Dispatcher};
 #[cfg(feature = "schema-validation")]
 use crate::handler::schema_check::SchemaChecked;
 use crate::handler::tool::decode_arguments;
 use crate::handler::{Registry, ServerHandler};
-use crate::server::kernel::Kernel;
+use crate::server::kernel::{ErasedEndpoint, Kernel};
+use crate::server::serving::{ErasedServer, HttpInputs, Server};
 use crate::server::stream::ServerOptions;
 use crate::session::ServerIdentity;
 use crate::wire::filter::{Filters, MessageFilter};
@@ -424,8 +423,8 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self.mounts.push(crate::server::mount::MountSpec {
             namespace,
             options,
-            endpoint: child.kernel.endpoint.clone(),
-            handle: child.handle.clone(),
+            endpoint: child.erased.kernel.endpoint.clone(),
+            handle: child.erased.handle.clone(),
         });
         self
     }
@@ -638,31 +637,166 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     }
 
     /// Builds the server, or says what is wrong.
+    ///
+    /// Only what needs the table's or the chain's type is generic here (the handler cell,
+    /// the dispatcher, the chain around it); the checks and the rest of the assembly are
+    /// compiled once, not in every crate that builds a server.
     pub fn try_build(self) -> Result<Server<C, H>, BuildError> {
+        let ServerBuilder {
+            identity,
+            options,
+            handler,
+            chain,
+            dyn_layers,
+            own_layers,
+            filters,
+            tracing,
+            errors,
+            bus,
+            max_listens,
+            cache,
+            skills,
+            tasks,
+            mounts,
+            transforms,
+        } = self;
+        let settings = Settings {
+            identity,
+            options,
+            dyn_layers,
+            own_layers,
+            filters,
+            errors,
+            cache,
+            skills,
+            tasks,
+            mounts,
+            transforms,
+        };
+        let checked = settings.check(handler.tools(), handler.resources())?;
+        let (handler, handle) = crate::features::handle::cell_and_handle(handler, bus, max_listens);
+        let mut checked = checked.attach(&handle)?;
+        let header_schemas = handler.headers.clone();
+        let dispatcher = Dispatcher {
+            handler,
+            core: checked.dispatch_core(&handle),
+        };
+        let legacy = handle.subscriptions_enabled().then(|| {
+            let d = dispatcher.clone();
+            Arc::new(crate::features::subscriptions::LegacyFeed {
+                notifier: handle.notifier.clone(),
+                kinds: Box::new(move || (&d.capabilities()).into()),
+            })
+        });
+        let layers = std::mem::take(&mut checked.layers);
+        let inner = chain.wrap(DynLayers::new(layers, dispatcher));
+        let endpoint = Layered::new(MaybeTraced(tracing), inner);
+        let http = HttpInputs {
+            header_schemas,
+            legacy,
+        };
+        Ok(Server::from_erased(checked.finish(
+            Arc::new(endpoint),
+            handle,
+            http,
+        )))
+    }
+
+    /// Builds the server; panics with the reasons when it is misconfigured.
+    pub fn build(self) -> Server<C, H> {
+        match self.try_build() {
+            Ok(s) => s,
+            Err(e) => panic!("invalid MCP server: {e}"),
+        }
+    }
+}
+
+/// A builder's settings without its table and chain: what [`ServerBuilder::try_build`]
+/// checks and assembles without their types.
+struct Settings {
+    identity: ServerIdentity,
+    options: ServerOptions,
+    dyn_layers: Vec<Arc<dyn DynMiddleware>>,
+    own_layers: Vec<Arc<dyn DynMiddleware>>,
+    filters: Vec<Arc<dyn MessageFilter>>,
+    errors: Vec<String>,
+    cache: crate::dispatch::caching::CachePolicy,
+    skills: Option<Arc<crate::features::skills::SkillSet>>,
+    tasks: TaskSetup,
+    mounts: Vec<crate::server::mount::MountSpec>,
+    transforms: Option<crate::chain::transform::ToolTransforms>,
+}
+
+/// [`Settings`] checked against the table's tools and resources.
+struct Checked {
+    identity: Arc<ServerIdentity>,
+    options: ServerOptions,
+    /// The dynamic slot: the builder's layers, then (after [`Checked::attach`]) the
+    /// table's own and the tool transforms.
+    layers: Vec<Arc<dyn DynMiddleware>>,
+    own_layers: Vec<Arc<dyn DynMiddleware>>,
+    filters: Vec<Arc<dyn MessageFilter>>,
+    cache: crate::dispatch::caching::CachePolicy,
+    skills: Option<Arc<crate::features::skills::SkillSet>>,
+    tasks: Option<Arc<crate::features::tasks::TaskEngine>>,
+    explicit_notifier: bool,
+    mounts: Vec<crate::server::mount::MountSpec>,
+    transforms: Option<crate::chain::transform::ToolTransforms>,
+}
+
+impl Settings {
+    /// The checks that need only the table's lists; the identity with the features
+    /// declared, and the task engine.
+    fn check(
+        self,
+        tools: &[Tool],
+        resources: &[mcp_core::types::Resource],
+    ) -> Result<Checked, BuildError> {
         if !self.errors.is_empty() {
             return Err(BuildError(self.errors));
         }
         if self.identity.supported.is_empty() {
             return Err(BuildError(vec!["no protocol revision is supported".into()]));
         }
-        let mut identity = self.identity;
-        let apps = crate::features::apps::check(self.handler.tools(), self.handler.resources());
+        let apps = crate::features::apps::check(tools, resources);
         if !apps.is_empty() {
             return Err(BuildError(apps));
         }
         let explicit_notifier = self.tasks.notifier.is_some();
-        let tasks = self.tasks.build(self.handler.tools());
+        let tasks = self.tasks.build(tools);
+        let mut identity = self.identity;
         declare_features(
             &mut identity,
-            self.handler.resources(),
+            resources,
             self.skills.as_deref(),
             tasks.is_some(),
         );
-        let identity = Arc::new(identity);
-        let (handler, handle) =
-            crate::features::handle::cell_and_handle(self.handler, self.bus, self.max_listens);
-        if let Some(engine) = &tasks
-            && !explicit_notifier
+        Ok(Checked {
+            identity: Arc::new(identity),
+            options: self.options,
+            layers: self.dyn_layers,
+            own_layers: self.own_layers,
+            filters: self.filters,
+            cache: self.cache,
+            skills: self.skills,
+            tasks,
+            explicit_notifier,
+            mounts: self.mounts,
+            transforms: self.transforms,
+        })
+    }
+}
+
+impl Checked {
+    /// Wires what needs the server's handle: task changes to the listen streams, the
+    /// mounts, the tool transforms (the table's own layers and the transforms then follow
+    /// the builder's in `layers`).
+    fn attach(
+        mut self,
+        handle: &crate::features::handle::ServerHandle,
+    ) -> Result<Self, BuildError> {
+        if let Some(engine) = &self.tasks
+            && !self.explicit_notifier
             && handle.subscriptions_enabled()
         {
             // 2026 task changes reach the listen streams whose `taskIds` name the task.
@@ -673,9 +807,10 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 ));
             }));
         }
-        crate::server::mount::attach(&handle, self.mounts).map_err(BuildError)?;
-        let mut own_layers = self.own_layers;
-        if let Some(t) = self.transforms {
+        crate::server::mount::attach(handle, std::mem::take(&mut self.mounts))
+            .map_err(BuildError)?;
+        let mut own_layers = std::mem::take(&mut self.own_layers);
+        if let Some(t) = self.transforms.take() {
             let errors = t.check(&handle.editor.listing().tools);
             if !errors.is_empty() {
                 return Err(BuildError(errors));
@@ -685,49 +820,40 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
                 crate::chain::transform::Lookup(Arc::new(move |name: &str| editor.tool(name)));
             own_layers.push(Arc::new(t.with_lookup(lookup)));
         }
-        let header_schemas = handler.headers.clone();
-        let dispatcher = Dispatcher {
-            handler,
+        self.layers.extend(own_layers);
+        Ok(self)
+    }
+
+    /// The dispatcher's part that does not hold the table.
+    fn dispatch_core(&mut self, handle: &crate::features::handle::ServerHandle) -> DispatchCore {
+        DispatchCore {
             handle: handle.clone(),
-            cache: Arc::new(self.cache),
-            identity: identity.clone(),
+            cache: Arc::new(std::mem::take(&mut self.cache)),
+            identity: self.identity.clone(),
             server_info: Default::default(),
             lists: Default::default(),
-            skills: self.skills,
-            tasks: tasks.clone(),
-        };
-        let legacy = handle.subscriptions_enabled().then(|| {
-            let d = dispatcher.clone();
-            Arc::new(crate::features::subscriptions::LegacyFeed {
-                notifier: handle.notifier.clone(),
-                kinds: Box::new(move || (&d.capabilities()).into()),
-            })
-        });
-        let mut layers = self.dyn_layers;
-        layers.extend(own_layers);
-        let inner = self.chain.wrap(DynLayers::new(layers, dispatcher));
-        let endpoint = Layered::new(MaybeTraced(self.tracing), inner);
-        Ok(Server {
+            skills: self.skills.take(),
+            tasks: self.tasks.clone(),
+        }
+    }
+
+    /// The built server without its types, around `endpoint`.
+    fn finish(
+        self,
+        endpoint: Arc<dyn ErasedEndpoint>,
+        handle: crate::features::handle::ServerHandle,
+        http: HttpInputs,
+    ) -> ErasedServer {
+        ErasedServer {
             handle,
             kernel: Kernel {
-                endpoint: Arc::new(endpoint),
-                identity,
+                endpoint,
+                identity: self.identity,
                 options: self.options,
                 filters: Filters::new(self.filters),
             },
-            http: HttpInputs {
-                header_schemas,
-                legacy,
-            },
-            tasks,
-        })
-    }
-
-    /// Builds the server; panics with the reasons when it is misconfigured.
-    pub fn build(self) -> Server<C, H> {
-        match self.try_build() {
-            Ok(s) => s,
-            Err(e) => panic!("invalid MCP server: {e}"),
+            http,
+            tasks: self.tasks,
         }
     }
 }
@@ -802,26 +928,6 @@ impl crate::handler::Declarations for Applying<'_> {
             }
         }
     }
-}
-
-/// A built server: serve it over stdio, any byte stream, or an in-memory pair.
-pub struct Server<C: Chain = (), H: ServerHandler = Registry> {
-    pub(crate) kernel: Kernel<Composed<C, H>>,
-    pub(crate) http: HttpInputs,
-    pub(crate) handle: crate::features::handle::ServerHandle,
-    tasks: Option<Arc<crate::features::tasks::TaskEngine>>,
-}
-
-/// What only the HTTP transport reads, built with the server and handed to it.
-#[derive(Clone)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) struct HttpInputs {
-    /// The `inputSchema` of each tool whose schema carries `x-mcp-header` annotations, for
-    /// the 2026 HTTP header checks (`Mcp-Param-*`); kept in step with dynamic registration.
-    pub(crate) header_schemas: Arc<crate::handler::cell::HeaderSchemas>,
-    /// Change notifications for legacy sessions the transport takes over from a session
-    /// store; `None` when subscriptions are off.
-    pub(crate) legacy: Option<Arc<crate::features::subscriptions::LegacyFeed>>,
 }
 
 /// What [`ServerBuilder::extension`] and a table's declared `extensions(...)` do: checks
@@ -905,102 +1011,5 @@ impl TaskSetup {
             engine.set_notifier(n);
         }
         Some(Arc::new(engine))
-    }
-}
-
-impl<C: Chain, H: ServerHandler> Clone for Server<C, H> {
-    fn clone(&self) -> Self {
-        Self {
-            kernel: self.kernel.clone(),
-            http: self.http.clone(),
-            handle: self.handle.clone(),
-            tasks: self.tasks.clone(),
-        }
-    }
-}
-
-impl<C: Chain, H: ServerHandler> Server<C, H> {
-    /// The handle for dynamic registration and change notifications while serving.
-    pub fn handle(&self) -> crate::features::handle::ServerHandle {
-        self.handle.clone()
-    }
-
-    /// The task engine, when the server runs tasks (to reach its store, or to attach a
-    /// notifier after building).
-    pub fn task_engine(&self) -> Option<&Arc<crate::features::tasks::TaskEngine>> {
-        self.tasks.as_ref()
-    }
-
-    /// Serves one connection over a reader and a writer until EOF.
-    pub async fn serve<R, W>(&self, reader: R, writer: W) -> std::io::Result<()>
-    where
-        R: tokio::io::AsyncRead + Unpin + Send,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        self.serve_buffered(
-            tokio::io::BufReader::new(reader),
-            writer,
-            CancellationToken::new(),
-        )
-        .await
-    }
-
-    /// Serves one connection; `stop` ends reading early (then in-flight work drains).
-    pub async fn serve_buffered<R, W>(
-        &self,
-        reader: R,
-        writer: W,
-        stop: CancellationToken,
-    ) -> std::io::Result<()>
-    where
-        R: AsyncBufRead + Unpin + Send,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        self.kernel
-            .serve(reader, writer, stop, CancellationToken::new())
-            .await
-    }
-
-    /// Serves stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then lets
-    /// in-flight requests finish within the grace period and flushes.
-    ///
-    /// A client that vanishes (closes stdout's pipe) ends the server at once, with no grace
-    /// and no error: nobody is left to answer.
-    pub async fn serve_stdio(&self) -> std::io::Result<()> {
-        let stop = CancellationToken::new();
-        crate::server::stdio::stop_on_signals(stop.clone());
-        #[cfg(target_os = "linux")]
-        if let Some((reader, writer)) = crate::server::stdio::pipes() {
-            let reader = tokio::io::BufReader::with_capacity(64 * 1024, reader);
-            let gone = CancellationToken::new();
-            crate::server::stdio::watch_stdout_closed(gone.clone());
-            let r = self.kernel.serve(reader, writer, stop, gone.clone()).await;
-            // Ends the watcher (and its hold on stdout).
-            gone.cancel();
-            return r;
-        }
-        self.serve_buffered(
-            tokio::io::BufReader::with_capacity(64 * 1024, crate::server::stdio::Stdin::new()),
-            tokio::io::stdout(),
-            stop,
-        )
-        .await
-    }
-
-    /// Starts the server on one end of an in-memory pipe and returns the other end, for
-    /// tests and in-process clients.
-    pub fn serve_in_memory(&self) -> tokio::io::DuplexStream
-    where
-        C: 'static,
-    {
-        let (client, server) = tokio::io::duplex(1 << 20);
-        let this = self.clone();
-        tokio::spawn(async move {
-            let (r, w) = tokio::io::split(server);
-            if let Err(e) = this.serve(r, w).await {
-                tracing::debug!(error = %e, "in-memory connection ended with an error");
-            }
-        });
-        client
     }
 }

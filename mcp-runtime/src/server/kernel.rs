@@ -5,13 +5,20 @@
 //! each hold one; what only HTTP needs (the header schemas, the legacy change feed) is the
 //! HTTP transport's, handed over by [`Server`](super::Server). [`ServerOptions`] are the
 //! connection's limits and timeouts.
+//!
+//! The serving boundary: the kernel holds the endpoint as an [`ErasedEndpoint`] trait
+//! object, so the kernel, the stream reader and the HTTP transports are not generic over
+//! the user's chain and handler and are compiled once, here, instead of in every user's
+//! crate on every rebuild. Each message crosses it with one dynamic call, which returns the
+//! one boxed future a message always had (the panic guard keeps the chain in a box); inside
+//! it the static chain and the dispatcher stay one monomorphic future.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::chain::middleware::Endpoint;
+use crate::chain::middleware::{BoxFuture, DynEndpoint, Endpoint};
 use crate::chain::request_run;
 use crate::common::error::HandlerResult;
 use crate::common::panic::CatchUnwind;
@@ -57,26 +64,31 @@ impl Default for ServerOptions {
     }
 }
 
+/// The endpoint as the kernel and every transport see it: object safe, so that what serves
+/// it is compiled once in this crate. Every [`Endpoint`] is one (the composed chain of a
+/// built server is the only one served).
+pub(crate) trait ErasedEndpoint: DynEndpoint {
+    /// Starts handling one message on an endpoint shared with the connection: the chain's
+    /// future, owning its handle on the endpoint, in the one box a message costs.
+    fn start(self: Arc<Self>, ctx: Context) -> BoxFuture<'static, HandlerResult>;
+}
+
+impl<E: Endpoint + 'static> ErasedEndpoint for E {
+    fn start(self: Arc<Self>, ctx: Context) -> BoxFuture<'static, HandlerResult> {
+        Box::pin(async move { self.call(ctx).await })
+    }
+}
+
 /// Everything one connection's kernel needs, shared with its tasks.
-pub(crate) struct Kernel<E> {
-    pub(crate) endpoint: Arc<E>,
+#[derive(Clone)]
+pub(crate) struct Kernel {
+    pub(crate) endpoint: Arc<dyn ErasedEndpoint>,
     pub(crate) identity: Arc<ServerIdentity>,
     pub(crate) options: ServerOptions,
     pub(crate) filters: Filters,
 }
 
-impl<E> Clone for Kernel<E> {
-    fn clone(&self) -> Self {
-        Self {
-            endpoint: self.endpoint.clone(),
-            identity: self.identity.clone(),
-            options: self.options.clone(),
-            filters: self.filters.clone(),
-        }
-    }
-}
-
-impl<E: Endpoint + 'static> Kernel<E> {
+impl Kernel {
     /// Runs the chain with panic catching, the optional timeout and cancellation.
     /// `None` when the request was cancelled.
     pub(crate) async fn run(
@@ -84,7 +96,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
         ctx: Context,
         cancel: &CancellationToken,
     ) -> Option<HandlerResult> {
-        let fut = CatchUnwind::new(self.endpoint.call(ctx));
+        let fut = CatchUnwind::boxed(self.endpoint.call_boxed(ctx));
         request_run::finish(fut, cancel, self.options.request_timeout).await
     }
 }

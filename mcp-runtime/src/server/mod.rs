@@ -5,8 +5,10 @@
 mod builder;
 pub(crate) mod kernel;
 pub mod mount;
+pub(crate) mod serving;
 pub mod stdio;
 pub(crate) mod stream;
 
 pub use builder::*;
 pub use mount::MountOptions;
+pub use serving::Server;

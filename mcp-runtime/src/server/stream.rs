@@ -23,7 +23,6 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::chain::middleware::Endpoint;
 use crate::chain::request_run::{self, encode_outcome};
 use crate::common::error::{HandlerResult, Reply};
 use crate::common::extensions::Extensions;
@@ -97,7 +96,7 @@ impl Conn {
     }
 }
 
-impl<E: Endpoint + 'static> Kernel<E> {
+impl Kernel {
     /// Serves one connection until EOF (or `stop` fires), then drains and returns.
     ///
     /// `gone` fires when the peer can no longer be answered (its end of the output is
@@ -540,7 +539,7 @@ impl<E: Endpoint + 'static> Kernel<E> {
         sink: Sink,
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
     ) {
-        let mut chain = request_run::start(&self.endpoint, ctx);
+        let mut chain = request_run::start(self.endpoint.clone().start(ctx));
         if let Poll::Ready(out) = request_run::poll_once(&mut chain).await {
             // Nobody else saw this request, so nothing can have cancelled it.
             let sent = conn.finish(&sink, id.as_ref(), Some(out)).await;

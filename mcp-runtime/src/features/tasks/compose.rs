@@ -30,7 +30,6 @@ use crate::context::interaction::{BoxFuture, InputResolver, InteractionError};
 use crate::context::peer::PeerError;
 use crate::features::host::Host;
 use crate::features::input_rounds::{self as rounds, Round};
-use crate::handler::ServerHandler;
 
 /// The tool's resolver: the round's while the call runs inline, the task's once it is one.
 struct Phased {
@@ -59,6 +58,17 @@ impl InputResolver for Phased {
     }
 }
 
+/// Runs the tool a task was asked for with its context and arguments: the one call into
+/// the handler table, made by the dispatcher (generic over the table), so that everything
+/// else on the task path is compiled once.
+pub(crate) type ToolRun = Box<
+    dyn FnOnce(
+            Context,
+            Option<Box<RawValue>>,
+        ) -> BoxFuture<'static, Result<CallToolResult, McpError>>
+        + Send,
+>;
+
 /// How the inline part of a call ended.
 enum Inline {
     /// The tool finished (its outcome, which may be an `input_required` round).
@@ -77,6 +87,7 @@ pub(crate) async fn call<D: Host>(
     ctx: &Context,
     name: String,
     args: Option<Box<RawValue>>,
+    run: ToolRun,
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {
     let mut hctx = d.handler_ctx(ctx);
@@ -104,13 +115,7 @@ pub(crate) async fn call<D: Host>(
     });
     tctx.set_input_resolver(phased.clone());
 
-    let handler = d.handlers();
-    let mut work = Box::pin(CatchUnwind::new(async move {
-        match handler.call_tool(&name, tctx, args) {
-            Some(call) => call.await,
-            None => Err(McpError::invalid_params(format!("Unknown tool: {name}"))),
-        }
-    }));
+    let mut work = Box::pin(CatchUnwind::boxed(run(tctx, args)));
     let inline = {
         let stopped = ctx.cancel.cancelled();
         tokio::pin!(stopped);

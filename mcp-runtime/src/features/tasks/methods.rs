@@ -20,7 +20,6 @@ use super::engine::{TaskEngine, detailed, owner_of, unknown_task};
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::context::Context;
 use crate::features::host::Host;
-use crate::handler::ServerHandler;
 use crate::session::task_store::{TaskOutcome, TaskStoreError};
 
 /// Adds what a server running tasks advertises: the 2025-11-25 `tasks` capability
@@ -120,30 +119,26 @@ fn missing_extension(message: &str) -> McpError {
     )
 }
 
-/// Starts tool `name` as a task and answers with the created task (`CreateTaskResult`,
-/// or the extension's flat `resultType: "task"` result on 2026, after any input rounds:
-/// `compose.rs`).
+/// Starts tool `name` as a task (run by `run`) and answers with the created task
+/// (`CreateTaskResult`, or the extension's flat `resultType: "task"` result on 2026, after
+/// any input rounds: `compose.rs`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn call_as_task<D: Host>(
     d: &D,
     engine: &Arc<TaskEngine>,
     ctx: &Context,
     name: String,
     args: Option<Box<RawValue>>,
+    run: super::compose::ToolRun,
     ttl: Option<u64>,
     version: Option<ProtocolVersion>,
 ) -> HandlerResult {
     if ctx.era == Era::Modern {
         // 2026: input rounds inline first, then the task.
-        return super::compose::call(d, engine, ctx, name, args, version).await;
+        return super::compose::call(d, engine, ctx, name, args, run, version).await;
     }
-    let handler = d.handlers();
     let task = engine
-        .start(&d.handler_ctx(ctx), ttl, move |tctx| async move {
-            match handler.call_tool(&name, tctx, args) {
-                Some(call) => call.await,
-                None => Err(McpError::invalid_params(format!("Unknown tool: {name}"))),
-            }
-        })
+        .start(&d.handler_ctx(ctx), ttl, move |tctx| run(tctx, args))
         .await?;
     match ctx.era {
         Era::Legacy => d.shape(CreateTaskResult { meta: None, task }, version),

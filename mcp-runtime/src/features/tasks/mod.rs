@@ -38,6 +38,7 @@
 //! [`Context::task`]: crate::Context::task
 
 mod compose;
+pub(crate) use compose::ToolRun;
 mod engine;
 pub(crate) mod methods;
 mod related;

@@ -17,13 +17,9 @@ use super::streamable::{
     Msg, SESSION_BUSY, apply_unanswered, decode_all, incoming, start_legacy_request,
 };
 use super::{HttpState, empty, error_response, read_body, sse_response};
-use crate::chain::middleware::Endpoint;
 use tokio_util::sync::CancellationToken;
 
-pub(super) async fn stream<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
-    req: axum::extract::Request,
-) -> Response {
+pub(super) async fn stream(state: &Arc<HttpState>, req: axum::extract::Request) -> Response {
     if req.method() != Method::GET {
         return not_allowed("GET");
     }
@@ -85,10 +81,7 @@ fn not_allowed(allow: &'static str) -> Response {
 
 /// The end of a session's stream: the session's, or a drain once every request it
 /// carries is answered.
-fn drained<E: Endpoint + 'static>(
-    state: &HttpState<E>,
-    session: &Arc<HttpSession>,
-) -> CancellationToken {
+fn drained(state: &HttpState, session: &Arc<HttpSession>) -> CancellationToken {
     let end = session.closed.child_token();
     let (drain, e, s) = (state.draining.clone(), end.clone(), Arc::downgrade(session));
     tokio::spawn(async move {
@@ -111,10 +104,7 @@ fn drained<E: Endpoint + 'static>(
     end
 }
 
-pub(super) async fn post<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
-    req: axum::extract::Request,
-) -> Response {
+pub(super) async fn post(state: &Arc<HttpState>, req: axum::extract::Request) -> Response {
     if req.method() != Method::POST {
         return not_allowed("POST");
     }

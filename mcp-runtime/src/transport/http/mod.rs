@@ -61,11 +61,12 @@ use axum::response::Response;
 use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
 use tokio::sync::Semaphore;
 
-use crate::chain::middleware::{Chain, Endpoint};
+use crate::chain::middleware::{BoxFuture, Chain};
 use crate::handler::ServerHandler;
-use crate::server::HttpInputs;
 use crate::server::Server;
 use crate::server::kernel::Kernel;
+use crate::server::serving::ErasedServer;
+use crate::server::serving::HttpInputs;
 
 pub use axum;
 pub use tokio_util::sync::CancellationToken;
@@ -301,8 +302,8 @@ impl std::fmt::Debug for HttpHandle {
 }
 
 /// State shared by every request of one HTTP transport.
-pub(crate) struct HttpState<E> {
-    pub(crate) kernel: Kernel<E>,
+pub(crate) struct HttpState {
+    pub(crate) kernel: Kernel,
     /// What only HTTP reads of the server: the header schemas, the legacy change feed.
     pub(crate) inputs: HttpInputs,
     pub(crate) opts: HttpOptions,
@@ -314,8 +315,8 @@ pub(crate) struct HttpState<E> {
     reaper: std::sync::Once,
 }
 
-impl<E: Endpoint + 'static> HttpState<E> {
-    fn new(kernel: Kernel<E>, inputs: HttpInputs, opts: HttpOptions) -> Arc<Self> {
+impl HttpState {
+    fn new(kernel: Kernel, inputs: HttpInputs, opts: HttpOptions) -> Arc<Self> {
         let state = Arc::new(Self {
             kernel,
             inputs,
@@ -775,7 +776,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// in any tower layer), with the default [`HttpOptions`]: the routes of
     /// [`Server::http_router`].
     pub fn http_service(&self) -> axum::Router {
-        self.http_router(HttpOptions::default()).0
+        self.erased.http_router(HttpOptions::default()).0
     }
 
     /// The HTTP transports as an [`axum::Router`], and a handle for stats and shutdown.
@@ -795,6 +796,38 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// [`HttpOptions::dns_rebinding`] to [`DnsRebinding::Allow`] with its public host names
     /// (or [`DnsRebinding::Off`]).
     pub fn http_router(&self, opts: HttpOptions) -> (axum::Router, HttpHandle) {
+        self.erased.http_router(opts)
+    }
+
+    /// Serves Streamable HTTP at `/mcp`, and the 2024-11-05 HTTP+SSE transport at `/sse`
+    /// and `/messages` (the server owns the port, so every client revision is served), on
+    /// `addr` until SIGTERM/SIGINT, then shuts down gracefully.
+    pub async fn serve_http(&self, addr: impl Into<SocketAddr>) -> std::io::Result<()> {
+        self.erased.serve_http(addr.into()).await
+    }
+
+    /// Serves on a bound listener with `opts` until `stop` fires, then shuts down
+    /// gracefully: no new connections or requests, standalone streams end, requests in
+    /// flight get `shutdown_grace` to send their answers (on their SSE streams too), then
+    /// everything still open is closed.
+    ///
+    /// Each connection is served by hyper's HTTP/1.1 connection directly (with
+    /// `TCP_NODELAY`), not through [`Self::http_router`]: the paths are the same, matched
+    /// by string; everything else is 404.
+    pub async fn serve_http_on(
+        &self,
+        listener: tokio::net::TcpListener,
+        opts: HttpOptions,
+        stop: CancellationToken,
+    ) -> std::io::Result<()> {
+        self.erased.serve_http_on(listener, opts, stop).await
+    }
+}
+
+/// The HTTP transports, compiled once: `Server<C, H>`'s methods above hand over to these.
+impl ErasedServer {
+    /// See [`Server::http_router`].
+    pub(crate) fn http_router(&self, opts: HttpOptions) -> (axum::Router, HttpHandle) {
         let (state, handle) = self.http_state(opts);
         let mut paths = vec![state.opts.path.clone()];
         if let Some((a, b)) = &state.opts.legacy_sse {
@@ -824,10 +857,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     }
 
     /// The shared state of one HTTP transport, and its handle.
-    fn http_state(
-        &self,
-        opts: HttpOptions,
-    ) -> (Arc<HttpState<crate::server::Composed<C, H>>>, HttpHandle) {
+    fn http_state(&self, opts: HttpOptions) -> (Arc<HttpState>, HttpHandle) {
         let state = HttpState::new(self.kernel.clone(), self.http.clone(), opts);
         let weak = Arc::downgrade(&state);
         let handle = HttpHandle {
@@ -838,29 +868,32 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         (state, handle)
     }
 
-    /// Serves Streamable HTTP at `/mcp`, and the 2024-11-05 HTTP+SSE transport at `/sse`
-    /// and `/messages` (the server owns the port, so every client revision is served), on
-    /// `addr` until SIGTERM/SIGINT, then shuts down gracefully.
-    pub async fn serve_http(&self, addr: impl Into<SocketAddr>) -> std::io::Result<()> {
-        let stop = CancellationToken::new();
-        crate::server::stdio::stop_on_signals(stop.clone());
-        let listener = tokio::net::TcpListener::bind(addr.into()).await?;
-        let opts = HttpOptions {
-            legacy_sse: Some(("/sse".into(), "/messages".into())),
-            ..HttpOptions::default()
-        };
-        self.serve_http_on(listener, opts, stop).await
+    /// See [`Server::serve_http`].
+    /// Boxed, as the stream's ways of serving are (`server/serving.rs`).
+    pub(crate) fn serve_http(&self, addr: SocketAddr) -> BoxFuture<'_, std::io::Result<()>> {
+        Box::pin(async move {
+            let stop = CancellationToken::new();
+            crate::server::stdio::stop_on_signals(stop.clone());
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            let opts = HttpOptions {
+                legacy_sse: Some(("/sse".into(), "/messages".into())),
+                ..HttpOptions::default()
+            };
+            self.serve_http_on(listener, opts, stop).await
+        })
     }
 
-    /// Serves on a bound listener with `opts` until `stop` fires, then shuts down
-    /// gracefully: no new connections or requests, standalone streams end, requests in
-    /// flight get `shutdown_grace` to send their answers (on their SSE streams too), then
-    /// everything still open is closed.
-    ///
-    /// Each connection is served by hyper's HTTP/1.1 connection directly (with
-    /// `TCP_NODELAY`), not through [`Self::http_router`]: the paths are the same, matched
-    /// by string; everything else is 404.
-    pub async fn serve_http_on(
+    /// See [`Server::serve_http_on`].
+    pub(crate) fn serve_http_on(
+        &self,
+        listener: tokio::net::TcpListener,
+        opts: HttpOptions,
+        stop: CancellationToken,
+    ) -> BoxFuture<'_, std::io::Result<()>> {
+        Box::pin(self.serve_http_on_inner(listener, opts, stop))
+    }
+
+    async fn serve_http_on_inner(
         &self,
         listener: tokio::net::TcpListener,
         mut opts: HttpOptions,
@@ -879,7 +912,7 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
         // No new connections; new requests get 503; standalone streams end; listen
         // streams end with their closing result instead of holding the grace.
         handle.drain();
-        self.handle().end_listens();
+        self.handle.end_listens();
         closing.cancel();
         conns.close();
         if tokio::time::timeout(grace, conns.wait()).await.is_err() {

@@ -18,7 +18,6 @@ use super::session::HttpSession;
 use super::sse::SseBody;
 use super::streamable::{Fin, First};
 use super::{HttpState, empty, error_response, json_response, sse_response};
-use crate::chain::middleware::Endpoint;
 use crate::session::event_store::Replay;
 
 /// How often a followed stream (its request runs on another process) asks the event store
@@ -35,7 +34,7 @@ const FOLLOW_IDLE: Duration = Duration::from_secs(3);
 /// Events of a followed stream read ahead of its connection.
 const FOLLOW_QUEUE: usize = 64;
 
-impl<E: Endpoint + 'static> HttpState<E> {
+impl HttpState {
     /// Whether POST streams of `session` are resumable.
     pub(super) fn resumable(&self, session: &HttpSession) -> bool {
         self.opts.event_store.is_some() && session.outlet.resumable()

@@ -28,13 +28,12 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::{HttpState, empty};
-use crate::chain::middleware::Endpoint;
 
 /// Accepts connections until `stop` fires; every connection is tracked in `conns` and
 /// told to finish gracefully (its request in flight answered, then closed) when
 /// `closing` fires.
-pub(super) async fn accept_loop<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn accept_loop(
+    state: &Arc<HttpState>,
     listener: TcpListener,
     stop: &CancellationToken,
     closing: &CancellationToken,
@@ -246,8 +245,8 @@ async fn accept_error(e: io::Error) {
 
 /// Serves one connection until the client closes it, or `closing` fires and what is in
 /// flight on it is answered, or it is evicted while no request is in progress.
-async fn connection<E: Endpoint + 'static>(
-    state: Arc<HttpState<E>>,
+async fn connection(
+    state: Arc<HttpState>,
     tcp: TcpStream,
     closing: CancellationToken,
     entered: Entered,
@@ -349,10 +348,7 @@ impl<F: Future<Output = Response>> Future for InSlot<F> {
 
 /// One request: the transport's paths go to its handler, the rest is 404 (as an
 /// `axum::Router` without a fallback answers).
-async fn route<E: Endpoint + 'static>(
-    state: Arc<HttpState<E>>,
-    req: axum::extract::Request,
-) -> Response {
+async fn route(state: Arc<HttpState>, req: axum::extract::Request) -> Response {
     if state.serves_path(req.uri().path()) {
         state.handle(req).await
     } else {

@@ -12,10 +12,9 @@ use serde_json::value::RawValue;
 
 use super::HttpState;
 use super::session::HttpSession;
-use crate::chain::middleware::Endpoint;
 use crate::session::{Relayed, RelayedAnswer, StoreError};
 
-impl<E: Endpoint + 'static> HttpState<E> {
+impl HttpState {
     /// The session `id`, from this process or, when it holds none, from the session store
     /// (then adopted here). Refreshes the stored session's time to live now and then.
     pub(crate) async fn find_session(

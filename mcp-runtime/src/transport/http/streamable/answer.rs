@@ -11,7 +11,6 @@ use mcp_core::jsonrpc::{ErrorObject, RequestId};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::chain::middleware::Endpoint;
 use crate::chain::request_run::encode_outcome;
 use crate::common::error::HandlerResult;
 use crate::context::Context;
@@ -39,7 +38,7 @@ impl Drop for CancelOnDrop {
 /// The refusal of a request whose session has its share of the in-flight slots running.
 pub(crate) const SESSION_BUSY: &str = "Server busy: too many requests in flight for this session";
 
-impl<E: Endpoint + 'static> HttpState<E> {
+impl HttpState {
     /// Whether `session` has its share of the in-flight slots running already.
     pub(crate) fn session_busy(&self, session: &HttpSession) -> bool {
         session.in_flight.len() >= self.opts.max_in_flight_per_session.max(1)

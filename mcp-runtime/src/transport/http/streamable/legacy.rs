@@ -14,7 +14,6 @@ use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use crate::chain::middleware::Endpoint;
 use crate::common::error::Reply;
 use crate::common::extensions::Extensions;
 use crate::common::telemetry::NetworkTransport;
@@ -27,9 +26,7 @@ use crate::transport::http::sse::SseBody;
 use crate::transport::http::{HttpState, empty, error_response, json_response, sse_response};
 
 /// The throwaway session of one stateless legacy request.
-pub(super) fn stateless_session<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
-) -> Arc<HttpSession> {
+pub(super) fn stateless_session(state: &Arc<HttpState>) -> Arc<HttpSession> {
     let s = HttpSession::new(
         String::new(),
         state.kernel.options.peer_request_timeout,
@@ -127,8 +124,8 @@ pub(super) fn session_not_found() -> Response {
 
 /// The session a legacy request names: 400 without the header, 404 when unknown (or owned
 /// by another subject), 503 when it has to come from a session store that cannot be reached.
-pub(super) async fn find_session<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn find_session(
+    state: &Arc<HttpState>,
     parts: &axum::http::request::Parts,
 ) -> Result<Arc<HttpSession>, Response> {
     let Some(id) = header_str(&parts.headers, &MCP_SESSION_ID) else {
@@ -158,8 +155,8 @@ pub(super) fn store_unavailable(e: &crate::session::StoreError) -> Response {
 
 /// Applies a message the session does not answer: a response to a server-to-client
 /// request, or a notification (cancellation applied before the chain).
-pub(crate) fn apply_unanswered<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(crate) fn apply_unanswered(
+    state: &Arc<HttpState>,
     session: &HttpSession,
     http: &Incoming,
     msg: Msg,
@@ -193,8 +190,8 @@ pub(crate) fn apply_unanswered<E: Endpoint + 'static>(
 /// `params` may be borrowed from the body: the context takes its own copy, and only an
 /// `initialize` keeps them longer (to commit the handshake).
 #[allow(clippy::too_many_arguments)]
-pub(crate) async fn start_legacy_request<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(crate) async fn start_legacy_request(
+    state: &Arc<HttpState>,
     session: &Arc<HttpSession>,
     http: Incoming,
     id: RequestId,
@@ -262,8 +259,8 @@ pub(crate) async fn start_legacy_request<E: Endpoint + 'static>(
 
 /// A legacy POST; `header_version` is the `MCP-Protocol-Version` header as [`handle`]
 /// read it (`Some(None)`: not a revision).
-pub(super) async fn legacy_post<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn legacy_post(
+    state: &Arc<HttpState>,
     parts: axum::http::request::Parts,
     frame: Frame<'_>,
     header_version: Option<Option<ProtocolVersion>>,
@@ -358,8 +355,8 @@ pub(super) async fn legacy_post<E: Endpoint + 'static>(
 
 /// The `MCP-Protocol-Version` of a legacy request (not `initialize`): a legacy revision
 /// the server serves, else 400 naming the ones it does.
-pub(super) fn check_legacy_version<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) fn check_legacy_version(
+    state: &Arc<HttpState>,
     parts: &axum::http::request::Parts,
     parsed: Option<ProtocolVersion>,
 ) -> Result<(), Response> {
@@ -380,8 +377,8 @@ pub(super) fn check_legacy_version<E: Endpoint + 'static>(
 
 /// The session a legacy request runs in: the one it names, or (stateless legacy) a
 /// throwaway one at the revision of its header.
-pub(super) async fn legacy_session<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn legacy_session(
+    state: &Arc<HttpState>,
     parts: &axum::http::request::Parts,
     header_version: Option<ProtocolVersion>,
 ) -> Result<Arc<HttpSession>, Response> {
@@ -399,8 +396,8 @@ pub(super) async fn legacy_session<E: Endpoint + 'static>(
 
 /// One legacy request, answered as JSON when it is done at once, else as an SSE stream
 /// (resumable when the session is).
-pub(super) async fn legacy_single<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn legacy_single(
+    state: &Arc<HttpState>,
     session: &Arc<HttpSession>,
     http: Incoming,
     id: RequestId,
@@ -466,8 +463,8 @@ pub(super) async fn legacy_single<E: Endpoint + 'static>(
 
 /// A 2025-03-26 batch: one JSON array once every request is answered (`errors`: the
 /// answers to the items that did not decode).
-pub(super) async fn legacy_batch<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn legacy_batch(
+    state: &Arc<HttpState>,
     session: &Arc<HttpSession>,
     http: Incoming,
     requests: Vec<(RequestId, std::borrow::Cow<'_, str>, Option<&RawValue>)>,
@@ -513,8 +510,8 @@ pub(super) async fn legacy_batch<E: Endpoint + 'static>(
     json_response(StatusCode::OK, out)
 }
 
-pub(super) async fn legacy_initialize<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn legacy_initialize(
+    state: &Arc<HttpState>,
     http: Incoming,
     item: Option<Result<Message<'_>, DecodeError>>,
 ) -> Response {
@@ -587,8 +584,8 @@ pub(super) async fn legacy_initialize<E: Endpoint + 'static>(
     r
 }
 
-pub(super) async fn legacy_get<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn legacy_get(
+    state: &Arc<HttpState>,
     parts: &axum::http::request::Parts,
 ) -> Response {
     if !accepts(&parts.headers, "text/event-stream") {
@@ -645,8 +642,8 @@ pub(super) async fn legacy_get<E: Endpoint + 'static>(
     with_body(r, session.waiting())
 }
 
-pub(super) async fn legacy_delete<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn legacy_delete(
+    state: &Arc<HttpState>,
     parts: &axum::http::request::Parts,
 ) -> Response {
     let session = match find_session(state, parts).await {

@@ -23,7 +23,6 @@ use mcp_core::params::Params;
 use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
 
 use super::{HttpState, empty, error_response, read_body};
-use crate::chain::middleware::Endpoint;
 use crate::session::intake;
 
 /// The first value of `name`, as text, trimmed.
@@ -106,10 +105,7 @@ fn contains(hay: &str, needle: &str) -> bool {
         .any(|(i, &b)| b == first && hay[i..].starts_with(needle))
 }
 
-pub(crate) async fn handle<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
-    req: axum::extract::Request,
-) -> Response {
+pub(crate) async fn handle(state: &Arc<HttpState>, req: axum::extract::Request) -> Response {
     let (parts, body) = req.into_parts();
     let supported = state.kernel.identity.supported;
     let seen = PostHeaders::read(&parts.headers);

@@ -15,7 +15,6 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::chain::middleware::Endpoint;
 use crate::common::extensions::Extensions;
 use crate::context::Context;
 use crate::context::ContextParts;
@@ -146,8 +145,8 @@ impl headers::HeaderSource for ModernHeaders<'_> {
 /// is its params as the routing copied and scanned them (`streamable::route`), so the
 /// header checks, the envelope and the dispatcher read that one scan; else they are
 /// copied here.
-pub(super) async fn modern_post<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn modern_post(
+    state: &Arc<HttpState>,
     parts: axum::http::request::Parts,
     frame: Frame<'_>,
     scanned: Option<Params>,
@@ -183,8 +182,8 @@ pub(super) async fn modern_post<E: Endpoint + 'static>(
 }
 
 /// A 2026 notification: its headers and envelope checked, then run in the background (202).
-pub(super) fn modern_notification<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) fn modern_notification(
+    state: &Arc<HttpState>,
     parts: axum::http::request::Parts,
     method: String,
     shared: Option<Params>,
@@ -223,8 +222,8 @@ pub(super) fn modern_notification<E: Endpoint + 'static>(
 
 /// A 2026 request: the header checks, the envelope, step-up scopes, then the chain; the
 /// answer is JSON, or an SSE stream once the handler sends a message first.
-pub(super) async fn modern_request<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) async fn modern_request(
+    state: &Arc<HttpState>,
     parts: axum::http::request::Parts,
     id: RequestId,
     method: String,
@@ -319,8 +318,8 @@ pub(super) async fn modern_request<E: Endpoint + 'static>(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn modern_context<E: Endpoint + 'static>(
-    state: &Arc<HttpState<E>>,
+pub(super) fn modern_context(
+    state: &Arc<HttpState>,
     http: Incoming,
     method: &str,
     params: Option<Params>,
