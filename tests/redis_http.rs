@@ -1,9 +1,9 @@
 //! Two HTTP servers sharing the Redis stores (features `http` and `redis`), as two replicas
 //! behind a load balancer: a session opened on one is served by the other, a stream's
 //! events are replayed by the replica the client resumes on, with Redis gone a request
-//! that needs the store is a 503 in bounded time, served again once Redis is back, and a
-//! resource update published on one replica reaches a legacy session's stream on another
-//! for URIs it subscribed to through a third (the Redis bus and the stored subscriptions);
+//! that needs the store is a 503 (with `Retry-After`) in bounded time, served again once
+//! Redis is back, and a resource update published on one replica reaches a legacy
+//! session's stream on another for URIs it subscribed to through a third (the Redis bus and the stored subscriptions);
 //! a 2026-07-28 listen stream on one replica hears every update published on the other
 //! exactly once while every Redis connection is killed again and again (`CLIENT KILL`).
 
@@ -169,6 +169,11 @@ async fn two_replicas_share_sessions_and_see_redis_go_and_come_back() {
     let started = std::time::Instant::now();
     let r = send(b.addr, "POST", None, Some(initialize())).await;
     assert_eq!(r.status, 503, "{}", r.body);
+    assert_eq!(
+        r.header("retry-after"),
+        Some("1"),
+        "a 503 says when to retry"
+    );
     let c = start(&sb).await;
     let r = send(c.addr, "POST", Some(&sid), Some(whoami_call())).await;
     assert_eq!(r.status, 503, "{}", r.body);

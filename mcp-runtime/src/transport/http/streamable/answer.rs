@@ -280,8 +280,13 @@ impl Fin {
     }
 }
 
+/// The status of a 2026 answer: the codec's table, and 503 for a shared store that could
+/// not be used ([`STORE_UNAVAILABLE`](crate::session::STORE_UNAVAILABLE): send it again).
 pub(super) fn modern_status(code: Option<i32>) -> StatusCode {
     code.map_or(StatusCode::OK, |c| {
+        if c == crate::session::STORE_UNAVAILABLE {
+            return StatusCode::SERVICE_UNAVAILABLE;
+        }
         StatusCode::from_u16(codec::http_status(c)).unwrap_or(StatusCode::OK)
     })
 }
