@@ -166,6 +166,8 @@ async fn the_python_exercise_through_nginx_passes_through_a_sentinel_failover() 
         .arg(format!("2025-11-25={base}"))
         .arg(format!("2026-07-28={base}"))
         .env("FAILOVER_DIR", &shared)
+        // It imports test_everything.py: no __pycache__ in the source tree.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
