@@ -19,9 +19,13 @@
 #   deploy/cluster.sh restart N     stop replica N (SIGTERM, then SIGKILL) and start it again
 #   deploy/cluster.sh restart-all   restart every replica, one after another
 #   deploy/cluster.sh redis-stop    stop Redis, every node (append-only files keep the data)
-#   deploy/cluster.sh redis-start   start Redis again on the same ports and data
+#   deploy/cluster.sh redis-start   start Redis again on the same ports and data (sentinel:
+#                                   a data node that is not the primary the sentinels name
+#                                   starts as its replica, so the old primary rejoins)
 #   deploy/cluster.sh redis-failover  (sentinel) SIGKILL the primary the sentinels name, and
-#                                   wait up to 30 s until they name the other one
+#                                   wait up to 30 s until they name the other one; writes
+#                                   wait for a replica, so they are 503 until `redis-start`
+#                                   brings the old primary back as its replica
 #   deploy/cluster.sh status        which parts are running
 #
 # Ports come from MCP_CLUSTER_PORT (default 8300): nginx on it, the replicas on the next
@@ -149,7 +153,7 @@ install_missing() {
 }
 
 redis_start() {
-    local i name port extra
+    local i name port extra primary
     for i in "${!REDIS_NODES[@]}"; do
         name="${REDIS_NODES[$i]}"
         port="$(redis_node_port "$i")"
@@ -158,7 +162,17 @@ redis_start() {
         extra=()
         case "$REDIS_MODE:$name" in
         cluster:*) extra=(--cluster-enabled yes --cluster-config-file "$DIR/$name/nodes.conf") ;;
-        sentinel:redis-replica) extra=(--replicaof 127.0.0.1 "$REDIS_PORT") ;;
+        sentinel:redis | sentinel:redis-replica)
+            # A node coming back after a failover rejoins as a replica of the primary the
+            # sentinels name now (at the first start: the replica of the first node).
+            # No wait before a replica's full sync: it is what writes wait for (WAIT).
+            extra=(--repl-diskless-sync-delay 0)
+            primary="$(sentinel_primary_port)"
+            if [ -z "$primary" ] && [ "$name" = redis-replica ]; then primary="$REDIS_PORT"; fi
+            if [ -n "$primary" ] && [ "$primary" != "$port" ]; then
+                extra+=(--replicaof 127.0.0.1 "$primary")
+            fi
+            ;;
         sentinel:sentinel*)
             # Sentinel rewrites its file: written once, kept through restarts.
             [ -f "$DIR/$name/sentinel.conf" ] || printf '%s\n' "port $port" "bind 127.0.0.1" \
@@ -177,6 +191,17 @@ redis_start() {
     done
     if [ "$REDIS_MODE" = cluster ]; then redis_cluster_form; fi
     if [ "$REDIS_MODE" = sentinel ]; then redis_sentinels_ready; fi
+}
+
+# The port of the primary the first running sentinel names; empty when none answers.
+sentinel_primary_port() {
+    local i
+    for i in 2 3 4; do
+        if running "sentinel$((i - 1))"; then
+            redis-cli -p "$((REDIS_PORT + i))" sentinel get-master-addr-by-name mymaster 2>/dev/null | sed -n 2p
+            return 0
+        fi
+    done
 }
 
 # Waits up to 30 s until the first sentinel knows the replica and the two other sentinels

@@ -1,9 +1,9 @@
 //! Two HTTP servers sharing the Redis stores (features `http` and `redis`), as two replicas
 //! behind a load balancer: a session opened on one is served by the other, a stream's
 //! events are replayed by the replica the client resumes on, with Redis gone a request
-//! that needs the store is a 503 in bounded time, served again once Redis is back, and a
-//! resource update published on one replica reaches a legacy session's stream on another
-//! for URIs it subscribed to through a third (the Redis bus and the stored subscriptions);
+//! that needs the store is a 503 (with `Retry-After`) in bounded time, served again once
+//! Redis is back, and a resource update published on one replica reaches a legacy
+//! session's stream on another for URIs it subscribed to through a third (the Redis bus and the stored subscriptions);
 //! a 2026-07-28 listen stream on one replica hears every update published on the other
 //! exactly once while every Redis connection is killed again and again (`CLIENT KILL`).
 
@@ -169,6 +169,11 @@ async fn two_replicas_share_sessions_and_see_redis_go_and_come_back() {
     let started = std::time::Instant::now();
     let r = send(b.addr, "POST", None, Some(initialize())).await;
     assert_eq!(r.status, 503, "{}", r.body);
+    assert_eq!(
+        r.header("retry-after"),
+        Some("1"),
+        "a 503 says when to retry"
+    );
     let c = start(&sb).await;
     let r = send(c.addr, "POST", Some(&sid), Some(whoami_call())).await;
     assert_eq!(r.status, 503, "{}", r.body);
@@ -698,13 +703,36 @@ async fn a_listen_stream_hears_every_update_once_while_redis_connections_are_kil
 /// Redis commands per request of each kind, as `MONITOR` sees them (commands clients sent,
 /// and commands the scripts ran), each kind measured warm (its second run: the scripts are
 /// loaded): printed for `BENCHMARKS.md`, bounded here. The bus's own reads (`XREAD`, per
-/// replica every 2 s, not per request) are left out.
+/// replica every 2 s, not per request) are left out. With `MCP_TEST_WAIT=1`, Redis has a
+/// replica and every write a client is told of waits for it (`WAIT`, as under Sentinel).
 #[tokio::test]
 async fn redis_commands_per_request_of_each_kind() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let stores = connect(&redis).await;
+    let waits = std::env::var_os("MCP_TEST_WAIT").is_some();
+    let _replica = waits.then(|| {
+        let port = RedisServer::free_port().unwrap();
+        let replica =
+            RedisServer::start_with(port, &["--replicaof", "127.0.0.1", &redis.port.to_string()]);
+        while !support::redis::info(port, &["INFO", "replication"])
+            .contains("master_link_status:up")
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        replica
+    });
+    let stores = if waits {
+        RedisConfig::new(redis.url())
+            .prefix("http:")
+            .timeout(Duration::from_millis(300))
+            .wait_for_replicas(1, Duration::from_millis(150))
+            .connect()
+            .await
+            .unwrap()
+    } else {
+        connect(&redis).await
+    };
     let a = start(&stores).await;
     let (b, _hb) = start_with_bus(&stores).await;
     let mut m = support::redis::Monitor::start(redis.port);

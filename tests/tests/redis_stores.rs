@@ -902,6 +902,11 @@ async fn the_stores_and_the_bus_follow_a_sentinel_failover() {
         assert!(Instant::now() < deadline, "no failover to {new}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // Writes wait for a replica (under Sentinel by default): the old primary comes back as
+    // the new one's, synced at once.
+    raw(new, &["CONFIG", "SET", "repl-diskless-sync-delay", "0"]).unwrap();
+    let n = new.to_string();
+    sentinels.primary = RedisServer::start_with(old, &["--replicaof", "127.0.0.1", &n]);
 
     // Everything acknowledged before is there, read through the new primary.
     let got = until_ok(|| b.load("s")).await;
@@ -929,4 +934,114 @@ async fn the_stores_and_the_bus_follow_a_sentinel_failover() {
     let late = tokio::time::timeout(Duration::from_millis(500), rx.recv()).await;
     assert!(late.is_err(), "no repeat: {late:?}");
     assert_ne!(old, new);
+}
+
+#[tokio::test]
+async fn a_write_no_replica_holds_is_not_acknowledged() {
+    let Some(primary) = RedisServer::start() else {
+        return;
+    };
+    let rport = RedisServer::free_port().unwrap();
+    let p = primary.port.to_string();
+    let mut replica = RedisServer::start_with(rport, &["--replicaof", "127.0.0.1", &p]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !support::redis::info(rport, &["INFO", "replication"]).contains("master_link_status:up") {
+        assert!(Instant::now() < deadline, "the replica did not sync");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stores = RedisConfig::new(primary.url())
+        .prefix("w:")
+        .timeout(Duration::from_millis(600))
+        .wait_for_replicas(1, Duration::from_millis(200))
+        .connect()
+        .await
+        .unwrap();
+    let (sessions, events, tasks) = (
+        stores.session_store(),
+        stores.event_store(),
+        stores.task_store(),
+    );
+    let guard = stores.replay_guard();
+    let ttl = Duration::from_secs(60);
+    let later = u64::try_from(
+        (std::time::SystemTime::now() + ttl)
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap();
+
+    // With the replica there, each write is acknowledged once the replica holds it.
+    sessions.create("s", &record("alice"), ttl).await.unwrap();
+    assert_eq!(
+        int(rport, &["EXISTS", "w:session:{s}"]),
+        1,
+        "on the replica"
+    );
+    events.append(&sid("s", "st"), b"1").await.unwrap();
+    tasks
+        .create(TaskRecord::new("t", None, None))
+        .await
+        .unwrap();
+    assert_eq!(guard.first_use(&[7; 24], later).await, Ok(true));
+    // What waiting costs: a session created with and without the wait, 200 each, one at a
+    // time (`--nocapture` prints it; BENCHMARKS.md).
+    let plain = RedisConfig::new(primary.url())
+        .prefix("w:")
+        .connect()
+        .await
+        .unwrap();
+    let median = |store: std::sync::Arc<mcp::runtime::backends::redis::RedisSessionStore>| async move {
+        let mut took = Vec::new();
+        for i in 0..200 {
+            let t = Instant::now();
+            store
+                .create(&format!("m{i}"), &record("m"), ttl)
+                .await
+                .unwrap();
+            took.push(t.elapsed());
+        }
+        took.sort();
+        took[100]
+    };
+    let (waited, unwaited) = (
+        median(sessions.clone()).await,
+        median(plain.session_store()).await,
+    );
+    eprintln!("session create, median of 200: {waited:?} with WAIT 1, {unwaited:?} without");
+
+    // Without it, nothing is acknowledged: each write fails (a 503 on HTTP) in bounded time.
+    replica.stop();
+    let unreplicated =
+        |e: &StoreError| matches!(e, StoreError::Unavailable(m) if m.contains("WAIT"));
+    let t = Instant::now();
+    let e = sessions
+        .create("s2", &record("bob"), ttl)
+        .await
+        .unwrap_err();
+    assert!(unreplicated(&e), "{e:?}");
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    let e = sessions.save("s", &record("alice"), ttl).await.unwrap_err();
+    assert!(unreplicated(&e), "{e:?}");
+    let e = events.append(&sid("s", "st"), b"2").await.unwrap_err();
+    assert!(unreplicated(&e), "{e:?}");
+    let e = guard.first_use(&[8; 24], later).await.unwrap_err();
+    assert!(unreplicated(&e), "{e:?}");
+    let e = tasks
+        .create(TaskRecord::new("t2", None, None))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, TaskStoreError::Backend(m) if m.contains("WAIT")),
+        "{e:?}"
+    );
+    // Reads still answer.
+    assert!(sessions.load("s").await.unwrap().is_some());
+
+    // A deployment that waits for no replica is told at once.
+    plain
+        .session_store()
+        .create("s3", &record("carol"), ttl)
+        .await
+        .unwrap();
 }

@@ -28,4 +28,4 @@ pub use identity::ServerIdentity;
 pub use relay::{AnswerRelay, Relayed, RelayedAnswer};
 pub use state::ClientView;
 pub(crate) use state::{Session, SessionState};
-pub use store::{InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+pub use store::{InMemorySessionStore, STORE_UNAVAILABLE, SessionRecord, SessionStore, StoreError};

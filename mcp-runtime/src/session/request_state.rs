@@ -409,8 +409,8 @@ impl RequestStateConfig {
                 Err(e) => {
                     tracing::warn!(error = %e, "replay guard unavailable");
                     return Err(ErrorObject::new(
-                        mcp_core::jsonrpc::INTERNAL_ERROR,
-                        "Internal error: the requestState replay guard cannot be reached",
+                        super::store::STORE_UNAVAILABLE,
+                        "Service Unavailable: the requestState replay guard cannot be reached; send the request again",
                     ));
                 }
             }

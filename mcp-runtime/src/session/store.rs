@@ -81,6 +81,12 @@ impl SessionRecord {
     }
 }
 
+/// The JSON-RPC error code of a request that needed a shared store which could not be
+/// reached, or could not make a write durable (a Redis failing over): the request may be
+/// sent again. On 2026-07-28 Streamable HTTP it is answered with HTTP 503 and
+/// `Retry-After`, as a legacy request whose session store cannot be reached is.
+pub const STORE_UNAVAILABLE: i32 = -32050;
+
 /// Why a store could not do what was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -1,7 +1,7 @@
-//! The loopback deployment of `deploy/cluster.sh` (Redis, three `examples/everything`
-//! replicas, nginx round-robin in front) for a test of its own, stopped on drop. Needs
-//! `redis-server` and `nginx`: without them a test fails when `CI` is set and says
-//! `SKIPPED` otherwise.
+//! The loopback deployment of `deploy/cluster.sh` (Redis: one, or a primary with a replica
+//! and three Sentinels; three `examples/everything` replicas; nginx round-robin in front)
+//! for a test of its own, stopped on drop. Needs `redis-server` and `nginx`: without them a
+//! test fails when `CI` is set and says `SKIPPED` otherwise.
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -22,6 +22,32 @@ pub struct Cluster {
     replica_args: String,
 }
 
+/// The Redis behind the replicas (`deploy/cluster.sh --redis`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redis {
+    /// One Redis.
+    Standalone,
+    /// A primary, its replica and three Sentinels watching them (`redis-failover`).
+    Sentinel,
+}
+
+impl Redis {
+    fn mode(self) -> &'static str {
+        match self {
+            Redis::Standalone => "standalone",
+            Redis::Sentinel => "sentinel",
+        }
+    }
+
+    /// The Redis processes, each on a port of its own after the replicas'.
+    fn nodes(self) -> u16 {
+        match self {
+            Redis::Standalone => 1,
+            Redis::Sentinel => 5,
+        }
+    }
+}
+
 impl Cluster {
     /// Starts the cluster; `None` (after saying why) without redis-server or nginx outside CI.
     pub fn start() -> Option<Self> {
@@ -30,6 +56,11 @@ impl Cluster {
 
     /// Starts the cluster with `args` added to every replica's command line.
     pub fn start_with_args(args: &str) -> Option<Self> {
+        Self::start_on(Redis::Standalone, args)
+    }
+
+    /// Starts the cluster on `redis`, with `args` added to every replica's command line.
+    pub fn start_on(redis: Redis, args: &str) -> Option<Self> {
         let missing: Vec<_> = [("redis-server", "--version"), ("nginx", "-v")]
             .into_iter()
             .filter(|(bin, arg)| !found(bin, arg))
@@ -49,7 +80,7 @@ impl Cluster {
             .and_then(Path::parent)
             .expect("test binary lives in <target>/<profile>/deps")
             .to_path_buf();
-        let port = free_port_base();
+        let port = free_port_base(REPLICAS + 1 + redis.nodes());
         let dir = target.join(format!("cluster-test-{port}"));
         let _ = std::fs::remove_dir_all(&dir);
         let mut cluster = Cluster {
@@ -60,7 +91,7 @@ impl Cluster {
             replica_args: args.to_owned(),
         };
         // The build of `start` links the example against the library as this test has it.
-        let out = cluster.script(&["start"], 900);
+        let out = cluster.script(&["--redis", redis.mode(), "start"], 900);
         let url = out
             .lines()
             .rev()
@@ -97,6 +128,11 @@ impl Cluster {
             out.status
         );
         stdout
+    }
+
+    /// The `examples/everything` binary the replicas run.
+    pub fn binary(&self) -> PathBuf {
+        self.target.join("debug/examples/everything")
     }
 
     /// nginx's address.
@@ -180,18 +216,17 @@ fn features() -> String {
         .join(",")
 }
 
-/// A base port whose next four are free too (nginx, three replicas, Redis).
-fn free_port_base() -> u16 {
+/// A base port whose next `count - 1` are free too (nginx, three replicas, the Redis nodes).
+fn free_port_base(count: u16) -> u16 {
     let pid = std::process::id();
     for attempt in 0..200u32 {
         // Below Linux's ephemeral range (32768..), which outgoing connections draw from.
         let slot = (pid % 2500 + attempt * 37) % 2500;
         let base = u16::try_from(20000 + slot * 5).expect("below 32500");
-        let free = (0..=REPLICAS + 1)
-            .all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok());
+        let free = (0..count).all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok());
         if free {
             return base;
         }
     }
-    panic!("no five free ports");
+    panic!("no {count} free ports");
 }

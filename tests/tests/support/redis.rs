@@ -14,6 +14,10 @@ pub struct RedisServer {
     pub port: u16,
     /// A cluster node's config file, removed on drop.
     conf: Option<std::path::PathBuf>,
+    /// Its working directory, of its own and removed on drop: a replica writes the data it
+    /// synced there (`dump.rdb`), which any later `redis-server` started in a shared
+    /// directory would load.
+    dir: std::path::PathBuf,
 }
 
 impl RedisServer {
@@ -112,13 +116,23 @@ impl RedisServer {
     }
 
     fn spawn(mut cmd: Command, port: u16, conf: Option<std::path::PathBuf>) -> Self {
+        static SPAWNED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SPAWNED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("mcp-test-redis-{}-{port}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a working directory");
         let child = cmd
-            .current_dir(std::env::temp_dir())
+            .current_dir(&dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
-        let mut server = Self { child, port, conf };
+        let mut server = Self {
+            child,
+            port,
+            conf,
+            dir,
+        };
         let deadline = Instant::now() + Duration::from_secs(10);
         while raw(port, &["PING"]).ok() != Some(Resp::Simple("PONG".into())) {
             assert!(Instant::now() < deadline, "redis-server did not come up");
@@ -152,6 +166,7 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
         if let Some(conf) = &self.conf {
             let _ = std::fs::remove_file(conf);
         }

@@ -1,7 +1,8 @@
 //! The one place a Redis call is made: [`Conn`], the shared connection (to one Redis, or
 //! to a Redis Cluster) with its key prefix, each call bounded by the timeout and its errors
 //! mapped to [`StoreError`], sent again once after a dropped connection where that is safe
-//! ([`Resend`]).
+//! ([`Resend`]); a write a client is told of followed by `WAIT` on the same connection when
+//! the deployment asks for replicas ([`ReplicaWait`]).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -16,12 +17,22 @@ use ::redis::{
 
 use crate::session::StoreError;
 
-/// The shared connection, the key prefix and the timeout of every call.
+/// The shared connection, the key prefix, the timeout of every call and the replicas a
+/// write a client is told of must reach.
 #[derive(Clone)]
 pub(super) struct Conn {
     link: Link,
     prefix: Arc<str>,
     timeout: Duration,
+    wait: Option<ReplicaWait>,
+}
+
+/// How many replicas must hold a write before a client is told of it, and how long Redis
+/// may wait for them (`WAIT <replicas> <timeout>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ReplicaWait {
+    pub(super) replicas: u32,
+    pub(super) timeout: Duration,
 }
 
 /// What a call goes over: both reconnect by themselves.
@@ -77,16 +88,21 @@ impl SentinelLink {
     /// Runs `req` on the primary; after a failure that may be a failover, forgets the
     /// connection and, where `resend` allows (or the old primary refused a write), runs it
     /// once more on the primary the sentinels name then.
-    async fn call<T: FromRedisValue>(&self, req: &Request<'_>, resend: Resend) -> RedisResult<T> {
+    async fn call<T: FromRedisValue>(
+        &self,
+        req: &Request<'_>,
+        resend: Resend,
+        wait: Option<ReplicaWait>,
+    ) -> RedisResult<T> {
         let mut con = self.connection().await?;
-        match req.run(&mut con).await {
+        match req.run(&mut con, wait).await {
             Err(e) if failed_over(&e) => {
                 *self.current.lock().expect("not poisoned") = None;
                 if !(resend.allows(&e) || read_only(&e)) {
                     return Err(e);
                 }
                 let mut con = self.connection().await?;
-                req.run(&mut con).await
+                req.run(&mut con, wait).await
             }
             other => other,
         }
@@ -108,11 +124,28 @@ enum Request<'a> {
 }
 
 impl Request<'_> {
-    async fn run<T: FromRedisValue>(&self, con: &mut impl ConnectionLike) -> RedisResult<T> {
-        match self {
+    /// Runs it; with `wait`, then `WAIT` on the same connection (which counts the replicas
+    /// holding every write this connection made so far), failing when too few do.
+    async fn run<T: FromRedisValue>(
+        &self,
+        con: &mut impl ConnectionLike,
+        wait: Option<ReplicaWait>,
+    ) -> RedisResult<T> {
+        let out = match self {
             Request::Cmd(cmd) => cmd.query_async(con).await,
             Request::Script(script) => script.invoke_async(con).await,
+        }?;
+        if let Some(w) = wait {
+            let held: u32 = ::redis::cmd("WAIT")
+                .arg(w.replicas)
+                .arg(millis(w.timeout))
+                .query_async(con)
+                .await?;
+            if held < w.replicas {
+                return Err(not_replicated(held, w));
+            }
         }
+        Ok(out)
     }
 
     /// Runs it, and once more as `resend` allows.
@@ -120,20 +153,41 @@ impl Request<'_> {
         &self,
         con: &mut impl ConnectionLike,
         resend: Resend,
+        wait: Option<ReplicaWait>,
     ) -> RedisResult<T> {
-        match self.run(con).await {
-            Err(e) if resend.allows(&e) => self.run(con).await,
+        match self.run(con, wait).await {
+            Err(e) if resend.allows(&e) => self.run(con, wait).await,
             other => other,
         }
     }
 }
 
+/// The write is on the primary but on fewer replicas than asked: not to be acknowledged (a
+/// failover now could lose it). Neither a dropped connection nor a failover, so it is not
+/// sent again; the request fails as the store being unavailable (503, retried).
+fn not_replicated(held: u32, w: ReplicaWait) -> RedisError {
+    RedisError::from((
+        ErrorKind::Extension,
+        "write not replicated",
+        format!(
+            "{held} of {} replicas held it within {:?} (WAIT)",
+            w.replicas, w.timeout
+        ),
+    ))
+}
+
 impl Conn {
-    pub(super) fn new(link: Link, prefix: Arc<str>, timeout: Duration) -> Self {
+    pub(super) fn new(
+        link: Link,
+        prefix: Arc<str>,
+        timeout: Duration,
+        wait: Option<ReplicaWait>,
+    ) -> Self {
         Self {
             link,
             prefix,
             timeout,
+            wait,
         }
     }
 
@@ -157,6 +211,11 @@ impl Conn {
         self.timeout
     }
 
+    /// The replicas a write a client is told of must reach, if any.
+    pub(super) fn replica_wait(&self) -> Option<ReplicaWait> {
+        self.wait
+    }
+
     /// Runs one command within the timeout; sends it again once (within the same timeout)
     /// after a failed connection, as `resend` allows.
     pub(super) async fn cmd<T: FromRedisValue>(
@@ -164,7 +223,7 @@ impl Conn {
         cmd: &Cmd,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        self.call(Request::Cmd(cmd), resend).await
+        self.call(Request::Cmd(cmd), resend, None).await
     }
 
     /// Runs one script within the timeout, as [`cmd`](Self::cmd).
@@ -173,31 +232,55 @@ impl Conn {
         script: &ScriptInvocation<'_>,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        self.call(Request::Script(script), resend).await
+        self.call(Request::Script(script), resend, None).await
+    }
+
+    /// A write a client is told of (a session created or changed, an event given its id, a
+    /// task written, a `requestState` marked used, a relayed message appended), as
+    /// [`cmd`](Self::cmd); when the deployment asks for replicas, followed by `WAIT` on the
+    /// same connection, failing as [`StoreError::Unavailable`] when fewer hold it in time.
+    pub(super) async fn write_cmd<T: FromRedisValue>(
+        &self,
+        cmd: &Cmd,
+        resend: Resend,
+    ) -> Result<T, StoreError> {
+        self.call(Request::Cmd(cmd), resend, self.wait).await
+    }
+
+    /// A script that writes what a client is told of, as [`write_cmd`](Self::write_cmd).
+    pub(super) async fn write_script<T: FromRedisValue>(
+        &self,
+        script: &ScriptInvocation<'_>,
+        resend: Resend,
+    ) -> Result<T, StoreError> {
+        self.call(Request::Script(script), resend, self.wait).await
     }
 
     async fn call<T: FromRedisValue>(
         &self,
         req: Request<'_>,
         resend: Resend,
+        wait: Option<ReplicaWait>,
     ) -> Result<T, StoreError> {
+        // WAIT's own time comes on top of the call's.
+        let bound = self.timeout + wait.map_or(Duration::ZERO, |w| w.timeout);
         match self.link.clone() {
-            Link::Single(mut con) => self.bounded(req.twice(&mut con, resend)).await,
-            Link::Cluster(mut con) => self.bounded(req.twice(&mut con, resend)).await,
-            Link::Sentinel(s) => self.bounded(s.call(&req, resend)).await,
+            Link::Single(mut con) => self.bounded(bound, req.twice(&mut con, resend, wait)).await,
+            Link::Cluster(mut con) => self.bounded(bound, req.twice(&mut con, resend, wait)).await,
+            Link::Sentinel(s) => self.bounded(bound, s.call(&req, resend, wait)).await,
         }
     }
 
     async fn bounded<T>(
         &self,
+        bound: Duration,
         call: impl Future<Output = RedisResult<T>>,
     ) -> Result<T, StoreError> {
-        match tokio::time::timeout(self.timeout, call).await {
+        match tokio::time::timeout(bound, call).await {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(store_error(e)),
             Err(_) => Err(StoreError::Unavailable(format!(
-                "redis did not answer within {:?}",
-                self.timeout
+                "redis did not answer within {bound:?}"
             ))),
         }
     }

@@ -125,7 +125,7 @@ impl EventStore for RedisEventStore {
             // Not idempotent: sent twice, one message would be stored twice. The set is
             // written beside it (another slot on Redis Cluster), in the same round trip.
             let (seq, tracked) = tokio::join!(
-                self.conn.script::<u64>(&call, Resend::Refused),
+                self.conn.write_script::<u64>(&call, Resend::Refused),
                 self.conn.script::<i64>(&track, Resend::Dropped),
             );
             if let Err(e) = tracked {

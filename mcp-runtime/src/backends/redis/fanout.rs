@@ -198,8 +198,9 @@ async fn appending(
             .arg(payload)
             .to_owned();
         let mut backoff = MIN_BACKOFF;
-        // Sent again after a dropped connection: a second copy is dropped by `(o, n)`.
-        while let Err(e) = conn.cmd::<Value>(&cmd, Resend::Dropped).await {
+        // Sent again after a dropped connection, or when the replicas the deployment asks for
+        // did not all take it (a failover could lose it): a second copy is dropped by `(o, n)`.
+        while let Err(e) = conn.write_cmd::<Value>(&cmd, Resend::Dropped).await {
             tracing::debug!(stream = %shared.key, error = %e, seq, "redis bus: not appended, retrying");
             tokio::select! {
                 _ = stop.cancelled() => return,

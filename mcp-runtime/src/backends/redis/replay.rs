@@ -57,7 +57,7 @@ impl ReplayGuard for RedisReplayGuard {
             }
             let set: Option<String> = self
                 .conn
-                .cmd(
+                .write_cmd(
                     ::redis::cmd("SET")
                         .arg(self.conn.key("replay", &hex))
                         .arg(1)

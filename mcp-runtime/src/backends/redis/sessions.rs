@@ -139,7 +139,9 @@ impl SessionStore for RedisSessionStore {
             for uri in &record.subscriptions {
                 call.arg(uri);
             }
-            self.conn.script::<i64>(&call, Resend::Dropped).await?;
+            self.conn
+                .write_script::<i64>(&call, Resend::Dropped)
+                .await?;
             self.remember(id, &record.subscriptions);
             Ok(())
         })
@@ -185,7 +187,11 @@ impl SessionStore for RedisSessionStore {
                 }
             }
             // Sent twice, the same record and the same changes: nothing more.
-            let saved = self.conn.script::<i64>(&call, Resend::Dropped).await? == 1;
+            let saved = self
+                .conn
+                .write_script::<i64>(&call, Resend::Dropped)
+                .await?
+                == 1;
             if saved {
                 self.remember(id, &record.subscriptions);
             } else {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
-use super::connection::{Conn, Connector, Link, Resend, SentinelLink};
+use super::connection::{Conn, Connector, Link, ReplicaWait, Resend, SentinelLink};
 use super::events::RedisEventStore;
 use super::rate::RedisRateStore;
 use super::relay::RedisAnswerRelay;
@@ -48,6 +48,9 @@ pub struct RedisConfig {
     event_ttl: Duration,
     max_events_per_stream: usize,
     tasks: TaskLimits,
+    /// `WAIT` after the writes a client is told of: `None` the topology's default, `Some(0,
+    /// _)` none.
+    wait: Option<(u32, Option<Duration>)>,
 }
 
 impl fmt::Debug for RedisConfig {
@@ -64,6 +67,7 @@ impl fmt::Debug for RedisConfig {
             .field("event_ttl", &self.event_ttl)
             .field("max_events_per_stream", &self.max_events_per_stream)
             .field("tasks", &self.tasks)
+            .field("replica_wait", &self.replica_wait())
             .finish()
     }
 }
@@ -108,6 +112,7 @@ impl RedisConfig {
             event_ttl: Duration::from_secs(60 * 60),
             max_events_per_stream: 1024,
             tasks: TaskLimits::default(),
+            wait: None,
         }
     }
 
@@ -177,6 +182,44 @@ impl RedisConfig {
         self
     }
 
+    /// Before a client is told of a write (a session created or changed, an event given its
+    /// id, a task written, a `requestState` marked used, an answer or a server event relayed),
+    /// wait until `replicas` replicas hold it (`WAIT replicas timeout` on the connection that
+    /// wrote), at most `timeout` (capped at half the call [`timeout`](Self::timeout)); with
+    /// fewer in time the call fails with [`StoreError::Unavailable`] (on HTTP a 503 with
+    /// `Retry-After`), so a failover that promotes a replica cannot lose what a client was
+    /// told. Writes the client was not told of yet (the bus's background appends) are sent
+    /// again until the replicas hold them. `replicas` 0 waits for none.
+    ///
+    /// The default: one replica under Sentinel ([`sentinel`](Self::sentinel),
+    /// `redis+sentinel://`), half the call timeout; none for one Redis (no replica to wait
+    /// for) and for a Redis Cluster (the primaries of a cluster need not have replicas; with
+    /// them, ask here: `WAIT` then goes to every primary and the fewest count). While no
+    /// replica is reachable (after a failover, until the old primary comes back as a replica
+    /// of the new one), writes that wait fail.
+    pub fn wait_for_replicas(mut self, replicas: u32, timeout: Duration) -> Self {
+        self.wait = Some((replicas, Some(timeout)));
+        self
+    }
+
+    /// What [`wait_for_replicas`](Self::wait_for_replicas) resolves to for this topology and
+    /// timeout: `None` when writes wait for no replica.
+    fn replica_wait(&self) -> Option<ReplicaWait> {
+        let (replicas, timeout) = match self.wait {
+            Some(w) => w,
+            None if self.sentinel.is_some() => (1, None),
+            None => return None,
+        };
+        let half = self.timeout / 2;
+        (replicas > 0).then(|| ReplicaWait {
+            replicas,
+            timeout: timeout
+                .unwrap_or(half)
+                .min(half)
+                .max(Duration::from_millis(1)),
+        })
+    }
+
     /// Connects, and checks within the timeout that Redis answers (`PING`).
     ///
     /// Once connected, the stores reconnect by themselves: while Redis is away each call
@@ -196,6 +239,7 @@ impl RedisConfig {
     /// inside a Tokio runtime.
     pub fn connect_lazy(self) -> Result<RedisStores, StoreError> {
         let bad = |e: ::redis::RedisError| StoreError::Unavailable(format!("bad redis URL: {e}"));
+        let wait = self.replica_wait();
         let client = ::redis::Client::open(self.url.as_str()).map_err(bad)?;
         let (link, connector) = if let Some((nodes, service)) = &self.sentinel {
             let sentinel = ::redis::sentinel::SentinelClient::build(
@@ -232,7 +276,7 @@ impl RedisConfig {
         };
         Ok(RedisStores {
             connector,
-            conn: Conn::new(link, Arc::from(self.prefix), self.timeout),
+            conn: Conn::new(link, Arc::from(self.prefix), self.timeout, wait),
             event_ttl: self.event_ttl,
             max_events_per_stream: self.max_events_per_stream,
             tasks: self.tasks,
@@ -364,6 +408,7 @@ impl fmt::Debug for RedisStores {
         f.debug_struct("RedisStores")
             .field("prefix", &self.conn.prefix())
             .field("timeout", &self.conn.timeout())
+            .field("replica_wait", &self.conn.replica_wait())
             .field("event_ttl", &self.event_ttl)
             .field("max_events_per_stream", &self.max_events_per_stream)
             .field("tasks", &self.tasks)
@@ -390,6 +435,25 @@ mod tests {
         );
         assert_eq!(sentinel_nodes("redis+sentinel://h:1"), None, "no service");
         assert_eq!(sentinel_nodes("redis://h:1/0"), None);
+    }
+
+    #[test]
+    fn writes_wait_for_a_replica_under_sentinel_only_unless_asked() {
+        let wait = |c: &RedisConfig| c.replica_wait().map(|w| (w.replicas, w.timeout));
+        let ms = Duration::from_millis;
+        let sentinel = RedisConfig::new("redis+sentinel://h:1/m");
+        assert_eq!(wait(&sentinel), Some((1, ms(500))), "on by default");
+        assert_eq!(wait(&sentinel.clone().timeout(ms(200))), Some((1, ms(100))));
+        assert_eq!(wait(&sentinel.wait_for_replicas(0, ms(9))), None);
+        assert_eq!(wait(&RedisConfig::new("redis://h:1/0")), None);
+        assert_eq!(wait(&RedisConfig::new("redis+cluster://h:1,h:2")), None);
+        let asked = RedisConfig::new("redis://h:1/0").wait_for_replicas(2, ms(5_000));
+        assert_eq!(
+            wait(&asked),
+            Some((2, ms(500))),
+            "capped at half the call timeout"
+        );
+        assert!(format!("{asked:?}").contains("replicas: 2"));
     }
 
     #[test]

@@ -340,7 +340,7 @@ impl RedisTaskStore {
             .arg(epoch_ms(now))
             .arg(self.limits.max_tasks_per_owner.max(1))
             .arg(self.conn.key(TASK, ""));
-        match self.conn.script::<i64>(&call, Resend::Refused).await {
+        match self.conn.write_script::<i64>(&call, Resend::Refused).await {
             Ok(1) => Ok(()),
             Ok(-1) => Err(TaskStoreError::Duplicate),
             Ok(_) => Err(TaskStoreError::Full),
@@ -392,7 +392,7 @@ impl RedisTaskStore {
             .arg(epoch_ms(now));
         let (code, detail): (i64, String) = self
             .conn
-            .script(&call, Resend::Refused)
+            .write_script(&call, Resend::Refused)
             .await
             .map_err(backend)?;
         match code {
@@ -450,7 +450,7 @@ impl RedisTaskStore {
         }
         let (code, detail): (i64, String) = self
             .conn
-            .script(&call, Resend::Dropped)
+            .write_script(&call, Resend::Dropped)
             .await
             .map_err(backend)?;
         match code {

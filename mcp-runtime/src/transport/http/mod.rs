@@ -676,13 +676,19 @@ pub(crate) fn error_response(
     json_response(status, out)
 }
 
+/// A JSON body with an HTTP status. A 503 (busy, shutting down, a shared store unreachable
+/// or failing over) says when to come back: `Retry-After: 1`.
 pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     let mut r = Response::new(Body::from(body));
     *r.status_mut() = status;
-    r.headers_mut().insert(
+    let h = r.headers_mut();
+    h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        h.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
     r
 }
 

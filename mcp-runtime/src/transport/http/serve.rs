@@ -223,7 +223,7 @@ impl http_body::Body for BusyBody {
 async fn refuse(mut tcp: TcpStream) {
     use tokio::io::AsyncWriteExt;
     const BUSY: &[u8] =
-        b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+        b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
     let _ = tokio::time::timeout(Duration::from_secs(1), tcp.write_all(BUSY)).await;
     let _ = tcp.shutdown().await;
 }

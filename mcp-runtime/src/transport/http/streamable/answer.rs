@@ -279,12 +279,36 @@ impl Fin {
     }
 }
 
+/// The status of a 2026 answer: the codec's table, and 503 for a shared store that could
+/// not be used ([`STORE_UNAVAILABLE`](crate::session::STORE_UNAVAILABLE): send it again).
 pub(super) fn modern_status(code: Option<i32>) -> StatusCode {
     code.map_or(StatusCode::OK, |c| {
+        if c == crate::session::STORE_UNAVAILABLE {
+            return StatusCode::SERVICE_UNAVAILABLE;
+        }
         StatusCode::from_u16(codec::http_status(c)).unwrap_or(StatusCode::OK)
     })
 }
 
 pub(super) fn legacy_status(_: Option<i32>) -> StatusCode {
     StatusCode::OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::STORE_UNAVAILABLE;
+
+    #[test]
+    fn a_store_that_cannot_be_used_is_a_503_to_retry_on_2026() {
+        let unavailable = modern_status(Some(STORE_UNAVAILABLE));
+        assert_eq!(unavailable, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(modern_status(Some(-32603)), StatusCode::OK);
+        assert_eq!(modern_status(Some(-32601)), StatusCode::NOT_FOUND);
+        assert_eq!(modern_status(None), StatusCode::OK);
+        let r = json_response(unavailable, b"{}".to_vec());
+        assert_eq!(r.headers()[axum::http::header::RETRY_AFTER], "1");
+        let ok = json_response(StatusCode::OK, b"{}".to_vec());
+        assert!(!ok.headers().contains_key(axum::http::header::RETRY_AFTER));
+    }
 }

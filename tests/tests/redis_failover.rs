@@ -1,0 +1,259 @@
+//! A Sentinel failover under the official Python SDK client (features `http`, `redis`): the
+//! deployment of `deploy/cluster.sh --redis sentinel` (a Redis primary, its replica and three
+//! Sentinels; three `examples/everything` replicas; nginx round-robin in front), the Python
+//! client's Streamable HTTP exercise (`interop/python/test_failover.py`, at 2025-11-25 and
+//! 2026-07-28) run again and again through nginx while the primary is SIGKILLed
+//! (`redis-failover`) and brought back as the new primary's replica (`redis-start`).
+//!
+//! It shows: every run passes, a run that met a 503 (each with `Retry-After`) during the
+//! failover window run again by the script, and nothing else met (no 404 or 410: no session
+//! or stream acknowledged and then lost; no other 5xx, no hang); and what was acknowledged
+//! before the failover is there after it: a legacy session opened before it still serves
+//! calls, and the events of a stream answered before it are replayed from `Last-Event-ID`.
+//!
+//! Needs `redis-server`, `nginx` and the Python SDK venv (`interop/cli/setup.sh`, which
+//! `.ci/run` runs first; `INTEROP_VENV` or `target/interop-venv`): without them the test
+//! fails when `CI` is set and says `SKIPPED` otherwise.
+
+mod support;
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::cluster::{Cluster, Redis};
+use support::http::{self, Resp};
+
+/// One POST through nginx, its whole answer read (10 s at most).
+async fn post(c: &Cluster, sid: Option<&str>, body: &Value) -> Resp {
+    let mut b = http::request(c.addr(), "POST", "/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(sid) = sid {
+        b = b
+            .header("mcp-session-id", sid)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let r = tokio::time::timeout(
+        Duration::from_secs(10),
+        http::send(c.addr(), b, body.to_string()),
+    )
+    .await
+    .expect("an answer in time");
+    Resp::read(r).await
+}
+
+/// A GET resuming a legacy session's stream after `last`, read to its end.
+async fn resume(c: &Cluster, sid: &str, last: &str) -> Resp {
+    let b = http::request(c.addr(), "GET", "/mcp")
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", last);
+    let r = tokio::time::timeout(
+        Duration::from_secs(10),
+        http::send(c.addr(), b, String::new()),
+    )
+    .await
+    .expect("an answer in time");
+    Resp::read(r).await
+}
+
+/// Sends until the answer is no 503 (each with `Retry-After`), for up to 30 s: the
+/// acknowledged state may be served only once the new primary has its replica.
+async fn past_503<F, Fut>(what: &str, mut send: F) -> Resp
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Resp>,
+{
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = send().await;
+        if r.status != 503 {
+            return r;
+        }
+        assert_eq!(
+            r.header("retry-after"),
+            Some("1"),
+            "{what}: a 503 says when"
+        );
+        assert!(Instant::now() < deadline, "{what}: still 503: {}", r.body);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The `(id, data)` of each event of an SSE body.
+fn events(body: &str) -> Vec<(String, String)> {
+    body.split("\n\n")
+        .filter_map(|block| {
+            let mut id = None;
+            let mut data = Vec::new();
+            for l in block.lines() {
+                if let Some(v) = l.strip_prefix("id: ") {
+                    id = Some(v.to_owned());
+                } else if let Some(v) = l.strip_prefix("data: ") {
+                    data.push(v);
+                }
+            }
+            Some((id?, data.join("\n")))
+        })
+        .collect()
+}
+
+/// A legacy session opened through nginx, and a countdown streamed to its answer in it:
+/// the session id and the stored events (ids and data), the priming event first.
+async fn acknowledged_before(c: &Cluster) -> (String, Vec<(String, String)>) {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "failover-test", "version": "1"}}});
+    let r = post(c, None, &init).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(c, Some(&sid), &note).await.status, 202);
+    let countdown = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "countdown", "arguments": {"steps": 4, "delay_ms": 10},
+        "_meta": {"progressToken": "p2"}}});
+    let r = post(c, Some(&sid), &countdown).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let ev = events(&r.body);
+    assert_eq!(ev.len(), 6, "priming, 4 progress, the answer: {}", r.body);
+    (sid, ev)
+}
+
+/// The Python SDK venv's interpreter, or `None` (after saying why) outside CI.
+fn python() -> Option<PathBuf> {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let venv = std::env::var_os("INTEROP_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/interop-venv"));
+    let python = venv.join("bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    let why = format!(
+        "the Python SDK venv is not at {} (run interop/cli/setup.sh)",
+        venv.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{why} (CI is set)");
+    eprintln!("SKIPPED: {why}");
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_exercise_through_nginx_passes_through_a_sentinel_failover() {
+    let Some(python) = python() else {
+        return;
+    };
+    let Some(c) = Cluster::start_on(Redis::Sentinel, "") else {
+        return;
+    };
+    let started = Instant::now();
+    let (sid, stored) = acknowledged_before(&c).await;
+
+    // The exercise, run again and again until told the failover is over.
+    let shared = c.dir.join("failover");
+    std::fs::create_dir_all(&shared).unwrap();
+    let base = c.url.trim_end_matches("/mcp").to_owned();
+    let script = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .join("interop/python/test_failover.py");
+    let mut child = Command::new("timeout")
+        .args(["-s", "KILL", "180"])
+        .arg(&python)
+        .arg(&script)
+        .arg(c.binary())
+        .arg(format!("2025-11-25={base}"))
+        .arg(format!("2026-07-28={base}"))
+        .env("FAILOVER_DIR", &shared)
+        // It imports test_everything.py: no __pycache__ in the source tree.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the Python exercise starts");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            eprintln!("python: {line}");
+            let _ = tx.send(line);
+        }
+    });
+    let mut lines = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !lines.iter().any(|l: &String| l.starts_with("ok   run 2 ")) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(l) => lines.push(l),
+            Err(e) => panic!("two runs passed before the failover ({e}): {lines:?}"),
+        }
+    }
+
+    // Mid-run: the primary killed, the sentinels promote the replica; the old primary back
+    // as the new one's replica, so writes have a replica to wait for again.
+    let failover = Instant::now();
+    let out = c.script(&["redis-failover"], 60);
+    assert!(out.contains("primary="), "{out}");
+    c.script(&["redis-start"], 60);
+    eprintln!(
+        "failover and rejoin in {:?}: {}",
+        failover.elapsed(),
+        out.trim()
+    );
+    std::fs::write(shared.join("done"), b"").unwrap();
+
+    let status = child.wait().expect("the Python exercise ends");
+    reader.join().unwrap();
+    lines.extend(rx.try_iter());
+    assert!(status.success(), "every run passes: {status}\n{lines:#?}");
+    let summary = lines
+        .iter()
+        .find(|l| l.starts_with("summary "))
+        .expect("a summary line");
+    let met_503 = summary
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("503="))
+        .and_then(|n| n.parse::<u32>().ok())
+        .expect("503=N in the summary");
+    assert!(
+        met_503 > 0,
+        "the runs went through the failover window: {summary}"
+    );
+    assert_eq!(lines.last().map(|l| l.ends_with(" 0 failed")), Some(true));
+
+    // Acknowledged before the failover, there after it: the session serves a call...
+    let add = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 20, "b": 22}}});
+    let r = past_503("the session's call", || post(&c, Some(&sid), &add)).await;
+    assert_eq!(
+        r.status, 200,
+        "the session opened before the failover: {}",
+        r.body
+    );
+    let answer = r
+        .events()
+        .into_iter()
+        .chain(serde_json::from_str::<Value>(&r.body).ok())
+        .find(|m| m["id"] == 3)
+        .unwrap_or_else(|| panic!("an answer: {}", r.body));
+    assert_eq!(answer["result"]["content"][0]["text"], "42");
+    // ... and the stream's stored events are replayed after the priming event, in order.
+    let r = past_503("the replay", || resume(&c, &sid, &stored[0].0)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        events(&r.body),
+        stored[1..],
+        "every stored event after the first"
+    );
+    eprintln!(
+        "{} in {:?}, the failover included",
+        summary,
+        started.elapsed()
+    );
+}
