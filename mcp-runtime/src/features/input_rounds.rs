@@ -186,7 +186,8 @@ fn may_be_retry(ctx: &Context, params: &RawValue) -> bool {
 }
 
 /// Prepares a modern request's handler run: [`Started::Off`] on legacy connections
-/// (interaction calls go to the peer there).
+/// (interaction calls go to the peer there) and for a call delegated to a mounted server
+/// (the parent's round serves it).
 pub(crate) async fn begin(
     ctx: &mut Context,
     identity: &ServerIdentity,
@@ -195,6 +196,16 @@ pub(crate) async fn begin(
     arguments: Option<&RawValue>,
 ) -> Result<Started, McpError> {
     if ctx.era() != Era::Modern {
+        return Ok(Started::Off);
+    }
+    // A call a parent delegated to a mounted server runs under the parent's round (its
+    // names bind the `requestState`; its dispatcher answers `input_required`): the child
+    // opens none of its own.
+    if ctx
+        .extensions()
+        .get::<crate::features::handle::MountedHandle>()
+        .is_some()
+    {
         return Ok(Started::Off);
     }
     let cfg = identity.request_state.clone();
