@@ -28,6 +28,7 @@ use crate::client::{Client, ClientError, Subscription};
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
+use crate::handler::cell::Changes;
 use crate::handler::{Registry, ServerHandler};
 use crate::server::{Server, ServerBuilder};
 
@@ -343,16 +344,16 @@ async fn all_templates(client: &Client) -> Result<Vec<ResourceTemplate>, ClientE
 }
 
 /// Replaces what `installed` says the server holds of the proxy's with `lists`, in one
-/// edit (so each list that differs is announced once).
+/// edit (so each list that differs is announced once); which lists differed.
 fn install(
     shared: &Arc<Shared>,
     handle: &ServerHandle,
     lists: &Lists,
     installed: &mut Installed,
-) -> Result<(), HandleError> {
+) -> Result<Changes, HandleError> {
     let old = std::mem::take(installed);
     // Each entry holds the proxy: a server keeps its upstream connection alive.
-    handle.update(|r: &mut Registry| {
+    let changes = handle.update(|r: &mut Registry| {
         for n in &old.tools {
             r.remove_tool(n);
         }
@@ -410,7 +411,7 @@ fn install(
             .map(|t| t.uri_template.clone())
             .collect(),
     };
-    Ok(())
+    Ok(changes)
 }
 
 /// Follows the upstream's announced changes until the proxy is gone: re-reads the lists
@@ -465,13 +466,32 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
         return;
     }
     *shared.lists.lock().expect("lists lock") = lists.clone();
+    let announced = Changes {
+        tools: changes.contains(&Change::Tools),
+        prompts: changes.contains(&Change::Prompts),
+        resources: changes.contains(&Change::Resources),
+    };
     let mut servers = shared.servers.lock().expect("servers lock");
     servers.retain_mut(|(weak, installed)| {
         let Some(handle) = weak.upgrade() else {
             return false;
         };
-        if let Err(e) = install(shared, &handle, &lists, installed) {
-            tracing::warn!(error = %e, "the upstream's new entries clash with the server's own");
+        match install(shared, &handle, &lists, installed) {
+            // A change the upstream announced is announced on even when the list read
+            // again is the same (the upstream may know of a change its listing hides).
+            Ok(got) => {
+                let missing = Changes {
+                    tools: announced.tools && !got.tools,
+                    prompts: announced.prompts && !got.prompts,
+                    resources: announced.resources && !got.resources,
+                };
+                if missing.any() {
+                    handle.changed(missing);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the upstream's new entries clash with the server's own")
+            }
         }
         true
     });
