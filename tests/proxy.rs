@@ -7,7 +7,7 @@
 //! upstream logging; `_meta` application keys and trace context passing, connection keys and
 //! the caller's bearer token never; an upstream list change arriving downstream once; a dead
 //! upstream failing lists and `initialize` with a clear error; a hung one bounded by the
-//! timeout; an unreachable one failing `Proxy::connect`.
+//! timeout; an unreachable one failing `Proxy::connect`; a child that dies started again.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -667,7 +667,7 @@ fn everything() -> Upstream {
 }
 
 #[tokio::test]
-async fn everything_over_stdio_in_both_eras_and_its_death() {
+async fn everything_over_stdio_in_both_eras_restarted_after_it_dies() {
     // Built before the clock starts.
     let _ = examples_dir();
     bounded(async {
@@ -703,18 +703,29 @@ async fn everything_over_stdio_in_both_eras_and_its_death() {
                     "{seen:?}"
                 );
             }
-            // The child dies: the lists fail clearly instead of showing nothing.
-            let pid = proxy.client().pid().expect("a child process");
+            // The child dies: the next request starts it again, and the gateway serves on.
+            let old = proxy.client();
+            let pid = old.pid().expect("a child process");
             let _ = std::process::Command::new("kill")
                 .arg("-9")
                 .arg(pid.to_string())
                 .status();
-            let c = Client::builder()
-                .mode(LEGACY)
-                .connect(gateway.serve_in_memory())
-                .await;
-            let e = c.unwrap_err();
-            assert!(e.to_string().contains("is unavailable"), "{e}");
+            for _ in 0..200 {
+                if old.is_closed() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            assert!(old.is_closed(), "the killed child's connection closed");
+            let c = downstream(&gateway, LEGACY, Downstream::default()).await;
+            let r = c
+                .call_tool("every_add", json!({"a": 1, "b": 1}))
+                .await
+                .unwrap();
+            assert!(serde_json::to_string(&r).unwrap().contains('2'), "{r:?}");
+            let now = proxy.client();
+            assert!(!now.is_closed());
+            assert_ne!(now.pid(), Some(pid), "a new child");
         }
     })
     .await;

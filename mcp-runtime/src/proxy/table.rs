@@ -52,14 +52,25 @@ struct Installed {
 
 struct Shared {
     upstream: Upstream,
-    client: Client,
     relay: Arc<Relay>,
+    /// The connection in use, replaced when a closed one is reconnected.
+    conn: std::sync::RwLock<Conn>,
+    /// When the last reconnection was tried (one at a time, at most one a second).
+    reconnecting: tokio::sync::Mutex<Option<std::time::Instant>>,
     lists: Mutex<Lists>,
     /// The servers serving this proxy's entries.
     servers: Mutex<Vec<(WeakHandle, Installed)>>,
-    /// A 2026 upstream's `subscriptions/listen` stream (its list changes), kept open.
-    _listen: Mutex<Option<Subscription>>,
 }
+
+/// One connection to the upstream.
+struct Conn {
+    client: Client,
+    /// A 2026 upstream's `subscriptions/listen` stream (its list changes), kept open.
+    _listen: Option<Subscription>,
+}
+
+/// How long after a failed reconnection the next may be tried.
+const RECONNECT_EVERY: Duration = Duration::from_secs(1);
 
 /// An upstream server served as if it were local: connect with [`Proxy::connect`], then
 /// serve [`Proxy::server`] alone or mount it beside local entries (add
@@ -98,62 +109,29 @@ impl Proxy {
     pub async fn connect(upstream: Upstream) -> Result<Proxy, ProxyError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let relay = Relay::new(tx);
-        let client = upstream.connect(RelayHandler(relay.clone())).await?;
-        let caps = client.server_capabilities();
-        let lists = match read_lists(&client, &caps, &upstream).await {
-            Ok(l) => l,
-            Err(e) => {
-                let _ = client.shutdown().await;
-                return Err(e);
-            }
-        };
-        let modern = client.protocol_version().era() == Era::Modern;
-        if !modern && caps.logging.is_some() {
-            // Everything the upstream logs comes over; each caller's own level filters it.
-            if let Err(e) = client.set_log_level(LoggingLevel::Debug).await {
-                tracing::debug!(error = %e, "the upstream refused logging/setLevel");
-            }
-        }
-        let listen = if modern {
-            // 2026 servers announce list changes on a listen stream only.
-            let filter = SubscriptionFilter {
-                tools_list_changed: caps.tools.as_ref().map(|_| true),
-                prompts_list_changed: caps.prompts.as_ref().map(|_| true),
-                resources_list_changed: caps.resources.as_ref().map(|_| true),
-                ..Default::default()
-            };
-            match client.listen(filter).await {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    tracing::debug!(error = %e, "upstream offers no listen stream: its list changes are not followed");
-                    None
-                }
-            }
-        } else {
-            None
-        };
+        let (conn, lists) = open(&upstream, &relay).await?;
         let shared = Arc::new(Shared {
             upstream,
-            client,
             relay,
+            conn: std::sync::RwLock::new(conn),
+            reconnecting: tokio::sync::Mutex::new(None),
             lists: Mutex::new(lists),
             servers: Mutex::new(Vec::new()),
-            _listen: Mutex::new(listen),
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
         Ok(Proxy { shared })
     }
 
-    /// The connection to the upstream.
-    pub fn client(&self) -> &Client {
-        &self.shared.client
+    /// The connection to the upstream now (a new one after a reconnection).
+    pub fn client(&self) -> Client {
+        self.shared.client()
     }
 
     /// A builder of the server that serves this upstream: named as the upstream names
     /// itself, with its instructions, change notifications on, and [`Proxy::readiness`].
     /// Build it, then [`Proxy::attach`] the entries (or use [`Proxy::server`]).
     pub fn builder(&self) -> ServerBuilder {
-        let session = self.shared.client.session();
+        let session = self.shared.client().session();
         let (name, version) = match &session.server_info {
             Some(i) => (i.name.clone(), i.version.clone()),
             None => ("proxy".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
@@ -201,16 +179,52 @@ impl Proxy {
 }
 
 impl Shared {
+    fn client(&self) -> Client {
+        self.conn.read().expect("conn lock").client.clone()
+    }
+
+    /// The connection to use: the current one, or, when it has closed (a child process
+    /// that exited, a stream that ended), a new one with the lists read again into every
+    /// server serving them. A failed attempt is not repeated within [`RECONNECT_EVERY`].
+    async fn live_client(self: &Arc<Self>) -> Result<Client, ProxyError> {
+        let client = self.client();
+        if !client.is_closed() {
+            return Ok(client);
+        }
+        let mut last = self.reconnecting.lock().await;
+        let client = self.client();
+        if !client.is_closed() {
+            // Reconnected while this one waited.
+            return Ok(client);
+        }
+        if last.is_some_and(|t| t.elapsed() < RECONNECT_EVERY) {
+            return Err(ProxyError::Unreachable {
+                upstream: self.upstream.describe(),
+                reason: "its connection closed; reconnecting failed a moment ago".into(),
+            });
+        }
+        *last = Some(std::time::Instant::now());
+        let (conn, lists) = open(&self.upstream, &self.relay).await?;
+        tracing::info!(upstream = %self.upstream.describe(), "reconnected to the upstream");
+        let client = conn.client.clone();
+        *self.conn.write().expect("conn lock") = conn;
+        *self.lists.lock().expect("lists lock") = lists.clone();
+        // What differs from before the restart is announced, nothing else.
+        install_everywhere(self, &lists, Changes::default());
+        Ok(client)
+    }
+
     async fn forward<T: DeserializeOwned>(
-        &self,
+        self: &Arc<Self>,
         ctx: &Context,
         method: &str,
         params: Map<String, Value>,
     ) -> Result<T, McpError> {
         let timeout = self.upstream.call_timeout();
+        let client = self.live_client().await.map_err(unavailable)?;
         let raw = self
             .relay
-            .forward(&self.client, ctx, timeout, method, Value::Object(params))
+            .forward(&client, ctx, timeout, method, Value::Object(params))
             .await?;
         serde_json::from_str(raw.get()).map_err(|e| {
             McpError::Protocol(ErrorObject::new(
@@ -221,7 +235,7 @@ impl Shared {
     }
 
     async fn call_tool(
-        &self,
+        self: &Arc<Self>,
         ctx: Context,
         name: &str,
         args: Option<Box<RawValue>>,
@@ -241,7 +255,7 @@ impl Shared {
     }
 
     async fn get_prompt(
-        &self,
+        self: &Arc<Self>,
         ctx: Context,
         name: &str,
         args: HashMap<String, String>,
@@ -261,7 +275,11 @@ impl Shared {
         Ok(r)
     }
 
-    async fn read(&self, ctx: Context, uri: String) -> Result<ReadResourceResult, McpError> {
+    async fn read(
+        self: &Arc<Self>,
+        ctx: Context,
+        uri: String,
+    ) -> Result<ReadResourceResult, McpError> {
         let mut p = params_with_meta(&ctx);
         p.insert("uri".into(), uri.into());
         let mut r: ReadResourceResult = self.forward(&ctx, "resources/read", p).await?;
@@ -272,9 +290,10 @@ impl Shared {
 
     /// Whether the upstream answers now (a ping, bounded by the call timeout and 5 s); a
     /// clear error when not.
-    async fn ready(&self) -> Result<(), McpError> {
+    async fn ready(self: &Arc<Self>) -> Result<(), McpError> {
         let limit = self.upstream.call_timeout().min(Duration::from_secs(5));
-        let why = match tokio::time::timeout(limit, self.client.ping()).await {
+        let client = self.live_client().await.map_err(unavailable)?;
+        let why = match tokio::time::timeout(limit, client.ping()).await {
             Ok(Ok(())) => return Ok(()),
             Ok(Err(e)) => e.to_string(),
             Err(_) => format!("no answer to a ping within {limit:?}"),
@@ -287,6 +306,66 @@ impl Shared {
             ),
         )))
     }
+}
+
+/// A proxy error as the caller sees it: `-32603` naming the upstream and why.
+fn unavailable(e: ProxyError) -> McpError {
+    McpError::Protocol(ErrorObject::new(
+        jsonrpc::INTERNAL_ERROR,
+        match e {
+            ProxyError::Unreachable { upstream, reason } => {
+                format!("upstream `{upstream}` is unavailable: {reason}")
+            }
+            other => other.to_string(),
+        },
+    ))
+}
+
+/// Connects to `upstream` and reads everything it offers: a legacy upstream that logs is
+/// set to `debug` (each caller's own level filters), a 2026 one gets a listen stream for
+/// its list changes.
+async fn open(upstream: &Upstream, relay: &Arc<Relay>) -> Result<(Conn, Lists), ProxyError> {
+    let client = upstream.connect(RelayHandler(relay.clone())).await?;
+    let caps = client.server_capabilities();
+    let lists = match read_lists(&client, &caps, upstream).await {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = client.shutdown().await;
+            return Err(e);
+        }
+    };
+    let modern = client.protocol_version().era() == Era::Modern;
+    if !modern
+        && caps.logging.is_some()
+        && let Err(e) = client.set_log_level(LoggingLevel::Debug).await
+    {
+        tracing::debug!(error = %e, "the upstream refused logging/setLevel");
+    }
+    let listen = if modern {
+        // 2026 servers announce list changes on a listen stream only.
+        let filter = SubscriptionFilter {
+            tools_list_changed: caps.tools.as_ref().map(|_| true),
+            prompts_list_changed: caps.prompts.as_ref().map(|_| true),
+            resources_list_changed: caps.resources.as_ref().map(|_| true),
+            ..Default::default()
+        };
+        match client.listen(filter).await {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::debug!(error = %e, "upstream offers no listen stream: its list changes are not followed");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    Ok((
+        Conn {
+            client,
+            _listen: listen,
+        },
+        lists,
+    ))
 }
 
 /// A params object holding the `_meta` that crosses the hop.
@@ -445,7 +524,7 @@ async fn follow_changes(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Ch
 
 /// Re-reads the lists `changes` name and installs them everywhere.
 async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
-    let client = &shared.client;
+    let client = &shared.client();
     let mut lists = shared.lists.lock().expect("lists lock").clone();
     let read = async {
         if changes.contains(&Change::Tools) {
@@ -471,14 +550,19 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
         prompts: changes.contains(&Change::Prompts),
         resources: changes.contains(&Change::Resources),
     };
+    install_everywhere(shared, &lists, announced);
+}
+
+/// Installs `lists` into every server still serving the proxy; the kinds `announced` are
+/// announced even where the list read again is the same (the upstream may know of a change
+/// its listing hides).
+fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
     let mut servers = shared.servers.lock().expect("servers lock");
     servers.retain_mut(|(weak, installed)| {
         let Some(handle) = weak.upgrade() else {
             return false;
         };
-        match install(shared, &handle, &lists, installed) {
-            // A change the upstream announced is announced on even when the list read
-            // again is the same (the upstream may know of a change its listing hides).
+        match install(shared, &handle, lists, installed) {
             Ok(got) => {
                 let missing = Changes {
                     tools: announced.tools && !got.tools,
