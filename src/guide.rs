@@ -18,7 +18,8 @@
 //! - [`auth`]: bearer tokens, static or JWT, and the OAuth protected resource metadata.
 //! - [`client`]: `mcp::Client`: connecting, timeouts, progress, cancellation, TLS, OAuth.
 //! - [`composition`]: run-time entries beside declared ones, the builder keeping what the
-//!   attribute declared, mounting servers under a namespace, tool transforms.
+//!   attribute declared, mounting servers under a namespace, proxying upstream servers,
+//!   tool transforms.
 //! - [`testing`]: testing a server in process, on every revision, on the wire, over HTTP,
 //!   and with the official clients.
 //! - [`tracing`]: the span of each message, logs to the client, OpenTelemetry.

@@ -73,6 +73,10 @@ pub use mcp_runtime::CancellationToken;
 #[cfg(feature = "client")]
 pub use mcp_runtime::client::Client;
 pub use mcp_runtime::policies;
+/// An upstream server served as if local: `mcp::proxy::{Proxy, Upstream}` (see
+/// [`mcp_runtime::proxy`] and the composition chapter of the guide).
+#[cfg(feature = "client")]
+pub use mcp_runtime::proxy;
 pub use mcp_runtime::{
     BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,
     MessageFilter, Middleware, Next, Peer, PeerError, Reply, Server, ServerBuilder, ServerHandler,

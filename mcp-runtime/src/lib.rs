@@ -15,7 +15,7 @@
 //! | feature | gives |
 //! | --- | --- |
 //! | `http` | `transport::http`: Streamable HTTP (both eras), HTTP+SSE, bearer auth; with `client`, the client's HTTP transports and `client::oauth` |
-//! | `client` | `client`: the MCP client over streams, child processes, in memory |
+//! | `client` | `client`: the MCP client over streams, child processes, in memory; `proxy`: an upstream server served as if local |
 //! | `schema-validation` | `ServerBuilder::tool_with_schema` (`jsonschema`) |
 //! | `jwt` | `transport::http::jwt`: JWT bearer tokens against a JWKS (implies `http`) |
 //! | `oauth-signing` | `client::oauth::SigningKey`: `private_key_jwt`, DPoP (implies `http`, `client`) |
@@ -39,6 +39,8 @@ pub mod context;
 mod dispatch;
 mod features;
 pub mod handler;
+#[cfg(feature = "client")]
+pub mod proxy;
 pub mod server;
 pub mod session;
 pub mod transport;

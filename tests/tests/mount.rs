@@ -591,3 +591,53 @@ async fn a_mounted_server_can_be_mounted_again_and_a_macro_server_can_mount() {
         "go"
     );
 }
+
+/// A mounted tool that asks for input runs under the parent's round on 2026 (one
+/// `input_required` round, bound to the parent's name), and as a server-to-client request on
+/// a legacy connection.
+#[tokio::test]
+async fn a_mounted_tool_asks_the_client_in_both_eras() {
+    use mcp::core::jsonrpc::ErrorObject;
+    use mcp::core::types::{ElicitParams, ElicitResult};
+    use mcp::runtime::client::ClientHandler;
+
+    struct Answer;
+    impl ClientHandler for Answer {
+        async fn elicit(&self, _p: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+            Ok(
+                serde_json::from_value(json!({"action": "accept", "content": {"name": "Ada"}}))
+                    .unwrap(),
+            )
+        }
+    }
+    let child = Server::builder("child", "1.0.0")
+        .tool(Tool::new("ask"), |ctx: Context, _: Value| async move {
+            let schema = serde_json::from_value(json!({
+                "type": "object", "properties": {"name": {"type": "string"}}
+            }))
+            .unwrap();
+            let r = ctx.elicit_form("Name?", schema).await?;
+            let v = serde_json::to_value(&r).unwrap();
+            Ok(CallToolResult::success(vec![ContentBlock::text(
+                v["content"]["name"].as_str().unwrap_or_default(),
+            )]))
+        })
+        .build();
+    let parent = Server::builder("parent", "1.0.0")
+        .mount("kid", child)
+        .build();
+    for mode in [
+        ConnectMode::Legacy(V::V2025_11_25),
+        ConnectMode::Modern(V::V2026_07_28),
+    ] {
+        let client = Client::builder()
+            .mode(mode)
+            .capabilities(serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap())
+            .handler(Answer)
+            .connect(parent.serve_in_memory())
+            .await
+            .unwrap();
+        let r = client.call_tool("kid_ask", json!({})).await.unwrap();
+        assert_eq!(text_of(&r), "Ada", "{mode:?}");
+    }
+}

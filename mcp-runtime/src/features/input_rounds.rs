@@ -186,7 +186,8 @@ fn may_be_retry(ctx: &Context, params: &RawValue) -> bool {
 }
 
 /// Prepares a modern request's handler run: [`Started::Off`] on legacy connections
-/// (interaction calls go to the peer there). Not `async`: the dispatcher that awaits it is
+/// (interaction calls go to the peer there) and for a call delegated to a mounted server
+/// (the parent's round serves it). Not `async`: the dispatcher that awaits it is
 /// generic, and what it polls is compiled in the user's crate; a retry's opening is boxed
 /// here instead (once per retry), and a first attempt waits for nothing.
 pub(crate) fn begin<'a>(
@@ -197,6 +198,16 @@ pub(crate) fn begin<'a>(
     arguments: Option<&'a RawValue>,
 ) -> Begun<'a> {
     if ctx.era() != Era::Modern {
+        return Begun::Now(Started::Off);
+    }
+    // A call a parent delegated to a mounted server runs under the parent's round (its
+    // names bind the `requestState`; its dispatcher answers `input_required`): the child
+    // opens none of its own.
+    if ctx
+        .extensions()
+        .get::<crate::features::handle::MountedHandle>()
+        .is_some()
+    {
         return Begun::Now(Started::Off);
     }
     let cfg = identity.request_state.clone();

@@ -1,0 +1,286 @@
+//! One forwarded request: the downstream [`Context`] to the upstream call and back.
+//!
+//! - Progress: when the caller asked for it, the upstream call gets a token of its own and
+//!   each upstream progress is reported through the caller's context (its token), in order.
+//! - Cancellation: the caller's cancellation (`notifications/cancelled`, or a closed 2026
+//!   stream) drops the upstream call, which the client cancels with the *upstream's* id.
+//! - Input requests: elicitation, sampling and roots asked by the upstream go to the
+//!   context that caused the call, through `Context::elicit_form`/`sample`/`roots` (a
+//!   server-to-client request for a legacy caller, an `input_required` round for a 2026
+//!   one). A 2026 upstream's rounds are answered in the calling task, so they always find
+//!   their caller; a legacy upstream's requests carry no request id, so they go to the one
+//!   call in flight on the connection, and are refused when several are (the proxy cannot
+//!   tell whose they are).
+//! - Logging: an upstream `notifications/message` goes to the one call in flight.
+//! - Lists: upstream `list_changed` and `resources/updated` are handed to the table.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_core::jsonrpc::{self, ErrorObject};
+use mcp_core::types::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult,
+    LoggingMessageParams, ProgressParams,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::client::{Client, ClientError, ClientHandler, RequestOptions, ServerNotification};
+use crate::common::error::McpError;
+use crate::context::Context;
+use crate::context::interaction::InteractionError;
+
+/// A change the upstream announced, for the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    Tools,
+    Prompts,
+    Resources,
+    Updated(String),
+}
+
+/// What the upstream sent during one call, delivered to the caller in order.
+enum Event {
+    Progress(ProgressParams),
+    Log(LoggingMessageParams),
+}
+
+/// One call in flight: the caller's context and where its events and a deferred input
+/// request go.
+struct InFlight {
+    ctx: Context,
+    events: mpsc::UnboundedSender<Event>,
+    /// Fired with the key when the caller (2026) answers an input request with a round.
+    deferred: Mutex<Option<oneshot::Sender<String>>>,
+}
+
+tokio::task_local! {
+    /// The call whose upstream request is running in this task (2026 upstreams answer
+    /// `input_required` rounds here).
+    static CURRENT: Arc<InFlight>;
+}
+
+/// What every call on one upstream connection shares.
+pub(crate) struct Relay {
+    calls: Mutex<Vec<Arc<InFlight>>>,
+    changes: mpsc::UnboundedSender<Change>,
+}
+
+/// Takes a call out of the in-flight list when it ends, however it ends.
+struct Entered<'a> {
+    relay: &'a Relay,
+    call: Arc<InFlight>,
+}
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        let mut calls = self.relay.calls.lock().expect("calls lock");
+        calls.retain(|c| !Arc::ptr_eq(c, &self.call));
+    }
+}
+
+impl Relay {
+    /// A relay whose upstream changes go to `changes`.
+    pub(crate) fn new(changes: mpsc::UnboundedSender<Change>) -> Arc<Self> {
+        Arc::new(Self {
+            calls: Mutex::new(Vec::new()),
+            changes,
+        })
+    }
+
+    /// The call an upstream request or notification belongs to: the one running in this
+    /// task, else the only one in flight.
+    fn route(&self, what: &str) -> Result<Arc<InFlight>, ErrorObject> {
+        if let Ok(call) = CURRENT.try_with(Arc::clone) {
+            return Ok(call);
+        }
+        let calls = self.calls.lock().expect("calls lock");
+        match calls.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(ErrorObject::new(
+                jsonrpc::INTERNAL_ERROR,
+                format!("{what}: no call is in flight through the proxy to ask"),
+            )),
+            _ => Err(ErrorObject::new(
+                jsonrpc::INTERNAL_ERROR,
+                format!(
+                    "{what}: several calls are in flight on this upstream connection and the \
+                     request names none of them; the proxy cannot tell whose it is"
+                ),
+            )),
+        }
+    }
+
+    /// Sends `method` with `params` upstream on behalf of `ctx`, relaying progress, logs,
+    /// input requests and cancellation; the raw result.
+    pub(crate) async fn forward(
+        &self,
+        client: &Client,
+        ctx: &Context,
+        timeout: Duration,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, McpError> {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (defer_tx, mut defer_rx) = oneshot::channel();
+        let call = Arc::new(InFlight {
+            ctx: ctx.clone(),
+            events: tx.clone(),
+            deferred: Mutex::new(Some(defer_tx)),
+        });
+        self.calls.lock().expect("calls lock").push(call.clone());
+        let _entered = Entered {
+            relay: self,
+            call: call.clone(),
+        };
+        let mut opts = RequestOptions::default().timeout(timeout);
+        if ctx.progress_token().is_some() {
+            opts.on_progress = Some(Box::new(move |p| {
+                let _ = tx.send(Event::Progress(p));
+            }));
+        }
+        opts.log_level = ctx.log_level();
+        let upstream = CURRENT.scope(call, client.request_raw(method, Some(params), opts));
+        tokio::pin!(upstream);
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                // Dropping the upstream call cancels it with the upstream's id.
+                () = ctx.cancellation().cancelled() => return Err(McpError::Cancelled),
+                Ok(key) = &mut defer_rx => {
+                    return Err(InteractionError::InputRequired { key }.into());
+                }
+                Some(ev) = rx.recv() => deliver(ctx, ev).await,
+                r = &mut upstream => break r,
+            }
+        };
+        // What arrived with the answer still goes before it.
+        while let Ok(ev) = rx.try_recv() {
+            deliver(ctx, ev).await;
+        }
+        outcome.map_err(upstream_error)
+    }
+}
+
+/// Reports one upstream event through the caller's context.
+async fn deliver(ctx: &Context, ev: Event) {
+    match ev {
+        Event::Progress(p) => {
+            if let Err(e) = ctx
+                .progress(p.progress, p.total, p.message.as_deref())
+                .await
+            {
+                tracing::debug!(error = ?e, "upstream progress not forwarded");
+            }
+        }
+        Event::Log(l) => {
+            if let Err(e) = ctx.log(l.level, l.logger.as_deref(), l.data).await {
+                tracing::debug!(error = %e, "upstream log message not forwarded");
+            }
+        }
+    }
+}
+
+/// An upstream failure as the caller sees it: the upstream's JSON-RPC errors as they are,
+/// anything else a clear `-32603` naming what went wrong (never an empty answer).
+pub(crate) fn upstream_error(e: ClientError) -> McpError {
+    match e {
+        ClientError::Rpc(e) => McpError::Protocol(e),
+        ClientError::Timeout => McpError::Protocol(ErrorObject::new(
+            jsonrpc::INTERNAL_ERROR,
+            "the upstream server did not answer in time (the call was cancelled upstream)",
+        )),
+        other => McpError::Protocol(ErrorObject::new(
+            jsonrpc::INTERNAL_ERROR,
+            format!("the upstream server failed: {other}"),
+        )),
+    }
+}
+
+/// Why an input request could not be answered, for the upstream.
+fn refused(call: &InFlight, e: InteractionError) -> ErrorObject {
+    match e {
+        InteractionError::InputRequired { key } => {
+            // The 2026 caller answers with a round: the call ends here (cancelling the
+            // upstream one) and runs again, with the answer, when the caller retries.
+            if let Some(tx) = call.deferred.lock().expect("deferred lock").take() {
+                let _ = tx.send(key);
+            }
+            ErrorObject::new(
+                jsonrpc::INTERNAL_ERROR,
+                "the downstream client answers this in a later round; the call will be retried",
+            )
+        }
+        InteractionError::NotDeclared { required } => {
+            mcp_core::codec::missing_required_client_capability(required)
+        }
+        other => ErrorObject::new(jsonrpc::INTERNAL_ERROR, other.to_string()),
+    }
+}
+
+/// The [`ClientHandler`] of one upstream connection.
+pub(crate) struct RelayHandler(pub(crate) Arc<Relay>);
+
+impl ClientHandler for RelayHandler {
+    async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        let call = self.0.route("elicitation/create")?;
+        match params {
+            ElicitParams::Form(p) => call
+                .ctx
+                .elicit_form(p.message, p.requested_schema)
+                .await
+                .map_err(|e| refused(&call, e)),
+            ElicitParams::Url(_) => Err(ErrorObject::invalid_params(
+                "the proxy relays form-mode elicitation only",
+            )),
+        }
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, ErrorObject> {
+        let call = self.0.route("sampling/createMessage")?;
+        call.ctx.sample(params).await.map_err(|e| refused(&call, e))
+    }
+
+    async fn list_roots(&self) -> Result<ListRootsResult, ErrorObject> {
+        let call = self.0.route("roots/list")?;
+        let roots = call.ctx.roots().await.map_err(|e| refused(&call, e))?;
+        Ok(ListRootsResult::new(roots))
+    }
+
+    fn on_notification(&self, n: &ServerNotification) {
+        let change = match n.method.as_str() {
+            "notifications/message" => {
+                let Some(log) = n
+                    .params
+                    .clone()
+                    .and_then(|p| serde_json::from_value::<LoggingMessageParams>(p).ok())
+                else {
+                    return;
+                };
+                match self.0.route("notifications/message") {
+                    Ok(call) => {
+                        let _ = call.events.send(Event::Log(log));
+                    }
+                    Err(e) => tracing::debug!(reason = %e.message, "upstream log message dropped"),
+                }
+                return;
+            }
+            "notifications/tools/list_changed" => Change::Tools,
+            "notifications/prompts/list_changed" => Change::Prompts,
+            "notifications/resources/list_changed" => Change::Resources,
+            "notifications/resources/updated" => {
+                let uri = n.params.as_ref().and_then(|p| p.get("uri"));
+                match uri.and_then(Value::as_str) {
+                    Some(u) => Change::Updated(u.to_owned()),
+                    None => return,
+                }
+            }
+            _ => return,
+        };
+        let _ = self.0.changes.send(change);
+    }
+}

@@ -1,0 +1,610 @@
+//! [`Proxy`]: an upstream's tools, prompts, resources and templates copied into a server's
+//! run-time table (the same `Registry` a builder server edits through its
+//! [`ServerHandle`]), each entry forwarding to the upstream; re-read on the upstream's
+//! `list_changed`, so the server's own change notifications go out once per kind that
+//! differs; and [`Readiness`], the layer that makes a dead upstream an error rather than an
+//! empty or stale list.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use mcp_core::jsonrpc::{self, ErrorObject};
+use mcp_core::types::{
+    CallToolResult, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, ServerCapabilities, SubscriptionFilter, Tool,
+};
+use mcp_core::version::Era;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::meta;
+use super::relay::{Change, Relay, RelayHandler};
+use super::upstream::{ProxyError, Upstream};
+use crate::chain::middleware::{Chain, Endpoint, Middleware, Next};
+use crate::client::{Client, ClientError, Subscription};
+use crate::common::error::{HandlerResult, McpError};
+use crate::context::Context;
+use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
+use crate::handler::cell::Changes;
+use crate::handler::{Registry, ServerHandler};
+use crate::server::{Server, ServerBuilder};
+
+/// What an upstream offers, as last read.
+#[derive(Debug, Clone, Default)]
+struct Lists {
+    tools: Vec<Tool>,
+    prompts: Vec<Prompt>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+}
+
+/// The names and URIs one server holds of the proxy's, to take out on the next re-read.
+#[derive(Default)]
+struct Installed {
+    tools: Vec<String>,
+    prompts: Vec<String>,
+    resources: Vec<String>,
+    templates: Vec<String>,
+}
+
+struct Shared {
+    upstream: Upstream,
+    relay: Arc<Relay>,
+    /// The connection in use, replaced when a closed one is reconnected.
+    conn: std::sync::RwLock<Conn>,
+    /// When the last reconnection was tried (one at a time, at most one a second).
+    reconnecting: tokio::sync::Mutex<Option<std::time::Instant>>,
+    lists: Mutex<Lists>,
+    /// The servers serving this proxy's entries.
+    servers: Mutex<Vec<(WeakHandle, Installed)>>,
+}
+
+/// One connection to the upstream.
+struct Conn {
+    client: Client,
+    /// A 2026 upstream's `subscriptions/listen` stream (its list changes), kept open.
+    _listen: Option<Subscription>,
+}
+
+/// How long after a failed reconnection the next may be tried.
+const RECONNECT_EVERY: Duration = Duration::from_secs(1);
+
+/// An upstream server served as if it were local: connect with [`Proxy::connect`], then
+/// serve [`Proxy::server`] alone or mount it beside local entries (add
+/// [`Proxy::readiness`] to the parent, so a dead upstream fails the parent's lists too).
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_runtime::Server;
+/// use mcp_runtime::proxy::{Proxy, Upstream};
+///
+/// let weather = Proxy::connect(Upstream::stdio("weather-server", ["--stdio"])).await?;
+/// let gateway = Server::builder("gateway", "1.0.0")
+///     .mount("weather", weather.server())
+///     .middleware(weather.readiness())
+///     .build();
+/// gateway.serve_stdio().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Proxy {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Proxy")
+            .field("upstream", &self.shared.upstream.describe())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Proxy {
+    /// Connects to `upstream` and reads everything it offers. Fails, building nothing,
+    /// when the upstream cannot be reached, its handshake fails, or a list it declares
+    /// cannot be read.
+    pub async fn connect(upstream: Upstream) -> Result<Proxy, ProxyError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let relay = Relay::new(tx);
+        let (conn, lists) = open(&upstream, &relay).await?;
+        let shared = Arc::new(Shared {
+            upstream,
+            relay,
+            conn: std::sync::RwLock::new(conn),
+            reconnecting: tokio::sync::Mutex::new(None),
+            lists: Mutex::new(lists),
+            servers: Mutex::new(Vec::new()),
+        });
+        tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
+        Ok(Proxy { shared })
+    }
+
+    /// The connection to the upstream now (a new one after a reconnection).
+    pub fn client(&self) -> Client {
+        self.shared.client()
+    }
+
+    /// A builder of the server that serves this upstream: named as the upstream names
+    /// itself, with its instructions, change notifications on, and [`Proxy::readiness`].
+    /// Build it, then [`Proxy::attach`] the entries (or use [`Proxy::server`]).
+    pub fn builder(&self) -> ServerBuilder {
+        let session = self.shared.client().session();
+        let (name, version) = match &session.server_info {
+            Some(i) => (i.name.clone(), i.version.clone()),
+            None => ("proxy".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
+        };
+        let b = Server::builder(name, version)
+            .subscriptions(true)
+            .middleware(self.readiness());
+        match session.instructions {
+            Some(text) => b.instructions(text),
+            None => b,
+        }
+    }
+
+    /// A server offering everything the upstream offers, forwarding each call; serve it
+    /// alone or mount it into another.
+    pub fn server(&self) -> Server {
+        let server = self.builder().build();
+        self.attach(&server)
+            .expect("a fresh builder server takes every entry");
+        server
+    }
+
+    /// Adds the upstream's entries to `server`'s run-time table (beside what it has) and
+    /// keeps them in step with the upstream's lists while the server lives. Fails when a
+    /// name or URI clashes with one the server's own table declares.
+    pub fn attach<C: Chain + 'static, H: ServerHandler>(
+        &self,
+        server: &Server<C, H>,
+    ) -> Result<(), HandleError> {
+        let handle = server.handle();
+        let lists = self.shared.lists.lock().expect("lists lock").clone();
+        let mut installed = Installed::default();
+        install(&self.shared, &handle, &lists, &mut installed)?;
+        (self.shared.servers.lock().expect("servers lock")).push((handle.downgrade(), installed));
+        Ok(())
+    }
+
+    /// The layer that fails `initialize`, `server/discover` and the list methods with a
+    /// clear error while the upstream is down (each of them pings it first: a list is served
+    /// only while the upstream answers), instead of serving an empty or stale list. [`Proxy::builder`] adds it; add it
+    /// to a server that mounts this proxy's server too.
+    pub fn readiness(&self) -> Readiness {
+        Readiness(self.shared.clone())
+    }
+}
+
+impl Shared {
+    fn client(&self) -> Client {
+        self.conn.read().expect("conn lock").client.clone()
+    }
+
+    /// The connection to use: the current one, or, when it has closed (a child process
+    /// that exited, a stream that ended), a new one with the lists read again into every
+    /// server serving them. A failed attempt is not repeated within [`RECONNECT_EVERY`].
+    async fn live_client(self: &Arc<Self>) -> Result<Client, ProxyError> {
+        let client = self.client();
+        if !client.is_closed() {
+            return Ok(client);
+        }
+        let mut last = self.reconnecting.lock().await;
+        let client = self.client();
+        if !client.is_closed() {
+            // Reconnected while this one waited.
+            return Ok(client);
+        }
+        if last.is_some_and(|t| t.elapsed() < RECONNECT_EVERY) {
+            return Err(ProxyError::Unreachable {
+                upstream: self.upstream.describe(),
+                reason: "its connection closed; reconnecting failed a moment ago".into(),
+            });
+        }
+        *last = Some(std::time::Instant::now());
+        let (conn, lists) = open(&self.upstream, &self.relay).await?;
+        tracing::info!(upstream = %self.upstream.describe(), "reconnected to the upstream");
+        let client = conn.client.clone();
+        *self.conn.write().expect("conn lock") = conn;
+        *self.lists.lock().expect("lists lock") = lists.clone();
+        // What differs from before the restart is announced, nothing else.
+        install_everywhere(self, &lists, Changes::default());
+        Ok(client)
+    }
+
+    async fn forward<T: DeserializeOwned>(
+        self: &Arc<Self>,
+        ctx: &Context,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<T, McpError> {
+        let timeout = self.upstream.call_timeout();
+        let client = self.live_client().await.map_err(unavailable)?;
+        let raw = self
+            .relay
+            .forward(&client, ctx, timeout, method, Value::Object(params))
+            .await?;
+        serde_json::from_str(raw.get()).map_err(|e| {
+            McpError::Protocol(ErrorObject::new(
+                jsonrpc::INTERNAL_ERROR,
+                format!("the upstream server's {method} result is invalid: {e}"),
+            ))
+        })
+    }
+
+    async fn call_tool(
+        self: &Arc<Self>,
+        ctx: Context,
+        name: &str,
+        args: Option<Box<RawValue>>,
+    ) -> Result<CallToolResult, McpError> {
+        let arguments = match args {
+            Some(raw) => serde_json::from_str(raw.get())
+                .map_err(|e| McpError::invalid_params(format!("Invalid arguments: {e}")))?,
+            None => Value::Object(Map::new()),
+        };
+        let mut p = params_with_meta(&ctx);
+        p.insert("name".into(), name.into());
+        p.insert("arguments".into(), arguments);
+        let mut r: CallToolResult = self.forward(&ctx, "tools/call", p).await?;
+        meta::strip(&mut r.meta);
+        r.result_type = None;
+        Ok(r)
+    }
+
+    async fn get_prompt(
+        self: &Arc<Self>,
+        ctx: Context,
+        name: &str,
+        args: HashMap<String, String>,
+    ) -> Result<GetPromptResult, McpError> {
+        let mut p = params_with_meta(&ctx);
+        p.insert("name".into(), name.into());
+        if !args.is_empty() {
+            let args = args
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect();
+            p.insert("arguments".into(), Value::Object(args));
+        }
+        let mut r: GetPromptResult = self.forward(&ctx, "prompts/get", p).await?;
+        meta::strip(&mut r.meta);
+        r.result_type = None;
+        Ok(r)
+    }
+
+    async fn read(
+        self: &Arc<Self>,
+        ctx: Context,
+        uri: String,
+    ) -> Result<ReadResourceResult, McpError> {
+        let mut p = params_with_meta(&ctx);
+        p.insert("uri".into(), uri.into());
+        let mut r: ReadResourceResult = self.forward(&ctx, "resources/read", p).await?;
+        meta::strip(&mut r.meta);
+        r.result_type = None;
+        Ok(r)
+    }
+
+    /// Whether the upstream answers now (a ping, bounded by the call timeout and 5 s); a
+    /// clear error when not.
+    async fn ready(self: &Arc<Self>) -> Result<(), McpError> {
+        let limit = self.upstream.call_timeout().min(Duration::from_secs(5));
+        let client = self.live_client().await.map_err(unavailable)?;
+        let why = match tokio::time::timeout(limit, client.ping()).await {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => format!("no answer to a ping within {limit:?}"),
+        };
+        Err(McpError::Protocol(ErrorObject::new(
+            jsonrpc::INTERNAL_ERROR,
+            format!(
+                "upstream `{}` is unavailable: {why}",
+                self.upstream.describe()
+            ),
+        )))
+    }
+}
+
+/// A proxy error as the caller sees it: `-32603` naming the upstream and why.
+fn unavailable(e: ProxyError) -> McpError {
+    McpError::Protocol(ErrorObject::new(
+        jsonrpc::INTERNAL_ERROR,
+        match e {
+            ProxyError::Unreachable { upstream, reason } => {
+                format!("upstream `{upstream}` is unavailable: {reason}")
+            }
+            other => other.to_string(),
+        },
+    ))
+}
+
+/// Connects to `upstream` and reads everything it offers: a legacy upstream that logs is
+/// set to `debug` (each caller's own level filters), a 2026 one gets a listen stream for
+/// its list changes.
+async fn open(upstream: &Upstream, relay: &Arc<Relay>) -> Result<(Conn, Lists), ProxyError> {
+    let client = upstream.connect(RelayHandler(relay.clone())).await?;
+    let caps = client.server_capabilities();
+    let lists = match read_lists(&client, &caps, upstream).await {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = client.shutdown().await;
+            return Err(e);
+        }
+    };
+    let modern = client.protocol_version().era() == Era::Modern;
+    if !modern
+        && caps.logging.is_some()
+        && let Err(e) = client.set_log_level(LoggingLevel::Debug).await
+    {
+        tracing::debug!(error = %e, "the upstream refused logging/setLevel");
+    }
+    let listen = if modern {
+        // 2026 servers announce list changes on a listen stream only.
+        let filter = SubscriptionFilter {
+            tools_list_changed: caps.tools.as_ref().map(|_| true),
+            prompts_list_changed: caps.prompts.as_ref().map(|_| true),
+            resources_list_changed: caps.resources.as_ref().map(|_| true),
+            ..Default::default()
+        };
+        match client.listen(filter).await {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::debug!(error = %e, "upstream offers no listen stream: its list changes are not followed");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    Ok((
+        Conn {
+            client,
+            _listen: listen,
+        },
+        lists,
+    ))
+}
+
+/// A params object holding the `_meta` that crosses the hop.
+fn params_with_meta(ctx: &Context) -> Map<String, Value> {
+    let mut p = Map::new();
+    if let Some(m) = meta::forwarded(ctx) {
+        p.insert("_meta".into(), Value::Object(m));
+    }
+    p
+}
+
+/// Everything `client`'s server offers, per its capabilities.
+async fn read_lists(
+    client: &Client,
+    caps: &ServerCapabilities,
+    upstream: &Upstream,
+) -> Result<Lists, ProxyError> {
+    let failed = |method: &'static str| {
+        move |error: ClientError| ProxyError::Listing {
+            upstream: upstream.describe(),
+            method,
+            error,
+        }
+    };
+    let mut lists = Lists::default();
+    if caps.tools.is_some() {
+        lists.tools = client
+            .list_all_tools()
+            .await
+            .map_err(failed("tools/list"))?;
+    }
+    if caps.prompts.is_some() {
+        lists.prompts = (client.list_all_prompts().await).map_err(failed("prompts/list"))?;
+    }
+    if caps.resources.is_some() {
+        lists.resources = (client.list_all_resources().await).map_err(failed("resources/list"))?;
+        lists.templates = all_templates(client)
+            .await
+            .map_err(failed("resources/templates/list"))?;
+    }
+    Ok(lists)
+}
+
+async fn all_templates(client: &Client) -> Result<Vec<ResourceTemplate>, ClientError> {
+    let mut all = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = client.list_resource_templates(cursor).await?;
+        all.extend(page.resource_templates);
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => return Ok(all),
+        }
+    }
+}
+
+/// Replaces what `installed` says the server holds of the proxy's with `lists`, in one
+/// edit (so each list that differs is announced once); which lists differed.
+fn install(
+    shared: &Arc<Shared>,
+    handle: &ServerHandle,
+    lists: &Lists,
+    installed: &mut Installed,
+) -> Result<Changes, HandleError> {
+    let old = std::mem::take(installed);
+    // Each entry holds the proxy: a server keeps its upstream connection alive.
+    let changes = handle.update(|r: &mut Registry| {
+        for n in &old.tools {
+            r.remove_tool(n);
+        }
+        for n in &old.prompts {
+            r.remove_prompt(n);
+        }
+        for u in &old.resources {
+            r.remove_resource(u);
+        }
+        for u in &old.templates {
+            r.remove_template(u);
+        }
+        for t in &lists.tools {
+            let (s, name) = (shared.clone(), t.name.clone());
+            r.add_tool(t.clone(), move |ctx, args| {
+                let (s, name) = (s.clone(), name.clone());
+                async move { s.call_tool(ctx, &name, args).await }
+            });
+        }
+        for p in &lists.prompts {
+            let (s, name) = (shared.clone(), p.name.clone());
+            r.add_prompt(p.clone(), move |ctx, args| {
+                let (s, name) = (s.clone(), name.clone());
+                async move { s.get_prompt(ctx, &name, args).await }
+            });
+        }
+        for res in &lists.resources {
+            let s = shared.clone();
+            r.add_resource(res.clone(), move |ctx, uri| {
+                let s = s.clone();
+                async move { s.read(ctx, uri).await }
+            });
+        }
+        for t in &lists.templates {
+            let s = shared.clone();
+            // The upstream matches its own templates: every URI no concrete resource
+            // takes goes to it, whatever RFC 6570 form the template has.
+            r.add_template_routed(
+                t.clone(),
+                |_| true,
+                move |ctx, uri| {
+                    let s = s.clone();
+                    async move { s.read(ctx, uri).await }
+                },
+            );
+        }
+    })?;
+    *installed = Installed {
+        tools: lists.tools.iter().map(|t| t.name.clone()).collect(),
+        prompts: lists.prompts.iter().map(|p| p.name.clone()).collect(),
+        resources: lists.resources.iter().map(|r| r.uri.clone()).collect(),
+        templates: lists
+            .templates
+            .iter()
+            .map(|t| t.uri_template.clone())
+            .collect(),
+    };
+    Ok(changes)
+}
+
+/// Follows the upstream's announced changes until the proxy is gone: re-reads the lists
+/// that changed into every server serving them, and republishes `resources/updated`.
+async fn follow_changes(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Change>) {
+    while let Some(first) = rx.recv().await {
+        // Changes that arrived together are read once.
+        let mut changes = vec![first];
+        while let Ok(c) = rx.try_recv() {
+            changes.push(c);
+        }
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let handles: Vec<ServerHandle> = (shared.servers.lock().expect("servers lock"))
+            .iter()
+            .filter_map(|(h, _)| h.upgrade())
+            .collect();
+        for c in &changes {
+            if let Change::Updated(uri) = c {
+                for h in &handles {
+                    h.resource_updated(uri.clone());
+                }
+            }
+        }
+        if changes.iter().any(|c| !matches!(c, Change::Updated(_))) {
+            reread(&shared, &changes).await;
+        }
+    }
+}
+
+/// Re-reads the lists `changes` name and installs them everywhere.
+async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
+    let client = &shared.client();
+    let mut lists = shared.lists.lock().expect("lists lock").clone();
+    let read = async {
+        if changes.contains(&Change::Tools) {
+            lists.tools = client.list_all_tools().await?;
+        }
+        if changes.contains(&Change::Prompts) {
+            lists.prompts = client.list_all_prompts().await?;
+        }
+        if changes.contains(&Change::Resources) {
+            lists.resources = client.list_all_resources().await?;
+            lists.templates = all_templates(client).await?;
+        }
+        Ok::<_, ClientError>(())
+    };
+    if let Err(e) = read.await {
+        tracing::warn!(upstream = %shared.upstream.describe(), error = %e,
+            "re-reading the upstream's lists failed; the last ones stay");
+        return;
+    }
+    *shared.lists.lock().expect("lists lock") = lists.clone();
+    let announced = Changes {
+        tools: changes.contains(&Change::Tools),
+        prompts: changes.contains(&Change::Prompts),
+        resources: changes.contains(&Change::Resources),
+    };
+    install_everywhere(shared, &lists, announced);
+}
+
+/// Installs `lists` into every server still serving the proxy; the kinds `announced` are
+/// announced even where the list read again is the same (the upstream may know of a change
+/// its listing hides).
+fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
+    let mut servers = shared.servers.lock().expect("servers lock");
+    servers.retain_mut(|(weak, installed)| {
+        let Some(handle) = weak.upgrade() else {
+            return false;
+        };
+        match install(shared, &handle, lists, installed) {
+            Ok(got) => {
+                let missing = Changes {
+                    tools: announced.tools && !got.tools,
+                    prompts: announced.prompts && !got.prompts,
+                    resources: announced.resources && !got.resources,
+                };
+                if missing.any() {
+                    handle.changed(missing);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the upstream's new entries clash with the server's own")
+            }
+        }
+        true
+    });
+}
+
+/// The layer of [`Proxy::readiness`].
+#[derive(Clone)]
+pub struct Readiness(Arc<Shared>);
+
+impl std::fmt::Debug for Readiness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Readiness")
+    }
+}
+
+impl Middleware for Readiness {
+    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+        if !matches!(
+            ctx.method(),
+            "initialize"
+                | "server/discover"
+                | "tools/list"
+                | "prompts/list"
+                | "resources/list"
+                | "resources/templates/list"
+        ) {
+            return next.run(ctx).await;
+        }
+        self.0.ready().await?;
+        next.run(ctx).await
+    }
+}
