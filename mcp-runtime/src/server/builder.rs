@@ -646,9 +646,11 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             return Err(BuildError(vec!["no protocol revision is supported".into()]));
         }
         let mut identity = self.identity;
-        let apps = crate::features::apps::check(self.handler.tools(), self.handler.resources());
-        if !apps.is_empty() {
-            return Err(BuildError(apps));
+        let mut problems =
+            crate::features::apps::check(self.handler.tools(), self.handler.resources());
+        problems.extend(tag_problems(&self.handler));
+        if !problems.is_empty() {
+            return Err(BuildError(problems));
         }
         let explicit_notifier = self.tasks.notifier.is_some();
         let tasks = self.tasks.build(self.handler.tools());
@@ -822,6 +824,29 @@ pub(crate) struct HttpInputs {
     /// Change notifications for legacy sessions the transport takes over from a session
     /// store; `None` when subscriptions are off.
     pub(crate) legacy: Option<Arc<crate::features::subscriptions::LegacyFeed>>,
+}
+
+/// The tools, prompts, resources and templates whose tags (`_meta.tags`) are empty or
+/// repeated.
+fn tag_problems(h: &impl ServerHandler) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |what: &str, name: &str, tags: Vec<&str>| {
+        if let Err(e) = mcp_core::types::check_tags(&tags) {
+            out.push(format!("{what} `{name}`: {e}"));
+        }
+    };
+    h.tools()
+        .iter()
+        .for_each(|t| check("tool", &t.name, t.tags().collect()));
+    h.prompts()
+        .iter()
+        .for_each(|p| check("prompt", &p.name, p.tags().collect()));
+    h.resources()
+        .iter()
+        .for_each(|r| check("resource", &r.uri, r.tags().collect()));
+    (h.resource_templates().iter())
+        .for_each(|t| check("resource template", &t.uri_template, t.tags().collect()));
+    out
 }
 
 /// What [`ServerBuilder::extension`] and a table's declared `extensions(...)` do: checks
