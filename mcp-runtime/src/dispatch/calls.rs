@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::dispatcher::{Dispatcher, parse};
+use crate::chain::policies::visibility::{Item, Shown};
 use crate::common::error::{HandlerResult, McpError, resource_error_in, resource_not_found};
 use crate::common::panic::CatchUnwind;
 use crate::context::Context;
@@ -100,6 +101,12 @@ impl<H: ServerHandler> Dispatcher<H> {
         };
         let args = call.arguments.map(|a| a.to_owned());
         let name = call.name.into_owned();
+        if let Some(shown) = Shown::of(&ctx) {
+            // A tool the caller may not see answers as one the server does not have.
+            let unknown = || McpError::invalid_params(format!("Unknown tool: {name}"));
+            let tool = handler.tools().iter().find(|t| t.name == name);
+            shown.check(&tool.map(Item::tool).ok_or_else(unknown)?, &name, unknown)?;
+        }
         if let (Some(engine), Some(ttl)) = (
             &self.tasks,
             crate::features::tasks::methods::plan_tool_call(
@@ -137,6 +144,15 @@ impl<H: ServerHandler> Dispatcher<H> {
     ) -> HandlerResult {
         let method = "prompts/get";
         let call: PromptCall = parse(params)?;
+        if let Some(shown) = Shown::of(&ctx) {
+            let unknown = || McpError::invalid_params(format!("Unknown prompt: {}", call.name));
+            let prompt = handler.prompts().iter().find(|p| p.name == call.name);
+            shown.check(
+                &prompt.map(Item::prompt).ok_or_else(unknown)?,
+                &call.name,
+                unknown,
+            )?;
+        }
         let mut hctx = self.hand_to_handler(ctx);
         let raw_args = raw_arguments(params);
         let round = rounds::begin(&mut hctx, &self.identity, method, &call.name, raw_args).await?;
@@ -168,6 +184,9 @@ impl<H: ServerHandler> Dispatcher<H> {
         let era = ctx.era();
         let p: UriParam = parse(params)?;
         let not_found = || resource_not_found(&p.uri, era);
+        if let Some(shown) = Shown::of(&ctx) {
+            shown.check(&resource_item(handler, &p.uri), &p.uri, not_found)?;
+        }
         if let Some(read) = self
             .skills
             .as_deref()
@@ -247,6 +266,21 @@ impl<H: ServerHandler> Dispatcher<H> {
             ..Default::default()
         };
         self.shape_cached(result, version, "server/discover", None)
+    }
+}
+
+/// What serves `uri`, as a visibility rule sees it: a concrete resource, else the first
+/// template matching it, else the bare URI.
+fn resource_item<'a, H: ServerHandler>(handler: &'a Overlay<H>, uri: &'a str) -> Item<'a> {
+    if let Some(r) = handler.resources().iter().find(|r| r.uri == uri) {
+        return Item::resource(r);
+    }
+    let matches = |t: &&mcp_core::types::ResourceTemplate| {
+        crate::handler::resource_def::match_template(&t.uri_template, uri).is_some()
+    };
+    match handler.resource_templates().iter().find(matches) {
+        Some(t) => Item::template(t),
+        None => Item::bare_resource(uri),
     }
 }
 

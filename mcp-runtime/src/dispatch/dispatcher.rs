@@ -423,14 +423,18 @@ impl<H: ServerHandler> Dispatcher<H> {
             }
             "server/discover" => self.discover(version),
             "logging/setLevel" => self.set_log_level(&ctx, params, version),
-            "tools/list" => self.list(&*handler, ListKind::Tools, params, version),
-            "tools/call" => self.call_tool(ctx, &handler, params, version).await,
-            "prompts/list" => self.list(&*handler, ListKind::Prompts, params, version),
-            "prompts/get" => self.get_prompt(ctx, &handler, params, version).await,
-            "resources/list" => self.list(&*handler, ListKind::Resources, params, version),
-            "resources/templates/list" => {
-                self.list(&*handler, ListKind::Templates, params, version)
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                let kind = match method {
+                    "tools/list" => ListKind::Tools,
+                    "prompts/list" => ListKind::Prompts,
+                    "resources/list" => ListKind::Resources,
+                    _ => ListKind::Templates,
+                };
+                let shown = crate::chain::policies::visibility::Shown::of(&ctx);
+                self.list(&*handler, kind, params, version, shown)
             }
+            "tools/call" => self.call_tool(ctx, &handler, params, version).await,
+            "prompts/get" => self.get_prompt(ctx, &handler, params, version).await,
             "resources/read" => self.read_resource(ctx, &handler, params, version).await,
             "completion/complete" => {
                 let result = crate::handler::completion::complete(
