@@ -69,11 +69,28 @@ async fn user(id: String) -> String {
     format!("user {id}")
 }
 
+/// Periods that start with what was typed.
+#[mcp::completion(prompt = "audit", argument = "period")]
+async fn periods(prefix: String) -> Vec<String> {
+    ["Q1", "Q2"]
+        .into_iter()
+        .filter(|p| p.starts_with(&prefix))
+        .map(String::from)
+        .collect()
+}
+
+/// User ids that start with what was typed.
+#[mcp::completion(resource = "admin://users/{id}", argument = "id")]
+async fn user_ids(prefix: String) -> Vec<String> {
+    vec![format!("{prefix}1")]
+}
+
 #[mcp::server(
     name = "shop",
     tools(lookup, refund, count_orders),
     prompts(greet, audit),
-    resources(catalog, ledger, user)
+    resources(catalog, ledger, user),
+    completions(periods, user_ids)
 )]
 struct Shop;
 
@@ -269,6 +286,26 @@ async fn each_caller_sees_its_own(via: Via) {
             );
             same_bytes(&hidden, &absent, "nowhere://x", uri);
         }
+        // Completing an argument of a hidden prompt or template: as for an unknown one.
+        use mcp::core::types::{CompleteParams, CompletionReference as Ref};
+        let complete = |c: &Client, r: Ref, arg: &str| {
+            let (c, p) = (c.clone(), CompleteParams::new(r, arg, ""));
+            async move { c.complete(p).await }
+        };
+        let ok = complete(&admin, Ref::prompt("audit"), "period")
+            .await
+            .unwrap();
+        assert_eq!(ok.completion.values, ["Q1", "Q2"], "{what}");
+        let hidden = rpc(complete(&reader, Ref::prompt("audit"), "period").await);
+        let absent = rpc(complete(&reader, Ref::prompt("no_such_prompt"), "period").await);
+        same_bytes(&hidden, &absent, "no_such_prompt", "audit");
+        let t = "admin://users/{id}";
+        complete(&admin, Ref::resource(t), "id").await.unwrap();
+        let hidden = rpc(complete(&reader, Ref::resource(t), "id").await);
+        let absent = rpc(complete(&reader, Ref::resource("nowhere://{x}"), "id").await);
+        assert_eq!(hidden.message, format!("Unknown resource template: {t}"));
+        same_bytes(&hidden, &absent, "nowhere://{x}", t);
+
         // What it may see, it uses.
         let r = reader.call_tool("lookup", json!({"id": 1})).await.unwrap();
         assert_eq!(r.content[0].as_text(), Some("book 1"), "{what}");

@@ -214,6 +214,39 @@ impl<H: ServerHandler> Dispatcher<H> {
         self.shape_cached(result, version, method, Some(&p.uri))
     }
 
+    /// A `completion/complete` naming a prompt or template the caller may not see answers
+    /// what the completion answers for one the server does not have.
+    pub(super) fn check_reference(
+        &self,
+        shown: &Shown,
+        handler: &Overlay<H>,
+        params: &mcp_core::types::CompleteParams,
+    ) -> Result<(), McpError> {
+        use mcp_core::types::CompletionReference as Ref;
+        match &params.reference {
+            Ref::Prompt(p) => {
+                let unknown = || McpError::invalid_params(format!("Unknown prompt: {}", p.name));
+                let prompt = handler.prompts().iter().find(|x| x.name == p.name);
+                shown.check(
+                    &prompt.map(Item::prompt).ok_or_else(unknown)?,
+                    &p.name,
+                    unknown,
+                )
+            }
+            Ref::Resource(r) => {
+                let unknown =
+                    || McpError::invalid_params(format!("Unknown resource template: {}", r.uri));
+                let template =
+                    (handler.resource_templates().iter()).find(|t| t.uri_template == r.uri);
+                shown.check(
+                    &template.map(Item::template).ok_or_else(unknown)?,
+                    &r.uri,
+                    unknown,
+                )
+            }
+        }
+    }
+
     /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions.
     pub(super) fn update_subscription(
         &self,

@@ -437,10 +437,14 @@ impl<H: ServerHandler> Dispatcher<H> {
             "prompts/get" => self.get_prompt(ctx, &handler, params, version).await,
             "resources/read" => self.read_resource(ctx, &handler, params, version).await,
             "completion/complete" => {
+                let params: mcp_core::types::CompleteParams = parse(params)?;
+                if let Some(shown) = crate::chain::policies::visibility::Shown::of(&ctx) {
+                    self.check_reference(shown, &handler, &params)?;
+                }
                 let result = crate::handler::completion::complete(
                     &*handler,
                     self.hand_to_handler(ctx),
-                    parse(params)?,
+                    params,
                 );
                 self.shape(result.await?, version)
             }

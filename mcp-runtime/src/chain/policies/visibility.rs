@@ -282,7 +282,7 @@ impl ItemSet {
 }
 
 /// What a caller that uses a hidden item directly (`tools/call`, `prompts/get`,
-/// `resources/read`) is answered. Lists leave hidden items out either way.
+/// `resources/read`, `completion/complete`) is answered. Lists leave hidden items out either way.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Denial {
     /// The error the server answers for an item it does not have, byte for byte: nothing
@@ -325,8 +325,11 @@ impl Denial {
 /// `tools/call`, `prompts/get`, `resources/read` (a URI served by a hidden template too) —
 /// answers what the server answers for one it does not have: `-32602 "Unknown tool:
 /// <name>"`, `-32602 "Unknown prompt: <name>"`, and for a resource `-32002 "Resource not
-/// found"` (2025 revisions) or `-32602` (2026-07-28) with `data: {"uri": ...}`. With
-/// [`deny_as(Denial::Unauthorized)`](Self::deny_as) a use answers [`UNAUTHORIZED`] instead.
+/// found"` (2025 revisions) or `-32602` (2026-07-28) with `data: {"uri": ...}`. A
+/// `completion/complete` whose `ref` names a hidden prompt or template answers as for an
+/// unknown one too (`-32602 "Unknown prompt: <name>"`, `"Unknown resource template:
+/// <uri>"`). With [`deny_as(Denial::Unauthorized)`](Self::deny_as) a use answers
+/// [`UNAUTHORIZED`] instead.
 ///
 /// The sets see each item as the server defines it: its own name (before a
 /// [`ToolTransforms`](crate::chain::transform::ToolTransforms) renames it), its tags and
@@ -410,6 +413,7 @@ const FILTERED: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "completion/complete",
 ];
 
 impl Middleware for Visibility {
