@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcp::Client;
 use mcp::policies::{
-    CallerKey, Limit, RateLimit, ReadOnly, ResponseLimit, ToolSet, ToolTimeout, Visibility,
+    CallerKey, ItemSet, Limit, RateLimit, ReadOnly, ResponseLimit, Select, ToolTimeout, Visibility,
 };
 use mcp::prelude::*;
 use mcp::runtime::client::{ClientError, ConnectMode};
@@ -362,8 +362,11 @@ async fn each_caller_sees_and_calls_only_its_tools() {
     let server = Server::builder("library", "1")
         .handler(Library)
         .middleware(
-            Visibility::new(ToolSet::only(["lookup"]))
-                .caller("librarian", ToolSet::except(["big", "big_json"]))
+            Visibility::new(ItemSet::only([Select::tool("lookup")]))
+                .caller(
+                    "librarian",
+                    ItemSet::except([Select::tool("big"), Select::tool("big_json")]),
+                )
                 .key(by_client),
         )
         .build();
@@ -425,7 +428,7 @@ async fn a_callers_own_list_is_never_cached_as_public() {
     let server = Server::builder("library", "1")
         .handler(Library)
         .cache_hint_for("tools/list", mcp::runtime::CacheHint::public(60_000))
-        .middleware(Visibility::new(ToolSet::only(["lookup"])))
+        .middleware(Visibility::new(ItemSet::only([Select::tool("lookup")])))
         .build();
     let client = Client::connect(server.serve_in_memory()).await.unwrap();
     let list = client.list_tools(None).await.unwrap();

@@ -340,3 +340,5 @@ pub mod mrtr;
 pub use mrtr::*;
 pub mod skills;
 pub use skills::*;
+pub mod tags;
+pub use tags::{TAGS_KEY, check_tags, has_tag, set_tags, tags_in};

@@ -8,7 +8,7 @@ mod value;
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 
-pub use value::{flag, key_values, lit_str, skip_value};
+pub use value::{flag, key_values, lit_str, skip_value, tags};
 
 use crate::errors::Errors;
 use crate::model::root::Root;

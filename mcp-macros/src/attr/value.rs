@@ -3,6 +3,9 @@
 
 use syn::meta::ParseNestedMeta;
 
+use crate::errors::Errors;
+use crate::model::Tags;
+
 /// A `name = "string"` value.
 pub fn lit_str(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
     meta.value()?.parse()
@@ -61,6 +64,31 @@ fn levenshtein(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// `tags("a", "b")`: string literals; anything else is reported at its own tokens and left
+/// out, so the other checks still run.
+pub fn tags(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Tags> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let given =
+        syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated(&content)?;
+    let empty = given.is_empty();
+    let mut list = Vec::new();
+    for e in given {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => list.push(s),
+            other => errors.spanned(other, "a tag is a string literal, such as `\"admin\"`"),
+        }
+    }
+    Ok(Tags {
+        key: syn::spanned::Spanned::span(&meta.path),
+        list,
+        empty,
+    })
 }
 
 /// `key("string" = value, ...)`: entries keyed by string literals (`meta(...)` of a tool,

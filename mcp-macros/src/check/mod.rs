@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 
 use crate::errors::Errors;
 use crate::model::inject::Injected;
-use crate::model::{HandlerFn, Param};
+use crate::model::{HandlerFn, Param, Tags};
 
 /// How one kind of handler is named in the shared messages.
 pub struct Kind {
@@ -159,4 +159,28 @@ pub fn reserved_message(name: &str) -> String {
          to observe or change it, write a `#[mcp::middleware]` that checks \
          `ctx.method() == \"{name}\"` and list it in `#[mcp::server(middleware(...))]`"
     )
+}
+
+/// `tags(...)`: at least one tag, none empty, none given twice (the rules of
+/// `mcp_core::types::check_tags`, each reported at its literal).
+pub fn tags(tags: Option<&Tags>, errors: &mut Errors) {
+    let Some(t) = tags else { return };
+    if t.empty {
+        errors.at(
+            t.key,
+            "`tags(...)` lists at least one tag, such as `tags(\"admin\")`",
+        );
+    }
+    for (i, tag) in t.list.iter().enumerate() {
+        let v = tag.value();
+        if let Err(e) = mcp_core::types::check_tags(&[&v]) {
+            errors.spanned(tag, e);
+        } else if let Some(first) = t.list[..i].iter().find(|f| f.value() == v) {
+            errors.twice(
+                tag.span(),
+                first.span(),
+                format!("the tag {v:?} is given twice"),
+            );
+        }
+    }
 }

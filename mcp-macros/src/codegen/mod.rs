@@ -138,3 +138,14 @@ impl Supply {
         if by_ref { quote!(&#v) } else { quote!(#v) }
     }
 }
+
+/// The statement that tags the listing entry `target` (`__t`, `__p`, `__r`), if tagged.
+pub fn tags(
+    p: &TokenStream,
+    tags: Option<&crate::model::Tags>,
+    target: &str,
+) -> Option<TokenStream> {
+    let list = &tags?.list;
+    let target = syn::Ident::new(target, Span::call_site());
+    Some(quote!(#p::set_tags(&mut #target.meta, [#(#list),*]);))
+}

@@ -10,6 +10,16 @@ pub mod root;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
+/// `tags("admin", "billing")` on a tool, prompt or resource: its `_meta.tags`.
+pub struct Tags {
+    /// The `tags` key, where an empty list is reported.
+    pub key: Span,
+    /// The string literals given (anything else was reported while parsing).
+    pub list: Vec<syn::LitStr>,
+    /// Whether the parentheses held nothing at all.
+    pub empty: bool,
+}
+
 use inject::{Injected, Site};
 use root::Root;
 

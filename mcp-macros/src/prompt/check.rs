@@ -21,6 +21,7 @@ const KIND: Kind = Kind {
 /// Reports every problem of a parsed prompt.
 pub fn check(m: &Prompt, errors: &mut Errors) {
     check::handler(&m.func, &KIND, errors);
+    check::tags(m.tags.as_ref(), errors);
     let mut names: Vec<String> = Vec::new();
     for (p, a) in m.func.params.iter().zip(&m.args) {
         if p.injected.is_some() {

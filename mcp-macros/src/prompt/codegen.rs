@@ -53,6 +53,7 @@ pub fn codegen(model: &Prompt, def_ty: &TokenStream, server: Option<&TokenStream
     if let Some(d) = description.or_else(|| model.func.docs.clone()) {
         config.push(quote!(__p.description = ::core::option::Option::Some(#d.into());));
     }
+    config.extend(codegen::tags(&p, model.tags.as_ref(), "__p"));
     if !entries.is_empty() {
         config.push(
             quote!(__p.arguments = ::core::option::Option::Some(::std::vec![#(#entries),*]);),

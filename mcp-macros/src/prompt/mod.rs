@@ -20,6 +20,8 @@ pub struct Prompt {
     pub name: Option<syn::LitStr>,
     pub title: Option<syn::LitStr>,
     pub description: Option<syn::LitStr>,
+    /// `tags("admin", ...)`: `_meta.tags`.
+    pub tags: Option<crate::model::Tags>,
     /// The `#[arg(...)]` options of each parameter, in the order of `func.params`.
     pub args: Vec<ArgOptions>,
 }

@@ -12,7 +12,7 @@ use crate::model::root::Root;
 
 const PROMPT: Spec = Spec {
     what: "`#[prompt]`",
-    known: &["name", "title", "description"],
+    known: &["name", "title", "description", "tags"],
     takes_crate: true,
 };
 const ARG: Spec = Spec {
@@ -31,12 +31,13 @@ pub fn parse(
     errors: &mut Errors,
 ) -> Prompt {
     let mut keys = Keys::default();
-    let (mut name, mut title, mut description) = (None, None, None);
-    attr::parse(args, &PROMPT, &mut keys, errors, |key, meta, _| {
+    let (mut name, mut title, mut description, mut tags) = (None, None, None, None);
+    attr::parse(args, &PROMPT, &mut keys, errors, |key, meta, errs| {
         match key {
             "name" => name = Some(lit_str(meta)?),
             "title" => title = Some(lit_str(meta)?),
             "description" => description = Some(lit_str(meta)?),
+            "tags" => tags = Some(attr::tags(meta, errs)?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -71,6 +72,7 @@ pub fn parse(
         name,
         title,
         description,
+        tags,
         args,
     }
 }

@@ -125,6 +125,7 @@ pub fn check(m: &Resource, errors: &mut Errors) {
     }
     params(m, vars.as_deref(), errors);
     app(m, vars.as_deref(), errors);
+    check::tags(m.tags.as_ref(), errors);
     let (name, span) = m.name();
     if name.is_empty() {
         errors.at(span, "a resource name cannot be empty");

@@ -136,6 +136,7 @@ fn config(model: &Resource, p: &TokenStream) -> (Vec<TokenStream>, Option<String
             );
         });
     }
+    config.extend(codegen::tags(p, model.tags.as_ref(), "__r"));
     (config, mime_text)
 }
 

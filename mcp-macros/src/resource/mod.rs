@@ -26,6 +26,8 @@ pub struct Resource {
     pub mime_type: Option<syn::LitStr>,
     /// The MCP Apps keys of a `ui://` resource.
     pub app: AppOptions,
+    /// `tags("admin", ...)`: `_meta.tags`.
+    pub tags: Option<crate::model::Tags>,
 }
 
 /// `csp(...)`, `permissions(...)`, `domain`, `prefers_border`: a UI resource's `_meta.ui`.

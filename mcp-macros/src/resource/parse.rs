@@ -24,6 +24,7 @@ const RESOURCE: Spec = Spec {
         "permissions",
         "domain",
         "prefers_border",
+        "tags",
     ],
     takes_crate: true,
 };
@@ -55,8 +56,9 @@ pub fn parse(
     }
     let (mut name, mut title, mut description, mut mime_type) = (None, None, None, None);
     let mut app = AppOptions::default();
+    let mut tags = None;
     let rest = tokens.into_iter().collect();
-    attr::parse(rest, &RESOURCE, &mut keys, errors, |key, meta, _| {
+    attr::parse(rest, &RESOURCE, &mut keys, errors, |key, meta, errs| {
         if matches!(key, "csp" | "permissions" | "domain" | "prefers_border") {
             app.span
                 .get_or_insert_with(|| syn::spanned::Spanned::span(&meta.path));
@@ -81,6 +83,7 @@ pub fn parse(
             "title" => title = Some(lit_str(meta)?),
             "description" => description = Some(lit_str(meta)?),
             "mime_type" => mime_type = Some(lit_str(meta)?),
+            "tags" => tags = Some(attr::tags(meta, errs)?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -96,5 +99,6 @@ pub fn parse(
         description,
         mime_type,
         app,
+        tags,
     }
 }

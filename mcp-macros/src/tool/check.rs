@@ -79,6 +79,15 @@ fn options(t: &Tool, errors: &mut Errors) {
         );
     }
     ui(o, errors);
+    check::tags(o.tags.as_ref(), errors);
+    if o.tags.is_some()
+        && let Some((k, _)) = o.meta.iter().find(|(k, _)| k.value() == "tags")
+    {
+        errors.spanned(
+            k,
+            "`_meta.tags` is set by `tags(...)`; do not give it in `meta(...)` too",
+        );
+    }
     for path in &o.unsupported {
         errors.spanned(
             path,

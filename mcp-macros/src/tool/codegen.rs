@@ -223,6 +223,7 @@ fn config(model: &Tool, p: &TokenStream) -> Vec<TokenStream> {
             );
         });
     }
+    config.extend(codegen::tags(p, o.tags.as_ref(), "__t"));
     if let Some(task) = &o.task {
         let v = rules::task_variant(&task.value()).unwrap_or("Forbidden");
         let v = syn::Ident::new(v, task.span());

@@ -40,6 +40,8 @@ pub struct Options {
     pub ui: Option<syn::LitStr>,
     /// `visibility("model", "app")`: `_meta.ui.visibility` (the key, for an empty list).
     pub visibility: Option<(Span, Vec<syn::LitStr>)>,
+    /// `tags("admin", ...)`: `_meta.tags`.
+    pub tags: Option<crate::model::Tags>,
     /// Keys that are recognised but not supported yet (`output_schema`).
     pub unsupported: Vec<syn::Path>,
 }

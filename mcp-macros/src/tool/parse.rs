@@ -27,6 +27,7 @@ const TOOL: Spec = Spec {
         "task",
         "ui",
         "visibility",
+        "tags",
     ],
     takes_crate: true,
 };
@@ -47,7 +48,7 @@ pub fn parse(
 ) -> Tool {
     let mut keys = Keys::default();
     let mut o = Options::default();
-    attr::parse(args, &TOOL, &mut keys, errors, |key, meta, _| {
+    attr::parse(args, &TOOL, &mut keys, errors, |key, meta, errs| {
         match key {
             "name" => o.name = Some(lit_str(meta)?),
             "title" => o.title = Some(lit_str(meta)?),
@@ -61,6 +62,7 @@ pub fn parse(
             "task" => o.task = Some(lit_str(meta)?),
             "ui" => o.ui = Some(lit_str(meta)?),
             "visibility" => o.visibility = Some(str_list(meta)?),
+            "tags" => o.tags = Some(attr::tags(meta, errs)?),
             "output_schema" => {
                 o.unsupported.push(meta.path.clone());
                 skip_value(meta)?;

@@ -231,10 +231,9 @@ impl ToolTransforms {
             Filter::All => true,
             Filter::Names(names) => (entry.get("name").and_then(Value::as_str))
                 .is_some_and(|n| names.iter().any(|x| x == n)),
-            Filter::Tag(tag) => (entry.get("_meta"))
-                .and_then(|m| m.get("tags"))
-                .and_then(Value::as_array)
-                .is_some_and(|tags| tags.iter().any(|t| t == tag)),
+            Filter::Tag(tag) => {
+                mcp_core::types::has_tag(entry.get("_meta").and_then(Value::as_object), tag)
+            }
         }
     }
 
@@ -326,13 +325,9 @@ impl ToolTransforms {
         let visible = match &self.filter {
             Filter::All => true,
             Filter::Names(names) => names.iter().any(|n| n == shown),
-            Filter::Tag(_) => {
+            Filter::Tag(tag) => {
                 let tool = self.lookup.as_ref().and_then(|l| (l.0)(&own));
-                let entry = tool.and_then(|t| match serde_json::to_value(t) {
-                    Ok(Value::Object(m)) => Some(m),
-                    _ => None,
-                });
-                entry.is_some_and(|e| self.shows(&e))
+                tool.is_some_and(|t| t.has_tag(tag))
             }
         };
         if !visible {

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::dispatcher::{DispatchCore, Dispatcher, parse};
+use crate::chain::policies::visibility::{Item, Shown};
 use crate::common::error::{HandlerResult, McpError, resource_error_in, resource_not_found};
 use crate::common::panic::CatchUnwind;
 use crate::context::Context;
@@ -100,6 +101,9 @@ impl<H: ServerHandler> Dispatcher<H> {
         };
         let args = call.arguments.map(|a| a.to_owned());
         let name = call.name.into_owned();
+        if let Some(shown) = Shown::of(&ctx) {
+            check_tool(shown, handler.tools(), &name)?;
+        }
         if let (Some(engine), Some(ttl)) = (
             &self.core.tasks,
             crate::features::tasks::methods::plan_tool_call(
@@ -146,6 +150,9 @@ impl<H: ServerHandler> Dispatcher<H> {
     ) -> HandlerResult {
         let method = "prompts/get";
         let call: PromptCall = parse(params)?;
+        if let Some(shown) = Shown::of(&ctx) {
+            check_prompt(shown, handler.prompts(), &call.name)?;
+        }
         let mut hctx = self.core.hand_to_handler(ctx);
         let raw_args = raw_arguments(params);
         let round = rounds::begin(&mut hctx, &self.core.identity, method, &call.name, raw_args)
@@ -179,6 +186,10 @@ impl<H: ServerHandler> Dispatcher<H> {
         let era = ctx.era();
         let p: UriParam = parse(params)?;
         let not_found = || resource_not_found(&p.uri, era);
+        if let Some(shown) = Shown::of(&ctx) {
+            let item = resource_item(handler.resources(), handler.resource_templates(), &p.uri);
+            shown.check(&item, &p.uri, not_found)?;
+        }
         if let Some(read) = self
             .core
             .skills
@@ -284,6 +295,71 @@ fn tool_run<H: ServerHandler>(
             }
         })
     })
+}
+
+/// A `tools/call` of a tool the caller may not see answers as one the server does not have.
+fn check_tool(shown: &Shown, tools: &[mcp_core::types::Tool], name: &str) -> Result<(), McpError> {
+    let unknown = || McpError::invalid_params(format!("Unknown tool: {name}"));
+    let tool = tools.iter().find(|t| t.name == name);
+    shown.check(&tool.map(Item::tool).ok_or_else(unknown)?, name, unknown)
+}
+
+/// A `prompts/get` of a prompt the caller may not see answers as one the server does not have.
+fn check_prompt(
+    shown: &Shown,
+    prompts: &[mcp_core::types::Prompt],
+    name: &str,
+) -> Result<(), McpError> {
+    let unknown = || McpError::invalid_params(format!("Unknown prompt: {name}"));
+    let prompt = prompts.iter().find(|p| p.name == name);
+    shown.check(
+        &prompt.map(Item::prompt).ok_or_else(unknown)?,
+        name,
+        unknown,
+    )
+}
+
+/// A `completion/complete` naming a prompt or template the caller may not see answers what
+/// the completion answers for one the server does not have.
+pub(super) fn check_reference(
+    shown: &Shown,
+    prompts: &[mcp_core::types::Prompt],
+    templates: &[mcp_core::types::ResourceTemplate],
+    params: &mcp_core::types::CompleteParams,
+) -> Result<(), McpError> {
+    use mcp_core::types::CompletionReference as Ref;
+    match &params.reference {
+        Ref::Prompt(p) => check_prompt(shown, prompts, &p.name),
+        Ref::Resource(r) => {
+            let unknown =
+                || McpError::invalid_params(format!("Unknown resource template: {}", r.uri));
+            let template = templates.iter().find(|t| t.uri_template == r.uri);
+            shown.check(
+                &template.map(Item::template).ok_or_else(unknown)?,
+                &r.uri,
+                unknown,
+            )
+        }
+    }
+}
+
+/// What serves `uri`, as a visibility rule sees it: a concrete resource, else the first
+/// template matching it, else the bare URI.
+fn resource_item<'a>(
+    resources: &'a [mcp_core::types::Resource],
+    templates: &'a [mcp_core::types::ResourceTemplate],
+    uri: &'a str,
+) -> Item<'a> {
+    if let Some(r) = resources.iter().find(|r| r.uri == uri) {
+        return Item::resource(r);
+    }
+    let matches = |t: &&mcp_core::types::ResourceTemplate| {
+        crate::handler::resource_def::match_template(&t.uri_template, uri).is_some()
+    };
+    match templates.iter().find(matches) {
+        Some(t) => Item::template(t),
+        None => Item::bare_resource(uri),
+    }
 }
 
 /// The raw `arguments` of a `prompts/get` (bound into its MRTR `requestState`).

@@ -355,29 +355,33 @@ impl<H: ServerHandler> Dispatcher<H> {
             }
             "server/discover" => self.core.discover(version, self.capabilities()),
             "logging/setLevel" => self.core.set_log_level(&ctx, params, version),
-            "tools/list" => self
-                .core
-                .list(Lists::of(&*handler), ListKind::Tools, params, version),
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                let kind = match method {
+                    "tools/list" => ListKind::Tools,
+                    "prompts/list" => ListKind::Prompts,
+                    "resources/list" => ListKind::Resources,
+                    _ => ListKind::Templates,
+                };
+                let shown = crate::chain::policies::visibility::Shown::of(&ctx);
+                (self.core).list(Lists::of(&*handler), kind, params, version, shown)
+            }
             "tools/call" => self.call_tool(ctx, &handler, params, version).await,
-            "prompts/list" => {
-                self.core
-                    .list(Lists::of(&*handler), ListKind::Prompts, params, version)
-            }
             "prompts/get" => self.get_prompt(ctx, &handler, params, version).await,
-            "resources/list" => {
-                self.core
-                    .list(Lists::of(&*handler), ListKind::Resources, params, version)
-            }
-            "resources/templates/list" => {
-                self.core
-                    .list(Lists::of(&*handler), ListKind::Templates, params, version)
-            }
             "resources/read" => self.read_resource(ctx, &handler, params, version).await,
             "completion/complete" => {
+                let params: mcp_core::types::CompleteParams = parse(params)?;
+                if let Some(shown) = crate::chain::policies::visibility::Shown::of(&ctx) {
+                    super::calls::check_reference(
+                        shown,
+                        handler.prompts(),
+                        handler.resource_templates(),
+                        &params,
+                    )?;
+                }
                 let result = crate::handler::completion::complete(
                     &*handler,
                     self.core.hand_to_handler(ctx),
-                    parse(params)?,
+                    params,
                 );
                 self.core.shape(result.await?, version)
             }

@@ -19,6 +19,7 @@ use mcp_core::version::ProtocolVersion;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::chain::policies::visibility::{Listed, Shown};
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::dispatch::DispatchCore;
 use crate::handler::ServerHandler;
@@ -132,14 +133,20 @@ impl<'a> Lists<'a> {
 }
 
 impl DispatchCore {
-    /// Answers a list request from the cache, encoding the page on a miss.
+    /// Answers a list request from the cache, encoding the page on a miss; a caller a
+    /// [`Visibility`](crate::chain::policies::Visibility) restricts (`shown`) gets its own
+    /// list, filtered before it is cut into pages and encoded per request.
     pub(crate) fn list(
         &self,
         h: Lists<'_>,
         kind: ListKind,
         params: Option<&RawValue>,
         version: Option<ProtocolVersion>,
+        shown: Option<&Shown>,
     ) -> HandlerResult {
+        if let Some(shown) = shown {
+            return self.own_list(&h, kind, params, version, shown);
+        }
         let len = match kind {
             ListKind::Tools => h.tools().len(),
             ListKind::Prompts => h.prompts().len(),
@@ -214,6 +221,93 @@ impl DispatchCore {
             Reply::Result(raw) => Ok(raw),
             Reply::None => Err(McpError::internal("a list encoded to nothing")),
         }
+    }
+}
+
+impl DispatchCore {
+    /// The list of a caller that sees only some items: the items it sees, paged, the cache
+    /// hints filled and never `"public"` (the list is this caller's own).
+    fn own_list(
+        &self,
+        h: &Lists<'_>,
+        kind: ListKind,
+        params: Option<&RawValue>,
+        version: Option<ProtocolVersion>,
+        shown: &Shown,
+    ) -> HandlerResult {
+        fn kept<T: Clone + Listed>(all: &[T], shown: &Shown) -> Vec<T> {
+            all.iter()
+                .filter(|x| shown.shows(&x.item()))
+                .cloned()
+                .collect()
+        }
+        let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+        match kind {
+            ListKind::Tools => {
+                let all = kept(h.tools(), shown);
+                let (mut tools, next_cursor) = self.page(&all, params)?;
+                if !rev.at_least(ProtocolVersion::V2025_11_25) {
+                    tools
+                        .iter_mut()
+                        .for_each(crate::handler::tool_def::to_draft07);
+                }
+                let result = ListToolsResult {
+                    tools,
+                    next_cursor,
+                    ..Default::default()
+                };
+                self.shape_own(result, rev, "tools/list")
+            }
+            ListKind::Prompts => {
+                let all = kept(h.prompts(), shown);
+                let (prompts, next_cursor) = self.page(&all, params)?;
+                let result = ListPromptsResult {
+                    prompts,
+                    next_cursor,
+                    ..Default::default()
+                };
+                self.shape_own(result, rev, "prompts/list")
+            }
+            ListKind::Resources => {
+                let all =
+                    crate::features::skills::serve::listing(h.resources(), self.skills.as_deref());
+                let all = kept(&all, shown);
+                let (resources, next_cursor) = self.page(&all, params)?;
+                let result = ListResourcesResult {
+                    resources,
+                    next_cursor,
+                    ..Default::default()
+                };
+                self.shape_own(result, rev, "resources/list")
+            }
+            ListKind::Templates => {
+                let all = kept(h.resource_templates(), shown);
+                let (resource_templates, next_cursor) = self.page(&all, params)?;
+                let result = ListResourceTemplatesResult {
+                    resource_templates,
+                    next_cursor,
+                    ..Default::default()
+                };
+                self.shape_own(result, rev, "resources/templates/list")
+            }
+        }
+    }
+
+    /// [`shape_cached`](Self::shape_cached) for one caller's own list: a `"public"` scope
+    /// becomes `"private"`.
+    fn shape_own<T>(&self, mut result: T, rev: ProtocolVersion, method: &str) -> HandlerResult
+    where
+        T: mcp_core::types::Adapt
+            + serde::Serialize
+            + crate::features::host::ResultMeta
+            + crate::dispatch::caching::Cacheable,
+    {
+        self.cache.apply(&mut result, method, None);
+        let (_, scope) = result.hints_mut();
+        if *scope == Some(mcp_core::types::CacheScope::Public) {
+            *scope = Some(mcp_core::types::CacheScope::Private);
+        }
+        self.shape(result, Some(rev))
     }
 }
 

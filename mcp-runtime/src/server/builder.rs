@@ -673,7 +673,12 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             mounts,
             transforms,
         };
-        let checked = settings.check(handler.tools(), handler.resources())?;
+        let checked = settings.check(
+            handler.tools(),
+            handler.prompts(),
+            handler.resources(),
+            handler.resource_templates(),
+        )?;
         let (handler, handle) = crate::features::handle::cell_and_handle(handler, bus, max_listens);
         let mut checked = checked.attach(&handle)?;
         let header_schemas = handler.headers.clone();
@@ -750,7 +755,9 @@ impl Settings {
     fn check(
         self,
         tools: &[Tool],
+        prompts: &[mcp_core::types::Prompt],
         resources: &[mcp_core::types::Resource],
+        templates: &[mcp_core::types::ResourceTemplate],
     ) -> Result<Checked, BuildError> {
         if !self.errors.is_empty() {
             return Err(BuildError(self.errors));
@@ -758,9 +765,10 @@ impl Settings {
         if self.identity.supported.is_empty() {
             return Err(BuildError(vec!["no protocol revision is supported".into()]));
         }
-        let apps = crate::features::apps::check(tools, resources);
-        if !apps.is_empty() {
-            return Err(BuildError(apps));
+        let mut problems = crate::features::apps::check(tools, resources);
+        problems.extend(tag_problems(tools, prompts, resources, templates));
+        if !problems.is_empty() {
+            return Err(BuildError(problems));
         }
         let explicit_notifier = self.tasks.notifier.is_some();
         let tasks = self.tasks.build(tools);
@@ -928,6 +936,28 @@ impl crate::handler::Declarations for Applying<'_> {
             }
         }
     }
+}
+
+/// The tools, prompts, resources and templates whose tags (`_meta.tags`) are empty or
+/// repeated.
+fn tag_problems(
+    tools: &[Tool],
+    prompts: &[mcp_core::types::Prompt],
+    resources: &[mcp_core::types::Resource],
+    templates: &[mcp_core::types::ResourceTemplate],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |what: &str, name: &str, tags: Vec<&str>| {
+        if let Err(e) = mcp_core::types::check_tags(&tags) {
+            out.push(format!("{what} `{name}`: {e}"));
+        }
+    };
+    (tools.iter()).for_each(|t| check("tool", &t.name, t.tags().collect()));
+    (prompts.iter()).for_each(|p| check("prompt", &p.name, p.tags().collect()));
+    (resources.iter()).for_each(|r| check("resource", &r.uri, r.tags().collect()));
+    (templates.iter())
+        .for_each(|t| check("resource template", &t.uri_template, t.tags().collect()));
+    out
 }
 
 /// What [`ServerBuilder::extension`] and a table's declared `extensions(...)` do: checks

@@ -317,8 +317,8 @@ impl Mount {
         }
     }
 
-    /// `ctx` for the child: the method's params with `key` set to the child's `value`, and
-    /// the child's handle for [`Context::server`].
+    /// `ctx` for the child: the method's params with `key` set to the child's `value`, the
+    /// child's handle for [`Context::server`], and no caller's visibility.
     fn child_ctx(&self, mut ctx: Context, key: &str, value: &str) -> Result<Context, McpError> {
         let mut params: serde_json::Map<String, Value> = match ctx.params() {
             Some(p) => serde_json::from_str(p.get())
@@ -330,6 +330,10 @@ impl Mount {
             .map_err(|e| McpError::internal(e.to_string()))?;
         ctx.extensions_mut()
             .insert(MountedHandle(self.child.clone()));
+        // The parent's visibility was applied to the parent's names; the child's own
+        // layers (if any) decide anew.
+        ctx.extensions_mut()
+            .remove::<crate::chain::policies::visibility::Shown>();
         Ok(ctx)
     }
 

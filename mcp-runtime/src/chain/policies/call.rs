@@ -23,23 +23,10 @@ pub(crate) fn unknown_tool(name: &str) -> McpError {
     McpError::invalid_params(format!("Unknown tool: {name}"))
 }
 
-/// Whose a filtered `tools/list` is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ListFor {
-    /// The same for every caller: the cache hints stay as they were.
-    Everyone,
-    /// This caller's own: a `"public"` `cacheScope` becomes `"private"`, so no shared cache
-    /// serves one caller's list to another.
-    ThisCaller,
-}
-
 /// A `tools/list` result with only the tools `keep` accepts; anything else about it
-/// (`nextCursor`, `_meta`, `ttlMs`) as it was. A result that is not a list goes out as is.
-pub(super) fn retain_tools(
-    out: Reply,
-    whose: ListFor,
-    keep: impl Fn(&str) -> bool,
-) -> HandlerResult {
+/// (`nextCursor`, `_meta`, the cache hints) as it was. A result that is not a list goes out
+/// as is.
+pub(super) fn retain_tools(out: Reply, keep: impl Fn(&str) -> bool) -> HandlerResult {
     let Some(Ok(mut list)) = out.decode::<serde_json::Value>() else {
         return Ok(out);
     };
@@ -47,9 +34,6 @@ pub(super) fn retain_tools(
         return Ok(out);
     };
     tools.retain(|t| t.get("name").and_then(|n| n.as_str()).is_some_and(&keep));
-    if whose == ListFor::ThisCaller && list.get("cacheScope").is_some_and(|s| s == "public") {
-        list["cacheScope"] = "private".into();
-    }
     Reply::json(&list)
 }
 
@@ -58,23 +42,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_list_keeps_what_it_should_and_a_callers_own_is_never_public() {
+    fn a_list_keeps_what_it_should_and_the_rest_as_it_was() {
         let out = Reply::json(&serde_json::json!({
             "tools": [{"name": "a"}, {"name": "b"}],
             "nextCursor": "2", "ttlMs": 60000, "cacheScope": "public",
         }))
         .unwrap();
-        let everyone = retain_tools(out.clone(), ListFor::Everyone, |n| n == "a").unwrap();
-        let v: serde_json::Value = everyone.decode().unwrap().unwrap();
+        let kept = retain_tools(out, |n| n == "a").unwrap();
+        let v: serde_json::Value = kept.decode().unwrap().unwrap();
         assert_eq!(
             v,
             serde_json::json!({"tools": [{"name": "a"}], "nextCursor": "2", "ttlMs": 60000, "cacheScope": "public"})
-        );
-        let own = retain_tools(out, ListFor::ThisCaller, |n| n == "b").unwrap();
-        let v: serde_json::Value = own.decode().unwrap().unwrap();
-        assert_eq!(
-            (v["tools"][0]["name"].as_str(), v["cacheScope"].as_str()),
-            (Some("b"), Some("private"))
         );
     }
 }

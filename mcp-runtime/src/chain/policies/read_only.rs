@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use mcp_core::types::Tool;
 
-use super::call::{ListFor, retain_tools, tool_name, unknown_tool};
+use super::call::{retain_tools, tool_name, unknown_tool};
 use crate::chain::middleware::{Endpoint, Middleware, Next};
 use crate::common::error::HandlerResult;
 use crate::context::Context;
@@ -63,7 +63,7 @@ impl Middleware for ReadOnly {
     async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
         if ctx.method() == "tools/list" && !ctx.is_notification() {
             let out = next.run(ctx).await?;
-            return retain_tools(out, ListFor::Everyone, |name| self.allows(name));
+            return retain_tools(out, |name| self.allows(name));
         }
         match tool_name(&ctx) {
             Some(name) if !self.allows(&name) => Err(unknown_tool(&name)),
