@@ -2,7 +2,7 @@
 """Interop through a Redis failover: the official Python MCP SDK client runs the Streamable
 HTTP exercise of test_everything.py again and again through nginx, against replicas whose
 Redis is a primary, a replica and three Sentinels, while the test that started it
-(tests/redis_failover.rs) kills the primary (`deploy/cluster.sh redis-failover`) and brings
+(tests/tests/redis_failover.rs) kills the primary (`deploy/cluster.sh redis-failover`) and brings
 it back as the new primary's replica (`redis-start`).
 
 Usage: test_failover.py BINARY REV=BASE_URL [REV=BASE_URL ...]   (as test_everything.py)
