@@ -9,6 +9,7 @@
 //! loadgen sessions --url URL --count N --pid PID          RSS with N legacy sessions open
 //! loadgen listen   --url URL --count N --pid PID          RSS with N subscriptions/listen open
 //! common: --era legacy|modern  --tool add|echo  --payload BYTES  --warmup S  --duration S
+//!         --prefix NS (call `NSadd`: the tool as a gateway mounts it, e.g. `bench_`)
 //! ```
 //!
 //! Each run prints one JSON object on stdout; a wrong answer is counted in `errors` and the
@@ -37,6 +38,7 @@ struct Args {
     pid: Option<u32>,
     count: usize,
     runs: usize,
+    prefix: String,
     cmd: Vec<String>,
 }
 
@@ -58,6 +60,7 @@ fn parse() -> Result<Args, String> {
         pid: None,
         count: 1000,
         runs: 20,
+        prefix: String::new(),
         cmd: Vec::new(),
     };
     fn num<T: std::str::FromStr>(flag: &str, v: Option<String>) -> Result<T, String> {
@@ -82,6 +85,7 @@ fn parse() -> Result<Args, String> {
                 }
             }
             "--payload" => a.payload = num(&flag, it.next())?,
+            "--prefix" => a.prefix = it.next().ok_or("--prefix needs a value")?,
             "--window" => a.window = num(&flag, it.next())?,
             "--clients" => a.clients = num(&flag, it.next())?,
             "--warmup" => a.warmup = secs(&flag, it.next())?,
@@ -100,7 +104,7 @@ fn parse() -> Result<Args, String> {
 }
 
 fn run(a: &Args) -> Result<serde_json::Value, String> {
-    let work = Workload::new(a.era, a.tool, a.payload);
+    let work = Workload::new(a.era, a.tool, a.payload).with_prefix(&a.prefix);
     let need_cmd = || {
         if a.cmd.is_empty() {
             Err("give the server command after --")

@@ -36,6 +36,9 @@ pub struct Workload {
     pub tool: ToolKind,
     /// The body of every echo text (after the `<id>:` prefix).
     pub payload: String,
+    /// The name the tool is called by: `add` or `echo`, after the namespace a gateway mounts
+    /// its upstream under (`--prefix bench_`: `bench_add`).
+    pub name: String,
 }
 
 const META: &str = r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"loadgen","version":"0.0.0"}}"#;
@@ -56,15 +59,27 @@ impl Workload {
         let payload = (0..bytes)
             .map(|i| (b'a' + (i % 26) as u8) as char)
             .collect();
-        Self { era, tool, payload }
+        let name = match tool {
+            ToolKind::Add => "add",
+            ToolKind::Echo => "echo",
+        };
+        Self {
+            era,
+            tool,
+            payload,
+            name: name.to_owned(),
+        }
+    }
+
+    /// Calls the tool under a namespace: `prefix` before its name.
+    pub fn with_prefix(mut self, prefix: &str) -> Self {
+        self.name.insert_str(0, prefix);
+        self
     }
 
     /// The tool's name (the `Mcp-Name` header on 2026 HTTP).
-    pub fn tool_name(&self) -> &'static str {
-        match self.tool {
-            ToolKind::Add => "add",
-            ToolKind::Echo => "echo",
-        }
+    pub fn tool_name(&self) -> &str {
+        &self.name
     }
 
     /// Appends the `tools/call` request with this id (no newline).
@@ -76,10 +91,10 @@ impl Workload {
         );
         match self.tool {
             ToolKind::Add => {
-                let _ = write!(out, r#""add","arguments":{{"a":{id},"b":7}}"#);
+                let _ = write!(out, r#""{}","arguments":{{"a":{id},"b":7}}"#, self.name);
             }
             ToolKind::Echo => {
-                let _ = write!(out, r#""echo","arguments":{{"text":"{id}:"#);
+                let _ = write!(out, r#""{}","arguments":{{"text":"{id}:"#, self.name);
                 out.extend_from_slice(self.payload.as_bytes());
                 out.extend_from_slice(b"\"}");
             }
