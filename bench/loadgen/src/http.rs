@@ -417,7 +417,11 @@ pub async fn listen(target: &Target, count: usize, pid: u32) -> Result<serde_jso
                 other => {
                     return Err(format!(
                         "listen stream {i}: no acknowledgement ({})",
-                        if other.is_ok() { "stream ended" } else { "timeout" }
+                        if other.is_ok() {
+                            "stream ended"
+                        } else {
+                            "timeout"
+                        }
                     ));
                 }
             }
@@ -463,11 +467,16 @@ fn check_ack(event: &str, id: usize) -> Result<(), String> {
     let v: serde_json::Value =
         serde_json::from_str(event).map_err(|e| format!("event is not JSON ({e}): {event}"))?;
     if v["method"] != "notifications/subscriptions/acknowledged" {
-        return Err(format!("first event is not the acknowledgement: {}", proto::preview(event.as_bytes())));
+        return Err(format!(
+            "first event is not the acknowledgement: {}",
+            proto::preview(event.as_bytes())
+        ));
     }
     let sid = &v["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"];
     if sid.as_u64() != Some(id as u64) {
-        return Err(format!("acknowledgement names subscription {sid}, not {id}"));
+        return Err(format!(
+            "acknowledgement names subscription {sid}, not {id}"
+        ));
     }
     Ok(())
 }
