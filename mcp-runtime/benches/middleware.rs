@@ -20,6 +20,9 @@
 //!   end to end over `serve_in_memory` with 64 `tools/call` requests in flight; one
 //!   criterion iteration is one request answered, so the throughput line is messages/s.
 //! - `in_memory_tools_list_window64`: `tools/list` the same way, with 1 and 50 tools.
+//! - `tool_arguments`: decoding one tool's arguments (four fields) as the macro's code does
+//!   (`decode_arguments`: straight from the raw JSON with the path tracked for the error's
+//!   wording) against the floor, `serde_json::from_str` of the same struct.
 
 use std::future::Future;
 use std::hint::black_box;
@@ -420,10 +423,42 @@ fn erased_boundary(c: &mut Criterion) {
     drop(ctx);
 }
 
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct SearchArgs {
+    query: String,
+    limit: i64,
+    exact: bool,
+    tags: Vec<String>,
+}
+
+/// `tool_arguments` (module docs).
+fn tool_arguments(c: &mut Criterion) {
+    let raw = RawValue::from_string(
+        r#"{"query":"rust async","limit":10,"exact":false,"tags":["lang","book"]}"#.to_owned(),
+    )
+    .unwrap();
+    let mut g = c.benchmark_group("tool_arguments");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("from_str_floor", |b| {
+        b.iter(|| serde_json::from_str::<SearchArgs>(black_box(&raw).get()).unwrap())
+    });
+    g.bench_function("decode_arguments", |b| {
+        b.iter(|| {
+            let args: Result<SearchArgs, _> =
+                mcp_runtime::__private::decode_arguments(Some(black_box(&*raw)));
+            assert!(args.is_ok());
+            args
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     chain_direct,
     erased_boundary,
+    tool_arguments,
     in_memory,
     tools_list
 );

@@ -159,3 +159,19 @@ async fn wrong_json_types_are_named_in_json_terms() {
         r#"argument "flag" is required but missing"#
     );
 }
+
+#[tokio::test]
+async fn an_argument_given_twice_is_refused_not_overwritten() {
+    // JSON allows a repeated key; decoding straight from the raw text sees it, where a
+    // detour through a map would keep only the last value.
+    let mut wire = Wire::new(Args.into_server().serve_in_memory());
+    wire.initialize("2025-11-25").await;
+    let line = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"typed","arguments":{"n":1,"n":2,"flag":true,"name":"a","list":[],"point":{"x":1,"y":2},"small":3,"ratio":0.5}}}"#;
+    wire.send_raw(format!("{line}\n").as_bytes()).await;
+    let (r, _) = wire.response(json!(7)).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        r#"argument "n" is given twice"#
+    );
+}

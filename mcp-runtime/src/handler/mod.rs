@@ -1,6 +1,7 @@
 //! What the server offers and how to call it: the handler table ([`ServerHandler`],
 //! [`Registry`]) and tool, prompt, resource and completion definitions. Imports `chain` and below.
 
+mod argument_path;
 pub(crate) mod cell;
 pub mod completion;
 mod declare;

@@ -5,6 +5,8 @@
 //! Rust type such as `i64` or `struct Args`).
 
 use mcp_core::types::CallToolResult;
+
+use super::argument_path::path_at;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
@@ -23,22 +25,41 @@ use serde_json::value::RawValue;
 pub fn decode_arguments<T: DeserializeOwned>(args: Option<&RawValue>) -> Result<T, CallToolResult> {
     let json = args.map_or("{}", RawValue::get);
     mcp_core::passes::arguments_pass();
-    // Fast path: straight from the raw JSON.
-    if let Ok(v) = serde_json::from_str::<T>(json) {
-        return Ok(v);
-    }
-    // Slow path, only on failure: decode through a Value to get a path and a message
-    // without byte positions.
-    let value = arguments_value(json)?;
-    match serde_path_to_error::deserialize::<_, T>(value) {
-        Ok(v) => Ok(v),
-        Err(e) => Err(path_error(e)),
-    }
+    // One instantiation of `T`'s `Deserialize`, straight from the raw JSON: a failure is
+    // worded from serde's message and the position it stopped at, so no second decoding
+    // (a path-tracking one, for the error) is compiled for every tool.
+    serde_json::from_str::<T>(json).map_err(|e| decode_error(json, &e))
 }
 
-/// The arguments as a JSON object, for the slow path of [`decode_arguments`] (not generic:
-/// compiled once, not per tool).
-fn arguments_value(json: &str) -> Result<serde_json::Value, CallToolResult> {
+/// The `isError` result for arguments that did not decode (compiled once): not JSON or not
+/// an object first, then the argument where decoding stopped and serde's message in JSON's
+/// words.
+fn decode_error(json: &str, e: &serde_json::Error) -> CallToolResult {
+    if let Err(shape) = arguments_shape(json) {
+        return shape;
+    }
+    // serde_json's message ends with the position; a model reasons in arguments.
+    let full = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    let msg = full.strip_suffix(&position).unwrap_or(&full);
+    let field_error = ["missing field ", "unknown field ", "duplicate field "]
+        .iter()
+        .any(|p| msg.starts_with(p));
+    let path = path_at(json, e.line(), e.column(), field_error);
+    if msg.starts_with("trailing characters") {
+        // Valid JSON (checked above) with something left over: a tuple's array was longer
+        // than the tuple.
+        // It stopped at the extra element; the argument is the array.
+        let array = path
+            .rsplit_once('[')
+            .map_or(path.as_str(), |(array, _)| array);
+        return CallToolResult::error(format!("argument \"{array}\": expected fewer items"));
+    }
+    CallToolResult::error(argument_error(&path, msg))
+}
+
+/// The error for arguments that are not a JSON object (only after a failed decoding).
+fn arguments_shape(json: &str) -> Result<(), CallToolResult> {
     let value: serde_json::Value = match serde_json::from_str(json) {
         Ok(v) => v,
         Err(_) => return Err(CallToolResult::error("Invalid arguments: not valid JSON")),
@@ -48,17 +69,10 @@ fn arguments_value(json: &str) -> Result<serde_json::Value, CallToolResult> {
             "Invalid arguments: expected an object",
         ));
     }
-    Ok(value)
+    Ok(())
 }
 
-/// The `isError` result for arguments that did not decode (compiled once).
-fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> CallToolResult {
-    let path = e.path().to_string();
-    let msg = e.into_inner().to_string();
-    CallToolResult::error(argument_error(&path, &msg))
-}
-
-/// Words serde's error `msg` about the argument at `path` (serde_path_to_error's form,
+/// Words serde's error `msg` about the argument at `path` (`point.y`, `list[1]`,
 /// `.` for the top) in JSON's vocabulary: the argument's name and the JSON type expected
 /// ("an integer", "a number", "a boolean", "a string", "an array", "an object"), the range
 /// of an integer out of range, never a Rust type.
@@ -224,7 +238,56 @@ fn json_got(unexp: &str, kind: bool, value: Option<&str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::argument_error;
+    use serde_json::value::RawValue;
+
+    use super::{argument_error, decode_arguments};
+
+    /// The text of the error result for `json` decoded as `T`.
+    fn error_text<T: serde::de::DeserializeOwned>(json: &str) -> String {
+        let raw = RawValue::from_string(json.to_owned()).unwrap();
+        let Err(result) = decode_arguments::<T>(Some(&raw)) else {
+            panic!("{json} decoded");
+        };
+        let v = serde_json::to_value(&result).unwrap();
+        v["content"][0]["text"].as_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn errors_name_the_argument_where_decoding_stopped() {
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Args {
+            pair: (i32, i32),
+            #[serde(default)]
+            tags: Vec<String>,
+        }
+        let cases = [
+            (
+                r#"{"pair":[1,2,3]}"#,
+                r#"argument "pair": expected fewer items"#,
+            ),
+            (
+                r#"{"pair":[1]}"#,
+                r#"argument "pair": expected an array of 2 items, got 1 items"#,
+            ),
+            (
+                r#"{"pair":[1,2],"tags":["a",7]}"#,
+                r#"argument "tags[1]": expected a string, got an integer"#,
+            ),
+            (
+                r#"{"tags":[]}"#,
+                r#"argument "pair" is required but missing"#,
+            ),
+            (
+                r#"{"pair":[1,2],"pair":[3,4]}"#,
+                r#"argument "pair" is given twice"#,
+            ),
+            (r#"[1,2]"#, "Invalid arguments: expected an object"),
+        ];
+        for (json, want) in cases {
+            assert_eq!(error_text::<Args>(json), want, "{json}");
+        }
+    }
 
     #[test]
     fn serde_wording_becomes_json_wording() {
