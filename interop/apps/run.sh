@@ -5,8 +5,8 @@
 # `@modelcontextprotocol/ext-apps` declares the extension and sees the tool's UI metadata,
 # checked with ext-apps' own helpers and schemas.
 #
-# The Inspector and Node 22 are installed as interop/inspector/run.sh installs them (into
-# the same default directory, target/interop-inspector); the TypeScript packages into
+# The Inspector and Node 22 are installed as interop/inspector/run.sh installs them
+# (`interop_inspector_install`, into the same default directory, target/interop-inspector); the TypeScript packages into
 # target/interop-apps. Never into the repo. Exits non-zero when any check fails.
 #
 # Env: INTEROP_INSPECTOR_DIR (default target/interop-inspector), INTEROP_APPS_DIR (default
@@ -21,18 +21,11 @@ EXT_APPS_VERSION=2.0.4 # npm @modelcontextprotocol/ext-apps (peer: @modelcontext
 
 INSPECTOR_DIR="$(interop_abs "${INTEROP_INSPECTOR_DIR:-target/interop-inspector}")"
 DIR="$(interop_abs "${INTEROP_APPS_DIR:-target/interop-apps}")"
-NODE_PKG="$(timeout 10 node -p '(process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node") + "-" + process.platform + "-" + process.arch')"
 
 echo "== apps interop: inspector@$INSPECTOR_VERSION, @modelcontextprotocol/client@$V2_VERSION + ext-apps@$EXT_APPS_VERSION"
-interop_npm_install "$INSPECTOR_DIR" "$NODE_PKG" "$NODE22_VERSION"
-interop_npm_install "$INSPECTOR_DIR" @modelcontextprotocol/inspector "$INSPECTOR_VERSION"
+interop_inspector_install "$INSPECTOR_DIR"
 interop_npm_install "$DIR" @modelcontextprotocol/client "$V2_VERSION"
 interop_npm_install "$DIR" @modelcontextprotocol/ext-apps "$EXT_APPS_VERSION"
-NODE22="$INSPECTOR_DIR/node_modules/$NODE_PKG/bin/node"
-if [ "$(timeout 30 "$NODE22" --version)" != "v$NODE22_VERSION" ]; then
-    echo "FAIL: $NODE22 is not Node $NODE22_VERSION"
-    exit 1
-fi
 
 echo "== cargo build --example apps --all-features"
 timeout 900 cargo build --example apps --all-features

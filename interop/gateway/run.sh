@@ -4,8 +4,8 @@
 # stdio, with examples/everything.rs (and for the SDK clients the gateway's own demo
 # upstream) behind it, each a child process over stdio. See test_gateway.py,
 # test_gateway.mjs and test_inspector.mjs for what is checked. Needs python3 (>= 3.10), pip
-# (PyPI), node >= 18, npm and cargo; Node 22 for the Inspector comes from npm, as in
-# interop/inspector/run.sh.
+# (PyPI), node >= 18, npm and cargo; Node 22 for the Inspector comes from npm
+# (`interop_inspector_install`, interop/inspector/versions.sh).
 #
 # Env: PYTHON, INTEROP_VENV (default target/interop-venv), INTEROP_TS_DIR (default
 #      target/interop-ts), INTEROP_TS2_DIR (default target/interop-ts2),
@@ -36,11 +36,7 @@ echo "== node test_gateway.mjs <-> $BIN/gateway --stdio (upstreams: everything, 
 timeout 300 node interop/gateway/test_gateway.mjs "$BIN/gateway" "$BIN/everything"
 
 INSPECTOR_DIR="$(interop_abs "${INTEROP_INSPECTOR_DIR:-target/interop-inspector}")"
-NODE_PKG="$(timeout 10 node -p '(process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node") + "-" + process.platform + "-" + process.arch')"
-echo "== gateway interop: @modelcontextprotocol/inspector@$INSPECTOR_VERSION on $NODE_PKG@$NODE22_VERSION in $INSPECTOR_DIR"
-interop_npm_install "$INSPECTOR_DIR" "$NODE_PKG" "$NODE22_VERSION"
-interop_npm_install "$INSPECTOR_DIR" @modelcontextprotocol/inspector "$INSPECTOR_VERSION"
-NODE22="$INSPECTOR_DIR/node_modules/$NODE_PKG/bin/node"
+interop_inspector_install "$INSPECTOR_DIR"
 echo "== node $($NODE22 --version) test_inspector.mjs: inspector --cli <-> $BIN/gateway --stdio (upstream: everything)"
 HOME="$INSPECTOR_DIR/home" timeout 300 "$NODE22" interop/gateway/test_inspector.mjs \
     "$INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector" "$BIN/gateway" "$BIN/everything"

