@@ -16,9 +16,9 @@ use http_body_util::BodyExt;
 use mcp::prelude::*;
 use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionStore};
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::runtime::transport::http::HttpOptions;
 use serde_json::{Value, json};
-use support::http::{self, Resp};
+use support::http::{self, Resp, Served, read_until, sse_events};
 use support::redis::RedisServer;
 
 /// Who the server thinks the client is.
@@ -49,63 +49,17 @@ async fn level(ctx: &Context) -> String {
 #[mcp::server(name = "redis-test", tools(whoami, count, level))]
 struct RedisTest;
 
-struct Running {
-    addr: SocketAddr,
-    stop: CancellationToken,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
-
-async fn start(stores: &RedisStores) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
+async fn start(stores: &RedisStores) -> Served {
     let opts = HttpOptions {
         session_store: stores.session_store(),
         event_store: Some(stores.event_store()),
         ..HttpOptions::default()
     };
-    let st = stop.clone();
-    tokio::spawn(async move {
-        RedisTest
-            .into_server()
-            .serve_http_on(listener, opts, st)
-            .await
-    });
-    Running { addr, stop }
+    http::serve(RedisTest.into_server(), opts).await
 }
 
 async fn send(addr: SocketAddr, method: &str, session: Option<&str>, body: Option<Value>) -> Resp {
-    send_with(addr, method, session, body, None).await
-}
-
-async fn send_with(
-    addr: SocketAddr,
-    method: &str,
-    session: Option<&str>,
-    body: Option<Value>,
-    last_event_id: Option<&str>,
-) -> Resp {
-    let mut req = http::request(addr, method, "/mcp")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    if let Some(s) = session {
-        req = req
-            .header("mcp-session-id", s)
-            .header("mcp-protocol-version", "2025-11-25");
-    }
-    if let Some(id) = last_event_id {
-        req = req.header("last-event-id", id);
-    }
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let r = tokio::time::timeout(Duration::from_secs(10), http::send(addr, req, body))
-        .await
-        .expect("an answer in time");
-    Resp::read(r).await
+    http::mcp_send(addr, method, session, body, None).await
 }
 
 fn initialize() -> Value {
@@ -240,23 +194,6 @@ async fn a_change_through_one_replica_holds_at_once_on_another() {
     assert_eq!(r.status, 404, "ended through A, gone on B: {}", r.body);
 }
 
-fn sse_events(body: &str) -> Vec<(String, String)> {
-    body.split("\n\n")
-        .filter_map(|block| {
-            let mut id = None;
-            let mut data = String::new();
-            for line in block.lines() {
-                if let Some(v) = line.strip_prefix("id: ") {
-                    id = Some(v.to_owned());
-                } else if let Some(v) = line.strip_prefix("data: ") {
-                    data.push_str(v);
-                }
-            }
-            Some((id?, data))
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn a_stream_written_on_one_replica_is_resumed_on_another() {
     let Some(redis) = RedisServer::start() else {
@@ -287,7 +224,7 @@ async fn a_stream_written_on_one_replica_is_resumed_on_another() {
 
     // A client that saw only the first notification resumes on B: B has never held the
     // session nor the stream, and replays the rest from Redis, the answer last.
-    let r = send_with(b.addr, "GET", Some(&sid), None, Some(&on_a[1].0)).await;
+    let r = http::mcp_send(b.addr, "GET", Some(&sid), None, Some(&on_a[1].0)).await;
     assert_eq!(r.status, 200, "{}", r.body);
     let on_b = sse_events(&r.body);
     assert_eq!(on_b, on_a[2..].to_vec());
@@ -295,7 +232,7 @@ async fn a_stream_written_on_one_replica_is_resumed_on_another() {
     assert_eq!(answer["result"]["content"][0]["text"], "counted");
 
     // An id B cannot find is a 400; DELETE forgets the stream everywhere.
-    let r = send_with(b.addr, "GET", Some(&sid), None, Some("ffffffff-1")).await;
+    let r = http::mcp_send(b.addr, "GET", Some(&sid), None, Some("ffffffff-1")).await;
     assert_eq!(r.status, 400, "{}", r.body);
     let r = send(b.addr, "DELETE", Some(&sid), None).await;
     assert!(r.status == 200 || r.status == 204, "{}", r.status);
@@ -313,7 +250,7 @@ async fn a_stream_written_on_one_replica_is_resumed_on_another() {
 
 /// A replica with a resource and change notifications over the stores' Redis bus; its
 /// handle publishes.
-async fn start_with_bus(stores: &RedisStores) -> (Running, mcp::runtime::ServerHandle) {
+async fn start_with_bus(stores: &RedisStores) -> (Served, mcp::runtime::ServerHandle) {
     use mcp_core::types::{ReadResourceResult, Resource, ResourceContents};
     let server = Server::builder("bus-test", "1.0.0")
         .subscription_bus(stores.bus())
@@ -327,17 +264,12 @@ async fn start_with_bus(stores: &RedisStores) -> (Running, mcp::runtime::ServerH
         })
         .build();
     let handle = server.handle();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
     let opts = HttpOptions {
         session_store: stores.session_store(),
         event_store: Some(stores.event_store()),
         ..HttpOptions::default()
     };
-    let st = stop.clone();
-    tokio::spawn(async move { server.serve_http_on(listener, opts, st).await });
-    (Running { addr, stop }, handle)
+    (http::serve(server, opts).await, handle)
 }
 
 #[tokio::test]
@@ -437,23 +369,13 @@ async fn an_answer_or_a_cancellation_posted_to_another_replica_reaches_the_reque
     for stores in [&sa, &sb] {
         let relay = stores.answer_relay();
         relays.push(relay.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let stop = CancellationToken::new();
         let opts = HttpOptions {
             session_store: stores.session_store(),
             event_store: Some(stores.event_store()),
             answer_relay: Some(relay),
             ..HttpOptions::default()
         };
-        let st = stop.clone();
-        tokio::spawn(async move {
-            RelayTest
-                .into_server()
-                .serve_http_on(listener, opts, st)
-                .await
-        });
-        replicas.push(Running { addr, stop });
+        replicas.push(http::serve(RelayTest.into_server(), opts).await);
     }
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while !relays.iter().all(|r| r.is_connected()) {
@@ -553,25 +475,14 @@ async fn a_session_evicted_at_the_cap_is_served_from_redis_until_its_key_expires
     };
     let stores = connect(&redis).await;
     let idle = Duration::from_secs(3);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    let _running = Running {
-        addr,
-        stop: stop.clone(),
-    };
     let opts = HttpOptions {
         session_store: stores.session_store(),
         max_sessions: 4,
         session_idle_timeout: idle,
         ..HttpOptions::default()
     };
-    tokio::spawn(async move {
-        RedisTest
-            .into_server()
-            .serve_http_on(listener, opts, stop)
-            .await
-    });
+    let served = http::serve(RedisTest.into_server(), opts).await;
+    let addr = served.addr;
 
     let mut sids = Vec::new();
     for _ in 0..20 {
@@ -599,24 +510,6 @@ async fn a_session_evicted_at_the_cap_is_served_from_redis_until_its_key_expires
     assert!(keys.is_empty(), "left behind: {keys:?}");
     let r = send(addr, "POST", Some(&sids[0]), Some(whoami_call())).await;
     assert_eq!(r.status, 404, "{}", r.body);
-}
-
-/// Reads `body` into `buf` until `done(buf)` (each frame within 10 s).
-async fn read_until(
-    body: &mut hyper::body::Incoming,
-    buf: &mut String,
-    done: impl Fn(&str) -> bool,
-) {
-    while !done(buf) {
-        match tokio::time::timeout(Duration::from_secs(10), body.frame()).await {
-            Ok(Some(Ok(f))) => {
-                if let Ok(d) = f.into_data() {
-                    buf.push_str(&String::from_utf8_lossy(&d));
-                }
-            }
-            other => panic!("the stream stalled or ended ({other:?}): {buf}"),
-        }
-    }
 }
 
 #[tokio::test]
@@ -663,21 +556,27 @@ async fn a_listen_stream_hears_every_update_once_while_redis_connections_are_kil
     // Every Redis connection of both replicas killed again and again while A publishes.
     let port = redis.port;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let killed = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(0));
     let killer = {
-        let stop = stop.clone();
+        let (stop, killed) = (stop.clone(), killed.clone());
         std::thread::spawn(move || {
-            let mut killed = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 if let Ok(support::redis::Resp::Int(n)) =
                     support::redis::raw(port, &["CLIENT", "KILL", "TYPE", "normal"])
                 {
-                    killed += n;
+                    killed.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            killed
         })
     };
+    // Publishing starts once the killing has (on a busy machine the thread may start late
+    // and every update would go through untouched).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while killed.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "nothing was killed");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     for (i, uri) in uris.iter().enumerate() {
         ha.resource_updated(uri);
         if i % 4 == 3 {
@@ -688,7 +587,7 @@ async fn a_listen_stream_hears_every_update_once_while_redis_connections_are_kil
     let all = |b: &str| uris.iter().all(|u| count(b, u) >= 1);
     read_until(&mut body, &mut buf, all).await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    assert!(killer.join().unwrap() > 0, "connections were killed");
+    killer.join().unwrap();
     // No repeat arrives late.
     let late = tokio::time::timeout(Duration::from_millis(500), body.frame()).await;
     if let Ok(Some(Ok(f))) = late {
@@ -790,7 +689,7 @@ async fn redis_commands_per_request_of_each_kind() {
         let (r, c) = m
             .around(
                 &bus,
-                send_with(a.addr, "GET", Some(&sid), None, Some(&first)),
+                http::mcp_send(a.addr, "GET", Some(&sid), None, Some(&first)),
             )
             .await;
         assert_eq!(r.status, 200);

@@ -13,9 +13,9 @@ use std::time::Duration;
 use http_body_util::BodyExt;
 use mcp::prelude::*;
 use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::runtime::transport::http::HttpOptions;
 use serde_json::{Value, json};
-use support::http::{self, Resp};
+use support::http::{self, Resp, Served, read_to_end, read_until, sse_events};
 use support::redis::RedisServer;
 
 /// Opened by the test: each permit lets one `gated` call go on past its first progress.
@@ -37,17 +37,6 @@ async fn gated(ctx: &Context) -> String {
 #[mcp::server(name = "redis-live", tools(gated))]
 struct LiveTest;
 
-struct Running {
-    addr: SocketAddr,
-    stop: CancellationToken,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
-
 async fn connect(redis: &RedisServer) -> RedisStores {
     RedisConfig::new(redis.url())
         .prefix("live:")
@@ -57,106 +46,18 @@ async fn connect(redis: &RedisServer) -> RedisStores {
         .unwrap()
 }
 
-async fn start(stores: &RedisStores) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
+async fn start(stores: &RedisStores) -> Served {
     let opts = HttpOptions {
         session_store: stores.session_store(),
         event_store: Some(stores.event_store()),
         answer_relay: Some(stores.answer_relay()),
         ..HttpOptions::default()
     };
-    let st = stop.clone();
-    tokio::spawn(async move {
-        LiveTest
-            .into_server()
-            .serve_http_on(listener, opts, st)
-            .await
-    });
-    Running { addr, stop }
-}
-
-fn request(
-    addr: SocketAddr,
-    method: &str,
-    session: Option<&str>,
-    last_event_id: Option<&str>,
-) -> hyper::http::request::Builder {
-    let mut req = http::request(addr, method, "/mcp")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    if let Some(s) = session {
-        req = req
-            .header("mcp-session-id", s)
-            .header("mcp-protocol-version", "2025-11-25");
-    }
-    if let Some(id) = last_event_id {
-        req = req.header("last-event-id", id);
-    }
-    req
+    http::serve(LiveTest.into_server(), opts).await
 }
 
 async fn send(addr: SocketAddr, session: Option<&str>, body: Value) -> Resp {
-    let r = http::send(addr, request(addr, "POST", session, None), body.to_string());
-    let r = tokio::time::timeout(Duration::from_secs(10), r)
-        .await
-        .expect("an answer in time");
-    Resp::read(r).await
-}
-
-/// The (id, data) of each complete event of an SSE body that has an id.
-fn sse_events(body: &str) -> Vec<(String, String)> {
-    let complete = &body[..body.rfind("\n\n").map_or(0, |i| i + 2)];
-    complete
-        .split("\n\n")
-        .filter_map(|block| {
-            let mut id = None;
-            let mut data = String::new();
-            for line in block.lines() {
-                if let Some(v) = line.strip_prefix("id: ") {
-                    id = Some(v.to_owned());
-                } else if let Some(v) = line.strip_prefix("data: ") {
-                    data.push_str(v);
-                }
-            }
-            Some((id?, data))
-        })
-        .collect()
-}
-
-/// Reads `body` into `buf` until `done(buf)` (each frame within 10 s).
-async fn read_until(
-    body: &mut hyper::body::Incoming,
-    buf: &mut String,
-    done: impl Fn(&str) -> bool,
-) {
-    while !done(buf) {
-        match tokio::time::timeout(Duration::from_secs(10), body.frame()).await {
-            Ok(Some(Ok(f))) => {
-                if let Ok(d) = f.into_data() {
-                    buf.push_str(&String::from_utf8_lossy(&d));
-                }
-            }
-            other => panic!("the stream stalled or ended ({other:?}): {buf}"),
-        }
-    }
-}
-
-/// Reads `body` into `buf` to its end (within 10 s).
-async fn read_to_end(body: &mut hyper::body::Incoming, buf: &mut String) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        match tokio::time::timeout_at(deadline, body.frame()).await {
-            Ok(Some(Ok(f))) => {
-                if let Ok(d) = f.into_data() {
-                    buf.push_str(&String::from_utf8_lossy(&d));
-                }
-            }
-            Ok(None) => return,
-            other => panic!("the stream did not end ({other:?}): {buf}"),
-        }
-    }
+    http::mcp_send(addr, "POST", session, Some(body), None).await
 }
 
 /// A 2025-11-25 session opened on `addr`.
@@ -186,7 +87,7 @@ async fn a_stream_resumed_on_another_replica_goes_on_live_to_its_answer() {
         "params": {"name": "gated", "arguments": {}, "_meta": {"progressToken": "p"}}});
     let r = http::send(
         a.addr,
-        request(a.addr, "POST", Some(&sid), None),
+        http::mcp_request(a.addr, "POST", Some(&sid), None),
         call.to_string(),
     )
     .await;
@@ -207,7 +108,7 @@ async fn a_stream_resumed_on_another_replica_goes_on_live_to_its_answer() {
     // still waits: B stays open with nothing new...
     let r = http::send(
         b.addr,
-        request(b.addr, "GET", Some(&sid), Some(&seen)),
+        http::mcp_request(b.addr, "GET", Some(&sid), Some(&seen)),
         String::new(),
     )
     .await;
@@ -260,20 +161,13 @@ async fn a_stream_resumed_on_another_replica_goes_on_live_to_its_answer() {
 async fn listen_on_bus(
     stores: &RedisStores,
     uris: &[&str],
-) -> (Running, hyper::body::Incoming, String) {
+) -> (Served, hyper::body::Incoming, String) {
     let server = Server::builder("lag-test", "1.0.0")
         .subscription_bus(stores.bus())
         .subscriptions(true)
         .build();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    let st = stop.clone();
-    tokio::spawn(async move {
-        server
-            .serve_http_on(listener, HttpOptions::default(), st)
-            .await
-    });
+    let served = http::serve(server, HttpOptions::default()).await;
+    let addr = served.addr;
     let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
         "params": support::modern(json!({"notifications": {"resourceSubscriptions": uris}}))});
     let req = http::request(addr, "POST", "/mcp")
@@ -289,7 +183,7 @@ async fn listen_on_bus(
         b.contains("notifications/subscriptions/acknowledged")
     })
     .await;
-    (Running { addr, stop }, body, buf)
+    (served, body, buf)
 }
 
 #[tokio::test]

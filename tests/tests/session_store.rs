@@ -12,10 +12,10 @@ use std::time::Duration;
 use mcp::prelude::*;
 use mcp::runtime::core::types::LoggingLevel;
 use mcp::runtime::transport::http::{
-    CancellationToken, HttpOptions, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
+    HttpOptions, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
 };
 use serde_json::{Value, json};
-use support::http::{self, Resp};
+use support::http::{self, Resp, Served};
 
 /// Who the server thinks the client is, and the log level it will send at.
 #[mcp::tool]
@@ -30,52 +30,17 @@ async fn whoami(ctx: &Context) -> String {
 #[mcp::server(name = "store-test", tools(whoami))]
 struct StoreTest;
 
-struct Running {
-    addr: SocketAddr,
-    stop: CancellationToken,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
-
-async fn start(store: Arc<dyn SessionStore>, idle: Duration) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
+async fn start(store: Arc<dyn SessionStore>, idle: Duration) -> Served {
     let opts = HttpOptions {
         session_store: store,
         session_idle_timeout: idle,
         ..HttpOptions::default()
     };
-    let st = stop.clone();
-    tokio::spawn(async move {
-        StoreTest
-            .into_server()
-            .serve_http_on(listener, opts, st)
-            .await
-    });
-    Running { addr, stop }
+    http::serve(StoreTest.into_server(), opts).await
 }
 
 async fn post(addr: SocketAddr, session: Option<&str>, body: Value) -> Resp {
-    let mut req = http::request(addr, "POST", "/mcp")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    if let Some(s) = session {
-        req = req
-            .header("mcp-session-id", s)
-            .header("mcp-protocol-version", "2025-11-25");
-    }
-    let r = tokio::time::timeout(
-        Duration::from_secs(10),
-        http::send(addr, req, body.to_string()),
-    )
-    .await
-    .expect("an answer in time");
-    Resp::read(r).await
+    http::mcp_send(addr, "POST", session, Some(body), None).await
 }
 
 fn initialize() -> Value {
