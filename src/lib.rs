@@ -111,7 +111,7 @@ pub mod __private {
     pub use mcp_core::types::{
         CallToolResult, CompleteParams, Completion, GetPromptResult, Icon, Meta, Prompt,
         PromptArgument, ReadResourceResult, Resource, ResourceTemplate, TaskSupport, Tool,
-        ToolAnnotations, ToolExecution, set_tags,
+        ToolAnnotations, ToolExecution, UiToolMeta, UiVisibility, set_tags,
     };
     pub use mcp_core::version::ProtocolVersion;
     pub use mcp_runtime::__private::*;

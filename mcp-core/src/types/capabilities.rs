@@ -22,6 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Adapt, Meta, only_in, since};
+pub use crate::rules::{MODERN_ONLY_EXTENSIONS, check_extension_id};
 use crate::version::ProtocolVersion;
 
 /// Map of experimental (non-standard) capability name to its settings object.
@@ -30,10 +31,6 @@ pub type ExperimentalCapabilities = serde_json::Map<String, serde_json::Value>;
 /// Map of extension identifier (e.g. `io.modelcontextprotocol/tasks`) to its settings object
 /// (2026-07-28+).
 pub type ExtensionCapabilities = serde_json::Map<String, serde_json::Value>;
-
-/// Extensions that add methods only the 2026-07-28 revision has (tasks, skills): dropped
-/// from capabilities on legacy revisions.
-pub const MODERN_ONLY_EXTENSIONS: [&str; 2] = [super::TASKS_EXTENSION, super::SKILLS_EXTENSION];
 
 /// Drops, on legacy revisions, the extensions that exist only on 2026.
 fn adapt_extensions(ext: &mut Option<ExtensionCapabilities>, rev: ProtocolVersion) {
@@ -46,39 +43,6 @@ fn adapt_extensions(ext: &mut Option<ExtensionCapabilities>, rev: ProtocolVersio
             *ext = None;
         }
     }
-}
-
-/// `Ok` for an extension identifier: `prefix/name`, the prefix dot-separated labels (each
-/// starting with a letter and ending with a letter or digit, hyphens inside), the name
-/// letters, digits, `-`, `_`, `.`, starting and ending with a letter or digit — the `_meta`
-/// key rules with the mandatory prefix (SEP-2133).
-pub fn check_extension_id(id: &str) -> Result<(), String> {
-    let bad = |why: &str| Err(format!("`{id}` is not an extension identifier: {why}"));
-    let Some((prefix, name)) = id.split_once('/') else {
-        return bad("it needs a `vendor.prefix/` (e.g. `com.example/my-extension`)");
-    };
-    let label = |l: &str| {
-        let b = l.as_bytes();
-        !b.is_empty()
-            && b[0].is_ascii_alphabetic()
-            && b[b.len() - 1].is_ascii_alphanumeric()
-            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
-    };
-    if !prefix.split('.').all(label) {
-        return bad("the prefix must be dot-separated labels of letters, digits and hyphens");
-    }
-    let b = name.as_bytes();
-    let ok_name = !b.is_empty()
-        && b[0].is_ascii_alphanumeric()
-        && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'));
-    if !ok_name {
-        return bad(
-            "the name must be letters, digits, `-`, `_`, `.`, starting and ending with a letter or digit",
-        );
-    }
-    Ok(())
 }
 
 /// The settings declared for extension `name`, decoded as `T`: `None` when it is not

@@ -15,15 +15,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Meta, Resource, Tool};
+pub use crate::rules::{
+    APP_MIME_TYPE, UI_SCHEME, UiVisibility, check_origin, check_ui_uri, check_visibility,
+};
 
 /// The extension identifier.
 pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
-
-/// The MIME type of an MCP App's HTML document.
-pub const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
-
-/// The URI scheme of UI resources.
-pub const UI_SCHEME: &str = "ui://";
 
 /// The settings a host declares for the extension (`capabilities.extensions[UI_EXTENSION]`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -45,35 +42,6 @@ impl UiClientSettings {
     /// Whether the host renders [`APP_MIME_TYPE`].
     pub fn renders_apps(&self) -> bool {
         self.mime_types.iter().any(|m| m == APP_MIME_TYPE)
-    }
-}
-
-/// Who may call a tool: the model, the app (the view), or both.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum UiVisibility {
-    /// The model sees and calls the tool.
-    Model,
-    /// The app's view calls the tool.
-    App,
-}
-
-impl UiVisibility {
-    /// The wire word, `"model"` or `"app"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UiVisibility::Model => "model",
-            UiVisibility::App => "app",
-        }
-    }
-
-    /// The visibility named `word`.
-    pub fn parse(word: &str) -> Option<Self> {
-        match word {
-            "model" => Some(UiVisibility::Model),
-            "app" => Some(UiVisibility::App),
-            _ => None,
-        }
     }
 }
 
@@ -213,7 +181,7 @@ fn ui_of(meta: Option<&Meta>) -> Option<&serde_json::Value> {
 }
 
 /// Sets `_meta.ui` to `value`, keeping the other `_meta` entries.
-fn set_ui(meta: &mut Option<Meta>, value: serde_json::Value) {
+fn insert_ui(meta: &mut Option<Meta>, value: serde_json::Value) {
     meta.get_or_insert_with(Meta::new)
         .insert("ui".to_owned(), value);
 }
@@ -221,11 +189,16 @@ fn set_ui(meta: &mut Option<Meta>, value: serde_json::Value) {
 impl Tool {
     /// Points the tool at a UI resource (`_meta.ui`, merged with any other `_meta`).
     pub fn with_ui(mut self, ui: UiToolMeta) -> Self {
-        set_ui(
+        self.set_ui(ui);
+        self
+    }
+
+    /// [`Tool::with_ui`] in place.
+    pub fn set_ui(&mut self, ui: UiToolMeta) {
+        insert_ui(
             &mut self.meta,
             serde_json::to_value(ui).expect("plain data"),
         );
-        self
     }
 
     /// The tool's `_meta.ui`: `None` when absent, `Some(Err)` when it is not of the
@@ -243,7 +216,7 @@ impl Resource {
     pub fn with_ui(mut self, ui: UiResourceMeta) -> Self {
         self.mime_type = Some(APP_MIME_TYPE.to_owned());
         if !ui.is_empty() {
-            set_ui(
+            insert_ui(
                 &mut self.meta,
                 serde_json::to_value(ui).expect("plain data"),
             );
@@ -255,76 +228,6 @@ impl Resource {
     pub fn ui_value(&self) -> Option<&serde_json::Value> {
         ui_of(self.meta.as_ref())
     }
-}
-
-/// `Ok` for a `ui://` URI with something after the scheme.
-pub fn check_ui_uri(uri: &str) -> Result<(), String> {
-    match uri.strip_prefix(UI_SCHEME) {
-        Some(rest) if !rest.is_empty() && !rest.contains(char::is_whitespace) => Ok(()),
-        Some(_) => Err(format!("`{uri}` names no resource after `ui://`")),
-        None => Err(format!(
-            "`{uri}` is not a UI resource URI: MCP Apps views live at `ui://...`"
-        )),
-    }
-}
-
-/// `Ok` for a non-empty visibility list without repeats.
-pub fn check_visibility(v: &[UiVisibility]) -> Result<(), String> {
-    if v.is_empty() {
-        return Err("`visibility` is empty: name `model`, `app` or both".to_owned());
-    }
-    if v.len() == 2 && v[0] == v[1] {
-        return Err(format!("`visibility` names `{}` twice", v[0].as_str()));
-    }
-    if v.len() > 2 {
-        return Err("`visibility` repeats an entry: it holds `model`, `app` or both".to_owned());
-    }
-    Ok(())
-}
-
-/// `Ok` for a CSP origin: `https://host[:port]`, `http://…`, `wss://…`, `ws://…`, with an
-/// optional leading `*.` wildcard label; no path, query, fragment or credentials.
-pub fn check_origin(entry: &str) -> Result<(), String> {
-    let bad = |why: &str| Err(format!("`{entry}` is not an origin: {why}"));
-    let Some((scheme, rest)) = entry.split_once("://") else {
-        return bad("it has no `scheme://`");
-    };
-    if !matches!(scheme, "https" | "http" | "wss" | "ws") {
-        return bad("the scheme must be https, http, wss or ws");
-    }
-    if rest.contains('@') {
-        return bad("it carries credentials");
-    }
-    if rest.contains('?') || rest.contains('#') {
-        return bad("it has a query or fragment");
-    }
-    let host_port = match rest.strip_suffix('/') {
-        Some(h) => h,
-        None => rest,
-    };
-    if host_port.contains('/') {
-        return bad("it has a path");
-    }
-    let (host, port) = match host_port.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || host_port.starts_with('[') => (h, Some(p)),
-        _ => (host_port, None),
-    };
-    if let Some(p) = port
-        && (p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) || p.parse::<u16>().is_err())
-    {
-        return bad("the port is not a number up to 65535");
-    }
-    let host = host.strip_prefix("*.").unwrap_or(host);
-    let ok_label = |l: &str| {
-        !l.is_empty()
-            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            && !l.starts_with('-')
-    };
-    let ipv6 = host.starts_with('[') && host.ends_with(']');
-    if host.is_empty() || !(ipv6 || host.split('.').all(ok_label)) {
-        return bad("the host is not a domain name or address");
-    }
-    Ok(())
 }
 
 /// `Ok` for a complete HTML document: a `<!DOCTYPE html>` (or `<html`) start and a closing

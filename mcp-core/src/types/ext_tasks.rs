@@ -41,13 +41,11 @@ use super::{
     TaskStatus, TaskTransitionError,
 };
 use crate::jsonrpc::ErrorObject;
+pub use crate::rules::TASKS_EXTENSION;
 use crate::version::{Era, ProtocolVersion};
 
 #[cfg(doc)]
 use super::{CancelTaskParams, GetTaskParams};
-
-/// The extension identifier, the key under `capabilities.extensions`.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// A task handle of the extension (`Task`).
 ///

@@ -40,10 +40,8 @@ use serde::{Deserialize, Serialize};
 use super::{
     Adapt, CacheScope, Cursor, Meta, Resource, ResultType, shape_cache, shape_result_type,
 };
+pub use crate::rules::SKILLS_EXTENSION;
 use crate::version::ProtocolVersion;
-
-/// The extension identifier, the key under `capabilities.extensions`.
-pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 
 /// The `_meta` key prefix reserved for this extension on skill resources.
 pub const SKILLS_META_PREFIX: &str = "io.modelcontextprotocol.skills/";

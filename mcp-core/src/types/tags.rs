@@ -17,6 +17,7 @@
 //! ```
 
 use super::{Meta, Prompt, Resource, ResourceTemplate, Tool};
+pub use crate::rules::check_tags;
 
 /// The `_meta` key the tags are under.
 pub const TAGS_KEY: &str = "tags";
@@ -34,28 +35,6 @@ pub fn tags_in(meta: Option<&Meta>) -> impl Iterator<Item = &str> {
 /// Whether a `_meta` object's tags hold `tag`.
 pub fn has_tag(meta: Option<&Meta>, tag: &str) -> bool {
     tags_in(meta).any(|t| t == tag)
-}
-
-/// What is wrong with a list of tags, if anything: an empty tag, or one given twice.
-///
-/// ```
-/// use mcp_core::types::check_tags;
-///
-/// assert!(check_tags(&["admin", "billing"]).is_ok());
-/// assert_eq!(check_tags(&["admin", ""]).unwrap_err(), "a tag cannot be empty");
-/// assert_eq!(check_tags(&["a", "a"]).unwrap_err(), "the tag \"a\" is given twice");
-/// ```
-pub fn check_tags<S: AsRef<str>>(tags: &[S]) -> Result<(), String> {
-    for (i, t) in tags.iter().enumerate() {
-        let t = t.as_ref();
-        if t.is_empty() {
-            return Err("a tag cannot be empty".into());
-        }
-        if tags[..i].iter().any(|u| u.as_ref() == t) {
-            return Err(format!("the tag {t:?} is given twice"));
-        }
-    }
-    Ok(())
 }
 
 /// Sets `_meta.tags` to `tags`, keeping the other `_meta` entries.

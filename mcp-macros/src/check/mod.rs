@@ -162,7 +162,7 @@ pub fn reserved_message(name: &str) -> String {
 }
 
 /// `tags(...)`: at least one tag, none empty, none given twice (the rules of
-/// `mcp_core::types::check_tags`, each reported at its literal).
+/// `mcp_core::rules::check_tags`, each reported at its literal).
 pub fn tags(tags: Option<&Tags>, errors: &mut Errors) {
     let Some(t) = tags else { return };
     if t.empty {
@@ -173,7 +173,7 @@ pub fn tags(tags: Option<&Tags>, errors: &mut Errors) {
     }
     for (i, tag) in t.list.iter().enumerate() {
         let v = tag.value();
-        if let Err(e) = mcp_core::types::check_tags(&[&v]) {
+        if let Err(e) = mcp_core::rules::check_tags(&[&v]) {
             errors.spanned(tag, e);
         } else if let Some(first) = t.list[..i].iter().find(|f| f.value() == v) {
             errors.twice(

@@ -24,7 +24,7 @@ const KIND: Kind = Kind {
 /// MIME type, CSP entries that are origins, known directives and permissions, a non-empty
 /// domain.
 fn app(m: &Resource, vars: Option<&[String]>, errors: &mut Errors) {
-    use mcp_core::types::{APP_MIME_TYPE, check_origin, check_ui_uri};
+    use mcp_core::rules::{APP_MIME_TYPE, check_origin, check_ui_uri};
     let (uri, uri_span) = m.uri();
     if !m.is_ui() {
         if let Some(span) = m.app.span {

@@ -119,7 +119,7 @@ fn config(model: &Resource, p: &TokenStream) -> (Vec<TokenStream>, Option<String
     if let Some(d) = description.or_else(|| model.func.docs.clone()) {
         config.push(quote!(__r.description = ::core::option::Option::Some(#d.into());));
     }
-    let app_mime = model.is_ui().then_some(mcp_core::types::APP_MIME_TYPE);
+    let app_mime = model.is_ui().then_some(mcp_core::rules::APP_MIME_TYPE);
     let mime_text = model
         .mime_type
         .as_ref()

@@ -62,7 +62,7 @@ pub const PERMISSION_KEYS: [(&str, &str); 4] = [
 impl Resource {
     /// Whether this is an MCP App view (a `ui://` URI).
     pub fn is_ui(&self) -> bool {
-        self.uri().0.starts_with(mcp_core::types::UI_SCHEME)
+        self.uri().0.starts_with(mcp_core::rules::UI_SCHEME)
     }
 
     /// The `_meta.ui` of the list entry as JSON text, when any app key is set.

@@ -46,9 +46,9 @@ pub fn check(s: &Server, nothing: (Span, &str), errors: &mut Errors) {
     let mut ids: Vec<String> = Vec::new();
     for (id, _) in &o.extensions {
         let v = id.value();
-        if let Err(e) = mcp_core::types::check_extension_id(&v) {
+        if let Err(e) = mcp_core::rules::check_extension_id(&v) {
             errors.spanned(id, e);
-        } else if mcp_core::types::MODERN_ONLY_EXTENSIONS.contains(&v.as_str()) {
+        } else if mcp_core::rules::MODERN_ONLY_EXTENSIONS.contains(&v.as_str()) {
             errors.spanned(
                 id,
                 format!("`{v}` is declared by the framework when the feature is on"),

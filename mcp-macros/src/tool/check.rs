@@ -102,7 +102,7 @@ fn options(t: &Tool, errors: &mut Errors) {
 /// `ui = "ui://..."` and `visibility(...)`: a `ui://` URI, a visibility of `"model"` and/or
 /// `"app"` without repeats and only beside `ui`, and no hand-written `_meta` `ui` key.
 fn ui(o: &super::Options, errors: &mut Errors) {
-    use mcp_core::types::{UiVisibility, check_ui_uri, check_visibility};
+    use mcp_core::rules::{UiVisibility, check_ui_uri, check_visibility};
     if let Some(uri) = &o.ui
         && let Err(e) = check_ui_uri(&uri.value())
     {

@@ -215,12 +215,12 @@ fn config(model: &Tool, p: &TokenStream) -> Vec<TokenStream> {
         });
     }
     if let Some(uri) = &o.ui {
-        let json = ui_json(uri, o.visibility.as_ref().map(|(_, l)| l.as_slice()));
+        let visibility = ui_visibility(o.visibility.as_ref().map(|(_, l)| l.as_slice()));
         config.push(quote! {
-            __t.meta.get_or_insert_with(#p::Meta::new).insert(
-                ::std::string::String::from("ui"),
-                #p::serde_json::from_str(#json).expect("checked at compile time"),
-            );
+            __t.set_ui(#p::UiToolMeta {
+                resource_uri: ::std::string::String::from(#uri),
+                visibility: ::std::vec![#(#p::UiVisibility::#visibility),*],
+            });
         });
     }
     config.extend(codegen::tags(p, o.tags.as_ref(), "__t"));
@@ -236,17 +236,24 @@ fn config(model: &Tool, p: &TokenStream) -> Vec<TokenStream> {
     config
 }
 
-/// The tool's `_meta.ui` as JSON text (the default visibility is `["model", "app"]`).
-fn ui_json(uri: &syn::LitStr, visibility: Option<&[syn::LitStr]>) -> String {
-    use mcp_core::types::{UiToolMeta, UiVisibility};
-    let mut ui = UiToolMeta::new(uri.value());
-    if let Some(list) = visibility {
-        ui.visibility = list
+/// The variants of the tool's `_meta.ui.visibility` (checked words; `model` and `app`
+/// unless said otherwise).
+fn ui_visibility(visibility: Option<&[syn::LitStr]>) -> Vec<syn::Ident> {
+    use mcp_core::rules::UiVisibility;
+    let words = match visibility {
+        Some(list) => list
             .iter()
             .filter_map(|v| UiVisibility::parse(&v.value()))
-            .collect();
-    }
-    serde_json::to_string(&ui).expect("plain data")
+            .collect(),
+        None => vec![UiVisibility::Model, UiVisibility::App],
+    };
+    words
+        .into_iter()
+        .map(|v| match v {
+            UiVisibility::Model => format_ident!("Model"),
+            UiVisibility::App => format_ident!("App"),
+        })
+        .collect()
 }
 
 /// A stand-in `ToolDef` for a tool with errors.
