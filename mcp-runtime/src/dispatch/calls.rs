@@ -13,11 +13,13 @@ use serde_json::value::RawValue;
 
 use super::dispatcher::{DispatchCore, Dispatcher, parse};
 use crate::chain::policies::visibility::{Item, Shown};
+use crate::common::BoxFuture;
 use crate::common::error::{HandlerResult, McpError, resource_error_in, resource_not_found};
 use crate::common::panic::CatchUnwind;
 use crate::context::Context;
 use crate::features::input_rounds as rounds;
 use crate::handler::{Overlay, ServerHandler};
+use crate::session::interest::{Lease, settled};
 
 #[derive(Deserialize)]
 struct NameArgs<'a> {
@@ -223,26 +225,40 @@ impl<H: ServerHandler> Dispatcher<H> {
 }
 
 impl DispatchCore {
-    /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions.
-    pub(super) fn update_subscription(
-        &self,
-        ctx: &Context,
-        params: Option<&RawValue>,
+    /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions, also
+    /// counted in the server's interest (a mount or proxy relaying the resource subscribes
+    /// where its updates come from, and the answer waits for that).
+    pub(super) fn update_subscription<'a>(
+        &'a self,
+        ctx: &'a Context,
+        params: Option<&'a RawValue>,
         version: Option<ProtocolVersion>,
-    ) -> HandlerResult {
-        let p: UriParam = parse(params)?;
-        if let Some(s) = ctx.session() {
-            let mut s = s.lock().expect("session lock");
-            let changed = if ctx.method() == "resources/subscribe" {
-                s.subscriptions.insert(p.uri)
-            } else {
-                s.subscriptions.remove(&p.uri)
-            };
-            if changed {
-                s.changed();
+    ) -> BoxFuture<'a, HandlerResult> {
+        Box::pin(async move {
+            let p: UriParam = parse(params)?;
+            let mut settle = Vec::new();
+            if let Some(s) = ctx.session() {
+                let mut s = s.lock().expect("session lock");
+                let subscribe = ctx.method() == "resources/subscribe";
+                let changed = if subscribe {
+                    s.subscriptions.insert(p.uri.clone())
+                } else {
+                    s.subscriptions.remove(&p.uri)
+                };
+                if changed {
+                    s.changed();
+                }
+                let interest = &self.handle.notifier.interest;
+                let lease = s.interest.get_or_insert_with(|| Lease::new(interest));
+                if subscribe {
+                    settle = lease.hold(&p.uri);
+                } else {
+                    lease.release(&p.uri);
+                }
             }
-        }
-        self.shape(EmptyResult::default(), version)
+            settled(settle).await;
+            self.shape(EmptyResult::default(), version)
+        })
     }
 
     /// `logging/setLevel`: the session's log level.

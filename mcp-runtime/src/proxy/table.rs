@@ -5,7 +5,7 @@
 //! differs; and [`Readiness`], the layer that makes a dead upstream an error rather than an
 //! empty or stale list.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -22,6 +22,7 @@ use tokio::sync::mpsc;
 
 use super::meta;
 use super::relay::{Change, Relay, RelayHandler};
+use super::subscriptions::UpstreamSubscriptions;
 use super::upstream::{ProxyError, Upstream};
 use crate::chain::middleware::{Chain, Endpoint, Middleware, Next};
 use crate::client::{Client, ClientError, Subscription};
@@ -29,6 +30,7 @@ use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
 use crate::handler::cell::Changes;
+use crate::handler::resource_def::match_template;
 use crate::handler::{Registry, ServerHandler};
 use crate::server::{Server, ServerBuilder};
 
@@ -50,8 +52,8 @@ struct Installed {
     templates: Vec<String>,
 }
 
-struct Shared {
-    upstream: Upstream,
+pub(super) struct Shared {
+    pub(super) upstream: Upstream,
     relay: Arc<Relay>,
     /// The connection in use, replaced when a closed one is reconnected.
     conn: std::sync::RwLock<Conn>,
@@ -60,6 +62,8 @@ struct Shared {
     lists: Mutex<Lists>,
     /// The servers serving this proxy's entries.
     servers: Mutex<Vec<(WeakHandle, Installed)>>,
+    /// The upstream's resource subscriptions, following the servers' clients'.
+    pub(super) subscriptions: UpstreamSubscriptions,
 }
 
 /// One connection to the upstream.
@@ -110,6 +114,7 @@ impl Proxy {
         let (tx, rx) = mpsc::unbounded_channel();
         let relay = Relay::new(tx);
         let (conn, lists) = open(&upstream, &relay).await?;
+        let (subscriptions, pokes) = UpstreamSubscriptions::new();
         let shared = Arc::new(Shared {
             upstream,
             relay,
@@ -117,8 +122,10 @@ impl Proxy {
             reconnecting: tokio::sync::Mutex::new(None),
             lists: Mutex::new(lists),
             servers: Mutex::new(Vec::new()),
+            subscriptions,
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
+        tokio::spawn(super::subscriptions::follow(Arc::downgrade(&shared), pokes));
         Ok(Proxy { shared })
     }
 
@@ -166,6 +173,10 @@ impl Proxy {
         let mut installed = Installed::default();
         install(&self.shared, &handle, &lists, &mut installed)?;
         (self.shared.servers.lock().expect("servers lock")).push((handle.downgrade(), installed));
+        let watcher = (self.shared.subscriptions).watcher(self.shared.upstream.call_timeout());
+        // What the server's clients subscribe to already is subscribed upstream in the
+        // background.
+        drop(handle.notifier.interest.watch(watcher));
         Ok(())
     }
 
@@ -179,8 +190,24 @@ impl Proxy {
 }
 
 impl Shared {
-    fn client(&self) -> Client {
+    pub(super) fn client(&self) -> Client {
         self.conn.read().expect("conn lock").client.clone()
+    }
+
+    /// The resources the servers serving this proxy have clients subscribed to, of those
+    /// the upstream offers (a listed resource, or a URI one of its templates matches).
+    pub(super) fn wanted(&self) -> BTreeSet<String> {
+        let lists = self.lists.lock().expect("lists lock");
+        let upstream_has = |uri: &str| {
+            lists.resources.iter().any(|r| r.uri == uri)
+                || (lists.templates.iter()).any(|t| match_template(&t.uri_template, uri).is_some())
+        };
+        let servers = self.servers.lock().expect("servers lock");
+        (servers.iter())
+            .filter_map(|(h, _)| h.upgrade())
+            .flat_map(|h| h.notifier.interest.held())
+            .filter(|uri| upstream_has(uri))
+            .collect()
     }
 
     /// The connection to use: the current one, or, when it has closed (a child process
@@ -557,6 +584,8 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
 /// announced even where the list read again is the same (the upstream may know of a change
 /// its listing hides).
 fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
+    // A reconnection subscribes anew; a resource now listed may be wanted.
+    shared.subscriptions.poke();
     let mut servers = shared.servers.lock().expect("servers lock");
     servers.retain_mut(|(weak, installed)| {
         let Some(handle) = weak.upgrade() else {

@@ -30,6 +30,7 @@ use crate::chain::middleware::DynEndpoint;
 use crate::common::error::{McpError, Reply};
 use crate::context::Context;
 use crate::features::handle::{MountedHandle, ServerHandle};
+use crate::features::subscriptions::ServerEvent;
 use crate::handler::Registry;
 use crate::handler::cell::{Changes, Listing, RegistryEditor};
 
@@ -157,6 +158,7 @@ pub(crate) fn attach(parent: &ServerHandle, mounts: Vec<MountSpec>) -> Result<()
         return Err(errors);
     }
     for mount in live {
+        relay_updates(parent, &mount);
         let parent = parent.downgrade();
         let watcher_mount = mount.clone();
         let watcher = Arc::new(move |_| {
@@ -178,6 +180,39 @@ pub(crate) fn attach(parent: &ServerHandle, mounts: Vec<MountSpec>) -> Result<()
             .push(watcher);
     }
     Ok(())
+}
+
+/// Resource updates across the mount: the child's, republished by the parent under the
+/// namespace; and the parent's clients' subscriptions under the namespace, held in the
+/// child's interest (so a child relaying another server's updates subscribes there).
+/// Neither holds the other server's table: the parent's interest holds the child's
+/// interest, the child's notifier the parent's weakly.
+fn relay_updates(parent: &ServerHandle, mount: &Mount) {
+    let (ns, to) = (mount.namespace.clone(), Arc::downgrade(&parent.notifier));
+    let relay = Arc::new(move |uri: &str| {
+        if let Some(parent) = to.upgrade() {
+            parent.publish(ServerEvent::ResourceUpdated {
+                uri: namespaced_uri(&ns, uri),
+            });
+        }
+    });
+    (mount.child.notifier.update_relays.lock())
+        .expect("update relays lock")
+        .push(relay);
+    let (ns, child) = (
+        mount.namespace.clone(),
+        mount.child.notifier.interest.clone(),
+    );
+    let watcher = Arc::new(move |uri: &str, on: bool| match child_uri(&ns, uri) {
+        Some(uri) if on => child.add(&uri),
+        Some(uri) => {
+            child.remove(&uri);
+            Vec::new()
+        }
+        None => Vec::new(),
+    });
+    // Nothing is subscribed before the parent serves; nothing to wait for.
+    drop(parent.notifier.interest.watch(watcher));
 }
 
 impl Mount {
