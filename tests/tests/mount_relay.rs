@@ -4,15 +4,21 @@
 //! eras upstream), exactly once per change, under the namespaced URI, to the clients that
 //! subscribed (`resources/subscribe`, or a `subscriptions/listen` stream naming it) and only
 //! while they do; the upstream subscribed while some downstream client is, and no longer
-//! once the last one leaves.
+//! once the last one leaves. And `completion/complete` of a mounted child's or a proxied
+//! upstream's prompt or template, named as the parent names it, answered by the child or
+//! the upstream with its own name in the `ref` (the resolved arguments passed along).
 
 use std::time::Duration;
 
 use mcp::Client;
-use mcp::core::types::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
-use mcp::core::types::{SubscriptionFilter, Tool};
+use mcp::core::types::{
+    CompleteParams, CompletionArgument, CompletionContext, CompletionReference, GetPromptResult,
+    Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents,
+    ResourceTemplate, SubscriptionFilter, Tool,
+};
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Upstream};
+use mcp::runtime::ResolvedArguments;
 use mcp::runtime::client::{ConnectMode, ServerNotification, Subscription};
 use mcp::runtime::transport::http::HttpOptions;
 use mcp::testing::LoopbackHttp;
@@ -320,6 +326,154 @@ async fn a_proxy_served_alone_relays_updates_under_the_upstreams_uri() {
                     ["data://y"],
                     "{up:?} -> {down:?}"
                 );
+            }
+        }
+    })
+    .await;
+}
+
+// ---------------------------------------------------------------------------------------
+// Completions.
+
+/// A server with prompt `greet(name, style)` and template `data://items/{id}`, each
+/// argument completed: names starting with the value (suffixed with the resolved `style`
+/// when the client sent one), ids `10`..`12` starting with it.
+fn completing_server(name: &str) -> Server {
+    Server::builder(name, "1.0.0")
+        .registry(|r| {
+            let arg = |n: &str| PromptArgument {
+                name: n.into(),
+                ..Default::default()
+            };
+            r.add_prompt(
+                Prompt {
+                    arguments: Some(vec![arg("name"), arg("style")]),
+                    ..Prompt::new("greet")
+                },
+                |_ctx, args| async move {
+                    Ok(GetPromptResult {
+                        messages: vec![PromptMessage::user(format!("Hello, {}!", args["name"]))],
+                        ..Default::default()
+                    })
+                },
+            );
+            r.add_template(
+                ResourceTemplate::new("data://items/{id}", "item"),
+                |_ctx, uri| async move {
+                    Ok(ReadResourceResult {
+                        contents: vec![ResourceContents::text(uri, "item")],
+                        ..Default::default()
+                    })
+                },
+            );
+            r.add_completion(
+                CompletionReference::prompt("greet"),
+                "name",
+                |_ctx, value: String, resolved: ResolvedArguments| async move {
+                    let style = resolved.get("style").map(|s| format!("-{s}"));
+                    (["Ada", "Alan", "Bob"].iter())
+                        .filter(|n| n.starts_with(&value))
+                        .map(|n| format!("{n}{}", style.as_deref().unwrap_or("")))
+                        .collect::<Vec<String>>()
+                },
+            );
+            r.add_completion(
+                CompletionReference::resource("data://items/{id}"),
+                "id",
+                |_ctx, value: String, _resolved| async move {
+                    (["10", "11", "12"].iter())
+                        .filter(|n| n.starts_with(&value))
+                        .map(|n| n.to_string())
+                        .collect::<Vec<String>>()
+                },
+            );
+        })
+        .build()
+}
+
+async fn complete(
+    c: &Client,
+    reference: CompletionReference,
+    argument: &str,
+    value: &str,
+    context: &[(&str, &str)],
+) -> Result<Vec<String>, mcp::runtime::client::ClientError> {
+    let context = (!context.is_empty()).then(|| CompletionContext {
+        arguments: Some(
+            (context.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        ),
+    });
+    let params = CompleteParams {
+        reference,
+        argument: CompletionArgument {
+            name: argument.into(),
+            value: value.into(),
+        },
+        context,
+        ..Default::default()
+    };
+    Ok(c.complete(params).await?.completion.values)
+}
+
+/// The completions of `completing_server`'s prompt and template, named `prompt` and
+/// `template` by the server `c` talks to.
+async fn completes_through(c: &Client, prompt: &str, template: &str, label: &str) {
+    let greet = || CompletionReference::prompt(prompt);
+    let got = complete(c, greet(), "name", "A", &[]).await.unwrap();
+    assert_eq!(got, ["Ada", "Alan"], "{label}");
+    // The resolved arguments cross too.
+    let got = complete(c, greet(), "name", "B", &[("style", "x")]).await;
+    assert_eq!(got.unwrap(), ["Bob-x"], "{label}");
+    let got = complete(c, CompletionReference::resource(template), "id", "1", &[]).await;
+    assert_eq!(got.unwrap(), ["10", "11", "12"], "{label}");
+    // What the server does not have is refused as it would be without the hop.
+    let e = complete(c, CompletionReference::prompt("nope"), "name", "", &[]).await;
+    assert!(e.is_err(), "{label}");
+    let e = complete(c, greet(), "nope", "", &[]).await.unwrap_err();
+    assert!(e.to_string().contains("has no argument"), "{label}: {e}");
+}
+
+#[tokio::test]
+async fn completions_of_a_mounted_childs_prompts_and_templates_are_the_childs() {
+    bounded(async {
+        let parent = Server::builder("parent", "1.0.0")
+            .mount("ns", completing_server("child"))
+            .build();
+        for down in [LEGACY, MODERN] {
+            let c = connect(&parent, down).await;
+            assert!(c.server_capabilities().completions.is_some());
+            completes_through(&c, "ns_greet", "data://ns/items/{id}", &format!("{down:?}")).await;
+            // The child's own names are not the parent's.
+            let e = complete(&c, CompletionReference::prompt("greet"), "name", "", &[]).await;
+            assert!(e.is_err(), "{down:?}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn completions_cross_the_proxy_hop_mounted_and_alone() {
+    bounded(async {
+        let http = LoopbackHttp::start(&completing_server("upstream"), HttpOptions::default())
+            .await
+            .expect("loopback HTTP");
+        for up in [LEGACY, MODERN] {
+            let proxy = Proxy::connect(Upstream::http(http.url()).mode(up))
+                .await
+                .expect("the proxy connects");
+            let gateway = Server::builder("gateway", "1.0.0")
+                .mount("up", proxy.server())
+                .middleware(proxy.readiness())
+                .build();
+            let alone = proxy.server();
+            for down in [LEGACY, MODERN] {
+                let label = format!("{up:?} -> {down:?}");
+                let c = connect(&gateway, down).await;
+                completes_through(&c, "up_greet", "data://up/items/{id}", &label).await;
+                let c = connect(&alone, down).await;
+                completes_through(&c, "greet", "data://items/{id}", &label).await;
             }
         }
     })

@@ -2,7 +2,8 @@
 //! by the tests over stdio and mounted into a gateway: the official Python SDK server
 //! (`interop/client/python_server.py`) and the TypeScript
 //! `@modelcontextprotocol/server-everything`, each to downstream clients of both eras.
-//! Each change upstream arrives downstream exactly once, under the namespaced URI.
+//! Each change upstream arrives downstream exactly once, under the namespaced URI; the
+//! Python server's completions answer through the gateway under the namespaced names.
 //!
 //! The Python SDK offers resource subscriptions on 2026-07-28 only (its listen stream; on
 //! 2025-11-25 it declares `resources.subscribe: false` and serves no `resources/subscribe`):
@@ -16,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp::Client;
-use mcp::core::types::SubscriptionFilter;
+use mcp::core::types::{
+    CompleteParams, CompletionArgument, CompletionReference, SubscriptionFilter,
+};
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Upstream};
 use mcp::runtime::client::{ConnectMode, ServerNotification, Subscription};
@@ -264,6 +267,58 @@ async fn server_everythings_resource_updates_and_list_changes_arrive_once() {
             drop(sub);
             if down == LEGACY {
                 c.unsubscribe_resource(&uri).await.unwrap();
+            }
+        }
+    })
+    .await;
+}
+
+async fn complete(
+    c: &Client,
+    reference: CompletionReference,
+    arg: &str,
+    value: &str,
+) -> Vec<String> {
+    let params = CompleteParams {
+        reference,
+        argument: CompletionArgument {
+            name: arg.into(),
+            value: value.into(),
+        },
+        ..Default::default()
+    };
+    c.complete(params)
+        .await
+        .expect("completion/complete")
+        .completion
+        .values
+}
+
+#[tokio::test]
+async fn the_python_sdk_servers_completions_cross_the_hop_in_both_eras() {
+    let Some(upstream) = python() else {
+        return;
+    };
+    bounded(async {
+        for up in [LEGACY, MODERN] {
+            let proxy = Proxy::connect(upstream.clone().mode(up)).await.unwrap();
+            let gateway = gateway("py", &proxy);
+            for down in [LEGACY, MODERN] {
+                let label = format!("{up:?} -> {down:?}");
+                let c = downstream(&gateway, down).await;
+                assert!(c.server_capabilities().completions.is_some(), "{label}");
+                let greet = CompletionReference::prompt("py_greet");
+                assert_eq!(
+                    complete(&c, greet, "name", "Al").await,
+                    ["Alice", "Albert"],
+                    "{label}"
+                );
+                let notes = CompletionReference::resource("demo://py/notes/{id}");
+                assert_eq!(
+                    complete(&c, notes, "id", "").await,
+                    ["1", "2", "3"],
+                    "{label}"
+                );
             }
         }
     })

@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
-    CallToolResult, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult, Resource,
-    ResourceTemplate, ServerCapabilities, SubscriptionFilter, Tool,
+    CallToolResult, CompleteResult, Completion, CompletionReference, GetPromptResult, LoggingLevel,
+    Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, SubscriptionFilter,
+    Tool,
 };
 use mcp_core::version::Era;
 use serde::de::DeserializeOwned;
@@ -30,7 +31,7 @@ use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
 use crate::handler::cell::Changes;
-use crate::handler::resource_def::match_template;
+use crate::handler::resource_def::{match_template, template_variables};
 use crate::handler::{Registry, ServerHandler};
 use crate::server::{Server, ServerBuilder};
 
@@ -50,6 +51,8 @@ struct Installed {
     prompts: Vec<String>,
     resources: Vec<String>,
     templates: Vec<String>,
+    /// The completers, by reference and argument.
+    completions: Vec<(CompletionReference, String)>,
 }
 
 pub(super) struct Shared {
@@ -315,6 +318,20 @@ impl Shared {
         Ok(r)
     }
 
+    /// `completion/complete`, forwarded as the caller sent it (the `ref` names the
+    /// upstream's prompt or template), `_meta` as it crosses.
+    async fn complete(self: &Arc<Self>, ctx: Context) -> Result<Completion, McpError> {
+        let mut p: Map<String, Value> = match ctx.params() {
+            Some(raw) => serde_json::from_str(raw.get())
+                .map_err(|_| McpError::invalid_params("Invalid params"))?,
+            None => Map::new(),
+        };
+        p.remove("_meta");
+        p.extend(params_with_meta(&ctx));
+        let r: CompleteResult = self.forward(&ctx, "completion/complete", p).await?;
+        Ok(r.completion)
+    }
+
     /// Whether the upstream answers now (a ping, bounded by the call timeout and 5 s); a
     /// clear error when not.
     async fn ready(self: &Arc<Self>) -> Result<(), McpError> {
@@ -458,6 +475,11 @@ fn install(
     installed: &mut Installed,
 ) -> Result<Changes, HandleError> {
     let old = std::mem::take(installed);
+    let completions = if shared.client().server_capabilities().completions.is_some() {
+        completion_keys(lists)
+    } else {
+        Vec::new()
+    };
     // Each entry holds the proxy: a server keeps its upstream connection alive.
     let changes = handle.update(|r: &mut Registry| {
         for n in &old.tools {
@@ -471,6 +493,20 @@ fn install(
         }
         for u in &old.templates {
             r.remove_template(u);
+        }
+        for (reference, argument) in &old.completions {
+            r.remove_completion(reference, argument);
+        }
+        for (reference, argument) in &completions {
+            let s = shared.clone();
+            r.add_completion(
+                reference.clone(),
+                argument,
+                move |ctx, _value, _resolved| {
+                    let s = s.clone();
+                    async move { s.complete(ctx).await }
+                },
+            );
         }
         for t in &lists.tools {
             let (s, name) = (shared.clone(), t.name.clone());
@@ -516,8 +552,26 @@ fn install(
             .iter()
             .map(|t| t.uri_template.clone())
             .collect(),
+        completions,
     };
     Ok(changes)
+}
+
+/// Every prompt argument and template variable of `lists`, each a completer forwarding
+/// upstream (when the upstream offers completions).
+fn completion_keys(lists: &Lists) -> Vec<(CompletionReference, String)> {
+    let mut keys = Vec::new();
+    for p in &lists.prompts {
+        for a in p.arguments.iter().flatten() {
+            keys.push((CompletionReference::prompt(&p.name), a.name.clone()));
+        }
+    }
+    for t in &lists.templates {
+        for v in template_variables(&t.uri_template) {
+            keys.push((CompletionReference::resource(&t.uri_template), v.to_owned()));
+        }
+    }
+    keys
 }
 
 /// Follows the upstream's announced changes until the proxy is gone: re-reads the lists
