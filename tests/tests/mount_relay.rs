@@ -306,6 +306,54 @@ async fn a_proxied_upstreams_update_reaches_subscribers_once_and_only_while_they
 }
 
 #[tokio::test]
+async fn a_downstream_session_that_ends_lets_go_of_its_upstream_subscriptions() {
+    bounded(async {
+        let http = LoopbackHttp::start(&resource_server("upstream", true), HttpOptions::default())
+            .await
+            .expect("loopback HTTP");
+        for up in [LEGACY, MODERN] {
+            let proxy = Proxy::connect(Upstream::http(http.url()).mode(up))
+                .await
+                .expect("the proxy connects");
+            let gateway = Server::builder("gateway", "1.0.0")
+                .subscriptions(true)
+                .mount("up", proxy.server())
+                .build();
+            let served = LoopbackHttp::start(&gateway, HttpOptions::default())
+                .await
+                .expect("loopback HTTP");
+            for (down, over_http) in [
+                (LEGACY, false),
+                (MODERN, false),
+                (LEGACY, true),
+                (MODERN, true),
+            ] {
+                let label = format!("{up:?} -> {down:?}, over HTTP: {over_http}");
+                let gone = if over_http {
+                    let c = Client::builder()
+                        .mode(down)
+                        .connect_http(&served.url())
+                        .await;
+                    c.expect("the client connects over HTTP")
+                } else {
+                    connect(&gateway, down).await
+                };
+                let _sub = subscribe(&gone, &["data://up/y"]).await;
+                let mut upstream = proxy.client().notifications();
+                let other = connect(&gateway, LEGACY).await;
+                touch(&other, "up_touch", "data://y").await;
+                assert_eq!(updates(&mut upstream, 300).await, ["data://y"], "{label}");
+                // Closed without unsubscribing (its listen stream, if any, left open; over
+                // HTTP a legacy session ends with DELETE).
+                gone.close().await.expect("close");
+                upstream_stops_sending(&other, "up_touch", "data://y", &proxy).await;
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn a_proxy_served_alone_relays_updates_under_the_upstreams_uri() {
     bounded(async {
         let http = LoopbackHttp::start(&resource_server("upstream", true), HttpOptions::default())
