@@ -200,17 +200,16 @@ impl Shared {
     /// The resources the servers serving this proxy have clients subscribed to, of those
     /// the upstream offers (a listed resource, or a URI one of its templates matches).
     pub(super) fn wanted(&self) -> BTreeSet<String> {
+        let held: BTreeSet<String> = (self.servers.lock().expect("servers lock").iter())
+            .filter_map(|(h, _)| h.upgrade())
+            .flat_map(|h| h.notifier.interest.held())
+            .collect();
         let lists = self.lists.lock().expect("lists lock");
         let upstream_has = |uri: &str| {
             lists.resources.iter().any(|r| r.uri == uri)
                 || (lists.templates.iter()).any(|t| match_template(&t.uri_template, uri).is_some())
         };
-        let servers = self.servers.lock().expect("servers lock");
-        (servers.iter())
-            .filter_map(|(h, _)| h.upgrade())
-            .flat_map(|h| h.notifier.interest.held())
-            .filter(|uri| upstream_has(uri))
-            .collect()
+        held.into_iter().filter(|uri| upstream_has(uri)).collect()
     }
 
     /// The connection to use: the current one, or, when it has closed (a child process
