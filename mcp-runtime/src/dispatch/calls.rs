@@ -13,11 +13,13 @@ use serde_json::value::RawValue;
 
 use super::dispatcher::{DispatchCore, Dispatcher, parse};
 use crate::chain::policies::visibility::{Item, Shown};
+use crate::common::BoxFuture;
 use crate::common::error::{HandlerResult, McpError, resource_error_in, resource_not_found};
 use crate::common::panic::CatchUnwind;
 use crate::context::Context;
 use crate::features::input_rounds as rounds;
 use crate::handler::{Overlay, ServerHandler};
+use crate::session::interest::{Lease, settled};
 
 #[derive(Deserialize)]
 struct NameArgs<'a> {
@@ -102,7 +104,14 @@ impl<H: ServerHandler> Dispatcher<H> {
         let args = call.arguments.map(|a| a.to_owned());
         let name = call.name.into_owned();
         if let Some(shown) = Shown::of(&ctx) {
-            check_tool(shown, handler.tools(), &name)?;
+            check_named(
+                shown,
+                handler.tools(),
+                |t| &t.name,
+                Item::tool,
+                &name,
+                "tool",
+            )?;
         }
         if let (Some(engine), Some(ttl)) = (
             &self.core.tasks,
@@ -151,7 +160,14 @@ impl<H: ServerHandler> Dispatcher<H> {
         let method = "prompts/get";
         let call: PromptCall = parse(params)?;
         if let Some(shown) = Shown::of(&ctx) {
-            check_prompt(shown, handler.prompts(), &call.name)?;
+            check_named(
+                shown,
+                handler.prompts(),
+                |p| &p.name,
+                Item::prompt,
+                &call.name,
+                "prompt",
+            )?;
         }
         let mut hctx = self.core.hand_to_handler(ctx);
         let raw_args = raw_arguments(params);
@@ -223,26 +239,40 @@ impl<H: ServerHandler> Dispatcher<H> {
 }
 
 impl DispatchCore {
-    /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions.
-    pub(super) fn update_subscription(
-        &self,
-        ctx: &Context,
-        params: Option<&RawValue>,
+    /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions, also
+    /// counted in the server's interest (a mount or proxy relaying the resource subscribes
+    /// where its updates come from, and the answer waits for that).
+    pub(super) fn update_subscription<'a>(
+        &'a self,
+        ctx: &'a Context,
+        params: Option<&'a RawValue>,
         version: Option<ProtocolVersion>,
-    ) -> HandlerResult {
-        let p: UriParam = parse(params)?;
-        if let Some(s) = ctx.session() {
-            let mut s = s.lock().expect("session lock");
-            let changed = if ctx.method() == "resources/subscribe" {
-                s.subscriptions.insert(p.uri)
-            } else {
-                s.subscriptions.remove(&p.uri)
-            };
-            if changed {
-                s.changed();
+    ) -> BoxFuture<'a, HandlerResult> {
+        Box::pin(async move {
+            let p: UriParam = parse(params)?;
+            let mut settle = Vec::new();
+            if let Some(s) = ctx.session() {
+                let mut s = s.lock().expect("session lock");
+                let subscribe = ctx.method() == "resources/subscribe";
+                let changed = if subscribe {
+                    s.subscriptions.insert(p.uri.clone())
+                } else {
+                    s.subscriptions.remove(&p.uri)
+                };
+                if changed {
+                    s.changed();
+                }
+                let interest = &self.handle.notifier.interest;
+                let lease = s.interest.get_or_insert_with(|| Lease::new(interest));
+                if subscribe {
+                    settle = lease.hold(&p.uri);
+                } else {
+                    lease.release(&p.uri);
+                }
             }
-        }
-        self.shape(EmptyResult::default(), version)
+            settled(settle).await;
+            self.shape(EmptyResult::default(), version)
+        })
     }
 
     /// `logging/setLevel`: the session's log level.
@@ -297,28 +327,6 @@ fn tool_run<H: ServerHandler>(
     })
 }
 
-/// A `tools/call` of a tool the caller may not see answers as one the server does not have.
-fn check_tool(shown: &Shown, tools: &[mcp_core::types::Tool], name: &str) -> Result<(), McpError> {
-    let unknown = || McpError::invalid_params(format!("Unknown tool: {name}"));
-    let tool = tools.iter().find(|t| t.name == name);
-    shown.check(&tool.map(Item::tool).ok_or_else(unknown)?, name, unknown)
-}
-
-/// A `prompts/get` of a prompt the caller may not see answers as one the server does not have.
-fn check_prompt(
-    shown: &Shown,
-    prompts: &[mcp_core::types::Prompt],
-    name: &str,
-) -> Result<(), McpError> {
-    let unknown = || McpError::invalid_params(format!("Unknown prompt: {name}"));
-    let prompt = prompts.iter().find(|p| p.name == name);
-    shown.check(
-        &prompt.map(Item::prompt).ok_or_else(unknown)?,
-        name,
-        unknown,
-    )
-}
-
 /// A `completion/complete` naming a prompt or template the caller may not see answers what
 /// the completion answers for one the server does not have.
 pub(super) fn check_reference(
@@ -329,18 +337,32 @@ pub(super) fn check_reference(
 ) -> Result<(), McpError> {
     use mcp_core::types::CompletionReference as Ref;
     match &params.reference {
-        Ref::Prompt(p) => check_prompt(shown, prompts, &p.name),
-        Ref::Resource(r) => {
-            let unknown =
-                || McpError::invalid_params(format!("Unknown resource template: {}", r.uri));
-            let template = templates.iter().find(|t| t.uri_template == r.uri);
-            shown.check(
-                &template.map(Item::template).ok_or_else(unknown)?,
-                &r.uri,
-                unknown,
-            )
-        }
+        Ref::Prompt(p) => check_named(shown, prompts, |p| &p.name, Item::prompt, &p.name, "prompt"),
+        Ref::Resource(r) => check_named(
+            shown,
+            templates,
+            |t| &t.uri_template,
+            Item::template,
+            &r.uri,
+            "resource template",
+        ),
     }
+}
+
+/// A request naming an item (a tool, a prompt, a template: `what`) the caller may not see
+/// answers as one the server does not have, `Unknown <what>: <name>`: the item is found in
+/// `items` by `name_of`, and checked as `item` makes it.
+fn check_named<'a, T>(
+    shown: &Shown,
+    items: &'a [T],
+    name_of: impl Fn(&T) -> &str,
+    item: impl FnOnce(&'a T) -> Item<'a>,
+    name: &str,
+    what: &str,
+) -> Result<(), McpError> {
+    let unknown = || McpError::invalid_params(format!("Unknown {what}: {name}"));
+    let found = items.iter().find(|t| name_of(t) == name);
+    shown.check(&item(found.ok_or_else(unknown)?), name, unknown)
 }
 
 /// What serves `uri`, as a visibility rule sees it: a concrete resource, else the first

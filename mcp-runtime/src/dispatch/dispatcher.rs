@@ -351,7 +351,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             "ping" => self.core.shape(EmptyResult::default(), version),
             "subscriptions/listen" => self.core.listen(&ctx, self.capabilities(), version).await,
             "resources/subscribe" | "resources/unsubscribe" => {
-                self.core.update_subscription(&ctx, params, version)
+                self.core.update_subscription(&ctx, params, version).await
             }
             "server/discover" => self.core.discover(version, self.capabilities()),
             "logging/setLevel" => self.core.set_log_level(&ctx, params, version),

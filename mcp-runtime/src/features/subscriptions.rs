@@ -26,6 +26,7 @@ use crate::session::Session;
 pub use crate::session::bus::{
     BusReceiver, BusSender, DEFAULT_BUFFER, InMemoryBus, ServerEvent, SubscriptionBus, subscription,
 };
+use crate::session::interest::{Interest, Lease};
 
 /// The `_meta` key naming the subscription on listen-stream notifications.
 pub const SUBSCRIPTION_ID_KEY: &str = SubscriptionsListenResult::SUBSCRIPTION_ID_KEY;
@@ -48,7 +49,15 @@ pub(crate) struct Notifier {
     pub(crate) max_listens: usize,
     /// Fires to end every listen stream gracefully (server shutdown).
     pub(crate) end: CancellationToken,
+    /// The resource URIs this server's clients subscribe to now.
+    pub(crate) interest: Arc<Interest>,
+    /// Told of every resource update this server publishes (a parent that mounts this
+    /// server republishes it under its namespace: `server::mount`).
+    pub(crate) update_relays: Mutex<Vec<UpdateRelay>>,
 }
+
+/// Told the URI of each resource update a server publishes.
+pub(crate) type UpdateRelay = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl Notifier {
     pub(crate) fn new(bus: Option<Arc<dyn SubscriptionBus>>, max_listens: usize) -> Self {
@@ -57,6 +66,8 @@ impl Notifier {
             listens: AtomicUsize::new(0),
             max_listens,
             end: CancellationToken::new(),
+            interest: Arc::default(),
+            update_relays: Mutex::default(),
         }
     }
 
@@ -64,7 +75,19 @@ impl Notifier {
         self.bus.is_some()
     }
 
+    /// Publishes `event` on the bus (when subscriptions are on); a resource update also
+    /// goes to the update relays, whether or not this server's own clients hear it.
     pub(crate) fn publish(&self, event: ServerEvent) {
+        if let ServerEvent::ResourceUpdated { uri } = &event {
+            let relays = self
+                .update_relays
+                .lock()
+                .expect("update relays lock")
+                .clone();
+            for relay in relays {
+                relay(uri);
+            }
+        }
         if let Some(bus) = &self.bus {
             bus.publish(event);
         }
@@ -189,6 +212,13 @@ pub(crate) async fn listen(
         .into());
     }
     let _guard = ListenGuard(&notifier.listens);
+    // The URIs the filter names are held while the stream is open (a mount or proxy
+    // subscribes where their updates come from), in place before the acknowledgement.
+    let mut lease = Lease::new(&notifier.interest);
+    let settle = (filter.resource_subscriptions.iter().flatten())
+        .flat_map(|uri| lease.hold(uri))
+        .collect();
+    crate::session::interest::settled(settle).await;
     // Subscribe before acknowledging, so nothing published after the ack is missed.
     let mut rx = bus.subscribe();
 
@@ -239,6 +269,7 @@ pub(crate) async fn listen(
             }
         }
     }
+    drop(lease);
     Ok(SubscriptionsListenResult::new(&id))
 }
 

@@ -123,6 +123,8 @@ pub(crate) struct Listing {
     pub(crate) prompts: Vec<mcp_core::types::Prompt>,
     pub(crate) resources: Vec<mcp_core::types::Resource>,
     pub(crate) templates: Vec<mcp_core::types::ResourceTemplate>,
+    /// Whether it answers `completion/complete`.
+    pub(crate) completions: bool,
 }
 
 impl<H: ServerHandler> RegistryEditor for HandlerCell<H> {
@@ -154,6 +156,7 @@ impl<H: ServerHandler> RegistryEditor for HandlerCell<H> {
             prompts: h.prompts().to_vec(),
             resources: h.resources().to_vec(),
             templates: h.resource_templates().to_vec(),
+            completions: h.has_completions(),
         }
     }
 }

@@ -271,6 +271,12 @@ impl Registry {
         );
     }
 
+    /// Removes the completer of `argument` of a prompt or template; whether there was one.
+    pub fn remove_completion(&mut self, reference: &CompletionReference, argument: &str) -> bool {
+        let key = crate::handler::completion::key(reference, argument);
+        self.completion_fns.remove(&key).is_some()
+    }
+
     /// Registers a tool written with `#[mcp::tool]` on a free function (its listing entry
     /// and schema come from the macro): `registry.add_tool_def::<search_books>()`. Tools
     /// that take server state (`State<T>`, `&self`) belong in a `#[mcp::server]` instead.

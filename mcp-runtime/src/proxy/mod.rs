@@ -8,10 +8,13 @@
 //! - `table.rs`: [`Proxy`], the upstream's lists copied into a server's run-time table and
 //!   re-read on the upstream's `list_changed`; the readiness layer;
 //! - `relay.rs`: one forwarded request (progress, cancellation, input requests, logging);
+//! - `subscriptions.rs`: the upstream subscribed to the resources downstream clients
+//!   subscribe to, while they do;
 //! - `meta.rs`: what of `_meta` crosses the hop.
 
 mod meta;
 mod relay;
+mod subscriptions;
 mod table;
 mod upstream;
 

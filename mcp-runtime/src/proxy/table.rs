@@ -5,14 +5,15 @@
 //! differs; and [`Readiness`], the layer that makes a dead upstream an error rather than an
 //! empty or stale list.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
-    CallToolResult, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult, Resource,
-    ResourceTemplate, ServerCapabilities, SubscriptionFilter, Tool,
+    CallToolResult, CompleteResult, Completion, CompletionReference, GetPromptResult, LoggingLevel,
+    Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, SubscriptionFilter,
+    Tool,
 };
 use mcp_core::version::Era;
 use serde::de::DeserializeOwned;
@@ -22,6 +23,7 @@ use tokio::sync::mpsc;
 
 use super::meta;
 use super::relay::{Change, Relay, RelayHandler};
+use super::subscriptions::UpstreamSubscriptions;
 use super::upstream::{ProxyError, Upstream};
 use crate::chain::middleware::{Chain, Endpoint, Middleware, Next};
 use crate::client::{Client, ClientError, Subscription};
@@ -29,6 +31,7 @@ use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
 use crate::handler::cell::Changes;
+use crate::handler::resource_def::{match_template, template_variables};
 use crate::handler::{Registry, ServerHandler};
 use crate::server::{Server, ServerBuilder};
 
@@ -48,10 +51,12 @@ struct Installed {
     prompts: Vec<String>,
     resources: Vec<String>,
     templates: Vec<String>,
+    /// The completers, by reference and argument.
+    completions: Vec<(CompletionReference, String)>,
 }
 
-struct Shared {
-    upstream: Upstream,
+pub(super) struct Shared {
+    pub(super) upstream: Upstream,
     relay: Arc<Relay>,
     /// The connection in use, replaced when a closed one is reconnected.
     conn: std::sync::RwLock<Conn>,
@@ -60,6 +65,8 @@ struct Shared {
     lists: Mutex<Lists>,
     /// The servers serving this proxy's entries.
     servers: Mutex<Vec<(WeakHandle, Installed)>>,
+    /// The upstream's resource subscriptions, following the servers' clients'.
+    pub(super) subscriptions: UpstreamSubscriptions,
 }
 
 /// One connection to the upstream.
@@ -110,6 +117,7 @@ impl Proxy {
         let (tx, rx) = mpsc::unbounded_channel();
         let relay = Relay::new(tx);
         let (conn, lists) = open(&upstream, &relay).await?;
+        let (subscriptions, pokes) = UpstreamSubscriptions::new();
         let shared = Arc::new(Shared {
             upstream,
             relay,
@@ -117,8 +125,10 @@ impl Proxy {
             reconnecting: tokio::sync::Mutex::new(None),
             lists: Mutex::new(lists),
             servers: Mutex::new(Vec::new()),
+            subscriptions,
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
+        tokio::spawn(super::subscriptions::follow(Arc::downgrade(&shared), pokes));
         Ok(Proxy { shared })
     }
 
@@ -166,6 +176,10 @@ impl Proxy {
         let mut installed = Installed::default();
         install(&self.shared, &handle, &lists, &mut installed)?;
         (self.shared.servers.lock().expect("servers lock")).push((handle.downgrade(), installed));
+        let watcher = (self.shared.subscriptions).watcher(self.shared.upstream.call_timeout());
+        // What the server's clients subscribe to already is subscribed upstream in the
+        // background.
+        drop(handle.notifier.interest.watch(watcher));
         Ok(())
     }
 
@@ -179,8 +193,23 @@ impl Proxy {
 }
 
 impl Shared {
-    fn client(&self) -> Client {
+    pub(super) fn client(&self) -> Client {
         self.conn.read().expect("conn lock").client.clone()
+    }
+
+    /// The resources the servers serving this proxy have clients subscribed to, of those
+    /// the upstream offers (a listed resource, or a URI one of its templates matches).
+    pub(super) fn wanted(&self) -> BTreeSet<String> {
+        let held: BTreeSet<String> = (self.servers.lock().expect("servers lock").iter())
+            .filter_map(|(h, _)| h.upgrade())
+            .flat_map(|h| h.notifier.interest.held())
+            .collect();
+        let lists = self.lists.lock().expect("lists lock");
+        let upstream_has = |uri: &str| {
+            lists.resources.iter().any(|r| r.uri == uri)
+                || (lists.templates.iter()).any(|t| match_template(&t.uri_template, uri).is_some())
+        };
+        held.into_iter().filter(|uri| upstream_has(uri)).collect()
     }
 
     /// The connection to use: the current one, or, when it has closed (a child process
@@ -286,6 +315,20 @@ impl Shared {
         meta::strip(&mut r.meta);
         r.result_type = None;
         Ok(r)
+    }
+
+    /// `completion/complete`, forwarded as the caller sent it (the `ref` names the
+    /// upstream's prompt or template), `_meta` as it crosses.
+    async fn complete(self: &Arc<Self>, ctx: Context) -> Result<Completion, McpError> {
+        let mut p: Map<String, Value> = match ctx.params() {
+            Some(raw) => serde_json::from_str(raw.get())
+                .map_err(|_| McpError::invalid_params("Invalid params"))?,
+            None => Map::new(),
+        };
+        p.remove("_meta");
+        p.extend(params_with_meta(&ctx));
+        let r: CompleteResult = self.forward(&ctx, "completion/complete", p).await?;
+        Ok(r.completion)
     }
 
     /// Whether the upstream answers now (a ping, bounded by the call timeout and 5 s); a
@@ -431,6 +474,11 @@ fn install(
     installed: &mut Installed,
 ) -> Result<Changes, HandleError> {
     let old = std::mem::take(installed);
+    let completions = if shared.client().server_capabilities().completions.is_some() {
+        completion_keys(lists)
+    } else {
+        Vec::new()
+    };
     // Each entry holds the proxy: a server keeps its upstream connection alive.
     let changes = handle.update(|r: &mut Registry| {
         for n in &old.tools {
@@ -444,6 +492,20 @@ fn install(
         }
         for u in &old.templates {
             r.remove_template(u);
+        }
+        for (reference, argument) in &old.completions {
+            r.remove_completion(reference, argument);
+        }
+        for (reference, argument) in &completions {
+            let s = shared.clone();
+            r.add_completion(
+                reference.clone(),
+                argument,
+                move |ctx, _value, _resolved| {
+                    let s = s.clone();
+                    async move { s.complete(ctx).await }
+                },
+            );
         }
         for t in &lists.tools {
             let (s, name) = (shared.clone(), t.name.clone());
@@ -489,8 +551,26 @@ fn install(
             .iter()
             .map(|t| t.uri_template.clone())
             .collect(),
+        completions,
     };
     Ok(changes)
+}
+
+/// Every prompt argument and template variable of `lists`, each a completer forwarding
+/// upstream (when the upstream offers completions).
+fn completion_keys(lists: &Lists) -> Vec<(CompletionReference, String)> {
+    let mut keys = Vec::new();
+    for p in &lists.prompts {
+        for a in p.arguments.iter().flatten() {
+            keys.push((CompletionReference::prompt(&p.name), a.name.clone()));
+        }
+    }
+    for t in &lists.templates {
+        for v in template_variables(&t.uri_template) {
+            keys.push((CompletionReference::resource(&t.uri_template), v.to_owned()));
+        }
+    }
+    keys
 }
 
 /// Follows the upstream's announced changes until the proxy is gone: re-reads the lists
@@ -557,6 +637,8 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
 /// announced even where the list read again is the same (the upstream may know of a change
 /// its listing hides).
 fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
+    // A reconnection subscribes anew; a resource now listed may be wanted.
+    shared.subscriptions.poke();
     let mut servers = shared.servers.lock().expect("servers lock");
     servers.retain_mut(|(weak, installed)| {
         let Some(handle) = weak.upgrade() else {

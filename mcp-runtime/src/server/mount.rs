@@ -21,7 +21,8 @@ use std::sync::{Arc, Mutex};
 
 use mcp_core::meta::SERVER_INFO;
 use mcp_core::types::{
-    CallToolResult, GetPromptResult, Meta, ReadResourceResult, ResourceContents, Tool,
+    CallToolResult, CompleteResult, Completion, CompletionReference, GetPromptResult, Meta,
+    ReadResourceResult, ResourceContents, Tool,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -30,6 +31,7 @@ use crate::chain::middleware::DynEndpoint;
 use crate::common::error::{McpError, Reply};
 use crate::context::Context;
 use crate::features::handle::{MountedHandle, ServerHandle};
+use crate::features::subscriptions::ServerEvent;
 use crate::handler::Registry;
 use crate::handler::cell::{Changes, Listing, RegistryEditor};
 
@@ -124,6 +126,8 @@ struct Mirrored {
     prompts: Vec<String>,
     resources: Vec<String>,
     templates: Vec<String>,
+    /// The completers, by the parent's reference and the argument.
+    completions: Vec<(CompletionReference, String)>,
 }
 
 /// One mounted child, live: re-reads the child into the parent's table.
@@ -157,6 +161,7 @@ pub(crate) fn attach(parent: &ServerHandle, mounts: Vec<MountSpec>) -> Result<()
         return Err(errors);
     }
     for mount in live {
+        relay_updates(parent, &mount);
         let parent = parent.downgrade();
         let watcher_mount = mount.clone();
         let watcher = Arc::new(move |_| {
@@ -178,6 +183,39 @@ pub(crate) fn attach(parent: &ServerHandle, mounts: Vec<MountSpec>) -> Result<()
             .push(watcher);
     }
     Ok(())
+}
+
+/// Resource updates across the mount: the child's, republished by the parent under the
+/// namespace; and the parent's clients' subscriptions under the namespace, held in the
+/// child's interest (so a child relaying another server's updates subscribes there).
+/// Neither holds the other server's table: the parent's interest holds the child's
+/// interest, the child's notifier the parent's weakly.
+fn relay_updates(parent: &ServerHandle, mount: &Mount) {
+    let (ns, to) = (mount.namespace.clone(), Arc::downgrade(&parent.notifier));
+    let relay = Arc::new(move |uri: &str| {
+        if let Some(parent) = to.upgrade() {
+            parent.publish(ServerEvent::ResourceUpdated {
+                uri: namespaced_uri(&ns, uri),
+            });
+        }
+    });
+    (mount.child.notifier.update_relays.lock())
+        .expect("update relays lock")
+        .push(relay);
+    let (ns, child) = (
+        mount.namespace.clone(),
+        mount.child.notifier.interest.clone(),
+    );
+    let watcher = Arc::new(move |uri: &str, on: bool| match child_uri(&ns, uri) {
+        Some(uri) if on => child.add(&uri),
+        Some(uri) => {
+            child.remove(&uri);
+            Vec::new()
+        }
+        None => Vec::new(),
+    });
+    // Nothing is subscribed before the parent serves; nothing to wait for.
+    drop(parent.notifier.interest.watch(watcher));
 }
 
 impl Mount {
@@ -278,6 +316,9 @@ impl Mount {
         if strict && !errors.is_empty() {
             return Err(errors);
         }
+        if child.completions {
+            self.completion_edits(&child, &mut next, &mut edits);
+        }
         let old = std::mem::replace(&mut *mirrored, next);
         let changes = parent
             .edit(&mut |r| {
@@ -293,12 +334,58 @@ impl Mount {
                 for u in &old.templates {
                     r.remove_template(u);
                 }
+                for (reference, argument) in &old.completions {
+                    r.remove_completion(reference, argument);
+                }
                 for e in edits.drain(..) {
                     e(r);
                 }
             })
             .map_err(|e| vec![format!("mount `{}`: {e}", self.namespace)])?;
         Ok(changes)
+    }
+
+    /// A completer for each argument of each prompt and each variable of each template
+    /// mirrored into `next`, delegating `completion/complete` to the child with its own
+    /// name or URI template in the `ref`.
+    fn completion_edits(
+        self: &Arc<Self>,
+        child: &Listing,
+        next: &mut Mirrored,
+        edits: &mut Vec<Edit>,
+    ) {
+        let prompts =
+            (child.prompts.iter()).filter(|p| next.prompts.contains(&self.tool_name(&p.name)));
+        let mut wanted: Vec<(CompletionReference, CompletionReference, String)> = Vec::new();
+        for p in prompts {
+            for a in p.arguments.iter().flatten() {
+                let ours = CompletionReference::prompt(self.tool_name(&p.name));
+                wanted.push((ours, CompletionReference::prompt(&p.name), a.name.clone()));
+            }
+        }
+        for t in &child.templates {
+            let uri = namespaced_uri(&self.namespace, &t.uri_template);
+            if !next.templates.contains(&uri) {
+                continue;
+            }
+            for v in crate::handler::resource_def::template_variables(&t.uri_template) {
+                let ours = CompletionReference::resource(uri.clone());
+                wanted.push((
+                    ours,
+                    CompletionReference::resource(&t.uri_template),
+                    v.to_owned(),
+                ));
+            }
+        }
+        for (ours, theirs, argument) in wanted {
+            next.completions.push((ours.clone(), argument.clone()));
+            let m = self.clone();
+            edits.push(Box::new(move |r: &mut Registry| {
+                r.add_completion(ours, &argument, move |ctx, _value, _resolved| {
+                    m.clone().complete(ctx, theirs.clone())
+                });
+            }));
+        }
     }
 
     /// MCP Apps: a tool's `_meta.ui.resourceUri` (and the older `ui/resourceUri`) names a
@@ -319,13 +406,18 @@ impl Mount {
 
     /// `ctx` for the child: the method's params with `key` set to the child's `value`, the
     /// child's handle for [`Context::server`], and no caller's visibility.
-    fn child_ctx(&self, mut ctx: Context, key: &str, value: &str) -> Result<Context, McpError> {
+    fn child_ctx(
+        &self,
+        mut ctx: Context,
+        key: &str,
+        value: impl Into<Value>,
+    ) -> Result<Context, McpError> {
         let mut params: serde_json::Map<String, Value> = match ctx.params() {
             Some(p) => serde_json::from_str(p.get())
                 .map_err(|_| McpError::invalid_params("Invalid params"))?,
             None => Default::default(),
         };
-        params.insert(key.to_owned(), Value::String(value.to_owned()));
+        params.insert(key.to_owned(), value.into());
         ctx.set_params(&params)
             .map_err(|e| McpError::internal(e.to_string()))?;
         ctx.extensions_mut()
@@ -342,7 +434,7 @@ impl Mount {
         ctx: Context,
         name: String,
     ) -> Result<CallToolResult, McpError> {
-        let ctx = self.child_ctx(ctx, "name", &name)?;
+        let ctx = self.child_ctx(ctx, "name", name)?;
         let mut r: CallToolResult = decode(self.endpoint.call_boxed(ctx).await?)?;
         r.result_type = None;
         strip_stamp(&mut r.meta);
@@ -354,7 +446,7 @@ impl Mount {
         ctx: Context,
         name: String,
     ) -> Result<GetPromptResult, McpError> {
-        let ctx = self.child_ctx(ctx, "name", &name)?;
+        let ctx = self.child_ctx(ctx, "name", name)?;
         let mut r: GetPromptResult = decode(self.endpoint.call_boxed(ctx).await?)?;
         r.result_type = None;
         strip_stamp(&mut r.meta);
@@ -368,7 +460,7 @@ impl Mount {
     ) -> Result<ReadResourceResult, McpError> {
         let child =
             child_uri(&self.namespace, &uri).ok_or_else(|| McpError::resource_not_found(&uri))?;
-        let ctx = self.child_ctx(ctx, "uri", &child)?;
+        let ctx = self.child_ctx(ctx, "uri", child)?;
         let mut r: ReadResourceResult = decode(self.endpoint.call_boxed(ctx).await?)?;
         r.result_type = None;
         strip_stamp(&mut r.meta);
@@ -380,6 +472,19 @@ impl Mount {
             *u = namespaced_uri(&self.namespace, u);
         }
         Ok(r)
+    }
+
+    /// `completion/complete` of the child's prompt or template `reference`.
+    async fn complete(
+        self: Arc<Self>,
+        ctx: Context,
+        reference: CompletionReference,
+    ) -> Result<Completion, McpError> {
+        let reference =
+            serde_json::to_value(reference).map_err(|e| McpError::internal(e.to_string()))?;
+        let ctx = self.child_ctx(ctx, "ref", reference)?;
+        let r: CompleteResult = decode(self.endpoint.call_boxed(ctx).await?)?;
+        Ok(r.completion)
     }
 }
 

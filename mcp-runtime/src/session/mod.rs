@@ -9,6 +9,7 @@ pub mod bus;
 pub mod event_store;
 mod identity;
 pub(crate) mod intake;
+pub(crate) mod interest;
 /// Old path of [`crate::backends::redis`].
 #[cfg(feature = "redis")]
 #[deprecated(since = "0.2.0", note = "moved to `mcp_runtime::backends::redis`")]

@@ -36,6 +36,10 @@ pub(crate) struct SessionState {
     pub(crate) log_level: Option<LoggingLevel>,
     /// The resources `resources/subscribe` named (and not unsubscribed since).
     pub(crate) subscriptions: BTreeSet<String>,
+    /// The same subscriptions as this process counts them in the server's
+    /// [`Interest`](super::interest::Interest) (made at the first `resources/subscribe`;
+    /// released with the session). Not stored: a process counts what it was asked.
+    pub(crate) interest: Option<super::interest::Lease>,
     /// Counts the changes of what a [`SessionStore`](super::SessionStore) keeps, so a
     /// transport persists a session only when it changed.
     pub(crate) generation: u64,
