@@ -20,9 +20,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use super::callers::Callers;
 use super::meta;
 use super::relay::{Change, Relay, RelayHandler};
-use super::upstream::{ProxyError, Upstream};
+use super::upstream::{ProxyError, Sharing, Upstream};
 use crate::chain::middleware::{Chain, Endpoint, Middleware, Next};
 use crate::client::{Client, ClientError, Subscription};
 use crate::common::error::{HandlerResult, McpError};
@@ -60,6 +61,8 @@ struct Shared {
     lists: Mutex<Lists>,
     /// The servers serving this proxy's entries.
     servers: Mutex<Vec<(WeakHandle, Installed)>>,
+    /// Each caller's own connection ([`Sharing::PerCaller`]); none when shared.
+    callers: Option<Arc<Callers>>,
 }
 
 /// One connection to the upstream.
@@ -110,6 +113,8 @@ impl Proxy {
         let (tx, rx) = mpsc::unbounded_channel();
         let relay = Relay::new(tx);
         let (conn, lists) = open(&upstream, &relay).await?;
+        let callers =
+            (upstream.sharing_now() == Sharing::PerCaller).then(|| Callers::new(upstream.clone()));
         let shared = Arc::new(Shared {
             upstream,
             relay,
@@ -117,12 +122,14 @@ impl Proxy {
             reconnecting: tokio::sync::Mutex::new(None),
             lists: Mutex::new(lists),
             servers: Mutex::new(Vec::new()),
+            callers,
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
         Ok(Proxy { shared })
     }
 
-    /// The connection to the upstream now (a new one after a reconnection).
+    /// The shared connection to the upstream now (a new one after a reconnection): the one
+    /// the lists are read on, and, unless [`Sharing::PerCaller`], every call's.
     pub fn client(&self) -> Client {
         self.shared.client()
     }
@@ -214,6 +221,15 @@ impl Shared {
         Ok(client)
     }
 
+    /// The caller's own connection when callers do not share one and `ctx` names a
+    /// caller; `None`: the shared connection serves the call.
+    async fn caller_lease(
+        &self,
+        ctx: &Context,
+    ) -> Option<Result<super::callers::Lease, ProxyError>> {
+        self.callers.as_ref()?.lease(ctx).await
+    }
+
     async fn forward<T: DeserializeOwned>(
         self: &Arc<Self>,
         ctx: &Context,
@@ -221,11 +237,21 @@ impl Shared {
         params: Map<String, Value>,
     ) -> Result<T, McpError> {
         let timeout = self.upstream.call_timeout();
-        let client = self.live_client().await.map_err(unavailable)?;
-        let raw = self
-            .relay
-            .forward(&client, ctx, timeout, method, Value::Object(params))
-            .await?;
+        let raw = match self.caller_lease(ctx).await {
+            Some(lease) => {
+                let lease = lease.map_err(unavailable)?;
+                let conn = lease.conn();
+                (conn.relay)
+                    .forward(&conn.client, ctx, timeout, method, Value::Object(params))
+                    .await?
+            }
+            None => {
+                let client = self.live_client().await.map_err(unavailable)?;
+                (self.relay)
+                    .forward(&client, ctx, timeout, method, Value::Object(params))
+                    .await?
+            }
+        };
         serde_json::from_str(raw.get()).map_err(|e| {
             McpError::Protocol(ErrorObject::new(
                 jsonrpc::INTERNAL_ERROR,
