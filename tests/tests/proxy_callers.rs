@@ -1,23 +1,34 @@
-//! `mcp::proxy` and who a call comes from: one upstream connection per caller
-//! (`Sharing::PerCaller`) against one shared (the default), the per-caller connections
-//! closed when their downstream session ends, when idle, and past the maximum; and a 2026
-//! caller keyed by its authenticated principal. The upstream is our own legacy server over
-//! Streamable HTTP on loopback, whose `session` tool names the upstream session a call
-//! arrived on; that a session was closed is seen at the upstream (its id answers `404`).
+//! `mcp::proxy` and identity: one upstream connection per caller (`Sharing::PerCaller`)
+//! against one shared (the default), the per-caller connections closed when their
+//! downstream session ends, when idle, and past the maximum; a 2026 caller keyed by its
+//! authenticated principal. The upstream is our own legacy server over Streamable HTTP on
+//! loopback, whose `session` tool names the upstream session a call arrived on; that a
+//! session was closed is seen at the upstream (its id answers `404`). And an upstream's own
+//! credentials: our OAuth client (client-credentials grant against a small authorization
+//! server on loopback) reaching an upstream behind our bearer auth, the caller's token
+//! never forwarded; no or wrong credentials failing `Proxy::connect` clearly.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use mcp::Client;
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Sharing, Upstream};
 use mcp::runtime::client::ConnectMode;
+use mcp::runtime::client::oauth::{ClientSecret, OAuth};
 use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
-use mcp::runtime::transport::http::{AuthOptions, HttpOptions, HttpRequest};
+use mcp::runtime::transport::http::axum::{self, Router, routing};
+use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions, HttpRequest};
 use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
 
 mod support;
 use support::http::{Resp, request, send};
+#[path = "support/oauth_form.rs"]
+mod oauth_form;
+use oauth_form::{decode_form, json_response};
 
 use ProtocolVersion as V;
 
@@ -270,6 +281,204 @@ async fn a_2026_caller_is_keyed_by_its_authenticated_principal() {
         assert_eq!(ada, ada_again, "one principal, one upstream connection");
         assert_ne!(ada, bob);
         assert!(ada != main && bob != main);
+    })
+    .await;
+}
+
+// ---------------------------------------------------------------------------------------
+// Upstream credentials: our OAuth client.
+
+/// A small authorization server: metadata and a token endpoint that grants
+/// `client_credentials` to the pre-registered client `gateway:s3cret` (HTTP Basic), and
+/// the tokens it issued, which the upstream's validator accepts.
+#[derive(Clone, Default)]
+struct Issuer {
+    issued: Arc<Mutex<Vec<String>>>,
+    grants: Arc<Mutex<Vec<String>>>,
+}
+
+async fn start_issuer(issuer: Issuer) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let u = url.clone();
+    let app = Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server",
+            routing::get(move || {
+                let u = u.clone();
+                async move {
+                    json_response(
+                        200,
+                        json!({
+                            "issuer": u,
+                            "authorization_endpoint": format!("{u}/authorize"),
+                            "token_endpoint": format!("{u}/token"),
+                            "response_types_supported": ["code"],
+                            "grant_types_supported": ["client_credentials"],
+                            "code_challenge_methods_supported": ["S256"],
+                            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+                        }),
+                    )
+                }
+            }),
+        )
+        .route(
+            "/token",
+            routing::post(move |headers: axum::http::HeaderMap, body: String| {
+                let issuer = issuer.clone();
+                async move {
+                    let form = decode_form(&body);
+                    let grant = form.get("grant_type").cloned().unwrap_or_default();
+                    issuer.grants.lock().unwrap().push(grant.clone());
+                    let basic = format!("Basic {}", STANDARD.encode("gateway:s3cret"));
+                    let auth = headers.get("authorization").and_then(|v| v.to_str().ok());
+                    if auth != Some(basic.as_str()) {
+                        return json_response(401, json!({"error": "invalid_client"}));
+                    }
+                    if grant != "client_credentials" {
+                        return json_response(400, json!({"error": "unsupported_grant_type"}));
+                    }
+                    let mut issued = issuer.issued.lock().unwrap();
+                    let token = format!("at-{}", issued.len() + 1);
+                    issued.push(token.clone());
+                    json_response(
+                        200,
+                        json!({"access_token": token, "token_type": "Bearer", "expires_in": 3600}),
+                    )
+                }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+/// An upstream accepting only the tokens `issuer` issued; its `whoami` tool names the
+/// principal and the `Authorization` header it was reached with.
+async fn protected_upstream(issuer: &Issuer, issuer_url: &str) -> (String, CancellationToken) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let issued = issuer.issued.clone();
+    let validator = validator_fn(move |token: String, _req: HttpRequest| {
+        let known = issued.lock().unwrap().contains(&token);
+        async move {
+            if known {
+                Ok(Principal::new("gateway"))
+            } else {
+                Err(AuthError::InvalidToken("unknown token".into()))
+            }
+        }
+    });
+    let opts = AuthOptions::new(url.clone(), validator)
+        .authorization_server(issuer_url)
+        .scopes_supported(["mcp:read"]);
+    let server = Server::builder("protected", "1.0.0")
+        .tool(Tool::new("whoami"), |ctx: Context, _: Value| async move {
+            let who = ctx
+                .extensions()
+                .get::<Principal>()
+                .map(|p| p.subject.clone());
+            let header = (ctx.extensions().get::<HttpRequest>())
+                .and_then(|r| r.headers.get("authorization"))
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
+            Ok(text(format!("{}|{header}", who.unwrap_or_default())))
+        })
+        .without_tracing()
+        .build();
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    let http = HttpOptions {
+        auth: Some(opts),
+        ..HttpOptions::default()
+    };
+    tokio::spawn(async move { server.serve_http_on(listener, http, st).await });
+    (url, stop)
+}
+
+fn oauth(url: &str, secret: &str) -> OAuth {
+    OAuth::builder(url)
+        .client_credentials_grant(ClientSecret::new("gateway", Some(secret.into())))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_upstream_behind_oauth_is_reached_with_the_proxys_own_client_credentials() {
+    bounded(async {
+        let issuer = Issuer::default();
+        let issuer_url = start_issuer(issuer.clone()).await;
+        let (url, _stop) = protected_upstream(&issuer, &issuer_url).await;
+        for (up, sharing) in [
+            (LEGACY, Sharing::Shared),
+            (MODERN, Sharing::Shared),
+            (LEGACY, Sharing::PerCaller),
+        ] {
+            let before = issuer.issued.lock().unwrap().len();
+            let upstream = Upstream::http(&url)
+                .mode(up)
+                .sharing(sharing)
+                .oauth(oauth(&url, "s3cret"));
+            let proxy = proxy(upstream).await;
+            // The caller reaches the proxy with its own token, which never goes upstream.
+            let front = authenticated(&proxy.server()).await;
+            for down in [LEGACY, MODERN] {
+                let c = Client::builder()
+                    .mode(down)
+                    .bearer_token("t-caller")
+                    .connect_http(&front.url())
+                    .await
+                    .unwrap();
+                let r = c.call_tool("whoami", json!({})).await.unwrap();
+                let (who, header) = text_of(&r)
+                    .split_once('|')
+                    .map(|(a, b)| (a.to_owned(), b.to_owned()))
+                    .unwrap();
+                assert_eq!(who, "gateway", "{up:?} {sharing:?} <- {down:?}");
+                assert!(header.starts_with("Bearer at-"), "{header}");
+                assert!(!header.contains("t-caller"));
+            }
+            // One token request per proxy: its connections share the tokens.
+            assert_eq!(
+                issuer.issued.lock().unwrap().len(),
+                before + 1,
+                "{up:?} {sharing:?}"
+            );
+        }
+        assert!(
+            issuer
+                .grants
+                .lock()
+                .unwrap()
+                .iter()
+                .all(|g| g == "client_credentials")
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn without_or_with_wrong_credentials_connecting_fails_clearly() {
+    bounded(async {
+        let issuer = Issuer::default();
+        let issuer_url = start_issuer(issuer.clone()).await;
+        let (url, _stop) = protected_upstream(&issuer, &issuer_url).await;
+        for up in [LEGACY, MODERN] {
+            let e = Proxy::connect(Upstream::http(&url).mode(up))
+                .await
+                .unwrap_err();
+            let why = e.to_string();
+            assert!(
+                why.contains(&format!("upstream `{url}` is unreachable")),
+                "{why}"
+            );
+            assert!(why.contains("401"), "{why}");
+            let wrong = Upstream::http(&url).mode(up).oauth(oauth(&url, "wrong"));
+            let why = Proxy::connect(wrong).await.unwrap_err().to_string();
+            assert!(why.contains("authorization failed"), "{why}");
+            assert!(why.contains("invalid_client"), "{why}");
+        }
+        assert!(issuer.issued.lock().unwrap().is_empty());
     })
     .await;
 }

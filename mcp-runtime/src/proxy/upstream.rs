@@ -21,6 +21,27 @@ enum Target {
     Http { url: String },
 }
 
+/// The credentials an HTTP upstream is reached with (never the caller's).
+#[cfg(feature = "http")]
+#[derive(Clone)]
+enum Credentials {
+    /// A fixed bearer token.
+    Bearer(String),
+    /// Our OAuth client: its tokens, fetched and refreshed as the upstream asks.
+    OAuth(crate::client::oauth::OAuth),
+}
+
+#[cfg(feature = "http")]
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            // The token is a secret: never in a log line.
+            Self::Bearer(_) => f.write_str("Bearer(..)"),
+            Self::OAuth(o) => o.fmt(f),
+        }
+    }
+}
+
 /// How to reach one upstream server: a child process over stdio
 /// ([`Upstream::stdio`]) or an HTTP endpoint ([`Upstream::http`]: Streamable HTTP, falling
 /// back to the 2024-11-05 HTTP+SSE transport), any revision ([`ConnectMode::Auto`] unless
@@ -38,7 +59,7 @@ enum Target {
 pub struct Upstream {
     target: Target,
     #[cfg(feature = "http")]
-    token: Option<String>,
+    credentials: Option<Credentials>,
     timeout: Duration,
     connect_timeout: Duration,
     mode: ConnectMode,
@@ -52,7 +73,7 @@ impl Upstream {
         Self {
             target,
             #[cfg(feature = "http")]
-            token: None,
+            credentials: None,
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             mode: ConnectMode::Auto,
@@ -92,11 +113,39 @@ impl Upstream {
         self
     }
 
-    /// The bearer token sent to this upstream (HTTP upstreams). The token of the caller
-    /// that reached the proxy is never forwarded: each upstream has its own credentials.
+    /// The bearer token sent to this upstream (HTTP upstreams; replaces an
+    /// [`Upstream::oauth`]). The token of the caller that reached the proxy is never
+    /// forwarded: each upstream has its own credentials.
     #[cfg(feature = "http")]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.token = Some(token.into());
+        self.credentials = Some(Credentials::Bearer(token.into()));
+        self
+    }
+
+    /// Our OAuth client as this upstream's credentials (HTTP upstreams; replaces an
+    /// [`Upstream::bearer_token`]): a machine-to-machine grant (client credentials, a JWT
+    /// bearer assertion) suits a proxy, which has no user at hand to send to a browser. The
+    /// first `401` runs its flow (discovery, the token request); its tokens are refreshed
+    /// as they expire, and every connection to the upstream ([`Sharing::PerCaller`] too)
+    /// shares them. A flow that fails fails [`Proxy::connect`](super::Proxy::connect) (or
+    /// the call, on a reconnection or a caller's first call) with "upstream `X` is
+    /// unreachable: authorization failed: why". The caller's token is never forwarded.
+    ///
+    /// ```
+    /// use mcp_runtime::client::oauth::{ClientSecret, OAuth};
+    /// use mcp_runtime::proxy::Upstream;
+    ///
+    /// let url = "https://tools.example.com/mcp";
+    /// let oauth = OAuth::builder(url)
+    ///     .client_credentials_grant(ClientSecret::new("gateway", Some("s3cret".into())))
+    ///     .build()?;
+    /// let tools = Upstream::http(url).oauth(oauth);
+    /// # let _ = tools;
+    /// # Ok::<(), mcp_runtime::client::ClientError>(())
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Self {
+        self.credentials = Some(Credentials::OAuth(oauth));
         self
     }
 
@@ -220,8 +269,9 @@ impl Upstream {
                 #[cfg(feature = "http")]
                 Target::Http { url } => {
                     let builder = builder.connect_timeout(self.connect_timeout);
-                    let builder = match &self.token {
-                        Some(t) => builder.bearer_token(t.clone()),
+                    let builder = match &self.credentials {
+                        Some(Credentials::Bearer(t)) => builder.bearer_token(t.clone()),
+                        Some(Credentials::OAuth(o)) => builder.token_provider(o.clone()),
                         None => builder,
                     };
                     builder.connect_http(url).await
