@@ -292,11 +292,12 @@ impl Upstream {
     }
 }
 
-/// What the proxy declares to its upstreams: it relays form elicitation, sampling
-/// and roots to whichever downstream client caused the call, which answers or refuses.
+/// What the proxy declares to its upstreams: it relays elicitation (form and URL mode),
+/// sampling and roots to whichever downstream client caused the call, which answers or
+/// refuses (a caller without the capability is refused for with a clear error).
 fn relayed_capabilities() -> ClientCapabilities {
     serde_json::from_value(serde_json::json!({
-        "elicitation": { "form": {} },
+        "elicitation": { "form": {}, "url": {} },
         "sampling": {},
         "roots": {}
     }))
