@@ -10,10 +10,11 @@
 //!   legacy caller, an `input_required` round for a 2026 one; a caller that cannot take
 //!   URL mode is answered for with a clear error). The upstream's
 //!   `notifications/elicitation/complete` goes to the caller its URL elicitation was put to
-//!   (a 2025-11-25 caller: 2026 has no such notification, its client retries instead). A 2026 upstream's rounds are answered in the calling task, so they always find
-//!   their caller; a legacy upstream's requests carry no request id, so they go to the one
-//!   call in flight on the connection, and are refused when several are (the proxy cannot
-//!   tell whose they are).
+//!   (a 2025-11-25 caller: 2026 has no such notification, its client retries instead).
+//!   A 2026 upstream's rounds are answered in the calling task, so they always find their
+//!   caller; a legacy upstream's requests carry no request id, so they go to the one call
+//!   in flight on the connection, and are refused when several are (the proxy cannot tell
+//!   whose they are; with `Sharing::PerCaller` each caller has a connection of its own).
 //! - Logging: an upstream `notifications/message` goes to the one call in flight.
 //! - Lists: upstream `list_changed` and `resources/updated` are handed to the table.
 
