@@ -482,3 +482,91 @@ async fn without_or_with_wrong_credentials_connecting_fails_clearly() {
     })
     .await;
 }
+
+// ---------------------------------------------------------------------------------------
+// Input requests of a legacy upstream while several callers have calls in flight.
+
+/// An upstream whose `ask` waits until two calls are in, asks each caller's name, and
+/// answers once both have been asked (so both calls are in flight for both questions).
+fn asking_server() -> Server {
+    let both_in = Arc::new(tokio::sync::Barrier::new(2));
+    let both_asked = Arc::new(tokio::sync::Barrier::new(2));
+    Server::builder("asking", "1.0.0")
+        .tool(Tool::new("ask"), move |ctx: Context, _: Value| {
+            let (both_in, both_asked) = (both_in.clone(), both_asked.clone());
+            async move {
+                both_in.wait().await;
+                let schema = serde_json::from_value(json!({
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"]
+                }))
+                .unwrap();
+                let answer = ctx.elicit_form("Your name?", schema).await;
+                both_asked.wait().await;
+                match answer {
+                    Ok(r) => {
+                        let v = serde_json::to_value(&r).unwrap();
+                        Ok(text(v["content"]["name"].as_str().unwrap_or_default()))
+                    }
+                    Err(e) => Ok(text(format!("refused: {e}"))),
+                }
+            }
+        })
+        .build()
+}
+
+/// A downstream client that answers every form with `name`.
+struct Named(&'static str);
+
+impl mcp::runtime::client::ClientHandler for Named {
+    async fn elicit(
+        &self,
+        _: mcp::core::types::ElicitParams,
+    ) -> Result<mcp::core::types::ElicitResult, mcp::core::jsonrpc::ErrorObject> {
+        Ok(
+            serde_json::from_value(json!({"action": "accept", "content": {"name": self.0}}))
+                .unwrap(),
+        )
+    }
+}
+
+async fn named(server: &Server, name: &'static str) -> Client {
+    Client::builder()
+        .capabilities(serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap())
+        .handler(Named(name))
+        .mode(LEGACY)
+        .connect(server.serve_in_memory())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn per_caller_a_legacy_upstreams_input_requests_find_their_caller_while_others_are_in_flight()
+{
+    bounded(async {
+        let http = LoopbackHttp::start(&asking_server(), HttpOptions::default())
+            .await
+            .unwrap();
+        let ask = |c: Client| async move { text_of(&c.call_tool("ask", json!({})).await.unwrap()) };
+        // Shared: the upstream's requests name no call, so with two in flight the proxy
+        // cannot tell whose they are and refuses them.
+        let shared = proxy(Upstream::http(http.url()).mode(LEGACY))
+            .await
+            .server();
+        let (a, b) = (named(&shared, "Ada").await, named(&shared, "Bob").await);
+        let (ra, rb) = tokio::join!(ask(a), ask(b));
+        for r in [&ra, &rb] {
+            assert!(r.contains("several calls are in flight"), "{r}");
+        }
+        // Per caller: each caller's connection carries only its own call.
+        let per = Upstream::http(http.url())
+            .mode(LEGACY)
+            .sharing(Sharing::PerCaller);
+        let per = proxy(per).await.server();
+        let (a, b) = (named(&per, "Ada").await, named(&per, "Bob").await);
+        let (ra, rb) = tokio::join!(ask(a), ask(b));
+        assert_eq!((ra.as_str(), rb.as_str()), ("Ada", "Bob"));
+    })
+    .await;
+}

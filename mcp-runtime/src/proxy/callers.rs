@@ -10,6 +10,7 @@
 //! least recently used one not in a call).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -56,6 +57,10 @@ struct Entry {
     /// Connected on the caller's first call (concurrent first calls wait for one).
     conn: OnceCell<CallerConn>,
     last_used: Mutex<Instant>,
+    /// Taken out of the pool: its connection is closed as soon as it has one.
+    evicted: AtomicBool,
+    /// Its connection's shutdown has been started (once).
+    closed: AtomicBool,
 }
 
 impl Entry {
@@ -83,6 +88,10 @@ impl Lease {
 impl Drop for Lease {
     fn drop(&mut self) {
         *self.0.last_used.lock().expect("entry lock") = Instant::now();
+        // Evicted while it was connecting: nobody else will close it.
+        if self.0.evicted.load(Ordering::Acquire) {
+            shut(&self.0);
+        }
     }
 }
 
@@ -160,6 +169,8 @@ impl Callers {
             session,
             conn: OnceCell::new(),
             last_used: Mutex::new(Instant::now()),
+            evicted: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
         });
         entries.insert(id, entry.clone());
         Ok(entry)
@@ -202,12 +213,22 @@ async fn sweep(pool: Weak<Callers>) {
     }
 }
 
-/// Closes an entry's connection (a legacy HTTP upstream's session is deleted, a stdio
-/// child shut down), in the background.
+/// Takes an entry out of service: its connection is closed now, or, when it is still
+/// connecting, when the call that connects it ends.
 fn close(entry: Arc<Entry>) {
+    entry.evicted.store(true, Ordering::Release);
+    shut(&entry);
+}
+
+/// Closes an entry's connection once, in the background (a legacy HTTP upstream's session
+/// is deleted, a stdio child shut down).
+fn shut(entry: &Entry) {
     let Some(conn) = entry.conn.get() else {
         return;
     };
+    if entry.closed.swap(true, Ordering::AcqRel) {
+        return;
+    }
     let client = conn.client.clone();
     tokio::spawn(async move {
         if let Err(e) = client.shutdown().await {
