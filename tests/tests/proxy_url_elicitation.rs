@@ -5,17 +5,21 @@
 //! back. The upstream's `notifications/elicitation/complete` reaches a 2025-11-25 caller
 //! with the upstream's `elicitationId`. For a caller that cannot take URL mode (no
 //! `elicitation.url`, or a revision before 2025-11-25) the upstream is answered with a
-//! clear error, and the caller is never asked.
+//! clear error, and the caller is never asked. An upstream's `-32042` reaches a 2025-11-25
+//! caller as it is and a 2026 caller (which has no such error) as an `input_required`
+//! round, whose retry goes upstream again. And the TypeScript `server-everything`'s
+//! `trigger-url-elicitation` through the proxy, both ways (request and `-32042`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp::Client;
 use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::types::{ElicitAction, ElicitParams, ElicitResult};
+use mcp::core::types::{ElicitAction, ElicitParams, ElicitResult, ElicitUrlParams};
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Upstream};
-use mcp::runtime::client::{ClientHandler, ConnectMode, ServerNotification};
+use mcp::runtime::client::{ClientError, ClientHandler, ConnectMode, ServerNotification};
 use mcp::runtime::transport::http::HttpOptions;
 use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
@@ -193,6 +197,145 @@ async fn a_caller_that_cannot_take_url_mode_gets_a_clear_error() {
             assert!(why.contains("URL-mode elicitation"), "{up:?}: {why}");
             assert!(host.asked.lock().unwrap().is_empty());
         }
+    })
+    .await;
+}
+
+// ---------------------------------------------------------------------------------------
+// Another SDK's upstream: the TypeScript `server-everything` (installed by
+// `interop/cli/setup.sh`; skipped with a note when missing, unless `MCP_CLI_INTEROP=require`
+// as in CI), whose `trigger-url-elicitation` exists only for a client declaring URL mode.
+
+fn ts_everything() -> Option<Upstream> {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let dir = std::env::var_os("INTEROP_NPM_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target/interop-everything"));
+    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    if !entry.exists() {
+        assert!(
+            std::env::var("MCP_CLI_INTEROP").as_deref() != Ok("require"),
+            "the TypeScript server-everything is not installed at {} (run interop/cli/setup.sh)",
+            entry.display()
+        );
+        eprintln!(
+            "skipped: the TypeScript server-everything is not installed at {} (run interop/cli/setup.sh)",
+            entry.display()
+        );
+        return None;
+    }
+    Some(Upstream::stdio(
+        "node",
+        [entry.as_os_str(), "stdio".as_ref()],
+    ))
+}
+
+#[tokio::test]
+async fn the_typescript_server_everythings_url_elicitation_through_the_proxy() {
+    let Some(upstream) = ts_everything() else {
+        return;
+    };
+    bounded(async {
+        let proxy = Proxy::connect(upstream).await.unwrap();
+        let server = proxy.server();
+        for down in [LEGACY, MODERN] {
+            let host = Host::default();
+            let caps = json!({"elicitation": {"form": {}, "url": {}}});
+            let c = downstream(&server, down, caps, host.clone()).await;
+            let args = json!({
+                "url": "https://example.com/consent",
+                "message": "Open the consent page",
+                "elicitationId": "ts-1"
+            });
+            let r = c.call_tool("trigger-url-elicitation", args).await.unwrap();
+            let all = serde_json::to_string(&r.content).unwrap();
+            assert!(
+                all.contains("User completed the URL elicitation flow"),
+                "{down:?}: {all}"
+            );
+            let asked = host.asked.lock().unwrap().clone();
+            assert_eq!(asked.len(), 1, "{down:?}: {asked:?}");
+            assert_eq!(asked[0]["mode"], "url");
+            assert_eq!(asked[0]["url"], "https://example.com/consent");
+            if down == LEGACY {
+                assert_eq!(asked[0]["elicitationId"], "ts-1");
+            }
+        }
+        // The error path (-32042, 2025-11-25): the upstream's error reaches a legacy
+        // caller as it is, its elicitations with it.
+        let c = downstream(
+            &server,
+            LEGACY,
+            json!({"elicitation": {"url": {}}}),
+            Host::default(),
+        )
+        .await;
+        let args = json!({"url": "https://example.com/consent", "errorPath": true});
+        match c.call_tool("trigger-url-elicitation", args).await {
+            Err(ClientError::Rpc(e)) => {
+                assert_eq!(e.code, -32042, "{e:?}");
+                let data = serde_json::to_string(&e.data).unwrap();
+                assert!(data.contains("https://modelcontextprotocol.io"), "{data}");
+            }
+            other => panic!("expected -32042, got {other:?}"),
+        }
+    })
+    .await;
+}
+
+// ---------------------------------------------------------------------------------------
+// -32042 (2025-11-25's "complete these URL elicitations, then retry").
+
+/// An upstream whose `gated` tool answers -32042 once, then opens.
+fn gated_server() -> Server {
+    let opened = Arc::new(AtomicBool::new(false));
+    Server::builder("gated", "1.0.0")
+        .tool(Tool::new("gated"), move |ctx: Context, _: Value| {
+            let opened = opened.clone();
+            async move {
+                if opened.swap(true, Ordering::SeqCst) {
+                    return Ok(text("opened"));
+                }
+                let mut consent =
+                    ElicitUrlParams::new("Consent first", "https://example.com/consent");
+                consent.elicitation_id = Some("g-1".into());
+                Err(ctx.url_elicitation_required(vec![consent]))
+            }
+        })
+        .build()
+}
+
+#[tokio::test]
+async fn an_upstream_url_elicitation_required_error_is_a_round_for_a_2026_caller() {
+    bounded(async {
+        let caps = json!({"elicitation": {"url": {}}});
+        // A 2025-11-25 caller gets the error as it is.
+        let http = LoopbackHttp::start(&gated_server(), HttpOptions::default())
+            .await
+            .unwrap();
+        let proxy = Proxy::connect(Upstream::http(http.url()).mode(LEGACY))
+            .await
+            .unwrap();
+        let c = downstream(&proxy.server(), LEGACY, caps.clone(), Host::default()).await;
+        match c.call_tool("gated", json!({})).await {
+            Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32042, "{e:?}"),
+            other => panic!("expected -32042, got {other:?}"),
+        }
+        // A 2026 caller, which has no -32042, is asked in a round, and its retry opens.
+        let http = LoopbackHttp::start(&gated_server(), HttpOptions::default())
+            .await
+            .unwrap();
+        let proxy = Proxy::connect(Upstream::http(http.url()).mode(LEGACY))
+            .await
+            .unwrap();
+        let host = Host::default();
+        let c = downstream(&proxy.server(), MODERN, caps, host.clone()).await;
+        let r = c.call_tool("gated", json!({})).await.unwrap();
+        assert_eq!(text_of(&r), "opened");
+        let asked = host.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert_eq!(asked[0]["mode"], "url");
+        assert_eq!(asked[0]["url"], "https://example.com/consent");
     })
     .await;
 }

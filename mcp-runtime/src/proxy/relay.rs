@@ -11,6 +11,7 @@
 //!   URL mode is answered for with a clear error). The upstream's
 //!   `notifications/elicitation/complete` goes to the caller its URL elicitation was put to
 //!   (a 2025-11-25 caller: 2026 has no such notification, its client retries instead).
+//!   An upstream's `-32042` is asked of a 2026 caller as a round (2026 has no such error).
 //!   A 2026 upstream's rounds are answered in the calling task, so they always find their
 //!   caller; a legacy upstream's requests carry no request id, so they go to the one call
 //!   in flight on the connection, and are refused when several are (the proxy cannot tell
@@ -25,8 +26,9 @@ use std::time::{Duration, Instant};
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ElicitUrlParams,
-    ListRootsResult, LoggingMessageParams, ProgressParams,
+    ListRootsResult, LoggingMessageParams, ProgressParams, UrlElicitationRequiredData,
 };
+use mcp_core::version::Era;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
@@ -199,8 +201,53 @@ impl Relay {
         while let Ok(ev) = rx.try_recv() {
             deliver(ctx, ev).await;
         }
-        outcome.map_err(upstream_error)
+        match outcome {
+            // 2026 has no -32042: the caller gets the URL elicitations as a round.
+            Err(ClientError::Rpc(e))
+                if e.code == UrlElicitationRequiredData::CODE && ctx.era() == Era::Modern =>
+            {
+                Err(url_round(ctx, e).await)
+            }
+            other => other.map_err(upstream_error),
+        }
     }
+}
+
+/// An upstream's `-32042` (2025-11-25: complete these URL elicitations, then retry) for a
+/// 2026 caller, which has no such error: its elicitations asked as an `input_required`
+/// round (keyed by their ids, so a retry's other requests cannot take their answers). On
+/// the retry they are answered and the call is forwarded again; when the upstream still
+/// requires them, the caller gets a clear error.
+async fn url_round(ctx: &Context, e: ErrorObject) -> McpError {
+    let data = e
+        .data
+        .clone()
+        .map(serde_json::from_value::<UrlElicitationRequiredData>);
+    let Some(Ok(data)) = data else {
+        return McpError::Protocol(ErrorObject::new(
+            jsonrpc::INTERNAL_ERROR,
+            format!(
+                "the upstream server requires URL elicitation but sent none readable: {}",
+                e.message
+            ),
+        ));
+    };
+    for (i, p) in data.elicitations.into_iter().enumerate() {
+        let key = format!(
+            "url-elicitation-{}",
+            p.elicitation_id.as_deref().unwrap_or(&i.to_string())
+        );
+        if let Err(why) = ctx.elicit_url(p.message, p.url).key(key).await {
+            return why.into();
+        }
+    }
+    McpError::Protocol(ErrorObject::new(
+        jsonrpc::INTERNAL_ERROR,
+        format!(
+            "the upstream server still requires URL elicitation after the caller answered: {}",
+            e.message
+        ),
+    ))
 }
 
 /// Reports one upstream event through the caller's context.
