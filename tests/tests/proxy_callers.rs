@@ -1,6 +1,7 @@
 //! `mcp::proxy` and identity: one upstream connection per caller (`Sharing::PerCaller`)
 //! against one shared (the default), the per-caller connections closed when their
-//! downstream session ends, when idle, and past the maximum; a 2026 caller keyed by its
+//! downstream session ends (in memory, and over Streamable HTTP by `DELETE`), when idle,
+//! and past the maximum; a legacy upstream's input requests with two callers in flight; a 2026 caller keyed by its
 //! authenticated principal. The upstream is our own legacy server over Streamable HTTP on
 //! loopback, whose `session` tool names the upstream session a call arrived on; that a
 //! session was closed is seen at the upstream (its id answers `404`). And an upstream's own
@@ -183,6 +184,25 @@ async fn a_closed_downstream_session_closes_its_upstream_session() {
         assert!(upstream_knows(&http, &sb).await);
         assert_eq!(session_of(&b).await, sb);
         assert!(upstream_knows(&http, &per.client().http_session_id().unwrap()).await);
+
+        // The same with callers over Streamable HTTP: a DELETE ends the downstream session.
+        let front = LoopbackHttp::start(&server, HttpOptions::default())
+            .await
+            .unwrap();
+        let over_http = || async {
+            Client::builder()
+                .mode(LEGACY)
+                .connect_http(&front.url())
+                .await
+                .unwrap()
+        };
+        let (c, d) = (over_http().await, over_http().await);
+        let (sc, sd) = (session_of(&c).await, session_of(&d).await);
+        assert_ne!(sc, sd);
+        c.close().await.unwrap();
+        drop(c);
+        upstream_forgets(&http, &sc).await;
+        assert_eq!(session_of(&d).await, sd);
     })
     .await;
 }
