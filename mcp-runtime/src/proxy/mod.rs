@@ -4,14 +4,16 @@
 //! handle, `client` for `Client`, `context` for the relays); nothing imports it.
 //!
 //! - `upstream.rs`: [`Upstream`], how to reach one upstream (transport, credentials,
-//!   per-call timeout) and [`ProxyError`];
+//!   per-call timeout, [`Sharing`] between callers) and [`ProxyError`];
 //! - `table.rs`: [`Proxy`], the upstream's lists copied into a server's run-time table and
 //!   re-read on the upstream's `list_changed`; the readiness layer;
+//! - `callers.rs`: the bounded pool of per-caller connections ([`Sharing::PerCaller`]);
 //! - `relay.rs`: one forwarded request (progress, cancellation, input requests, logging);
 //! - `subscriptions.rs`: the upstream subscribed to the resources downstream clients
 //!   subscribe to, while they do;
 //! - `meta.rs`: what of `_meta` crosses the hop.
 
+mod callers;
 mod meta;
 mod relay;
 mod subscriptions;
@@ -19,4 +21,4 @@ mod table;
 mod upstream;
 
 pub use table::{Proxy, Readiness};
-pub use upstream::{ProxyError, Upstream};
+pub use upstream::{ProxyError, Sharing, Upstream};

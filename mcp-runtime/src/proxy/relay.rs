@@ -4,24 +4,31 @@
 //!   each upstream progress is reported through the caller's context (its token), in order.
 //! - Cancellation: the caller's cancellation (`notifications/cancelled`, or a closed 2026
 //!   stream) drops the upstream call, which the client cancels with the *upstream's* id.
-//! - Input requests: elicitation, sampling and roots asked by the upstream go to the
-//!   context that caused the call, through `Context::elicit_form`/`sample`/`roots` (a
-//!   server-to-client request for a legacy caller, an `input_required` round for a 2026
-//!   one). A 2026 upstream's rounds are answered in the calling task, so they always find
-//!   their caller; a legacy upstream's requests carry no request id, so they go to the one
-//!   call in flight on the connection, and are refused when several are (the proxy cannot
-//!   tell whose they are).
+//! - Input requests: elicitation (form and URL mode), sampling and roots asked by the
+//!   upstream go to the context that caused the call, through
+//!   `Context::elicit_form`/`elicit_url`/`sample`/`roots` (a server-to-client request for a
+//!   legacy caller, an `input_required` round for a 2026 one; a caller that cannot take
+//!   URL mode is answered for with a clear error). The upstream's
+//!   `notifications/elicitation/complete` goes to the caller its URL elicitation was put to
+//!   (a 2025-11-25 caller: 2026 has no such notification, its client retries instead).
+//!   An upstream's `-32042` is asked of a 2026 caller as a round (2026 has no such error).
+//!   A 2026 upstream's rounds are answered in the calling task, so they always find their
+//!   caller; a legacy upstream's requests carry no request id, so they go to the one call
+//!   in flight on the connection, and are refused when several are (the proxy cannot tell
+//!   whose they are; with `Sharing::PerCaller` each caller has a connection of its own).
 //! - Logging: an upstream `notifications/message` goes to the one call in flight.
 //! - Lists: upstream `list_changed` and `resources/updated` are handed to the table.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult,
-    LoggingMessageParams, ProgressParams,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ElicitUrlParams,
+    ListRootsResult, LoggingMessageParams, ProgressParams, UrlElicitationRequiredData,
 };
+use mcp_core::version::Era;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
@@ -65,7 +72,15 @@ tokio::task_local! {
 pub(crate) struct Relay {
     calls: Mutex<Vec<Arc<InFlight>>>,
     changes: mpsc::UnboundedSender<Change>,
+    /// The callers URL elicitations were put to, by `elicitationId`, for the upstream's
+    /// `notifications/elicitation/complete` (which may come after the call ended).
+    urls: Mutex<HashMap<String, (Instant, Context)>>,
 }
+
+/// How long a URL elicitation's caller is kept for its completion notification.
+const URL_KEPT: Duration = Duration::from_secs(15 * 60);
+/// How many URL elicitations awaiting completion one connection keeps (the oldest go).
+const URLS_KEPT: usize = 1024;
 
 /// Takes a call out of the in-flight list when it ends, however it ends.
 struct Entered<'a> {
@@ -86,7 +101,34 @@ impl Relay {
         Arc::new(Self {
             calls: Mutex::new(Vec::new()),
             changes,
+            urls: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Keeps `ctx` as the caller of URL elicitation `id` (dropping the expired, and the
+    /// oldest past the bound).
+    fn keep_url(&self, id: String, ctx: Context) {
+        let mut urls = self.urls.lock().expect("urls lock");
+        urls.retain(|_, (at, _)| at.elapsed() < URL_KEPT);
+        if urls.len() >= URLS_KEPT
+            && let Some(oldest) = (urls.iter())
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(k, _)| k.clone())
+        {
+            urls.remove(&oldest);
+        }
+        urls.insert(id, (Instant::now(), ctx));
+    }
+
+    /// Takes the caller of URL elicitation `id`: the one it was put to, else the call in
+    /// flight.
+    fn url_caller(&self, id: &str) -> Option<Context> {
+        if let Some((_, ctx)) = self.urls.lock().expect("urls lock").remove(id) {
+            return Some(ctx);
+        }
+        self.route("notifications/elicitation/complete")
+            .ok()
+            .map(|c| c.ctx.clone())
     }
 
     /// The call an upstream request or notification belongs to: the one running in this
@@ -159,8 +201,53 @@ impl Relay {
         while let Ok(ev) = rx.try_recv() {
             deliver(ctx, ev).await;
         }
-        outcome.map_err(upstream_error)
+        match outcome {
+            // 2026 has no -32042: the caller gets the URL elicitations as a round.
+            Err(ClientError::Rpc(e))
+                if e.code == UrlElicitationRequiredData::CODE && ctx.era() == Era::Modern =>
+            {
+                Err(url_round(ctx, e).await)
+            }
+            other => other.map_err(upstream_error),
+        }
     }
+}
+
+/// An upstream's `-32042` (2025-11-25: complete these URL elicitations, then retry) for a
+/// 2026 caller, which has no such error: its elicitations asked as an `input_required`
+/// round (keyed by their ids, so a retry's other requests cannot take their answers). On
+/// the retry they are answered and the call is forwarded again; when the upstream still
+/// requires them, the caller gets a clear error.
+async fn url_round(ctx: &Context, e: ErrorObject) -> McpError {
+    let data = e
+        .data
+        .clone()
+        .map(serde_json::from_value::<UrlElicitationRequiredData>);
+    let Some(Ok(data)) = data else {
+        return McpError::Protocol(ErrorObject::new(
+            jsonrpc::INTERNAL_ERROR,
+            format!(
+                "the upstream server requires URL elicitation but sent none readable: {}",
+                e.message
+            ),
+        ));
+    };
+    for (i, p) in data.elicitations.into_iter().enumerate() {
+        let key = format!(
+            "url-elicitation-{}",
+            p.elicitation_id.as_deref().unwrap_or(&i.to_string())
+        );
+        if let Err(why) = ctx.elicit_url(p.message, p.url).key(key).await {
+            return why.into();
+        }
+    }
+    McpError::Protocol(ErrorObject::new(
+        jsonrpc::INTERNAL_ERROR,
+        format!(
+            "the upstream server still requires URL elicitation after the caller answered: {}",
+            e.message
+        ),
+    ))
 }
 
 /// Reports one upstream event through the caller's context.
@@ -222,6 +309,52 @@ fn refused(call: &InFlight, e: InteractionError) -> ErrorObject {
 /// The [`ClientHandler`] of one upstream connection.
 pub(crate) struct RelayHandler(pub(crate) Arc<Relay>);
 
+impl RelayHandler {
+    /// Puts a URL elicitation to the caller (its `elicitationId` kept, so the caller's
+    /// completion notification names the upstream's); the caller's action goes back.
+    async fn elicit_url(
+        &self,
+        call: &InFlight,
+        p: ElicitUrlParams,
+    ) -> Result<ElicitResult, ErrorObject> {
+        let mut ask = call.ctx.elicit_url(p.message, p.url);
+        if let Some(id) = &p.elicitation_id {
+            ask = ask.elicitation_id(id.clone());
+            // Kept before asking: the completion may overtake the answer.
+            self.0.keep_url(id.clone(), call.ctx.clone());
+        }
+        let answer = ask.await;
+        let action = answer.map_err(|e| {
+            if let Some(id) = &p.elicitation_id {
+                self.0.urls.lock().expect("urls lock").remove(id);
+            }
+            refused(call, e)
+        })?;
+        Ok(ElicitResult {
+            action,
+            content: None,
+            meta: None,
+        })
+    }
+
+    /// Tells the caller URL elicitation `id` is complete (2025-11-25 callers; a 2026 one's
+    /// client retries instead, and the notification is dropped).
+    fn complete(&self, id: String) {
+        let Some(ctx) = self.0.url_caller(&id) else {
+            tracing::debug!(
+                id,
+                "upstream elicitation/complete for no known caller dropped"
+            );
+            return;
+        };
+        tokio::spawn(async move {
+            if let Err(e) = ctx.elicitation_complete(&id).await {
+                tracing::debug!(error = ?e, id, "upstream elicitation/complete not forwarded");
+            }
+        });
+    }
+}
+
 impl ClientHandler for RelayHandler {
     async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
         let call = self.0.route("elicitation/create")?;
@@ -231,9 +364,7 @@ impl ClientHandler for RelayHandler {
                 .elicit_form(p.message, p.requested_schema)
                 .await
                 .map_err(|e| refused(&call, e)),
-            ElicitParams::Url(_) => Err(ErrorObject::invalid_params(
-                "the proxy relays form-mode elicitation only",
-            )),
+            ElicitParams::Url(p) => self.elicit_url(&call, p).await,
         }
     }
 
@@ -266,6 +397,13 @@ impl ClientHandler for RelayHandler {
                         let _ = call.events.send(Event::Log(log));
                     }
                     Err(e) => tracing::debug!(reason = %e.message, "upstream log message dropped"),
+                }
+                return;
+            }
+            "notifications/elicitation/complete" => {
+                let id = n.params.as_ref().and_then(|p| p.get("elicitationId"));
+                if let Some(id) = id.and_then(Value::as_str) {
+                    self.complete(id.to_owned());
                 }
                 return;
             }

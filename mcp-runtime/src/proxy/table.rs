@@ -21,10 +21,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use super::callers::Callers;
 use super::meta;
 use super::relay::{Change, Relay, RelayHandler};
 use super::subscriptions::UpstreamSubscriptions;
-use super::upstream::{ProxyError, Upstream};
+use super::upstream::{ProxyError, Sharing, Upstream};
 use crate::chain::middleware::{Chain, Endpoint, Middleware, Next};
 use crate::client::{Client, ClientError, Subscription};
 use crate::common::error::{HandlerResult, McpError};
@@ -67,6 +68,8 @@ pub(super) struct Shared {
     servers: Mutex<Vec<(WeakHandle, Installed)>>,
     /// The upstream's resource subscriptions, following the servers' clients'.
     pub(super) subscriptions: UpstreamSubscriptions,
+    /// Each caller's own connection ([`Sharing::PerCaller`]); none when shared.
+    callers: Option<Arc<Callers>>,
 }
 
 /// One connection to the upstream.
@@ -118,6 +121,8 @@ impl Proxy {
         let relay = Relay::new(tx);
         let (conn, lists) = open(&upstream, &relay).await?;
         let (subscriptions, pokes) = UpstreamSubscriptions::new();
+        let callers =
+            (upstream.sharing_now() == Sharing::PerCaller).then(|| Callers::new(upstream.clone()));
         let shared = Arc::new(Shared {
             upstream,
             relay,
@@ -126,13 +131,15 @@ impl Proxy {
             lists: Mutex::new(lists),
             servers: Mutex::new(Vec::new()),
             subscriptions,
+            callers,
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
         tokio::spawn(super::subscriptions::follow(Arc::downgrade(&shared), pokes));
         Ok(Proxy { shared })
     }
 
-    /// The connection to the upstream now (a new one after a reconnection).
+    /// The shared connection to the upstream now (a new one after a reconnection): the one
+    /// the lists are read on, and, unless [`Sharing::PerCaller`], every call's.
     pub fn client(&self) -> Client {
         self.shared.client()
     }
@@ -243,6 +250,15 @@ impl Shared {
         Ok(client)
     }
 
+    /// The caller's own connection when callers do not share one and `ctx` names a
+    /// caller; `None`: the shared connection serves the call.
+    async fn caller_lease(
+        &self,
+        ctx: &Context,
+    ) -> Option<Result<super::callers::Lease, ProxyError>> {
+        self.callers.as_ref()?.lease(ctx).await
+    }
+
     async fn forward<T: DeserializeOwned>(
         self: &Arc<Self>,
         ctx: &Context,
@@ -250,11 +266,21 @@ impl Shared {
         params: Map<String, Value>,
     ) -> Result<T, McpError> {
         let timeout = self.upstream.call_timeout();
-        let client = self.live_client().await.map_err(unavailable)?;
-        let raw = self
-            .relay
-            .forward(&client, ctx, timeout, method, Value::Object(params))
-            .await?;
+        let raw = match self.caller_lease(ctx).await {
+            Some(lease) => {
+                let lease = lease.map_err(unavailable)?;
+                let conn = lease.conn();
+                (conn.relay)
+                    .forward(&conn.client, ctx, timeout, method, Value::Object(params))
+                    .await?
+            }
+            None => {
+                let client = self.live_client().await.map_err(unavailable)?;
+                (self.relay)
+                    .forward(&client, ctx, timeout, method, Value::Object(params))
+                    .await?
+            }
+        };
         serde_json::from_str(raw.get()).map_err(|e| {
             McpError::Protocol(ErrorObject::new(
                 jsonrpc::INTERNAL_ERROR,

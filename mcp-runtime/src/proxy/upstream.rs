@@ -21,6 +21,27 @@ enum Target {
     Http { url: String },
 }
 
+/// The credentials an HTTP upstream is reached with (never the caller's).
+#[cfg(feature = "http")]
+#[derive(Clone)]
+enum Credentials {
+    /// A fixed bearer token.
+    Bearer(String),
+    /// Our OAuth client: its tokens, fetched and refreshed as the upstream asks.
+    OAuth(crate::client::oauth::OAuth),
+}
+
+#[cfg(feature = "http")]
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            // The token is a secret: never in a log line.
+            Self::Bearer(_) => f.write_str("Bearer(..)"),
+            Self::OAuth(o) => o.fmt(f),
+        }
+    }
+}
+
 /// How to reach one upstream server: a child process over stdio
 /// ([`Upstream::stdio`]) or an HTTP endpoint ([`Upstream::http`]: Streamable HTTP, falling
 /// back to the 2024-11-05 HTTP+SSE transport), any revision ([`ConnectMode::Auto`] unless
@@ -38,10 +59,13 @@ enum Target {
 pub struct Upstream {
     target: Target,
     #[cfg(feature = "http")]
-    token: Option<String>,
+    credentials: Option<Credentials>,
     timeout: Duration,
     connect_timeout: Duration,
     mode: ConnectMode,
+    sharing: Sharing,
+    caller_idle: Duration,
+    max_callers: usize,
 }
 
 impl Upstream {
@@ -49,10 +73,13 @@ impl Upstream {
         Self {
             target,
             #[cfg(feature = "http")]
-            token: None,
+            credentials: None,
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             mode: ConnectMode::Auto,
+            sharing: Sharing::Shared,
+            caller_idle: Duration::from_secs(300),
+            max_callers: 256,
         }
     }
 
@@ -86,11 +113,39 @@ impl Upstream {
         self
     }
 
-    /// The bearer token sent to this upstream (HTTP upstreams). The token of the caller
-    /// that reached the proxy is never forwarded: each upstream has its own credentials.
+    /// The bearer token sent to this upstream (HTTP upstreams; replaces an
+    /// [`Upstream::oauth`]). The token of the caller that reached the proxy is never
+    /// forwarded: each upstream has its own credentials.
     #[cfg(feature = "http")]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.token = Some(token.into());
+        self.credentials = Some(Credentials::Bearer(token.into()));
+        self
+    }
+
+    /// Our OAuth client as this upstream's credentials (HTTP upstreams; replaces an
+    /// [`Upstream::bearer_token`]): a machine-to-machine grant (client credentials, a JWT
+    /// bearer assertion) suits a proxy, which has no user at hand to send to a browser. The
+    /// first `401` runs its flow (discovery, the token request); its tokens are refreshed
+    /// as they expire, and every connection to the upstream ([`Sharing::PerCaller`] too)
+    /// shares them. A flow that fails fails [`Proxy::connect`](super::Proxy::connect) (or
+    /// the call, on a reconnection or a caller's first call) with "upstream `X` is
+    /// unreachable: authorization failed: why". The caller's token is never forwarded.
+    ///
+    /// ```
+    /// use mcp_runtime::client::oauth::{ClientSecret, OAuth};
+    /// use mcp_runtime::proxy::Upstream;
+    ///
+    /// let url = "https://tools.example.com/mcp";
+    /// let oauth = OAuth::builder(url)
+    ///     .client_credentials_grant(ClientSecret::new("gateway", Some("s3cret".into())))
+    ///     .build()?;
+    /// let tools = Upstream::http(url).oauth(oauth);
+    /// # let _ = tools;
+    /// # Ok::<(), mcp_runtime::client::ClientError>(())
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Self {
+        self.credentials = Some(Credentials::OAuth(oauth));
         self
     }
 
@@ -114,6 +169,59 @@ impl Upstream {
     pub fn mode(mut self, mode: ConnectMode) -> Self {
         self.mode = mode;
         self
+    }
+
+    /// Whether callers share one connection to this upstream or each get their own
+    /// (default [`Sharing::Shared`]; see [`Sharing`] for when to choose which, and who
+    /// counts as a caller).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// use mcp_runtime::proxy::{Sharing, Upstream};
+    ///
+    /// // Each downstream session gets its own session upstream, closed when it ends.
+    /// let shop = Upstream::http("http://127.0.0.1:8001/mcp")
+    ///     .sharing(Sharing::PerCaller)
+    ///     .caller_idle_timeout(Duration::from_secs(60))
+    ///     .max_callers(100);
+    /// # let _ = shop;
+    /// ```
+    pub fn sharing(mut self, sharing: Sharing) -> Self {
+        self.sharing = sharing;
+        self
+    }
+
+    /// With [`Sharing::PerCaller`]: how long a caller's connection stays open without a
+    /// call before it is closed (default 5 minutes). A downstream session's connection is
+    /// also closed as soon as the session ends (within a second); a principal's has only
+    /// this to end it. A later call of the same caller connects again.
+    pub fn caller_idle_timeout(mut self, t: Duration) -> Self {
+        self.caller_idle = t;
+        self
+    }
+
+    /// With [`Sharing::PerCaller`]: how many callers may hold a connection at once
+    /// (default 256, at least 1). A new caller past it closes the least recently used
+    /// connection not in a call; when every one is in a call, the new caller's call fails
+    /// with "upstream `X` is unavailable: all N per-caller connections are in a call".
+    pub fn max_callers(mut self, n: usize) -> Self {
+        self.max_callers = n.max(1);
+        self
+    }
+
+    /// The sharing policy.
+    pub(crate) fn sharing_now(&self) -> Sharing {
+        self.sharing
+    }
+
+    /// The idle timeout of a caller's connection.
+    pub(crate) fn caller_idle(&self) -> Duration {
+        self.caller_idle
+    }
+
+    /// The most callers holding a connection at once.
+    pub(crate) fn max_callers_now(&self) -> usize {
+        self.max_callers
     }
 
     /// The per-call timeout.
@@ -161,8 +269,9 @@ impl Upstream {
                 #[cfg(feature = "http")]
                 Target::Http { url } => {
                     let builder = builder.connect_timeout(self.connect_timeout);
-                    let builder = match &self.token {
-                        Some(t) => builder.bearer_token(t.clone()),
+                    let builder = match &self.credentials {
+                        Some(Credentials::Bearer(t)) => builder.bearer_token(t.clone()),
+                        Some(Credentials::OAuth(o)) => builder.token_provider(o.clone()),
                         None => builder,
                     };
                     builder.connect_http(url).await
@@ -183,15 +292,46 @@ impl Upstream {
     }
 }
 
-/// What the proxy declares to its upstreams: it relays form elicitation, sampling
-/// and roots to whichever downstream client caused the call, which answers or refuses.
+/// What the proxy declares to its upstreams: it relays elicitation (form and URL mode),
+/// sampling and roots to whichever downstream client caused the call, which answers or
+/// refuses (a caller without the capability is refused for with a clear error).
 fn relayed_capabilities() -> ClientCapabilities {
     serde_json::from_value(serde_json::json!({
-        "elicitation": { "form": {} },
+        "elicitation": { "form": {}, "url": {} },
         "sampling": {},
         "roots": {}
     }))
     .unwrap_or_default()
+}
+
+/// Whether the callers of a proxy share one upstream connection
+/// ([`Upstream::sharing`]).
+///
+/// The default is [`Sharing::Shared`]: one connection carries every caller's requests, which
+/// is right for 2026-07-28 upstreams (they hold no session) and for legacy upstreams whose
+/// state is not per caller, and costs one connection (one child process, one HTTP session)
+/// however many callers there are. Choose [`Sharing::PerCaller`] when the upstream keeps
+/// state per session that must not leak between callers (a login, a working directory, a
+/// shopping cart), or when a legacy upstream asks for input or logs while several callers
+/// have calls in flight: on its own connection each caller's input requests and logs find
+/// their caller.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Sharing {
+    /// One upstream connection for every caller (the default).
+    #[default]
+    Shared,
+    /// One upstream connection per downstream caller, connected on the caller's first call.
+    /// The caller is, in this order: the downstream legacy session (a stdio or in-memory
+    /// connection, a 2025-era HTTP session: one per `Mcp-Session-Id`), else the subject of
+    /// the authenticated [`Principal`](crate::Principal) (a 2026-07-28 caller behind the HTTP
+    /// transport's authentication: all of one subject's requests share a connection), else
+    /// none: a 2026 caller without authentication uses the shared connection. A session's
+    /// connection is closed within a second of the session ending; any caller's after
+    /// [`Upstream::caller_idle_timeout`] without a call, or to make room past
+    /// [`Upstream::max_callers`]. The upstream's lists are read, and followed, on the
+    /// shared connection only, which the proxy keeps in both modes.
+    PerCaller,
 }
 
 /// Why a proxy could not be set up or an upstream could not be used.
