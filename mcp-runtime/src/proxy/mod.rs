@@ -15,5 +15,5 @@ mod relay;
 mod table;
 mod upstream;
 
-pub use table::{Proxy, Readiness};
+pub use table::{Proxy, READY_FOR, Readiness};
 pub use upstream::{ProxyError, Upstream};
