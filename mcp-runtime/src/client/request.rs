@@ -446,3 +446,49 @@ pub(super) fn decode_result<R: DeserializeOwned>(
     serde_json::from_str(raw.get())
         .map_err(|e| ClientError::InvalidResponse(format!("{method}: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The envelope written from the pre-encoded info and capabilities is the one
+    /// `meta::stamp_request` builds, whatever `_meta` the params bring.
+    #[test]
+    fn stamped_params_are_what_stamp_request_makes() {
+        let info = json!({"name": "c", "version": "1.0.0"});
+        let caps = json!({"elicitation": {"form": {}}, "roots": {"listChanged": true}});
+        let (info_raw, caps_raw) = (
+            serde_json::value::to_raw_value(&info).unwrap(),
+            serde_json::value::to_raw_value(&caps).unwrap(),
+        );
+        let cases = [
+            None,
+            Some(json!({})),
+            Some(json!({"name": "add", "arguments": {"a": 1, "b": 2}})),
+            Some(json!({"name": "add", "_meta": {"progressToken": "p-1",
+                "io.modelcontextprotocol/protocolVersion": "stale", "traceparent": "00-x"}})),
+            Some(json!({"uri": "data://x", "_meta": "not an object"})),
+        ];
+        for params in cases {
+            let params = params.map(|p| p.as_object().unwrap().clone());
+            let v = ProtocolVersion::LATEST;
+            let written = serde_json::to_string(&Stamped {
+                params: params.as_ref(),
+                version: v,
+                info: &info_raw,
+                caps: &caps_raw,
+            })
+            .unwrap();
+            let expected = meta::stamp_request(
+                params.clone(),
+                v,
+                info.as_object(),
+                caps.as_object().unwrap(),
+            );
+            let got: Value = serde_json::from_str(&written).unwrap();
+            assert_eq!(got, Value::Object(expected), "{params:?}");
+        }
+    }
+}
