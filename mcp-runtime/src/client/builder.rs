@@ -7,7 +7,7 @@ use std::time::Duration;
 use mcp_core::types::{ClientCapabilities, Implementation};
 #[cfg(feature = "http")]
 use mcp_core::version::ProtocolVersion;
-use serde_json::{Map, Value};
+use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
@@ -426,14 +426,12 @@ impl ClientBuilder {
         process: Option<process::Process>,
         #[cfg(feature = "http")] http: Option<Arc<http::HttpConn>>,
     ) -> Client {
-        let caps_map = match serde_json::to_value(&self.capabilities) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
+        // Encoded once: every 2026 request's `_meta` envelope carries both.
+        let encoded = |v: Result<Box<RawValue>, serde_json::Error>| {
+            v.unwrap_or_else(|_| RawValue::from_string("{}".into()).expect("an object"))
         };
-        let info_map = match serde_json::to_value(&self.info) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
+        let caps_json = encoded(serde_json::value::to_raw_value(&self.capabilities));
+        let info_json = encoded(serde_json::value::to_raw_value(&self.info));
         if let Some(store) = self.cache {
             let cache = ResponseCache::new(
                 store,
@@ -450,8 +448,8 @@ impl ClientBuilder {
                 out,
                 info: self.info,
                 capabilities: self.capabilities,
-                caps_map,
-                info_map,
+                caps_json,
+                info_json,
                 request_timeout: self.request_timeout,
                 session: Mutex::new(None),
                 discovered: Mutex::new(None),

@@ -66,7 +66,7 @@ impl Client {
             }
             let mut schemas = h.tool_schemas.lock().expect("schemas lock");
             for t in &r.tools {
-                schemas.insert(t.name.clone(), t.input_schema.clone());
+                schemas.insert(t.name.clone(), std::sync::Arc::new(t.input_schema.clone()));
             }
         }
         Ok(r)

@@ -58,7 +58,6 @@ use std::time::Duration;
 
 use mcp_core::types::{ClientCapabilities, Implementation, ServerCapabilities};
 use mcp_core::version::ProtocolVersion;
-use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, mpsc};
 
@@ -83,8 +82,9 @@ struct Inner {
     out: mpsc::UnboundedSender<Outgoing>,
     info: Implementation,
     capabilities: ClientCapabilities,
-    caps_map: Map<String, Value>,
-    info_map: Map<String, Value>,
+    /// `capabilities` and `info` as JSON, for the 2026 `_meta` envelope of every request.
+    caps_json: Box<serde_json::value::RawValue>,
+    info_json: Box<serde_json::value::RawValue>,
     request_timeout: Duration,
     session: Mutex<Option<ServerSession>>,
     /// The `server/discover` result the 2026 connection runs on, and whether it came over

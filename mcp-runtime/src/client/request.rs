@@ -4,9 +4,11 @@
 use mcp_core::codec::WireCodec;
 use mcp_core::jsonrpc::{self, RequestId};
 use mcp_core::meta;
+use mcp_core::types::ProgressParams;
 use mcp_core::types::ResultType;
 use mcp_core::version::{Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
@@ -49,17 +51,11 @@ impl Drop for PendingGuard<'_> {
             params.insert("reason".into(), self.reason.into());
             // 2026 notifications need no envelope, but stamping one is harmless and some
             // servers (ours, today) only apply a modern-era notification that carries it.
-            if let Some(v) = self.modern {
-                params = meta::stamp_request(
-                    Some(params),
-                    v,
-                    Some(&self.inner.info_map),
-                    &self.inner.caps_map,
-                );
-            }
-            let text = Value::Object(params).to_string();
+            let Ok(text) = encode_params(self.inner, Some(params), self.modern) else {
+                return;
+            };
             let mut buf = Vec::new();
-            jsonrpc::write_notification(&mut buf, "notifications/cancelled", Some(&text));
+            jsonrpc::write_notification(&mut buf, "notifications/cancelled", text.as_deref());
             let _ = self.inner.out.send(Outgoing::Cancel {
                 id: self.id.clone(),
                 frame: buf,
@@ -244,18 +240,7 @@ impl Client {
                 serde_json::to_value(level).expect("levels serialize"),
             );
         }
-        if let Some(v) = modern {
-            params = Some(meta::stamp_request(
-                params,
-                v,
-                Some(&inner.info_map),
-                &inner.caps_map,
-            ));
-        }
-        let params_text = params
-            .map(|p| serde_json::to_string(&p))
-            .transpose()
-            .map_err(|e| ClientError::Encode(e.to_string()))?;
+        let params_text = encode_params(inner, params, modern)?;
         let mut buf = Vec::new();
         jsonrpc::write_request(&mut buf, &id, method, params_text.as_deref());
 
@@ -263,11 +248,14 @@ impl Client {
         let Some(waiter) = inner.shared.pending.register(id.clone()) else {
             return Err(inner.shared.closed_error());
         };
-        let (ptx, mut prx) = mpsc::unbounded_channel();
-        {
+        // Progress is routed to a channel only when the caller asked for it.
+        let mut prx = None;
+        if token.is_some() || listen.is_some() {
             let mut st = inner.shared.state.lock().expect("client state lock");
             if let Some(t) = &token {
+                let (ptx, rx) = mpsc::unbounded_channel();
                 st.progress.insert(t.clone(), ptx);
+                prx = Some(rx);
             }
             if let Some(l) = listen {
                 st.subscriptions.insert(id.clone(), l);
@@ -293,7 +281,7 @@ impl Client {
         let outcome = loop {
             tokio::select! {
                 r = guard.waiter.recv() => break r,
-                Some(p) = prx.recv() => {
+                Some(p) = progress(&mut prx) => {
                     if let Some(cb) = opts.on_progress.as_mut() {
                         cb(p);
                     }
@@ -306,7 +294,7 @@ impl Client {
             }
         };
         // Progress that raced the response is still delivered.
-        while let Ok(p) = prx.try_recv() {
+        while let Some(Ok(p)) = prx.as_mut().map(mpsc::UnboundedReceiver::try_recv) {
             if let Some(cb) = opts.on_progress.as_mut() {
                 cb(p);
             }
@@ -318,6 +306,91 @@ impl Client {
             Err(_) => return Err(inner.shared.closed_error()),
         };
         check_result(method, raw, version)
+    }
+}
+
+/// The next progress of a request that asked for it; never, for one that did not.
+async fn progress(
+    rx: &mut Option<mpsc::UnboundedReceiver<ProgressParams>>,
+) -> Option<ProgressParams> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A request's or notification's params as JSON text: on a modern connection (`modern`
+/// set) with the 2026 `_meta` envelope (protocol version, client capabilities and info,
+/// replacing any the caller put there), written from the client's pre-encoded capabilities
+/// and info; as they are otherwise.
+fn encode_params(
+    inner: &Inner,
+    params: Option<Map<String, Value>>,
+    modern: Option<ProtocolVersion>,
+) -> Result<Option<String>, ClientError> {
+    let text = match (modern, &params) {
+        (Some(version), _) => serde_json::to_string(&Stamped {
+            params: params.as_ref(),
+            version,
+            info: &inner.info_json,
+            caps: &inner.caps_json,
+        }),
+        (None, Some(p)) => serde_json::to_string(p),
+        (None, None) => return Ok(None),
+    };
+    text.map(Some)
+        .map_err(|e| ClientError::Encode(e.to_string()))
+}
+
+/// Params with the 2026 envelope in their `_meta`: what [`meta::stamp_request`] makes,
+/// encoded without copying the client's info and capabilities into them.
+struct Stamped<'a> {
+    params: Option<&'a Map<String, Value>>,
+    version: ProtocolVersion,
+    info: &'a RawValue,
+    caps: &'a RawValue,
+}
+
+impl Serialize for Stamped<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        let mut own = None;
+        for (k, v) in self.params.into_iter().flatten() {
+            if k == "_meta" {
+                own = v.as_object();
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.serialize_entry("_meta", &Envelope { own, stamp: self })?;
+        m.end()
+    }
+}
+
+/// A `_meta` object: the caller's members, then the envelope's.
+struct Envelope<'a> {
+    own: Option<&'a Map<String, Value>>,
+    stamp: &'a Stamped<'a>,
+}
+
+impl Serialize for Envelope<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.own.into_iter().flatten() {
+            if ![
+                meta::PROTOCOL_VERSION,
+                meta::CLIENT_CAPABILITIES,
+                meta::CLIENT_INFO,
+            ]
+            .contains(&k.as_str())
+            {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.serialize_entry(meta::PROTOCOL_VERSION, self.stamp.version.as_str())?;
+        m.serialize_entry(meta::CLIENT_CAPABILITIES, self.stamp.caps)?;
+        m.serialize_entry(meta::CLIENT_INFO, self.stamp.info)?;
+        m.end()
     }
 }
 
@@ -372,4 +445,50 @@ pub(super) fn decode_result<R: DeserializeOwned>(
 ) -> Result<R, ClientError> {
     serde_json::from_str(raw.get())
         .map_err(|e| ClientError::InvalidResponse(format!("{method}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The envelope written from the pre-encoded info and capabilities is the one
+    /// `meta::stamp_request` builds, whatever `_meta` the params bring.
+    #[test]
+    fn stamped_params_are_what_stamp_request_makes() {
+        let info = json!({"name": "c", "version": "1.0.0"});
+        let caps = json!({"elicitation": {"form": {}}, "roots": {"listChanged": true}});
+        let (info_raw, caps_raw) = (
+            serde_json::value::to_raw_value(&info).unwrap(),
+            serde_json::value::to_raw_value(&caps).unwrap(),
+        );
+        let cases = [
+            None,
+            Some(json!({})),
+            Some(json!({"name": "add", "arguments": {"a": 1, "b": 2}})),
+            Some(json!({"name": "add", "_meta": {"progressToken": "p-1",
+                "io.modelcontextprotocol/protocolVersion": "stale", "traceparent": "00-x"}})),
+            Some(json!({"uri": "data://x", "_meta": "not an object"})),
+        ];
+        for params in cases {
+            let params = params.map(|p| p.as_object().unwrap().clone());
+            let v = ProtocolVersion::LATEST;
+            let written = serde_json::to_string(&Stamped {
+                params: params.as_ref(),
+                version: v,
+                info: &info_raw,
+                caps: &caps_raw,
+            })
+            .unwrap();
+            let expected = meta::stamp_request(
+                params.clone(),
+                v,
+                info.as_object(),
+                caps.as_object().unwrap(),
+            );
+            let got: Value = serde_json::from_str(&written).unwrap();
+            assert_eq!(got, Value::Object(expected), "{params:?}");
+        }
+    }
 }

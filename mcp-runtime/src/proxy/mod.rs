@@ -20,5 +20,5 @@ mod subscriptions;
 mod table;
 mod upstream;
 
-pub use table::{Proxy, Readiness};
+pub use table::{Proxy, READY_FOR, Readiness};
 pub use upstream::{ProxyError, Sharing, Upstream};

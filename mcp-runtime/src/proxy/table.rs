@@ -6,8 +6,9 @@
 //! empty or stale list.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
@@ -70,6 +71,10 @@ pub(super) struct Shared {
     pub(super) subscriptions: UpstreamSubscriptions,
     /// Each caller's own connection ([`Sharing::PerCaller`]); none when shared.
     callers: Option<Arc<Callers>>,
+    /// When the upstream last answered (nanoseconds after `born`, `0`: not since the last
+    /// failure), so that [`Readiness`] pings only an upstream not heard from recently.
+    heard: AtomicU64,
+    born: Instant,
 }
 
 /// One connection to the upstream.
@@ -81,6 +86,9 @@ struct Conn {
 
 /// How long after a failed reconnection the next may be tried.
 const RECONNECT_EVERY: Duration = Duration::from_secs(1);
+
+/// How long after the upstream's last answer [`Readiness`] trusts it without a ping.
+pub const READY_FOR: Duration = Duration::from_secs(1);
 
 /// An upstream server served as if it were local: connect with [`Proxy::connect`], then
 /// serve [`Proxy::server`] alone or mount it beside local entries (add
@@ -132,6 +140,8 @@ impl Proxy {
             servers: Mutex::new(Vec::new()),
             subscriptions,
             callers,
+            heard: AtomicU64::new(0),
+            born: Instant::now(),
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
         tokio::spawn(super::subscriptions::follow(Arc::downgrade(&shared), pokes));
@@ -191,9 +201,11 @@ impl Proxy {
     }
 
     /// The layer that fails `initialize`, `server/discover` and the list methods with a
-    /// clear error while the upstream is down (each of them pings it first: a list is served
-    /// only while the upstream answers), instead of serving an empty or stale list. [`Proxy::builder`] adds it; add it
-    /// to a server that mounts this proxy's server too.
+    /// clear error while the upstream is down, instead of serving an empty or stale list:
+    /// each of them pings the upstream first, unless it answered within [`READY_FOR`] and
+    /// nothing sent to it has failed since (a failed call, or a connection that closed,
+    /// makes the next one ping). [`Proxy::builder`] adds it; add it to a server that mounts
+    /// this proxy's server too.
     pub fn readiness(&self) -> Readiness {
         Readiness(self.shared.clone())
     }
@@ -272,16 +284,17 @@ impl Shared {
                 let conn = lease.conn();
                 (conn.relay)
                     .forward(&conn.client, ctx, timeout, method, Value::Object(params))
-                    .await?
+                    .await
             }
             None => {
                 let client = self.live_client().await.map_err(unavailable)?;
                 (self.relay)
                     .forward(&client, ctx, timeout, method, Value::Object(params))
-                    .await?
+                    .await
             }
         };
-        serde_json::from_str(raw.get()).map_err(|e| {
+        self.answered(raw.is_ok());
+        serde_json::from_str(raw?.get()).map_err(|e| {
             McpError::Protocol(ErrorObject::new(
                 jsonrpc::INTERNAL_ERROR,
                 format!("the upstream server's {method} result is invalid: {e}"),
@@ -357,12 +370,38 @@ impl Shared {
         Ok(r.completion)
     }
 
-    /// Whether the upstream answers now (a ping, bounded by the call timeout and 5 s); a
-    /// clear error when not.
+    /// Notes how a request sent upstream ended: an answer, or a failure (after which the
+    /// next [`Shared::ready`] pings).
+    fn answered(&self, ok: bool) {
+        // At least 1: `0` means "not since the last failure".
+        let now = if ok {
+            (self.born.elapsed().as_nanos() as u64).max(1)
+        } else {
+            0
+        };
+        self.heard.store(now, Ordering::Relaxed);
+    }
+
+    /// Whether the upstream answered within [`READY_FOR`], with no failure since.
+    fn heard_recently(&self) -> bool {
+        let at = self.heard.load(Ordering::Relaxed);
+        at != 0
+            && (self.born.elapsed().as_nanos() as u64).saturating_sub(at)
+                < READY_FOR.as_nanos() as u64
+    }
+
+    /// Whether the upstream answers now: at once when it answered within [`READY_FOR`] and
+    /// nothing failed since, else a ping (bounded by the call timeout and 5 s); a clear
+    /// error when not.
     async fn ready(self: &Arc<Self>) -> Result<(), McpError> {
         let limit = self.upstream.call_timeout().min(Duration::from_secs(5));
         let client = self.live_client().await.map_err(unavailable)?;
-        let why = match tokio::time::timeout(limit, client.ping()).await {
+        if !client.is_closed() && self.heard_recently() {
+            return Ok(());
+        }
+        let pinged = tokio::time::timeout(limit, client.ping()).await;
+        self.answered(matches!(pinged, Ok(Ok(()))));
+        let why = match pinged {
             Ok(Ok(())) => return Ok(()),
             Ok(Err(e)) => e.to_string(),
             Err(_) => format!("no answer to a ping within {limit:?}"),

@@ -76,24 +76,49 @@ impl ErasedServer {
     /// See [`Server::serve_stdio`].
     pub(crate) fn serve_stdio(&self) -> BoxFuture<'_, std::io::Result<()>> {
         Box::pin(async move {
-            let stop = CancellationToken::new();
-            crate::server::stdio::stop_on_signals(stop.clone());
-            #[cfg(target_os = "linux")]
-            if let Some((reader, writer)) = crate::server::stdio::pipes() {
-                let reader = tokio::io::BufReader::with_capacity(64 * 1024, reader);
-                let gone = CancellationToken::new();
-                crate::server::stdio::watch_stdout_closed(gone.clone());
-                let r = self.kernel.serve(reader, writer, stop, gone.clone()).await;
-                // Ends the watcher (and its hold on stdout).
-                gone.cancel();
-                return r;
+            use tokio::runtime::{Handle, RuntimeFlavor};
+            if Handle::current().runtime_flavor() != RuntimeFlavor::MultiThread {
+                return self.stdio_loop().await;
             }
-            let reader =
-                tokio::io::BufReader::with_capacity(64 * 1024, crate::server::stdio::Stdin::new());
-            self.kernel
-                .serve(reader, tokio::io::stdout(), stop, CancellationToken::new())
-                .await
+            // On a multi-thread runtime the loop runs on a worker, beside the tasks it
+            // spawns and the writer it wakes: awaited where `#[tokio::main]` blocks on it
+            // (the main thread, no worker), every request that waits and every answer
+            // would cross threads. The task ends with this future.
+            struct AbortOnDrop(tokio::task::JoinHandle<std::io::Result<()>>);
+            impl Drop for AbortOnDrop {
+                fn drop(&mut self) {
+                    self.0.abort();
+                }
+            }
+            let this = self.clone();
+            let mut task = AbortOnDrop(tokio::spawn(async move { this.stdio_loop().await }));
+            match (&mut task.0).await {
+                Ok(r) => r,
+                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                Err(e) => Err(std::io::Error::other(e)),
+            }
         })
+    }
+
+    /// The stdio serving loop, in the task that polls it.
+    async fn stdio_loop(&self) -> std::io::Result<()> {
+        let stop = CancellationToken::new();
+        crate::server::stdio::stop_on_signals(stop.clone());
+        #[cfg(target_os = "linux")]
+        if let Some((reader, writer)) = crate::server::stdio::pipes() {
+            let reader = tokio::io::BufReader::with_capacity(64 * 1024, reader);
+            let gone = CancellationToken::new();
+            crate::server::stdio::watch_stdout_closed(gone.clone());
+            let r = self.kernel.serve(reader, writer, stop, gone.clone()).await;
+            // Ends the watcher (and its hold on stdout).
+            gone.cancel();
+            return r;
+        }
+        let reader =
+            tokio::io::BufReader::with_capacity(64 * 1024, crate::server::stdio::Stdin::new());
+        self.kernel
+            .serve(reader, tokio::io::stdout(), stop, CancellationToken::new())
+            .await
     }
 
     /// See [`Server::serve_in_memory`].

@@ -45,8 +45,8 @@ use hyper_util::client::legacy::connect::{Connect, HttpConnector};
 use hyper_util::rt::TokioExecutor;
 use mcp_core::headers;
 use mcp_core::jsonrpc::{ErrorObject, RequestId};
-use mcp_core::meta;
 use mcp_core::version::ProtocolVersion;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -176,7 +176,7 @@ struct State {
     /// The legacy revision `initialize` negotiated.
     version: Option<ProtocolVersion>,
     /// The params of the last `initialize`, for re-initializing.
-    init_params: Option<Value>,
+    init_params: Option<Box<RawValue>>,
     get_stream: Option<AbortHandle>,
     sse_stream: Option<AbortHandle>,
 }
@@ -185,27 +185,47 @@ struct State {
 struct Info {
     method: Option<String>,
     id: Option<RequestId>,
-    params: Option<Value>,
+    /// As written: the headers read the few fields they mirror from it.
+    params: Option<Box<RawValue>>,
     modern: bool,
 }
 
+/// Reads what the driver needs of an outgoing frame without building it as a `Value`
+/// (one scan of the frame, one of the params for the 2026 envelope's version).
 fn classify(frame: &[u8]) -> Option<Info> {
-    let v: Value = serde_json::from_slice(frame).ok()?;
-    let method = v.get("method").and_then(Value::as_str).map(str::to_owned);
-    let id = match (&method, v.get("id")) {
-        (Some(_), Some(i)) => serde_json::from_value::<RequestId>(i.clone()).ok(),
+    #[derive(serde::Deserialize)]
+    struct Frame<'a> {
+        #[serde(borrow, default)]
+        method: Option<std::borrow::Cow<'a, str>>,
+        #[serde(default)]
+        id: Option<Value>,
+        #[serde(borrow, default)]
+        params: Option<&'a RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta", default)]
+        meta: Option<Envelope>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+        version: Option<serde::de::IgnoredAny>,
+    }
+    let f: Frame<'_> = serde_json::from_slice(frame).ok()?;
+    let method = f.method.map(std::borrow::Cow::into_owned);
+    let id = match (&method, f.id) {
+        (Some(_), Some(i)) => serde_json::from_value::<RequestId>(i).ok(),
         _ => None,
     };
-    let params = v.get("params").cloned();
-    let modern = params
-        .as_ref()
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(meta::PROTOCOL_VERSION))
-        .is_some();
+    let modern = f.params.is_some_and(|p| {
+        serde_json::from_str::<Params>(p.get())
+            .is_ok_and(|p| p.meta.is_some_and(|m| m.version.is_some()))
+    });
     Some(Info {
         method,
         id,
-        params,
+        params: f.params.map(ToOwned::to_owned),
         modern,
     })
 }
@@ -223,7 +243,7 @@ pub(crate) struct HttpConn {
     tasks: Mutex<HashMap<RequestId, (AbortHandle, bool)>>,
     reinit: tokio::sync::Mutex<()>,
     /// `inputSchema` of each tool of the last `tools/list` (for `Mcp-Param-*`).
-    pub(crate) tool_schemas: Mutex<HashMap<String, Map<String, Value>>>,
+    pub(crate) tool_schemas: Mutex<HashMap<String, Arc<Map<String, Value>>>>,
     shut: AtomicBool,
     request_timeout: Duration,
     next: AtomicU64,

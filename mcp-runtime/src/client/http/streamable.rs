@@ -23,6 +23,18 @@ use crate::client::sse::SseParser;
 /// How long `notifications/initialized` waits for the standalone GET stream to be answered.
 const GET_READY: Duration = Duration::from_secs(2);
 
+/// The `name` of a `tools/call`'s params.
+fn tool_name(params: &serde_json::value::RawValue) -> Option<std::borrow::Cow<'_, str>> {
+    #[derive(serde::Deserialize)]
+    struct Named<'a> {
+        #[serde(borrow)]
+        name: std::borrow::Cow<'a, str>,
+    }
+    serde_json::from_str::<Named<'_>>(params.get())
+        .ok()
+        .map(|n| n.name)
+}
+
 impl HttpConn {
     /// POSTs a message to the Streamable HTTP endpoint.
     async fn post(
@@ -35,13 +47,13 @@ impl HttpConn {
         if info.modern {
             let method = info.method.as_deref().unwrap_or_default();
             let schema = match (method, &info.params) {
-                ("tools/call", Some(p)) => p
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .and_then(|n| self.tool_schemas.lock().expect("schemas").get(n).cloned()),
+                ("tools/call", Some(p)) => tool_name(p).and_then(|n| {
+                    let schemas = self.tool_schemas.lock().expect("schemas");
+                    schemas.get(n.as_ref()).cloned()
+                }),
                 _ => None,
             };
-            mcp = headers::request_headers(method, info.params.as_ref(), schema.as_ref());
+            mcp = headers::request_headers(method, info.params.as_deref(), schema.as_deref());
         } else {
             if let Some(s) = session {
                 mcp.push((headers::MCP_SESSION_ID.into(), s.to_owned()));
