@@ -564,3 +564,72 @@ fn the_builder_refuses_empty_and_repeated_tags() {
     );
     assert!(Shop.tools().iter().all(|t| t.tags().count() > 0));
 }
+
+/// The URIs of the `notifications/resources/updated` a client hears within `ms`.
+async fn updated_uris(
+    notes: &mut tokio::sync::broadcast::Receiver<mcp::runtime::client::ServerNotification>,
+    ms: u64,
+) -> Vec<String> {
+    let mut uris = Vec::new();
+    let until = tokio::time::Instant::now() + std::time::Duration::from_millis(ms);
+    while let Ok(Ok(n)) = tokio::time::timeout_at(until, notes.recv()).await {
+        if n.method == "notifications/resources/updated" {
+            let p = n.params.unwrap_or_default();
+            uris.push(p["uri"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    uris.sort();
+    uris
+}
+
+#[tokio::test]
+async fn a_subscription_to_a_hidden_resource_is_accepted_and_never_hears_of_it() {
+    let server = Server::builder("shop", "1")
+        .handler(Shop)
+        .subscriptions(true)
+        .middleware(admin_only())
+        .build();
+    let handle = server.handle();
+    let uris = [
+        "admin://ledger",
+        "admin://users/7",
+        "books://catalog",
+        "books://absent",
+    ];
+    for legacy in [true, false] {
+        for (user, hears) in [
+            ("guest", vec!["books://absent", "books://catalog"]),
+            ("admin", {
+                let mut all = uris.to_vec();
+                all.sort();
+                all
+            }),
+        ] {
+            let c = connect(&server, &None, Via::Pipe, legacy, user).await;
+            let mut notes = c.notifications();
+            // Accepted alike, the hidden as the absent: nothing tells them apart.
+            let _listen = if legacy {
+                for uri in uris {
+                    c.subscribe_resource(uri)
+                        .await
+                        .expect("resources/subscribe");
+                }
+                None
+            } else {
+                let filter = mcp::types::SubscriptionFilter {
+                    resource_subscriptions: Some(uris.iter().map(|u| u.to_string()).collect()),
+                    ..Default::default()
+                };
+                Some(c.listen(filter).await.expect("subscriptions/listen"))
+            };
+            for uri in uris {
+                handle.resource_updated(uri);
+            }
+            assert_eq!(
+                updated_uris(&mut notes, 500).await,
+                hears,
+                "{user}, legacy: {legacy}"
+            );
+        }
+    }
+}

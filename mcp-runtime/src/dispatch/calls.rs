@@ -238,22 +238,46 @@ impl<H: ServerHandler> Dispatcher<H> {
     }
 }
 
+/// Whether a resource URI is one the caller may not see (a [`Visibility`] rule hides it).
+///
+/// [`Visibility`]: crate::chain::policies::Visibility
+pub(crate) type HiddenResource<'a> = dyn Fn(&str) -> bool + Send + Sync + 'a;
+
+impl<H: ServerHandler> Dispatcher<H> {
+    /// Which resource URIs `ctx`'s caller may not see: a subscription to one is accepted,
+    /// as one to a URI the server does not have is, and never hears of it.
+    pub(super) fn hidden_resources<'a>(
+        &self,
+        ctx: &'a Context,
+        handler: &'a Arc<Overlay<H>>,
+    ) -> impl Fn(&str) -> bool + Send + Sync + 'a {
+        let (resources, templates) = (handler.resources(), handler.resource_templates());
+        let shown = Shown::of(ctx);
+        move |uri| shown.is_some_and(|s| !s.shows(&resource_item(resources, templates, uri)))
+    }
+}
+
 impl DispatchCore {
     /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions, also
     /// counted in the server's interest (a mount or proxy relaying the resource subscribes
-    /// where its updates come from, and the answer waits for that).
+    /// where its updates come from, and the answer waits for that). A subscription to a
+    /// resource `hidden` from the caller is answered and not kept.
     pub(super) fn update_subscription<'a>(
         &'a self,
         ctx: &'a Context,
         params: Option<&'a RawValue>,
         version: Option<ProtocolVersion>,
+        hidden: &'a HiddenResource<'a>,
     ) -> BoxFuture<'a, HandlerResult> {
         Box::pin(async move {
             let p: UriParam = parse(params)?;
+            let subscribe = ctx.method() == "resources/subscribe";
+            if subscribe && hidden(&p.uri) {
+                return self.shape(EmptyResult::default(), version);
+            }
             let mut settle = Vec::new();
             if let Some(s) = ctx.session() {
                 let mut s = s.lock().expect("session lock");
-                let subscribe = ctx.method() == "resources/subscribe";
                 let changed = if subscribe {
                     s.subscriptions.insert(p.uri.clone())
                 } else {

@@ -349,9 +349,17 @@ impl<H: ServerHandler> Dispatcher<H> {
                 .core
                 .initialize(&ctx, session.as_ref(), self.capabilities()),
             "ping" => self.core.shape(EmptyResult::default(), version),
-            "subscriptions/listen" => self.core.listen(&ctx, self.capabilities(), version).await,
+            "subscriptions/listen" => {
+                let hidden = self.hidden_resources(&ctx, &handler);
+                (self.core)
+                    .listen(&ctx, self.capabilities(), version, &hidden)
+                    .await
+            }
             "resources/subscribe" | "resources/unsubscribe" => {
-                self.core.update_subscription(&ctx, params, version).await
+                let hidden = self.hidden_resources(&ctx, &handler);
+                (self.core)
+                    .update_subscription(&ctx, params, version, &hidden)
+                    .await
             }
             "server/discover" => self.core.discover(version, self.capabilities()),
             "logging/setLevel" => self.core.set_log_level(&ctx, params, version),
@@ -452,17 +460,20 @@ impl DispatchCore {
         crate::features::skills::serve::handle(self, skills, method, params, version)
     }
 
-    /// `subscriptions/listen`: the stream of change notifications, until it ends.
+    /// `subscriptions/listen`: the stream of change notifications, until it ends; the
+    /// updates of a resource `hidden` from the caller are never sent.
     fn listen<'a>(
         &'a self,
         ctx: &'a Context,
         capabilities: ServerCapabilities,
         version: Option<ProtocolVersion>,
+        hidden: &'a super::calls::HiddenResource<'a>,
     ) -> BoxFuture<'a, HandlerResult> {
         Box::pin(async move {
             let tasks = capabilities.has_extension(crate::features::subscriptions::TASKS_EXTENSION);
+            let notifier = &self.handle.notifier;
             let result =
-                crate::features::subscriptions::listen(ctx, &self.handle.notifier, tasks).await?;
+                crate::features::subscriptions::listen(ctx, notifier, tasks, hidden).await?;
             self.shape(result, version)
         })
     }

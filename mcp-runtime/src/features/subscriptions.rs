@@ -176,10 +176,14 @@ fn notification_frame(
 /// outcome), the connection stops reading or the server ends subscriptions (then the
 /// closing result is returned). Progress and log messages never go on the stream: only this
 /// loop writes to it.
+///
+/// A resource URI of the filter that is `hidden` from the caller is acknowledged like any
+/// other (as one the server does not have would be) and its updates are never sent.
 pub(crate) async fn listen(
     ctx: &Context,
     notifier: &Notifier,
     tasks: bool,
+    hidden: &(dyn Fn(&str) -> bool + Send + Sync),
 ) -> Result<SubscriptionsListenResult, McpError> {
     let Some(bus) = &notifier.bus else {
         return Err(
@@ -201,6 +205,14 @@ pub(crate) async fn listen(
         })?;
         honoured(&params.notifications, tasks)
     };
+    let muted: Vec<String> = (filter.resource_subscriptions.iter().flatten())
+        .filter(|uri| hidden(uri))
+        .cloned()
+        .collect();
+    let heard = |event: &ServerEvent| {
+        wants(&filter, event)
+            && !matches!(event, ServerEvent::ResourceUpdated { uri } if muted.contains(uri))
+    };
 
     // Count first, so a refused stream never subscribes.
     if notifier.listens.fetch_add(1, Ordering::AcqRel) >= notifier.max_listens {
@@ -216,6 +228,7 @@ pub(crate) async fn listen(
     // subscribes where their updates come from), in place before the acknowledgement.
     let mut lease = Lease::new(&notifier.interest);
     let settle = (filter.resource_subscriptions.iter().flatten())
+        .filter(|uri| !muted.contains(uri))
         .flat_map(|uri| lease.hold(uri))
         .collect();
     crate::session::interest::settled(settle).await;
@@ -252,8 +265,9 @@ pub(crate) async fn listen(
         let mut batch = Vec::new();
         if rx.take_lagged() {
             batch = resync(&filter);
+            batch.retain(|e| heard(e));
         }
-        if wants(&filter, &event) && !batch.contains(&event) {
+        if heard(&event) && !batch.contains(&event) {
             batch.push(event);
         }
         for event in batch {

@@ -6,8 +6,10 @@
 //! holds the server's definitions (its own, run-time and mounted ones alike), filters each
 //! list **before** cutting it into pages, and checks the one item a `tools/call`,
 //! `prompts/get` or `resources/read` names after looking it up as it always does, answering
-//! a hidden one with the very error it answers for an unknown one. So no definition list is
-//! handed to the policy, no params are decoded twice, and a caller's pages are full.
+//! a hidden one with the very error it answers for an unknown one (and keeps no
+//! subscription to a hidden resource, as it would hear nothing of an absent one). So no
+//! definition list is handed to the policy, no params are decoded twice, and a caller's
+//! pages are full.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -329,7 +331,9 @@ impl Denial {
 /// `completion/complete` whose `ref` names a hidden prompt or template answers as for an
 /// unknown one too (`-32602 "Unknown prompt: <name>"`, `"Unknown resource template:
 /// <uri>"`). With [`deny_as(Denial::Unauthorized)`](Self::deny_as) a use answers
-/// [`UNAUTHORIZED`] instead.
+/// [`UNAUTHORIZED`] instead. A subscription to a hidden resource (`resources/subscribe`,
+/// or a `subscriptions/listen` filter naming it) is accepted, as one to a URI the server
+/// does not have is, and never hears of the resource's updates.
 ///
 /// The sets see each item as the server defines it: its own name (before a
 /// [`ToolTransforms`](crate::chain::transform::ToolTransforms) renames it), its tags and
@@ -413,6 +417,8 @@ const FILTERED: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "resources/subscribe",
+    "subscriptions/listen",
     "completion/complete",
 ];
 
