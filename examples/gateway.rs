@@ -14,7 +14,10 @@
 //! `--upstream 'NAME=COMMAND ARGS…'` starts a child process and speaks to it over stdio
 //! (the command line is split on whitespace; quote nothing inside it). Any revision, either
 //! way. `--upstream-token NAME=TOKEN` gives an HTTP upstream a bearer token of its own (the
-//! callers' tokens are never forwarded). `--timeout SECS` bounds each forwarded call
+//! callers' tokens are never forwarded). `--per-caller NAME` gives each caller (each
+//! session, or each authenticated user of a 2026 client) its own connection to that
+//! upstream, for upstreams that keep per-session state; by default every caller shares one.
+//! `--timeout SECS` bounds each forwarded call
 //! (default 60). Served with `--stdio` (the default) or `--http ADDR` (Streamable HTTP at
 //! `/mcp`, HTTP+SSE at `/sse`).
 //!
@@ -25,7 +28,7 @@
 use std::time::Duration;
 
 use mcp::prelude::*;
-use mcp::proxy::{Proxy, Upstream};
+use mcp::proxy::{Proxy, Sharing, Upstream};
 use serde_json::Value;
 
 /// How the gateway is served.
@@ -39,13 +42,14 @@ struct Args {
     serve: Serve,
     upstreams: Vec<(String, String)>,
     tokens: Vec<(String, String)>,
+    per_caller: Vec<String>,
     timeout: Duration,
     demo_upstream: bool,
 }
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "gateway: {problem}\nusage: gateway [--stdio | --http ADDR] [--upstream NAME=URL | --upstream 'NAME=COMMAND ARGS...']... [--upstream-token NAME=TOKEN]... [--timeout SECS]"
+        "gateway: {problem}\nusage: gateway [--stdio | --http ADDR] [--upstream NAME=URL | --upstream 'NAME=COMMAND ARGS...']... [--upstream-token NAME=TOKEN]... [--per-caller NAME]... [--timeout SECS]"
     );
     std::process::exit(2)
 }
@@ -65,6 +69,7 @@ fn parse_args() -> Args {
         serve: Serve::Stdio,
         upstreams: Vec::new(),
         tokens: Vec::new(),
+        per_caller: Vec::new(),
         timeout: Duration::from_secs(60),
         demo_upstream: false,
     };
@@ -81,6 +86,12 @@ fn parse_args() -> Args {
             }
             "--upstream" => args.upstreams.push(name_value("--upstream", it.next())),
             "--upstream-token" => args.tokens.push(name_value("--upstream-token", it.next())),
+            "--per-caller" => {
+                let name = it
+                    .next()
+                    .unwrap_or_else(|| usage("--per-caller needs NAME"));
+                args.per_caller.push(name);
+            }
             "--timeout" => {
                 let s = it.next().unwrap_or_else(|| usage("--timeout needs SECS"));
                 let secs: f64 = s
@@ -93,6 +104,10 @@ fn parse_args() -> Args {
             "--demo-upstream" => args.demo_upstream = true,
             other => usage(&format!("unknown argument {other:?}")),
         }
+    }
+    if let Some(n) = (args.per_caller.iter()).find(|n| !args.upstreams.iter().any(|(u, _)| u == *n))
+    {
+        usage(&format!("--per-caller {n:?}: no --upstream has that name"));
     }
     args
 }
@@ -207,8 +222,15 @@ async fn main() -> std::io::Result<()> {
         demo_upstreams(args.timeout).await?
     } else {
         let token = |n: &str| args.tokens.iter().find(|(t, _)| t == n).map(|(_, v)| v);
+        let sharing = |n: &String| match args.per_caller.contains(n) {
+            true => Sharing::PerCaller,
+            false => Sharing::Shared,
+        };
         (args.upstreams.iter())
-            .map(|(n, spec)| (n.clone(), upstream_of(spec, token(n)).timeout(args.timeout)))
+            .map(|(n, spec)| {
+                let u = upstream_of(spec, token(n)).timeout(args.timeout);
+                (n.clone(), u.sharing(sharing(n)))
+            })
             .collect()
     };
     let mut gateway = Server::builder("gateway", env!("CARGO_PKG_VERSION"))
