@@ -81,7 +81,27 @@ pub(super) struct Shared {
 struct Conn {
     client: Client,
     /// A 2026 upstream's `subscriptions/listen` stream (its list changes), kept open.
-    _listen: Option<Subscription>,
+    _listen: Option<Drained>,
+}
+
+/// A listen stream kept open and its queue kept empty: the relay hears each notification
+/// through the connection's handler, so the stream's own copies are dropped as they come
+/// (unread, they would pile up for the connection's life). Closed with the connection.
+struct Drained(tokio::task::JoinHandle<()>);
+
+impl Drained {
+    fn new(mut stream: Subscription) -> Self {
+        Drained(tokio::spawn(async move {
+            while stream.next().await.is_some() {}
+        }))
+    }
+}
+
+impl Drop for Drained {
+    fn drop(&mut self) {
+        // Dropping the task drops the stream, which cancels it upstream.
+        self.0.abort();
+    }
 }
 
 /// How long after a failed reconnection the next may be tried.
@@ -458,7 +478,7 @@ async fn open(upstream: &Upstream, relay: &Arc<Relay>) -> Result<(Conn, Lists), 
             ..Default::default()
         };
         match client.listen(filter).await {
-            Ok(s) => Some(s),
+            Ok(s) => Some(Drained::new(s)),
             Err(e) => {
                 tracing::debug!(error = %e, "upstream offers no listen stream: its list changes are not followed");
                 None
