@@ -9,7 +9,8 @@
 //! Both are installed by `interop/cli/setup.sh` (`INTEROP_VENV`, `INTEROP_NPM_DIR`); when
 //! missing the tests are skipped with a note, unless `MCP_CLI_INTEROP=require` (CI).
 
-use std::path::{Path, PathBuf};
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,61 +18,15 @@ use mcp::Client;
 use mcp::core::jsonrpc::ErrorObject;
 use mcp::core::types::{ElicitParams, ElicitResult, LoggingLevel};
 use mcp::prelude::*;
-use mcp::proxy::{Proxy, Upstream};
+use mcp::proxy::Proxy;
 use mcp::runtime::client::{ClientError, ClientHandler, ConnectMode, RequestOptions};
 use serde_json::{Value, json};
+use support::upstreams::{python, ts_everything};
 
 use ProtocolVersion as V;
 
 const LEGACY: ConnectMode = ConnectMode::Legacy(V::V2025_11_25);
 const MODERN: ConnectMode = ConnectMode::Modern(V::V2026_07_28);
-
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
-/// `path` if it exists; else a skip (a failure under `MCP_CLI_INTEROP=require`).
-fn installed(path: PathBuf, what: &str) -> Option<PathBuf> {
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var("MCP_CLI_INTEROP").as_deref() != Ok("require"),
-        "{what} is not installed at {} (run interop/cli/setup.sh)",
-        path.display()
-    );
-    eprintln!(
-        "skipped: {what} is not installed at {} (run interop/cli/setup.sh)",
-        path.display()
-    );
-    None
-}
-
-fn python() -> Option<Upstream> {
-    let venv = std::env::var_os("INTEROP_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/interop-venv"));
-    let python = installed(venv.join("bin/python"), "the Python SDK venv")?;
-    let script = root().join("interop/client/python_server.py");
-    Some(Upstream::stdio(
-        python,
-        [script.as_os_str(), "stdio".as_ref()],
-    ))
-}
-
-fn ts_everything() -> Option<Upstream> {
-    let dir = std::env::var_os("INTEROP_NPM_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/interop-everything"));
-    let entry = installed(
-        dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-        "the TypeScript server-everything",
-    )?;
-    Some(Upstream::stdio(
-        "node",
-        [entry.as_os_str(), "stdio".as_ref()],
-    ))
-}
 
 async fn bounded<F: std::future::Future>(f: F) -> F::Output {
     tokio::time::timeout(Duration::from_secs(120), f)

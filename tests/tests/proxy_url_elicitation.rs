@@ -10,6 +10,8 @@
 //! round, whose retry goes upstream again. And the TypeScript `server-everything`'s
 //! `trigger-url-elicitation` through the proxy, both ways (request and `-32042`).
 
+mod support;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,6 +25,7 @@ use mcp::runtime::client::{ClientError, ClientHandler, ConnectMode, ServerNotifi
 use mcp::runtime::transport::http::HttpOptions;
 use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
+use support::upstreams::ts_everything;
 
 use ProtocolVersion as V;
 
@@ -205,30 +208,6 @@ async fn a_caller_that_cannot_take_url_mode_gets_a_clear_error() {
 // Another SDK's upstream: the TypeScript `server-everything` (installed by
 // `interop/cli/setup.sh`; skipped with a note when missing, unless `MCP_CLI_INTEROP=require`
 // as in CI), whose `trigger-url-elicitation` exists only for a client declaring URL mode.
-
-fn ts_everything() -> Option<Upstream> {
-    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-    let dir = std::env::var_os("INTEROP_NPM_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root.join("target/interop-everything"));
-    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    if !entry.exists() {
-        assert!(
-            std::env::var("MCP_CLI_INTEROP").as_deref() != Ok("require"),
-            "the TypeScript server-everything is not installed at {} (run interop/cli/setup.sh)",
-            entry.display()
-        );
-        eprintln!(
-            "skipped: the TypeScript server-everything is not installed at {} (run interop/cli/setup.sh)",
-            entry.display()
-        );
-        return None;
-    }
-    Some(Upstream::stdio(
-        "node",
-        [entry.as_os_str(), "stdio".as_ref()],
-    ))
-}
 
 #[tokio::test]
 async fn the_typescript_server_everythings_url_elicitation_through_the_proxy() {

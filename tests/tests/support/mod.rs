@@ -9,6 +9,8 @@ pub mod cluster;
 pub mod http;
 pub mod redis;
 pub mod task_store;
+#[cfg(feature = "client")]
+pub mod upstreams;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
