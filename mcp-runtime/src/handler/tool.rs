@@ -48,8 +48,7 @@ fn decode_error(json: &str, e: &serde_json::Error) -> CallToolResult {
     let path = path_at(json, e.line(), e.column(), field_error);
     if msg.starts_with("trailing characters") {
         // Valid JSON (checked above) with something left over: a tuple's array was longer
-        // than the tuple.
-        // It stopped at the extra element; the argument is the array.
+        // than the tuple. Decoding stopped at the extra element; the argument is the array.
         let array = path
             .rsplit_once('[')
             .map_or(path.as_str(), |(array, _)| array);
