@@ -1,7 +1,7 @@
 //! `mcp::proxy` and identity: one upstream connection per caller (`Sharing::PerCaller`)
 //! against one shared (the default), the per-caller connections closed when their
 //! downstream session ends (in memory, and over Streamable HTTP by `DELETE`), when idle,
-//! and past the maximum; a legacy upstream's input requests with two callers in flight; a 2026 caller keyed by its
+//! and past the maximum; a caller's failed connection not retried within a second; a legacy upstream's input requests with two callers in flight; a 2026 caller keyed by its
 //! authenticated principal. The upstream is our own legacy server over Streamable HTTP on
 //! loopback, whose `session` tool names the upstream session a call arrived on; that a
 //! session was closed is seen at the upstream (its id answers `404`). And an upstream's own
@@ -9,6 +9,7 @@
 //! server on loopback) reaching an upstream behind our bearer auth, the caller's token
 //! never forwarded; no or wrong credentials failing `Proxy::connect` clearly.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,6 +21,7 @@ use mcp::proxy::{Proxy, Sharing, Upstream};
 use mcp::runtime::client::ConnectMode;
 use mcp::runtime::client::oauth::{ClientSecret, OAuth};
 use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
+use mcp::runtime::transport::http::axum::response::IntoResponse;
 use mcp::runtime::transport::http::axum::{self, Router, routing};
 use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions, HttpRequest};
 use mcp::testing::LoopbackHttp;
@@ -250,6 +252,89 @@ async fn past_the_maximum_the_least_recently_used_callers_connection_is_closed()
         assert_ne!(sa, sb);
         upstream_forgets(&http, &sa).await;
         assert!(upstream_knows(&http, &sb).await);
+    })
+    .await;
+}
+
+/// The upstream behind a door that answers `503` to every new session's `initialize` while
+/// `refuse` is set; `opened` counts the sessions asked for.
+struct Door {
+    url: String,
+    refuse: Arc<AtomicBool>,
+    opened: Arc<AtomicUsize>,
+}
+
+async fn upstream_behind_a_door() -> Door {
+    let (refuse, opened) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicUsize::new(0)),
+    );
+    let (r, o) = (refuse.clone(), opened.clone());
+    let door = move |req: axum::extract::Request, next: axum::middleware::Next| {
+        let (r, o) = (r.clone(), o.clone());
+        async move {
+            let new_session =
+                req.method() == "POST" && !req.headers().contains_key("mcp-session-id");
+            if new_session {
+                o.fetch_add(1, Ordering::SeqCst);
+                if r.load(Ordering::SeqCst) {
+                    return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
+                }
+            }
+            next.run(req).await
+        }
+    };
+    let (router, _) = upstream_server().http_router(HttpOptions::default());
+    let app = router.layer(axum::middleware::from_fn(door));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Door {
+        url,
+        refuse,
+        opened,
+    }
+}
+
+#[tokio::test]
+async fn a_callers_failed_connection_is_not_tried_again_within_a_second() {
+    bounded(async {
+        let door = upstream_behind_a_door().await;
+        let per = proxy(
+            Upstream::http(&door.url)
+                .mode(LEGACY)
+                .sharing(Sharing::PerCaller),
+        )
+        .await;
+        let opened_by_the_proxy = door.opened.load(Ordering::SeqCst);
+        door.refuse.store(true, Ordering::SeqCst);
+        let server = per.server();
+        let a = downstream(&server, LEGACY).await;
+
+        let first = a
+            .call_tool("session", json!({}))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            door.opened.load(Ordering::SeqCst),
+            opened_by_the_proxy + 1,
+            "{first}"
+        );
+        // At once again: failed from the last attempt, the upstream not asked.
+        let again = a
+            .call_tool("session", json!({}))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(again.contains("failed a moment ago"), "{again}");
+        assert_eq!(door.opened.load(Ordering::SeqCst), opened_by_the_proxy + 1);
+
+        // A second later the upstream is asked again, and once it is up the call goes through.
+        door.refuse.store(false, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        assert!(!session_of(&a).await.is_empty());
+        assert_eq!(door.opened.load(Ordering::SeqCst), opened_by_the_proxy + 2);
     })
     .await;
 }

@@ -7,7 +7,8 @@
 //! session's connection is closed once the session has ended (the pool holds it weakly and
 //! looks every sweep); any caller's is closed after [`Upstream::caller_idle_timeout`]
 //! without a call, or to make room for a new caller past [`Upstream::max_callers`] (the
-//! least recently used one not in a call).
+//! least recently used one not in a call). A caller whose connection failed to open has
+//! its calls failed at once for [`RECONNECT_EVERY`], then tried again.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,7 +20,7 @@ use mcp_core::version::Era;
 use tokio::sync::{OnceCell, mpsc};
 
 use super::relay::{Relay, RelayHandler};
-use super::upstream::{ProxyError, Upstream};
+use super::upstream::{ProxyError, RECONNECT_EVERY, Upstream};
 use crate::client::Client;
 use crate::common::principal::Principal;
 use crate::context::Context;
@@ -56,6 +57,9 @@ struct Entry {
     session: Option<Weak<Mutex<SessionState>>>,
     /// Connected on the caller's first call (concurrent first calls wait for one).
     conn: OnceCell<CallerConn>,
+    /// When connecting last failed: the caller's calls fail at once until
+    /// [`RECONNECT_EVERY`] has passed.
+    failed_at: Mutex<Option<Instant>>,
     last_used: Mutex<Instant>,
     /// Taken out of the pool: its connection is closed as soon as it has one.
     evicted: AtomicBool,
@@ -125,11 +129,25 @@ impl Callers {
                 }));
             }
         };
-        let connected = (entry.conn)
-            .get_or_try_init(|| connect(&self.upstream))
-            .await
-            .map(|_| ());
+        let connected = (entry.conn).get_or_try_init(|| self.connect(&entry)).await;
+        let connected = connected.map(|_| ());
         Some(connected.map(|()| Lease(entry)))
+    }
+
+    /// Connects `entry`'s caller, unless its last attempt failed within [`RECONNECT_EVERY`].
+    async fn connect(&self, entry: &Entry) -> Result<CallerConn, ProxyError> {
+        let failed_at = *entry.failed_at.lock().expect("entry lock");
+        if failed_at.is_some_and(|t| t.elapsed() < RECONNECT_EVERY) {
+            return Err(ProxyError::Unreachable {
+                upstream: self.upstream.describe(),
+                reason: "connecting this caller's own connection failed a moment ago".into(),
+            });
+        }
+        let connected = connect(&self.upstream).await;
+        if connected.is_err() {
+            *entry.failed_at.lock().expect("entry lock") = Some(Instant::now());
+        }
+        connected
     }
 
     /// The entry of caller `id` (a new one when it has none or its connection closed),
@@ -168,6 +186,7 @@ impl Callers {
         let entry = Arc::new(Entry {
             session,
             conn: OnceCell::new(),
+            failed_at: Mutex::new(None),
             last_used: Mutex::new(Instant::now()),
             evicted: AtomicBool::new(false),
             closed: AtomicBool::new(false),

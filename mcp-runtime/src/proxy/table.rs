@@ -26,7 +26,7 @@ use super::callers::Callers;
 use super::meta;
 use super::relay::{Change, Relay, RelayHandler};
 use super::subscriptions::UpstreamSubscriptions;
-use super::upstream::{ProxyError, Sharing, Upstream};
+use super::upstream::{ProxyError, RECONNECT_EVERY, Sharing, Upstream};
 use crate::chain::middleware::{Chain, Endpoint, Middleware, Next};
 use crate::client::{Client, ClientError, Subscription};
 use crate::common::error::{HandlerResult, McpError};
@@ -103,9 +103,6 @@ impl Drop for Drained {
         self.0.abort();
     }
 }
-
-/// How long after a failed reconnection the next may be tried.
-const RECONNECT_EVERY: Duration = Duration::from_secs(1);
 
 /// How long after the upstream's last answer [`Readiness`] trusts it without a ping.
 pub const READY_FOR: Duration = Duration::from_secs(1);

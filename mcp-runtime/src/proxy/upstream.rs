@@ -7,6 +7,11 @@ use mcp_core::types::{ClientCapabilities, Implementation};
 
 use crate::client::{Client, ClientError, ClientHandler, ConnectMode};
 
+/// How long after a failed connection to an upstream the next may be tried (the shared
+/// connection's reconnection, a caller's own connection): an upstream that is down is not
+/// hammered by every call.
+pub(crate) const RECONNECT_EVERY: Duration = Duration::from_secs(1);
+
 /// Where an upstream is.
 #[derive(Debug, Clone)]
 enum Target {
