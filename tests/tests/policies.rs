@@ -163,6 +163,41 @@ async fn read_only_hides_other_tools_from_the_list_and_from_calls() {
 }
 
 #[tokio::test]
+async fn read_only_leaves_tools_out_before_paging_so_every_page_is_full() {
+    // w0, r1, w2, r3, w4, r5: the odd ones read-only; two tools a page.
+    let tools: Vec<Tool> = (0..6)
+        .map(|i| {
+            let mut t = Tool::new(format!("{}{i}", if i % 2 == 1 { "r" } else { "w" }));
+            if i % 2 == 1 {
+                t.annotations = Some(mcp::core::types::ToolAnnotations {
+                    read_only_hint: Some(true),
+                    ..Default::default()
+                });
+            }
+            t
+        })
+        .collect();
+    let mut b = Server::builder("many", "1.0.0").page_size(2);
+    for t in &tools {
+        b = b.tool(t.clone(), |_ctx, _args: serde_json::Value| async move {
+            Ok(CallToolResult::success(vec![]))
+        });
+    }
+    let server = b.middleware(ReadOnly::new(&tools)).build();
+    let client = Client::connect(server.serve_in_memory()).await.unwrap();
+    let first = client.list_tools(None).await.unwrap();
+    let names = |p: &mcp::core::types::ListToolsResult| -> Vec<String> {
+        p.tools.iter().map(|t| t.name.clone()).collect()
+    };
+    assert_eq!(names(&first), ["r1", "r3"]);
+    let second = client.list_tools(first.next_cursor).await.unwrap();
+    assert_eq!(
+        (names(&second), second.next_cursor),
+        (vec!["r5".to_owned()], None)
+    );
+}
+
+#[tokio::test]
 async fn a_text_answer_over_the_limit_is_cut_with_the_marker() {
     let server = Server::builder("library", "1")
         .handler(Library)

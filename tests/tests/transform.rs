@@ -168,6 +168,51 @@ async fn filters_by_name_and_by_tag_hide_from_the_list_and_the_call() {
     );
 }
 
+/// The tool names of each page of `tools/list`, following `nextCursor`.
+async fn pages(c: &Client) -> Vec<Vec<String>> {
+    let (mut pages, mut cursor) = (Vec::new(), None);
+    loop {
+        let page = c.list_tools(cursor).await.unwrap();
+        pages.push(page.tools.into_iter().map(|t| t.name).collect());
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return pages,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_filter_leaves_tools_out_before_paging_so_every_page_is_full() {
+    // t0..t5, the even ones tagged "kept"; two tools a page.
+    let mut b = Server::builder("many", "1.0.0").page_size(2);
+    for i in 0..6 {
+        let tags: &[&str] = if i % 2 == 0 { &["kept"] } else { &[] };
+        b = echo(b, echo_tool(&format!("t{i}"), json!({}), &[], tags));
+    }
+    let by_tag = b
+        .transform_tools(ToolTransforms::new().tagged("kept"))
+        .build();
+    for mode in [
+        ConnectMode::Legacy(V::V2025_11_25),
+        ConnectMode::Modern(V::V2026_07_28),
+    ] {
+        let c = connect(&by_tag, mode).await;
+        assert_eq!(pages(&c).await, [vec!["t0", "t2"], vec!["t4"]]);
+    }
+
+    let mut b = Server::builder("many", "1.0.0").page_size(2);
+    for i in 0..6 {
+        b = echo(b, echo_tool(&format!("t{i}"), json!({}), &[], &[]));
+    }
+    let renamed = ToolTransforms::new()
+        .tool("t5", ToolTransform::new().rename("five"))
+        // `t5` is no longer offered under its own name: naming it keeps nothing.
+        .only(["t1", "t3", "five", "t5"]);
+    let by_name = b.transform_tools(renamed).build();
+    let c = connect(&by_name, ConnectMode::Legacy(V::V2025_11_25)).await;
+    assert_eq!(pages(&c).await, [vec!["t1", "t3"], vec!["five"]]);
+}
+
 #[tokio::test]
 async fn transforms_apply_to_mounted_tools() {
     let server = Server::builder("gateway", "1.0.0")

@@ -5,7 +5,9 @@
 //!
 //! It is a middleware nearest the dispatcher: `tools/list` results are rewritten (each
 //! `inputSchema` too: hidden arguments leave `properties` and `required`, renamed ones are
-//! renamed there), and a `tools/call` is mapped back (the tool's own name, its own argument
+//! renamed there; filtered-out tools are left out by the dispatcher, before the list is cut
+//! into pages, as a [`Visibility`](super::policies::Visibility) does), and a `tools/call`
+//! is mapped back (the tool's own name, its own argument
 //! names, the hidden values set — a value the client sent for a hidden argument is
 //! replaced). A tool's original name, once renamed, and a filtered-out tool answer as
 //! unknown tools. What a transform names is checked against the server's tools at build
@@ -20,6 +22,7 @@ use serde_json::{Map, Value};
 
 use super::middleware::{Endpoint, Middleware, Next};
 use super::policies::call::{tool_name, unknown_tool};
+use super::policies::visibility::{Denial, ItemSet, Kind, Select, Shown};
 use crate::common::error::{HandlerResult, McpError, Reply};
 use crate::context::Context;
 
@@ -170,6 +173,9 @@ pub struct ToolTransforms {
     /// By the tool's own name.
     tools: HashMap<String, ToolTransform>,
     filter: Filter,
+    /// The filter over the tools' own names, for the dispatcher to apply to `tools/list`
+    /// before paging (none: every tool shown).
+    listed: Option<Arc<ItemSet>>,
     /// A tool's listing entry by its own name (set by the builder), for the tag filter of
     /// a call.
     lookup: Option<Lookup>,
@@ -194,18 +200,36 @@ impl ToolTransforms {
     /// Transforms the tool named `name` (its own name: local, or `ns_name` when mounted).
     pub fn tool(mut self, name: impl Into<String>, transform: ToolTransform) -> Self {
         self.tools.insert(name.into(), transform);
-        self
+        self.relist()
     }
 
     /// Shows only the tools with these names (as the client sees them, after renaming).
     pub fn only<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.filter = Filter::Names(names.into_iter().map(Into::into).collect());
-        self
+        self.relist()
     }
 
     /// Shows only the tools tagged `tag`: whose `_meta` has `"tags": [..., tag, ...]`.
     pub fn tagged(mut self, tag: impl Into<String>) -> Self {
         self.filter = Filter::Tag(tag.into());
+        self.relist()
+    }
+
+    /// Sets [`listed`](Self::listed) from the filter, in the tools' own names.
+    fn relist(mut self) -> Self {
+        let tools = match &self.filter {
+            Filter::All => {
+                self.listed = None;
+                return self;
+            }
+            Filter::Names(names) => (names.iter())
+                .filter_map(|n| self.by_shown(n))
+                .map(|(own, _)| Select::tool(own))
+                .collect(),
+            Filter::Tag(tag) => vec![Select::tagged(tag.clone())],
+        };
+        let others = [Select::every(Kind::Prompt), Select::every(Kind::Resource)];
+        self.listed = Some(Arc::new(ItemSet::only(tools.into_iter().chain(others))));
         self
     }
 
@@ -215,26 +239,16 @@ impl ToolTransforms {
         self
     }
 
-    /// The tool's own name and its transform, from the name a client sees.
-    fn by_shown(&self, shown: &str) -> (String, Option<&ToolTransform>) {
+    /// The tool's own name and its transform, from the name a client sees; `None` for the
+    /// own name of a renamed tool, which is not offered.
+    fn by_shown(&self, shown: &str) -> Option<(String, Option<&ToolTransform>)> {
         for (own, t) in &self.tools {
             if t.name.as_deref().unwrap_or(own) == shown {
-                return (own.clone(), Some(t));
+                return Some((own.clone(), Some(t)));
             }
         }
-        (shown.to_owned(), None)
-    }
-
-    /// Whether the client sees a tool `entry` (already transformed).
-    fn shows(&self, entry: &Map<String, Value>) -> bool {
-        match &self.filter {
-            Filter::All => true,
-            Filter::Names(names) => (entry.get("name").and_then(Value::as_str))
-                .is_some_and(|n| names.iter().any(|x| x == n)),
-            Filter::Tag(tag) => {
-                mcp_core::types::has_tag(entry.get("_meta").and_then(Value::as_object), tag)
-            }
-        }
+        let renamed_away = self.tools.get(shown).is_some_and(|t| t.name.is_some());
+        (!renamed_away).then(|| (shown.to_owned(), None))
     }
 
     /// What is wrong with these transforms over `tools` (name, argument names).
@@ -311,17 +325,13 @@ impl ToolTransforms {
                 t.apply(entry);
             }
         }
-        tools.retain(|t| t.as_object().is_some_and(|e| self.shows(e)));
         Reply::json(&list)
     }
 
     fn call(&self, mut ctx: Context, shown: &str) -> Result<Context, McpError> {
-        let (own, t) = self.by_shown(shown);
-        // The original name of a renamed tool is not offered.
-        let renamed_away = t.is_none() && self.tools.get(shown).is_some_and(|t| t.name.is_some());
-        if renamed_away {
+        let Some((own, t)) = self.by_shown(shown) else {
             return Err(unknown_tool(shown));
-        }
+        };
         let visible = match &self.filter {
             Filter::All => true,
             Filter::Names(names) => names.iter().any(|n| n == shown),
@@ -351,8 +361,16 @@ impl ToolTransforms {
 }
 
 impl Middleware for ToolTransforms {
-    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+    async fn handle<E: Endpoint + ?Sized>(
+        &self,
+        mut ctx: Context,
+        next: Next<'_, E>,
+    ) -> HandlerResult {
         if ctx.method() == "tools/list" && !ctx.is_notification() {
+            // Filtered by the dispatcher before paging (the same list for every caller).
+            if let Some(listed) = &self.listed {
+                Shown::restrict(&mut ctx, listed.clone(), Denial::NotFound, false);
+            }
             let out = next.run(ctx).await?;
             return self.list(out);
         }

@@ -134,8 +134,9 @@ impl<'a> Lists<'a> {
 
 impl DispatchCore {
     /// Answers a list request from the cache, encoding the page on a miss; a caller a
-    /// [`Visibility`](crate::chain::policies::Visibility) restricts (`shown`) gets its own
-    /// list, filtered before it is cut into pages and encoded per request.
+    /// [`Visibility`](crate::chain::policies::Visibility), a
+    /// [`ReadOnly`](crate::chain::policies::ReadOnly) or a tool filter restricts (`shown`)
+    /// gets its list filtered before it is cut into pages, encoded per request.
     pub(crate) fn list(
         &self,
         h: Lists<'_>,
@@ -226,7 +227,7 @@ impl DispatchCore {
 
 impl DispatchCore {
     /// The list of a caller that sees only some items: the items it sees, paged, the cache
-    /// hints filled and never `"public"` (the list is this caller's own).
+    /// hints filled and never `"public"` when the list is this caller's own.
     fn own_list(
         &self,
         h: &Lists<'_>,
@@ -256,7 +257,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_own(result, rev, "tools/list")
+                self.shape_own(result, rev, "tools/list", shown)
             }
             ListKind::Prompts => {
                 let all = kept(h.prompts(), shown);
@@ -266,7 +267,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_own(result, rev, "prompts/list")
+                self.shape_own(result, rev, "prompts/list", shown)
             }
             ListKind::Resources => {
                 let all =
@@ -278,7 +279,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_own(result, rev, "resources/list")
+                self.shape_own(result, rev, "resources/list", shown)
             }
             ListKind::Templates => {
                 let all = kept(h.resource_templates(), shown);
@@ -288,14 +289,20 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_own(result, rev, "resources/templates/list")
+                self.shape_own(result, rev, "resources/templates/list", shown)
             }
         }
     }
 
-    /// [`shape_cached`](Self::shape_cached) for one caller's own list: a `"public"` scope
-    /// becomes `"private"`.
-    fn shape_own<T>(&self, mut result: T, rev: ProtocolVersion, method: &str) -> HandlerResult
+    /// [`shape_cached`](Self::shape_cached) for a filtered list: a `"public"` scope becomes
+    /// `"private"` when the list is this caller's own.
+    fn shape_own<T>(
+        &self,
+        mut result: T,
+        rev: ProtocolVersion,
+        method: &str,
+        shown: &Shown,
+    ) -> HandlerResult
     where
         T: mcp_core::types::Adapt
             + serde::Serialize
@@ -304,7 +311,7 @@ impl DispatchCore {
     {
         self.cache.apply(&mut result, method, None);
         let (_, scope) = result.hints_mut();
-        if *scope == Some(mcp_core::types::CacheScope::Public) {
+        if shown.per_caller() && *scope == Some(mcp_core::types::CacheScope::Public) {
             *scope = Some(mcp_core::types::CacheScope::Private);
         }
         self.shape(result, Some(rev))

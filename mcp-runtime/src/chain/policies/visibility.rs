@@ -433,28 +433,45 @@ impl Middleware for Visibility {
         }
         let set = self.set_for(&ctx).clone();
         if *set != ItemSet::All {
-            let mut shown = ctx.extensions().get::<Shown>().cloned().unwrap_or_default();
-            shown.0.push((set, self.denial));
-            ctx.extensions_mut().insert(shown);
+            Shown::restrict(&mut ctx, set, self.denial, true);
         }
         next.run(ctx).await
     }
 }
 
-/// What the caller of one request sees, for the dispatcher: the set of each
-/// [`Visibility`] layer it passed, with its denial. A typed extension of the request.
+/// What the caller of one request sees, for the dispatcher: the set of each layer it
+/// passed (a [`Visibility`], and for `tools/list` a [`ReadOnly`](super::ReadOnly) or a
+/// tool filter), with its denial. A typed extension of the request.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Shown(Vec<(Arc<ItemSet>, Denial)>);
+pub(crate) struct Shown {
+    layers: Vec<(Arc<ItemSet>, Denial)>,
+    /// Some layer depends on who calls: the list is this caller's own (never `"public"`).
+    per_caller: bool,
+}
 
 impl Shown {
-    /// What `ctx`'s caller sees, when a [`Visibility`] restricted it.
+    /// What `ctx`'s caller sees, when a layer restricted it.
     pub(crate) fn of(ctx: &Context) -> Option<&Shown> {
         ctx.extensions().get::<Shown>()
     }
 
+    /// Restricts what `ctx`'s caller sees to `set` too (`per_caller`: the set was chosen
+    /// for this caller), a use of a hidden item answered as `denial` says.
+    pub(crate) fn restrict(ctx: &mut Context, set: Arc<ItemSet>, denial: Denial, per_caller: bool) {
+        let mut shown = ctx.extensions().get::<Shown>().cloned().unwrap_or_default();
+        shown.layers.push((set, denial));
+        shown.per_caller |= per_caller;
+        ctx.extensions_mut().insert(shown);
+    }
+
+    /// Whether the list shown depends on who calls.
+    pub(crate) fn per_caller(&self) -> bool {
+        self.per_caller
+    }
+
     /// Whether the caller sees `item`.
     pub(crate) fn shows(&self, item: &Item<'_>) -> bool {
-        self.0.iter().all(|(set, _)| set.contains(item))
+        self.layers.iter().all(|(set, _)| set.contains(item))
     }
 
     /// `Ok` when the caller may use `item`, asked for as `asked` (a tool's or prompt's
@@ -466,7 +483,7 @@ impl Shown {
         asked: &str,
         unknown: impl FnOnce() -> McpError,
     ) -> Result<(), McpError> {
-        match self.0.iter().find(|(set, _)| !set.contains(item)) {
+        match self.layers.iter().find(|(set, _)| !set.contains(item)) {
             None => Ok(()),
             Some((_, denial)) => Err(denial.error(item, asked, unknown)),
         }
@@ -518,13 +535,16 @@ mod tests {
     #[test]
     fn two_layers_both_apply_and_the_first_that_hides_answers() {
         let tool = Tool::new("x").with_tags(["admin"]);
-        let shown = Shown(vec![
-            (Arc::new(ItemSet::all()), Denial::Unauthorized),
-            (
-                Arc::new(ItemSet::except([Select::tagged("admin")])),
-                Denial::Unauthorized,
-            ),
-        ]);
+        let shown = Shown {
+            layers: vec![
+                (Arc::new(ItemSet::all()), Denial::Unauthorized),
+                (
+                    Arc::new(ItemSet::except([Select::tagged("admin")])),
+                    Denial::Unauthorized,
+                ),
+            ],
+            per_caller: true,
+        };
         assert!(!shown.shows(&Item::tool(&tool)));
         let e = shown
             .check(&Item::tool(&tool), "x", || unreachable!())
