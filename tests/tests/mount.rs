@@ -310,6 +310,13 @@ async fn the_mounted_child_is_served(c: &Client) {
     }
     // Not under the namespace: not found, not the child's.
     assert!(c.read_resource("data://stations").await.is_err());
+    // Under it but absent from the child: the error names the URI asked for, as one the
+    // parent lacks does, never the child's own (a tool the child hides: visibility.rs).
+    let absent = |e: mcp::runtime::client::ClientError| e.as_rpc().cloned().unwrap();
+    let missing = absent(c.read_resource("data://wx/nowhere").await.unwrap_err());
+    let theirs = absent(c.read_resource("data://nowhere").await.unwrap_err());
+    assert_eq!(missing.code, theirs.code);
+    assert_eq!(missing.data, Some(json!({"uri": "data://wx/nowhere"})));
 }
 
 #[tokio::test]

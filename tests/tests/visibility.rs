@@ -420,6 +420,50 @@ fn many_tools(n: usize) -> Server {
 }
 
 #[tokio::test]
+async fn a_mounted_childs_filter_refuses_the_call_and_the_parents_hides_the_item() {
+    // The child hides its odd tools; the parent answers lists from its own copies.
+    let parent = |policy: Option<Visibility>| {
+        let b = Server::builder("parent", "1").mount("kid", many_tools(4));
+        match policy {
+            Some(p) => b.middleware(p).build(),
+            None => b.build(),
+        }
+    };
+    let names = |c: Client| async move {
+        let tools = c.list_all_tools().await.unwrap();
+        (c, tools.into_iter().map(|t| t.name).collect::<Vec<_>>())
+    };
+    let (c, listed) = names(
+        Client::connect(parent(None).serve_in_memory())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(listed, ["kid_t00", "kid_t01", "kid_t02", "kid_t03"]);
+    let e = rpc(c.call_tool("kid_t01", json!({})).await);
+    // As an absent one answers: the child's own name never shows.
+    let absent = rpc(c.call_tool("kid_t09", json!({})).await);
+    assert_eq!((absent.code, absent.data), (e.code, e.data.clone()));
+    assert_eq!(absent.message, "Unknown tool: kid_t09");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (-32602, "Unknown tool: kid_t01")
+    );
+    assert!(c.call_tool("kid_t00", json!({})).await.is_ok());
+
+    // On the parent, the policy sees the mounted items by their namespaced names and tags.
+    let on_parent = Visibility::new(ItemSet::except([Select::tagged("hidden")]));
+    let server = parent(Some(on_parent));
+    let (c, listed) = names(Client::connect(server.serve_in_memory()).await.unwrap()).await;
+    assert_eq!(listed, ["kid_t00", "kid_t02"]);
+    let e = rpc(c.call_tool("kid_t01", json!({})).await);
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (-32602, "Unknown tool: kid_t01")
+    );
+}
+
+#[tokio::test]
 async fn hidden_items_leave_no_short_pages_and_cursors_walk_the_callers_list() {
     let server = many_tools(20);
     for legacy in [true, false] {

@@ -434,8 +434,10 @@ impl Mount {
         ctx: Context,
         name: String,
     ) -> Result<CallToolResult, McpError> {
-        let ctx = self.child_ctx(ctx, "name", name)?;
-        let mut r: CallToolResult = decode(self.endpoint.call_boxed(ctx).await?)?;
+        let child = self.child_ctx(ctx, "name", name.as_str())?;
+        let reply = (self.endpoint.call_boxed(child).await)
+            .map_err(|e| as_parents(e, "tool", &name, &self.tool_name(&name)))?;
+        let mut r: CallToolResult = decode(reply)?;
         r.result_type = None;
         strip_stamp(&mut r.meta);
         Ok(r)
@@ -446,8 +448,10 @@ impl Mount {
         ctx: Context,
         name: String,
     ) -> Result<GetPromptResult, McpError> {
-        let ctx = self.child_ctx(ctx, "name", name)?;
-        let mut r: GetPromptResult = decode(self.endpoint.call_boxed(ctx).await?)?;
+        let child = self.child_ctx(ctx, "name", name.as_str())?;
+        let reply = (self.endpoint.call_boxed(child).await)
+            .map_err(|e| as_parents(e, "prompt", &name, &self.tool_name(&name)))?;
+        let mut r: GetPromptResult = decode(reply)?;
         r.result_type = None;
         strip_stamp(&mut r.meta);
         Ok(r)
@@ -460,8 +464,10 @@ impl Mount {
     ) -> Result<ReadResourceResult, McpError> {
         let child =
             child_uri(&self.namespace, &uri).ok_or_else(|| McpError::resource_not_found(&uri))?;
-        let ctx = self.child_ctx(ctx, "uri", child)?;
-        let mut r: ReadResourceResult = decode(self.endpoint.call_boxed(ctx).await?)?;
+        let ctx = self.child_ctx(ctx, "uri", child.as_str())?;
+        let reply = (self.endpoint.call_boxed(ctx).await)
+            .map_err(|e| as_parents(e, "resource", &child, &uri))?;
+        let mut r: ReadResourceResult = decode(reply)?;
         r.result_type = None;
         strip_stamp(&mut r.meta);
         for c in &mut r.contents {
@@ -508,6 +514,25 @@ struct Taken {
     prompts: Vec<String>,
     resources: Vec<String>,
     templates: Vec<String>,
+}
+
+/// The child's error about its own `child` (a tool's or prompt's name, a URI) told of the
+/// parent's `parent`, the name the caller used: `"Unknown tool: <name>"` and the item in
+/// `data` (`{"uri": ..}`, `{"tool": ..}`), so an item the child lacks or hides from this
+/// caller answers as one the parent lacks, and the child's own names never show.
+fn as_parents(e: McpError, kind: &str, child: &str, parent: &str) -> McpError {
+    let McpError::Protocol(mut o) = e else {
+        return e;
+    };
+    if o.message == format!("Unknown {kind}: {child}") {
+        o.message = format!("Unknown {kind}: {parent}");
+    }
+    if let Some(Value::Object(data)) = &mut o.data {
+        for v in data.values_mut().filter(|v| v.as_str() == Some(child)) {
+            *v = parent.into();
+        }
+    }
+    McpError::Protocol(o)
 }
 
 /// The child's encoded result, typed.
