@@ -486,10 +486,20 @@ impl Mount {
         ctx: Context,
         reference: CompletionReference,
     ) -> Result<Completion, McpError> {
+        let (kind, child, parent) = match &reference {
+            CompletionReference::Prompt(p) => ("prompt", p.name.clone(), self.tool_name(&p.name)),
+            CompletionReference::Resource(t) => (
+                "resource template",
+                t.uri.clone(),
+                namespaced_uri(&self.namespace, &t.uri),
+            ),
+        };
         let reference =
             serde_json::to_value(reference).map_err(|e| McpError::internal(e.to_string()))?;
         let ctx = self.child_ctx(ctx, "ref", reference)?;
-        let r: CompleteResult = decode(self.endpoint.call_boxed(ctx).await?)?;
+        let reply = (self.endpoint.call_boxed(ctx).await)
+            .map_err(|e| as_parents(e, kind, &child, &parent))?;
+        let r: CompleteResult = decode(reply)?;
         Ok(r.completion)
     }
 }
@@ -517,7 +527,8 @@ struct Taken {
 }
 
 /// The child's error about its own `child` (a tool's or prompt's name, a URI) told of the
-/// parent's `parent`, the name the caller used: `"Unknown tool: <name>"` and the item in
+/// parent's `parent`, the name the caller used: `"Unknown tool: <name>"` (prompt, resource
+/// template) and the item in
 /// `data` (`{"uri": ..}`, `{"tool": ..}`), so an item the child lacks or hides from this
 /// caller answers as one the parent lacks, and the child's own names never show.
 fn as_parents(e: McpError, kind: &str, child: &str, parent: &str) -> McpError {
@@ -556,7 +567,36 @@ fn strip_stamp(meta: &mut Option<Meta>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{child_uri, namespaced_uri};
+    use super::{as_parents, child_uri, namespaced_uri};
+    use crate::common::error::McpError;
+    use mcp_core::jsonrpc::ErrorObject;
+    use serde_json::json;
+
+    #[test]
+    fn a_childs_unknown_item_error_names_the_parents_item_and_nothing_else_changes() {
+        let wire = |e: McpError| e.to_wire();
+        let e = as_parents(
+            McpError::invalid_params("Unknown prompt: p"),
+            "prompt",
+            "p",
+            "ns_p",
+        );
+        assert_eq!(wire(e).message, "Unknown prompt: ns_p");
+        let e = McpError::invalid_params("Unknown resource template: data://{id}");
+        let e = as_parents(e, "resource template", "data://{id}", "data://ns/{id}");
+        assert_eq!(wire(e).message, "Unknown resource template: data://ns/{id}");
+        let e = as_parents(
+            McpError::resource_not_found("data://x"),
+            "resource",
+            "data://x",
+            "data://ns/x",
+        );
+        assert_eq!(wire(e).data, Some(json!({"uri": "data://ns/x"})));
+        // Another error of the child's, even naming the item, passes as it was.
+        let own = ErrorObject::new(-32000, "p failed").with_data(json!({"why": "p"}));
+        let e = as_parents(McpError::from(own.clone()), "prompt", "x", "ns_x");
+        assert_eq!(wire(e), own);
+    }
 
     #[test]
     fn the_namespace_goes_into_the_path_never_the_scheme() {
