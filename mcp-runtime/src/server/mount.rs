@@ -527,10 +527,10 @@ struct Taken {
 }
 
 /// The child's error about its own `child` (a tool's or prompt's name, a URI) told of the
-/// parent's `parent`, the name the caller used: `"Unknown tool: <name>"` (prompt, resource
-/// template) and the item in
-/// `data` (`{"uri": ..}`, `{"tool": ..}`), so an item the child lacks or hides from this
-/// caller answers as one the parent lacks, and the child's own names never show.
+/// parent's `parent`, the name the caller used: `"Unknown <kind>: <name>"` (tool, prompt,
+/// resource template) and the item in `data` (`{"uri": ..}`, `{"tool": ..}`), so an item
+/// the child lacks or hides from this caller answers as one the parent lacks, and the
+/// child's own names never show.
 fn as_parents(e: McpError, kind: &str, child: &str, parent: &str) -> McpError {
     let McpError::Protocol(mut o) = e else {
         return e;
@@ -592,7 +592,7 @@ mod tests {
             "data://ns/x",
         );
         assert_eq!(wire(e).data, Some(json!({"uri": "data://ns/x"})));
-        // Another error of the child's, even naming the item, passes as it was.
+        // Any other error of the child's passes as it was.
         let own = ErrorObject::new(-32000, "p failed").with_data(json!({"why": "p"}));
         let e = as_parents(McpError::from(own.clone()), "prompt", "x", "ns_x");
         assert_eq!(wire(e), own);
