@@ -75,6 +75,12 @@ fn upstream() -> Upstream {
         .timeout(Duration::from_secs(20))
 }
 
+async fn proxied() -> Proxy {
+    Proxy::connect(upstream())
+        .await
+        .expect("the proxy connects")
+}
+
 async fn caller(server: &Server, mode: ConnectMode) -> Client {
     Client::builder()
         .mode(mode)
@@ -95,9 +101,7 @@ async fn good(c: &Client, text: &str) -> String {
 #[tokio::test]
 async fn each_bad_answer_fails_only_its_own_call_clearly_in_both_eras() {
     bounded(async {
-        let proxy = Proxy::connect(upstream())
-            .await
-            .expect("the proxy connects");
+        let proxy = proxied().await;
         let server = proxy.server();
         for mode in [
             ConnectMode::Legacy(V::V2025_11_25),
@@ -139,9 +143,7 @@ async fn each_bad_answer_fails_only_its_own_call_clearly_in_both_eras() {
 #[tokio::test]
 async fn an_upstream_that_exits_mid_call_fails_that_call_and_is_started_again() {
     bounded(async {
-        let proxy = Proxy::connect(upstream())
-            .await
-            .expect("the proxy connects");
+        let proxy = proxied().await;
         let server = proxy.server();
         let c = caller(&server, ConnectMode::Legacy(V::V2025_11_25)).await;
         let e = c.call_tool("crash", json!({})).await.unwrap_err();

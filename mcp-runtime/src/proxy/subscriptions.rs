@@ -23,7 +23,7 @@ use mcp_core::types::SubscriptionFilter;
 use mcp_core::version::Era;
 use tokio::sync::{mpsc, oneshot};
 
-use super::table::Shared;
+use super::table::{Drained, Shared};
 use crate::client::Client;
 use crate::session::interest::{InterestWatcher, Settle};
 
@@ -46,17 +46,10 @@ struct State {
     stream: Option<Stream>,
 }
 
-/// An open listen stream, read (and dropped) by its own task.
+/// An open listen stream, drained by its own task, and whether it has ended.
 struct Stream {
-    task: tokio::task::JoinHandle<()>,
+    _drained: Drained,
     ended: Arc<AtomicBool>,
-}
-
-impl Drop for Stream {
-    fn drop(&mut self) {
-        // Dropping the subscription the task holds cancels it upstream.
-        self.task.abort();
-    }
 }
 
 impl UpstreamSubscriptions {
@@ -175,7 +168,7 @@ impl UpstreamSubscriptions {
             resource_subscriptions: Some(wanted.iter().cloned().collect()),
             ..SubscriptionFilter::default()
         };
-        let mut sub = match tokio::time::timeout(timeout, client.listen(filter)).await {
+        let sub = match tokio::time::timeout(timeout, client.listen(filter)).await {
             Ok(Ok(sub)) => sub,
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, "the upstream refused a listen stream for its resources");
@@ -190,13 +183,15 @@ impl UpstreamSubscriptions {
         let (done, pokes) = (ended.clone(), self.pokes.clone());
         // The relay hears each notification (the connection's handler); this only keeps
         // the stream's own queue empty and notices its end.
-        let task = tokio::spawn(async move {
-            while sub.next().await.is_some() {}
+        let drained = Drained::new(sub, move || {
             done.store(true, Ordering::Release);
             let _ = pokes.send(None);
         });
         // The new stream is open before the old one is dropped.
-        state.stream = Some(Stream { task, ended });
+        state.stream = Some(Stream {
+            _drained: drained,
+            ended,
+        });
         state.subscribed = wanted;
     }
 }

@@ -86,13 +86,16 @@ struct Conn {
 
 /// A listen stream kept open and its queue kept empty: the relay hears each notification
 /// through the connection's handler, so the stream's own copies are dropped as they come
-/// (unread, they would pile up for the connection's life). Closed with the connection.
-struct Drained(tokio::task::JoinHandle<()>);
+/// (unread, they would pile up for the connection's life). Closed when dropped (with the
+/// connection, or when a new stream replaces it).
+pub(super) struct Drained(tokio::task::JoinHandle<()>);
 
 impl Drained {
-    fn new(mut stream: Subscription) -> Self {
+    /// Drains `stream`; `on_end` runs if the stream ends by itself.
+    pub(super) fn new(mut stream: Subscription, on_end: impl FnOnce() + Send + 'static) -> Self {
         Drained(tokio::spawn(async move {
             while stream.next().await.is_some() {}
+            on_end();
         }))
     }
 }
@@ -475,7 +478,7 @@ async fn open(upstream: &Upstream, relay: &Arc<Relay>) -> Result<(Conn, Lists), 
             ..Default::default()
         };
         match client.listen(filter).await {
-            Ok(s) => Some(Drained::new(s)),
+            Ok(s) => Some(Drained::new(s, || {})),
             Err(e) => {
                 tracing::debug!(error = %e, "upstream offers no listen stream: its list changes are not followed");
                 None
