@@ -96,15 +96,10 @@ def main():
                 problems.append(f"{rel}: folder `{folder}/` is not in ARCHITECTURE.md's layer table")
                 continue
             in_tests = False
-            in_alias = False
+            # Deprecated code is read like any other: an old path kept public is an import.
             for n, line in code_lines(path):
                 if re.match(r"\s*#\[cfg\(test\)\]", line):
                     in_tests = True  # a test module may reach anything: it is not a layer
-                if re.match(r"#\[deprecated", line):
-                    in_alias = True  # an old public path kept for a release: not an import
-                if in_alias:
-                    in_alias = line != "}"
-                    continue
                 if in_tests:
                     continue
                 for m in PATH.finditer(line):

@@ -52,11 +52,6 @@ pub enum Direction {
     ServerToClient,
 }
 
-/// The old name of [`WireExtensions`] (it shared its name with the runtime's typed
-/// `Extensions` of a request's context).
-#[deprecated(since = "0.2.0", note = "renamed `WireExtensions`")]
-pub type Extensions = WireExtensions;
-
 /// The extensions a modern connection uses. They add methods and result types; on legacy
 /// revisions they have no effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -87,9 +87,6 @@ pub use client::request_headers;
 pub use errors::{HeaderError, HeaderErrorKind};
 pub use fields::{ParamsView, RequestFields, name_source_field};
 
-/// The old name of [`ParamsView`] (it shared its name with [`crate::params::Params`]).
-#[deprecated(since = "0.2.0", note = "renamed `ParamsView`")]
-pub type Params<'a> = ParamsView<'a>;
 pub use source::{HeaderFn, HeaderSource, single_header};
 pub use validate::{
     validate_notification_headers, validate_request_fields, validate_request_headers,

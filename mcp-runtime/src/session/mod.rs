@@ -10,12 +10,6 @@ pub mod event_store;
 mod identity;
 pub(crate) mod intake;
 pub(crate) mod interest;
-/// Old path of [`crate::backends::redis`].
-#[cfg(feature = "redis")]
-#[deprecated(since = "0.2.0", note = "moved to `mcp_runtime::backends::redis`")]
-pub mod redis {
-    pub use crate::backends::redis::*;
-}
 pub mod rate_store;
 pub mod relay;
 pub mod request_state;
