@@ -7,11 +7,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{Server, lists};
+use super::Server;
+use super::lists::{self, Listed};
 use crate::codegen::respan;
-
-/// A handler type (a method's hidden type or a listed path) and where to report it.
-pub type Listed = (TokenStream, Span);
 
 /// Everything `#[mcp::server]` adds after the item.
 pub fn codegen(s: &Server) -> TokenStream {

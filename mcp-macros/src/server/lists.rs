@@ -5,8 +5,10 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::codegen::Listed;
 use crate::codegen::respan;
+
+/// A handler type (a method's hidden type or a listed path) and where to report it.
+pub type Listed = (TokenStream, proc_macro2::Span);
 
 /// `prompts()` / `get_prompt()` over the prompt types (nothing when there are none).
 pub fn prompts(p: &TokenStream, ty: &TokenStream, prompts: &[Listed]) -> TokenStream {

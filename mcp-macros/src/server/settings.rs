@@ -152,7 +152,7 @@ fn cache(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Setting
             .map(ToString::to_string)
             .unwrap_or_default();
         match key.as_str() {
-            "ttl_ms" => ttl = Some(inner.value()?.parse::<syn::LitInt>()?),
+            "ttl_ms" => ttl = Some(<syn::LitInt as syn::parse::Parse>::parse(inner.value()?)?),
             "scope" => {
                 let s = lit_str(&inner)?;
                 match s.value().as_str() {

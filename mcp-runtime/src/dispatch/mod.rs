@@ -6,6 +6,7 @@ mod calls;
 mod dispatcher;
 pub(crate) mod list_cache;
 mod tool_result_encoding;
+mod visible;
 
 pub(crate) use dispatcher::DispatchCore;
 pub use dispatcher::Dispatcher;

@@ -24,9 +24,6 @@ pub(super) enum Grant {
 }
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
-#[cfg(feature = "oauth-signing")]
-pub(super) const CLIENT_ASSERTION_JWT: &str =
-    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
@@ -254,7 +251,7 @@ impl Inner {
             .post_form(&g.idp_token_endpoint, &pairs, &headers)
             .await?;
         if !answer.status.is_success() {
-            return Err(token_error("the token exchange", &answer));
+            return Err(answer.token_error("the token exchange"));
         }
         let v = answer.json("the token exchange")?;
         if v.get("issued_token_type").and_then(Value::as_str) != Some(ID_JAG) {
@@ -330,7 +327,7 @@ impl Inner {
             break (answer, proved);
         };
         if !answer.status.is_success() {
-            return Err(token_error("the token request", &answer));
+            return Err(answer.token_error("the token request"));
         }
         let v = answer.json("the token request")?;
         let access_token = v
@@ -378,23 +375,5 @@ impl Inner {
             issuer: issuer.to_owned(),
             dpop,
         })
-    }
-}
-
-/// The error of a refused registration or token request (RFC 6749 §5.2).
-pub(super) fn token_error(what: &str, answer: &wire::Answer) -> ClientError {
-    let v: Option<Value> = serde_json::from_slice(&answer.body).ok();
-    let field = |k: &str| {
-        v.as_ref()
-            .and_then(|v| v.get(k))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    match (field("error"), field("error_description")) {
-        (Some(e), Some(d)) => {
-            ClientError::Auth(format!("{what} failed ({}): {e}: {d}", answer.status))
-        }
-        (Some(e), None) => ClientError::Auth(format!("{what} failed ({}): {e}", answer.status)),
-        _ => ClientError::Auth(format!("{what} failed with {}", answer.status)),
     }
 }

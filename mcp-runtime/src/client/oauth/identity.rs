@@ -6,12 +6,13 @@ use serde_json::{Value, json};
 use super::ServerMetadata;
 #[cfg(feature = "oauth-signing")]
 use super::assertion;
-#[cfg(feature = "oauth-signing")]
-use super::grants::CLIENT_ASSERTION_JWT;
-use super::grants::token_error;
 use super::wire::basic_auth;
 use super::{Flow, Inner};
 use crate::client::error::ClientError;
+
+/// The `client_assertion_type` of a `private_key_jwt` client (RFC 7523 §2.2).
+#[cfg(feature = "oauth-signing")]
+const CLIENT_ASSERTION_JWT: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// How the client authenticates at the token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +155,7 @@ impl Inner {
         });
         let answer = self.wire.post_json(endpoint, &body).await?;
         if !answer.status.is_success() {
-            return Err(token_error("client registration", &answer));
+            return Err(answer.token_error("client registration"));
         }
         let v = answer.json("client registration")?;
         let client_id = v

@@ -171,6 +171,24 @@ impl Answer {
         serde_json::from_slice(&self.body)
             .map_err(|e| ClientError::Auth(format!("{what}: the answer is not JSON: {e}")))
     }
+
+    /// The error of a refused registration or token request (RFC 6749 §5.2), naming `what`.
+    pub(crate) fn token_error(&self, what: &str) -> ClientError {
+        let v: Option<Value> = serde_json::from_slice(&self.body).ok();
+        let field = |k: &str| {
+            v.as_ref()
+                .and_then(|v| v.get(k))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        match (field("error"), field("error_description")) {
+            (Some(e), Some(d)) => {
+                ClientError::Auth(format!("{what} failed ({}): {e}: {d}", self.status))
+            }
+            (Some(e), None) => ClientError::Auth(format!("{what} failed ({}): {e}", self.status)),
+            _ => ClientError::Auth(format!("{what} failed with {}", self.status)),
+        }
+    }
 }
 
 /// The HTTP side of the flow.

@@ -4,7 +4,7 @@
 //! hook for 2026 listen streams).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use mcp_core::jsonrpc::ErrorObject;
@@ -16,7 +16,7 @@ use mcp_core::version::{Era, ProtocolVersion};
 use tokio::sync::{Notify, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::related::RelatedTask;
+use super::related::{RelatedTask, StatusSink};
 use crate::common::error::McpError;
 use crate::context::Context;
 use crate::context::peer::Peer;
@@ -255,7 +255,8 @@ impl TaskEngine {
         tctx.cancel = cancel.clone();
         tctx.peer.out = None;
         if ctx.era == Era::Legacy {
-            tctx.peer.task = Some(Arc::new(RelatedTask::new(id, self)));
+            let engine: Weak<dyn StatusSink> = Arc::downgrade(self) as Weak<TaskEngine>;
+            tctx.peer.task = Some(Arc::new(RelatedTask::new(id, engine)));
         }
         tctx.extensions.insert(TaskHandle {
             engine: self.clone(),
@@ -676,6 +677,16 @@ impl std::fmt::Debug for TaskHandle {
         f.debug_struct("TaskHandle")
             .field("task_id", &self.task_id)
             .finish()
+    }
+}
+
+impl StatusSink for TaskEngine {
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        update: TaskUpdate,
+    ) -> crate::common::BoxFuture<'a, Result<(), TaskStoreError>> {
+        Box::pin(async move { self.apply(task_id, update).await.map(|_| ()) })
     }
 }
 

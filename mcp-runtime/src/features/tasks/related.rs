@@ -8,30 +8,41 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Weak;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
 
 use mcp_core::types::{InputRequests, RELATED_TASK_META_KEY};
 use serde_json::{Map, Value};
 
-use super::engine::TaskEngine;
+use crate::common::BoxFuture;
 use crate::context::peer::PeerScope;
 use crate::session::task_store::{TaskStoreError, TaskUpdate};
+
+/// Where a task's status changes go: the task engine (`engine.rs`), named by this contract
+/// so that a task's peer need not know the engine that made it.
+pub(crate) trait StatusSink: Send + Sync {
+    /// Writes `update` to task `task_id` and announces the new state.
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        update: TaskUpdate,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>>;
+}
 
 /// The task a peer's messages belong to.
 pub(crate) struct RelatedTask {
     task_id: String,
     /// Weak: the engine outlives its tasks' contexts, never the other way round.
-    engine: Weak<TaskEngine>,
+    engine: Weak<dyn StatusSink>,
     /// Server-to-client requests of this task waiting for their answer.
     waiting: AtomicUsize,
 }
 
 impl RelatedTask {
-    pub(crate) fn new(task_id: &str, engine: &Arc<TaskEngine>) -> Self {
+    pub(crate) fn new(task_id: &str, engine: Weak<dyn StatusSink>) -> Self {
         Self {
             task_id: task_id.to_owned(),
-            engine: Arc::downgrade(engine),
+            engine,
             waiting: AtomicUsize::new(0),
         }
     }
@@ -41,7 +52,7 @@ impl RelatedTask {
         let Some(engine) = self.engine.upgrade() else {
             return;
         };
-        match engine.apply(&self.task_id, update).await {
+        match engine.update(&self.task_id, update).await {
             Ok(_) | Err(TaskStoreError::Terminal(_)) => {}
             Err(e) => tracing::warn!(task = %self.task_id, error = %e, "task status not updated"),
         }
