@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 /// [`RequestMeta::from_params`](crate::meta::RequestMeta::from_params) reads the `_meta`
 /// envelope from it (keeping a reference instead of a copy),
 /// [`carries_modern_envelope`](crate::meta::params_carry_modern_envelope) the era,
-/// [`RequestFields::from_scanned`](crate::headers::RequestFields::from_scanned) the fields
+/// [`RequestFields::of_params`](crate::headers::RequestFields::of_params) the fields
 /// the 2026 headers mirror, and [`member`](Self::member) where a few top-level members stand
 /// (`name`, `uri`, `taskId`, `arguments`, `task`, `inputResponses`, `requestState`), so
 /// nothing passes over the params again. Params the scan cannot read for sure (a key written

@@ -5,6 +5,10 @@
 //! public `ServerHandler::call_tool` takes `Box<RawValue>` arguments, and serde makes no
 //! unchecked one).
 //!
+//! A 2025-11-25 `tools/call` over HTTP whose params carry `_meta` (a progress token) is
+//! read once too: the routing scans it for the 2026 envelope, and the admission, the
+//! context and the dispatcher reuse that scan.
+//!
 //! The counters (`mcp_core::passes`) count in debug builds only and are process-wide, so
 //! this binary holds one test, which runs its cases in turn.
 
@@ -74,6 +78,38 @@ async fn a_2026_tools_call_is_scanned_once() {
     let (passes, answer) = passes_of(post(addr, &call())).await;
     assert_eq!(answer["result"]["content"][0]["text"], "5", "{answer}");
     assert_eq!(passes, one_scan, "(params, arguments) passes over HTTP");
+
+    // A legacy session over HTTP, the call carrying `_meta`: routed by the envelope scan,
+    // then admitted and dispatched from that same scan.
+    let init = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "one-scan", "version": "1"}}
+    });
+    let r = http::mcp_send(addr, "POST", None, Some(init), None).await;
+    let session = r.header("mcp-session-id").expect("a session").to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    http::mcp_send(addr, "POST", Some(&session), Some(initialized), None).await;
+    let legacy_call = json!({
+        "jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": {"progressToken": 1}}
+    });
+    let send = || {
+        http::mcp_send(
+            addr,
+            "POST",
+            Some(&session),
+            Some(legacy_call.clone()),
+            None,
+        )
+    };
+    send().await; // warm up
+    let (passes, answer) = passes_of(async { send().await.json() }).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "5", "{answer}");
+    assert_eq!(
+        passes, one_scan,
+        "(params, arguments) passes, legacy HTTP with _meta"
+    );
 
     // A byte stream: the opening request chooses the era, a later one is admitted.
     let mut wire = Wire::new(Adder.into_server().serve_in_memory());

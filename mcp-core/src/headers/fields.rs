@@ -170,10 +170,11 @@ impl<'a> RequestFields<'a> {
         })
     }
 
-    /// The fields as the params' one scan found them ([`crate::params::Params`], shared
-    /// with the envelope and the dispatcher): no pass of its own. `None` where
-    /// [`RequestFields::scan`] would say `None`, or when the scan left the params to serde;
-    /// read them with [`RequestFields::of`] then.
+    /// The fields of a request's params as the transport holds them: read from the params'
+    /// one scan ([`crate::params::Params`], shared with the envelope and the dispatcher),
+    /// with no pass of their own; where that scan cannot be sure (see
+    /// [`RequestFields::scan`]), the parse of [`RequestFields::of`] decides. Every reading
+    /// agrees: this is the one way a transport reads them.
     ///
     /// ```
     /// use mcp_core::headers::RequestFields;
@@ -185,12 +186,22 @@ impl<'a> RequestFields<'a> {
     /// )
     /// .unwrap();
     /// let params = Params::from(raw);
-    /// let fields = RequestFields::from_scanned(&params).unwrap();
+    /// let fields = RequestFields::of_params(Some(&params));
     /// assert_eq!(fields.name(), Some("add"));
     /// assert_eq!(fields.protocol_version(), Some("2026-07-28"));
-    /// assert_eq!(Some(fields), RequestFields::scan(Some(raw)));
+    /// assert_eq!(fields, RequestFields::of(raw));
+    /// assert_eq!(RequestFields::of_params(None), RequestFields::default());
     /// ```
-    pub fn from_scanned(params: &'a crate::params::Params) -> Option<Self> {
+    pub fn of_params(params: Option<&'a crate::params::Params>) -> Self {
+        let Some(params) = params else {
+            return Self::default();
+        };
+        Self::from_index(params).unwrap_or_else(|| Self::of(params.get()))
+    }
+
+    /// The fields from the params' one scan; `None` where [`RequestFields::scan`] would
+    /// say `None`, or when the scan left the params to serde.
+    fn from_index(params: &'a crate::params::Params) -> Option<Self> {
         let index = params.index()?;
         if index.meta.as_ref().is_some_and(|m| m.version_repeated) {
             return None; // the parse refuses a repeated protocolVersion: it decides
@@ -379,17 +390,23 @@ mod tests {
             assert_eq!(RequestFields::scan(Some(&p)), None, "{text}");
             assert_eq!(RequestFields::of(&*p), RequestFields::probe(&p), "{text}");
         }
-        // The params' one scan reads the same fields, or declines where `scan` declines.
+        // The params' one scan reads the same fields, or declines where `scan` declines;
+        // either way `of_params` answers what the parse answers.
         for text in agree.iter().chain(&decline) {
             let p = raw(text);
             let params = crate::params::Params::from(&*p);
-            match RequestFields::from_scanned(&params) {
+            match RequestFields::from_index(&params) {
                 Some(f) => assert_eq!(Some(f), RequestFields::scan(Some(&p)), "{text}"),
                 None => assert!(
                     decline.contains(text) || RequestFields::scan(Some(&p)).is_some(),
                     "{text}"
                 ),
             }
+            assert_eq!(
+                RequestFields::of_params(Some(&params)),
+                RequestFields::of(&*p),
+                "{text}"
+            );
         }
         // A probe that fails reads no field at all (the params check rejects such a body).
         let p = raw(&decline[3]);

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::dispatcher::{DispatchCore, Dispatcher, parse};
+use super::visible::{HiddenResource, check_named, resource_item};
 use crate::chain::policies::visibility::{Item, Shown};
 use crate::common::BoxFuture;
 use crate::common::error::{HandlerResult, McpError, resource_error_in, resource_not_found};
@@ -33,10 +34,20 @@ struct NameArgs<'a> {
 }
 
 impl<'a> NameArgs<'a> {
-    /// The call as the intake's `_meta` pass found it ([`Params::member`]), so a call is
-    /// not read twice; `None` when that pass did not record these params or a member needs
-    /// decoding (the serde read then decides, errors included).
-    fn from_envelope_pass(params: Option<&'a Params>) -> Option<Self> {
+    /// The call named by `params`: read from the params' one scan ([`Params::member`]) when
+    /// the scan recorded them, so a call is not read twice; else (a member that needs
+    /// decoding, params the scan left to serde) by the typed read, which words the errors.
+    fn of(params: Option<&'a Params>) -> Result<Self, McpError> {
+        if let Some(call) = Self::scanned(params) {
+            return Ok(call);
+        }
+        mcp_core::passes::params_pass();
+        serde_json::from_str(params.map_or("{}", |p| p.get().get()))
+            .map_err(|_| McpError::invalid_params("Invalid params"))
+    }
+
+    /// The fast path of [`of`](Self::of): `None` when the scan cannot answer.
+    fn scanned(params: Option<&'a Params>) -> Option<Self> {
         let params = params?;
         let member = |key| params.member(key);
         let name = member("name")??;
@@ -88,19 +99,11 @@ impl<H: ServerHandler> Dispatcher<H> {
         &self,
         ctx: Context,
         handler: &Arc<Overlay<H>>,
-        params: Option<&RawValue>,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
         let method = "tools/call";
         let own = ctx.params.clone();
-        let call = match NameArgs::from_envelope_pass(own.as_ref()) {
-            Some(call) => call,
-            None => {
-                mcp_core::passes::params_pass();
-                serde_json::from_str(params.map_or("{}", RawValue::get))
-                    .map_err(|_| McpError::invalid_params("Invalid params"))?
-            }
-        };
+        let call = NameArgs::of(own.as_ref())?;
         let args = call.arguments.map(|a| a.to_owned());
         let name = call.name.into_owned();
         if let Some(shown) = Shown::of(&ctx) {
@@ -238,25 +241,6 @@ impl<H: ServerHandler> Dispatcher<H> {
     }
 }
 
-/// Whether a resource URI is one the caller may not see (a [`Visibility`] rule hides it).
-///
-/// [`Visibility`]: crate::chain::policies::Visibility
-pub(crate) type HiddenResource<'a> = dyn Fn(&str) -> bool + Send + Sync + 'a;
-
-impl<H: ServerHandler> Dispatcher<H> {
-    /// Which resource URIs `ctx`'s caller may not see: a subscription to one is accepted,
-    /// as one to a URI the server does not have is, and never hears of it.
-    pub(super) fn hidden_resources<'a>(
-        &self,
-        ctx: &'a Context,
-        handler: &'a Arc<Overlay<H>>,
-    ) -> impl Fn(&str) -> bool + Send + Sync + 'a {
-        let (resources, templates) = (handler.resources(), handler.resource_templates());
-        let shown = Shown::of(ctx);
-        move |uri| shown.is_some_and(|s| !s.shows(&resource_item(resources, templates, uri)))
-    }
-}
-
 impl DispatchCore {
     /// `resources/subscribe` and `resources/unsubscribe`: the session's subscriptions, also
     /// counted in the server's interest (a mount or proxy relaying the resource subscribes
@@ -349,63 +333,6 @@ fn tool_run<H: ServerHandler>(
             }
         })
     })
-}
-
-/// A `completion/complete` naming a prompt or template the caller may not see answers what
-/// the completion answers for one the server does not have.
-pub(super) fn check_reference(
-    shown: &Shown,
-    prompts: &[mcp_core::types::Prompt],
-    templates: &[mcp_core::types::ResourceTemplate],
-    params: &mcp_core::types::CompleteParams,
-) -> Result<(), McpError> {
-    use mcp_core::types::CompletionReference as Ref;
-    match &params.reference {
-        Ref::Prompt(p) => check_named(shown, prompts, |p| &p.name, Item::prompt, &p.name, "prompt"),
-        Ref::Resource(r) => check_named(
-            shown,
-            templates,
-            |t| &t.uri_template,
-            Item::template,
-            &r.uri,
-            "resource template",
-        ),
-    }
-}
-
-/// A request naming an item (a tool, a prompt, a template: `what`) the caller may not see
-/// answers as one the server does not have, `Unknown <what>: <name>`: the item is found in
-/// `items` by `name_of`, and checked as `item` makes it.
-fn check_named<'a, T>(
-    shown: &Shown,
-    items: &'a [T],
-    name_of: impl Fn(&T) -> &str,
-    item: impl FnOnce(&'a T) -> Item<'a>,
-    name: &str,
-    what: &str,
-) -> Result<(), McpError> {
-    let unknown = || McpError::invalid_params(format!("Unknown {what}: {name}"));
-    let found = items.iter().find(|t| name_of(t) == name);
-    shown.check(&item(found.ok_or_else(unknown)?), name, unknown)
-}
-
-/// What serves `uri`, as a visibility rule sees it: a concrete resource, else the first
-/// template matching it, else the bare URI.
-fn resource_item<'a>(
-    resources: &'a [mcp_core::types::Resource],
-    templates: &'a [mcp_core::types::ResourceTemplate],
-    uri: &'a str,
-) -> Item<'a> {
-    if let Some(r) = resources.iter().find(|r| r.uri == uri) {
-        return Item::resource(r);
-    }
-    let matches = |t: &&mcp_core::types::ResourceTemplate| {
-        crate::handler::resource_def::match_template(&t.uri_template, uri).is_some()
-    };
-    match templates.iter().find(matches) {
-        Some(t) => Item::template(t),
-        None => Item::bare_resource(uri),
-    }
 }
 
 /// The raw `arguments` of a `prompts/get` (bound into its MRTR `requestState`).

@@ -350,13 +350,13 @@ impl<H: ServerHandler> Dispatcher<H> {
                 .initialize(&ctx, session.as_ref(), self.capabilities()),
             "ping" => self.core.shape(EmptyResult::default(), version),
             "subscriptions/listen" => {
-                let hidden = self.hidden_resources(&ctx, &handler);
+                let hidden = super::visible::hidden_resources(&ctx, &handler);
                 (self.core)
                     .listen(&ctx, self.capabilities(), version, &hidden)
                     .await
             }
             "resources/subscribe" | "resources/unsubscribe" => {
-                let hidden = self.hidden_resources(&ctx, &handler);
+                let hidden = super::visible::hidden_resources(&ctx, &handler);
                 (self.core)
                     .update_subscription(&ctx, params, version, &hidden)
                     .await
@@ -373,13 +373,13 @@ impl<H: ServerHandler> Dispatcher<H> {
                 let shown = crate::chain::policies::visibility::Shown::of(&ctx);
                 (self.core).list(Lists::of(&*handler), kind, params, version, shown)
             }
-            "tools/call" => self.call_tool(ctx, &handler, params, version).await,
+            "tools/call" => self.call_tool(ctx, &handler, version).await,
             "prompts/get" => self.get_prompt(ctx, &handler, params, version).await,
             "resources/read" => self.read_resource(ctx, &handler, params, version).await,
             "completion/complete" => {
                 let params: mcp_core::types::CompleteParams = parse(params)?;
                 if let Some(shown) = crate::chain::policies::visibility::Shown::of(&ctx) {
-                    super::calls::check_reference(
+                    super::visible::check_reference(
                         shown,
                         handler.prompts(),
                         handler.resource_templates(),
@@ -467,7 +467,7 @@ impl DispatchCore {
         ctx: &'a Context,
         capabilities: ServerCapabilities,
         version: Option<ProtocolVersion>,
-        hidden: &'a super::calls::HiddenResource<'a>,
+        hidden: &'a super::visible::HiddenResource<'a>,
     ) -> BoxFuture<'a, HandlerResult> {
         Box::pin(async move {
             let tasks = capabilities.has_extension(crate::features::subscriptions::TASKS_EXTENSION);

@@ -1,10 +1,15 @@
 //! The kernel every transport serves a connection with: the endpoint (the chain around the
 //! dispatcher), the server's identity, its options and message filters, and the one way a
-//! message's chain is run to its end ([`Kernel::run`]: panics caught, under the request's
-//! timeout and cancellation). The byte-stream reader (`stream.rs`) and the HTTP transport
+//! message's chain runs ([`Kernel::start`], and [`Kernel::run`] to its end: panics caught,
+//! under the request's timeout and cancellation). The byte-stream reader (`stream.rs`) and the HTTP transport
 //! each hold one; what only HTTP needs (the header schemas, the legacy change feed) is the
 //! HTTP transport's, handed over by [`Server`](super::Server). [`ServerOptions`] are the
 //! connection's limits and timeouts.
+//!
+//! Every message's chain starts through [`Kernel::start`], on every transport: polled once
+//! where the message was read (most answers are ready then, with no task and no channel),
+//! else handed back as [`Running`] for the transport to finish where it keeps its waiting
+//! work (the stream's task tracker, an HTTP request's task).
 //!
 //! The serving boundary: the kernel holds the endpoint as an [`ErasedEndpoint`] trait
 //! object, so the kernel, the stream reader and the HTTP transports are not generic over
@@ -13,7 +18,9 @@
 //! one boxed future a message always had (the panic guard keeps the chain in a box); inside
 //! it the static chain and the dispatcher stay one monomorphic future.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -88,15 +95,54 @@ pub(crate) struct Kernel {
     pub(crate) filters: Filters,
 }
 
+/// A message's chain after its first poll: done, or still running.
+pub(crate) enum Started {
+    /// The chain's outcome, ready at once (nobody else saw the message, so nothing can
+    /// have cancelled it, and no timeout can have passed).
+    Done(HandlerResult),
+    /// The chain has to wait: finish it where waiting work belongs.
+    Running(Running),
+}
+
+/// A chain that returned `Pending` on its first poll, with the waker of the task that
+/// polled it; [`finish`](Self::finish) it in any task (every poll hands it that task's).
+pub(crate) struct Running {
+    chain: CatchUnwind<dyn Future<Output = HandlerResult> + Send + 'static>,
+    timeout: Option<Duration>,
+}
+
+impl Running {
+    /// Runs the chain to its end under the request's timeout and `cancel`; `None` when the
+    /// request was cancelled.
+    pub(crate) async fn finish(self, cancel: &CancellationToken) -> Option<HandlerResult> {
+        request_run::finish(self.chain, cancel, self.timeout).await
+    }
+}
+
 impl Kernel {
-    /// Runs the chain with panic catching, the optional timeout and cancellation.
-    /// `None` when the request was cancelled.
+    /// The one way a message's chain runs: started on the endpoint under the panic guard
+    /// and polled once, here, with the current task's waker.
+    pub(crate) async fn start(&self, ctx: Context) -> Started {
+        let mut chain = request_run::start(self.endpoint.clone().start(ctx));
+        match request_run::poll_once(&mut chain).await {
+            Poll::Ready(out) => Started::Done(out),
+            Poll::Pending => Started::Running(Running {
+                chain,
+                timeout: self.options.request_timeout,
+            }),
+        }
+    }
+
+    /// [`start`](Self::start), then [`Running::finish`] in this task: the chain to its
+    /// end. `None` when the request was cancelled.
     pub(crate) async fn run(
         &self,
         ctx: Context,
         cancel: &CancellationToken,
     ) -> Option<HandlerResult> {
-        let fut = CatchUnwind::boxed(self.endpoint.call_boxed(ctx));
-        request_run::finish(fut, cancel, self.options.request_timeout).await
+        match self.start(ctx).await {
+            Started::Done(out) => Some(out),
+            Started::Running(running) => running.finish(cancel).await,
+        }
     }
 }

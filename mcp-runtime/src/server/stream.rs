@@ -12,7 +12,6 @@
 use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{self, DecodeOptions, ErrorObject, Frame, Message, RequestId};
@@ -33,6 +32,7 @@ use crate::session::{Session, SessionState};
 
 pub(crate) use super::kernel::Kernel;
 pub use super::kernel::ServerOptions;
+use super::kernel::Started;
 use crate::wire::framing::{FrameReader, Framing, ReadEvent};
 use crate::wire::writer::{FramingSource, WriterOptions, write_loop};
 
@@ -484,7 +484,7 @@ impl Kernel {
         }
 
         // Not a child of the connection's shutdown token: most requests finish inline,
-        // and only the ones that wait watch the shutdown (`run_request`).
+        // and only the ones that wait watch the shutdown (`answer`).
         let cancel = CancellationToken::new();
         let in_initialize = method == "initialize";
         let ctx = Context::new(ContextParts {
@@ -521,15 +521,17 @@ impl Kernel {
             return;
         }
 
-        self.run_request(conn, tracker, ctx, cancel, id, sink, permit)
+        self.answer(conn, tracker, ctx, cancel, id, sink, permit)
             .await;
     }
 
-    /// Runs one request or notification: answered inline when its chain completes on the
-    /// first poll (no task, no in-flight entry), else moved into a task of its own, tracked
-    /// for cancellation and shutdown (`request_run`).
+    /// Answers one request or notification: inline when its chain completes on the first
+    /// poll ([`Kernel::start`]: no task, no in-flight entry), else its [`Running`] chain
+    /// moves into a task of its own, tracked for cancellation and shutdown.
+    ///
+    /// [`Running`]: super::kernel::Running
     #[allow(clippy::too_many_arguments)]
-    async fn run_request(
+    async fn answer(
         &self,
         conn: &Arc<Conn>,
         tracker: &TaskTracker,
@@ -539,25 +541,25 @@ impl Kernel {
         sink: Sink,
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
     ) {
-        let mut chain = request_run::start(self.endpoint.clone().start(ctx));
-        if let Poll::Ready(out) = request_run::poll_once(&mut chain).await {
-            // Nobody else saw this request, so nothing can have cancelled it.
-            let sent = conn.finish(&sink, id.as_ref(), Some(out)).await;
-            drop(permit);
-            if sent >= request_run::LARGE_ANSWER {
-                // Let the writer start on a large answer before reading on: on a
-                // current-thread runtime it would otherwise wait for the input to drain.
-                tokio::task::yield_now().await;
+        let running = match self.start(ctx).await {
+            Started::Done(out) => {
+                let sent = conn.finish(&sink, id.as_ref(), Some(out)).await;
+                drop(permit);
+                if sent >= request_run::LARGE_ANSWER {
+                    // Let the writer start on a large answer before reading on: on a
+                    // current-thread runtime it would otherwise wait for the input to drain.
+                    tokio::task::yield_now().await;
+                }
+                return;
             }
-            return;
-        }
+            Started::Running(running) => running,
+        };
         if let Some(id) = &id {
             conn.in_flight.insert(id.clone(), cancel.clone());
         }
-        let timeout = self.options.request_timeout;
         let conn = conn.clone();
         tracker.spawn(async move {
-            let run = request_run::finish(chain, &cancel, timeout);
+            let run = running.finish(&cancel);
             tokio::pin!(run);
             let (out, cut_short) = tokio::select! {
                 biased;

@@ -46,15 +46,6 @@ pub(crate) fn opening_era(supported: SupportedVersions, params: Option<&Params>)
     }
 }
 
-/// Whether `params` carry the 2026 `_meta` envelope: a `_meta` object with an
-/// `io.modelcontextprotocol/protocolVersion` of any non-null value, as
-/// [`meta::carries_modern_envelope`] reads it (a scan that decodes nothing where it can be
-/// sure, then the parse). Params that surely hold no `_meta` are answered by one search.
-#[cfg(feature = "http")]
-pub(crate) fn carries_envelope(params: Option<&RawValue>) -> bool {
-    !without_meta(params) && meta::carries_modern_envelope(params)
-}
-
 /// The checks of a 2026 message before the chain: `initialize` does not exist there; a
 /// request's envelope must be complete and ask for a revision the server serves. A
 /// notification carries no required envelope: what it has is read, and the revision
@@ -74,7 +65,7 @@ pub(crate) fn admit_modern(
             meta,
         });
     }
-    if let Some(refused) = refuse_initialize(supported, method, params.map(Params::get)) {
+    if let Some(refused) = refuse_initialize(supported, method, params) {
         return Err(refused);
     }
     check_envelope(supported, params).map(|(version, meta)| Admitted {
@@ -105,10 +96,10 @@ pub(crate) fn check_envelope(
 pub(crate) fn refuse_initialize(
     supported: SupportedVersions,
     method: &str,
-    params: Option<&RawValue>,
+    params: Option<&Params>,
 ) -> Option<ErrorObject> {
-    (method == "initialize" && !meta::carries_modern_envelope(params))
-        .then(|| initialize_refused(supported, params))
+    (method == "initialize" && !meta::params_carry_modern_envelope(params))
+        .then(|| initialize_refused(supported, params.map(Params::get)))
 }
 
 /// The -32022 itself: the revisions served, and the one `initialize` offered. The
@@ -155,7 +146,7 @@ pub(crate) fn admit_legacy(
     let meta = legacy_meta(params);
     let modern = match &meta {
         Ok(m) => m.as_ref().is_some_and(RequestMeta::is_modern_envelope),
-        Err(_) => meta::carries_modern_envelope(params.map(Params::get)),
+        Err(_) => meta::params_carry_modern_envelope(params),
     };
     if id.is_some() && method != "initialize" && modern {
         return Err(enveloped_on_legacy(supported));

@@ -458,17 +458,10 @@ impl AuthOptions {
     }
 }
 
-/// The `name` of `tools/call` params.
-pub(crate) fn called_tool(params: Option<&RawValue>) -> Option<String> {
-    mcp_core::passes::params_pass();
-    #[derive(serde::Deserialize)]
-    struct P {
-        name: Option<Value>,
-    }
-    match serde_json::from_str::<P>(params?.get()).ok()?.name? {
-        Value::String(s) => Some(s),
-        _ => None,
-    }
+/// The `name` of `tools/call` params, as the header checks read it.
+fn called_tool(params: Option<&RawValue>) -> Option<String> {
+    let fields = mcp_core::headers::RequestFields::of(params?);
+    fields.name().map(str::to_owned)
 }
 
 /// `/.well-known/oauth-protected-resource`.

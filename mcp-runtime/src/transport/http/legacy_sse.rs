@@ -9,12 +9,13 @@ use std::time::Duration;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use mcp_core::jsonrpc::ErrorObject;
+use mcp_core::params::Params;
 
 use super::auth::Principal;
 use super::session::HttpSession;
 use super::sse::{SseBody, event};
 use super::streamable::{
-    Msg, SESSION_BUSY, apply_unanswered, decode_all, incoming, start_legacy_request,
+    LegacyCall, Msg, SESSION_BUSY, apply_unanswered, decode_all, incoming, start_legacy_request,
 };
 use super::{HttpState, empty, error_response, read_body, sse_response};
 use tokio_util::sync::CancellationToken;
@@ -147,6 +148,14 @@ pub(super) async fn post(state: &Arc<HttpState>, req: axum::extract::Request) ->
                 if let Some(r) = state.step_up(&parts, [(method.as_str(), params.as_deref())]) {
                     return r;
                 }
+                let call =
+                    match LegacyCall::admit(state, Some(id), method, params.map(Params::from)) {
+                        Ok(call) => call,
+                        Err((id, e)) => {
+                            return error_response(StatusCode::BAD_REQUEST, id.as_ref(), &e);
+                        }
+                    };
+                let id = call.id.clone().expect("a request has an id");
                 if state.session_busy(&session) {
                     return error_response(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -165,9 +174,7 @@ pub(super) async fn post(state: &Arc<HttpState>, req: axum::extract::Request) ->
                     state,
                     &session,
                     http.clone(),
-                    id,
-                    &method,
-                    params,
+                    call,
                     None,
                     Some(permit),
                     false,

@@ -2,7 +2,6 @@
 //! first, else an SSE stream of its messages and then the response.
 
 use std::sync::Arc;
-use std::task::Poll;
 
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
@@ -14,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::chain::request_run::encode_outcome;
 use crate::common::error::HandlerResult;
 use crate::context::Context;
+use crate::server::kernel::Started;
 use crate::transport::http::session::HttpSession;
 use crate::transport::http::sse::{Final, SseBody};
 use crate::transport::http::{HttpState, empty, error_response, json_response, sse_response};
@@ -44,13 +44,16 @@ impl HttpState {
         session.in_flight.len() >= self.opts.max_in_flight_per_session.max(1)
     }
 
-    /// Runs one request through the chain. With `inline`, the chain is first polled here,
-    /// in the connection's task: an answer that is ready at once (most are) needs no task,
-    /// no channel and no wake-up of another thread. A request that has to wait (and every
-    /// one without `inline`) goes on in a task of its own, so a client that leaves does
-    /// not cancel it. The final frame is `None` when the request was cancelled. `after`
-    /// sees the outcome first (to commit `initialize`, to forget the in-flight entry).
-    pub(crate) async fn run_request(
+    /// Starts one request on the kernel ([`Kernel::start`]). With `inline`, the chain's
+    /// first poll is here, in the connection's task: an answer that is ready at once (most
+    /// are) needs no task, no channel and no wake-up of another thread. A request that has
+    /// to wait (and every one without `inline`) goes on in a task of its own, so a client
+    /// that leaves does not cancel it. The final frame is `None` when the request was
+    /// cancelled. `after` sees the outcome first (to commit `initialize`, to forget the
+    /// in-flight entry).
+    ///
+    /// [`Kernel::start`]: crate::server::kernel::Kernel::start
+    pub(crate) async fn start_request(
         self: &Arc<Self>,
         ctx: Context,
         cancel: CancellationToken,
@@ -59,46 +62,71 @@ impl HttpState {
         inline: bool,
         after: impl FnOnce(Option<&HandlerResult>) + Send + 'static,
     ) -> Fin {
+        let started = if inline {
+            self.kernel.start(ctx).await
+        } else {
+            // Not polled here: the whole request runs in its task.
+            let (this, cancel, id) = (self.clone(), cancel.clone(), id.clone());
+            let (tx, rx) = oneshot::channel();
+            tokio::spawn(async move {
+                let out = this.kernel.run(ctx, &cancel).await;
+                if let Some(f) = this.final_frame(&cancel, &id, out, after, permit) {
+                    let _ = tx.send(f);
+                }
+            });
+            return Fin::Pending(rx);
+        };
+        let running = match started {
+            Started::Done(out) => {
+                return Fin::Ready(self.final_frame(&cancel, &id, Some(out), after, permit));
+            }
+            Started::Running(running) => running,
+        };
         let this = self.clone();
-        let mut run = Box::pin(async move {
+        let (tx, rx) = oneshot::channel();
+        tokio::spawn(async move {
             // The handler is polled first: one that watches `ctx.cancellation()` sees the
             // cancellation and finishes (its outcome is not sent); one that does not is
             // dropped.
-            let out = this.kernel.run(ctx, &cancel).await;
-            after(out.as_ref());
-            drop(permit);
-            match (out, cancel.is_cancelled()) {
-                (Some(out), false) => {
-                    let (frame, code) = encode_outcome(&id, out);
-                    this.kernel.filters.outgoing(frame).map(|f| (f, code))
-                }
-                // Cut short by the end of the shutdown grace: answered with an error, not
-                // left without an answer.
-                _ if this.shutdown.is_cancelled() => {
-                    let err = crate::chain::request_run::cut_short_by_shutdown();
-                    let mut frame = Vec::new();
-                    mcp_core::jsonrpc::write_error(&mut frame, Some(&id), &err);
-                    this.kernel
-                        .filters
-                        .outgoing(frame)
-                        .map(|f| (f, Some(err.code)))
-                }
-                _ => None,
-            }
-        });
-        if inline {
-            let polled = crate::chain::request_run::poll_once(&mut run).await;
-            if let Poll::Ready(out) = polled {
-                return Fin::Ready(out);
-            }
-        }
-        let (tx, rx) = oneshot::channel();
-        tokio::spawn(async move {
-            if let Some(f) = run.await {
+            let out = running.finish(&cancel).await;
+            if let Some(f) = this.final_frame(&cancel, &id, out, after, permit) {
                 let _ = tx.send(f);
             }
         });
         Fin::Pending(rx)
+    }
+
+    /// The frame that ends a request, filtered for the wire, once `after` has seen its
+    /// outcome and its slot is free: the outcome encoded, an error when the shutdown grace
+    /// cut it short, nothing when it was cancelled.
+    fn final_frame(
+        &self,
+        cancel: &CancellationToken,
+        id: &RequestId,
+        out: Option<HandlerResult>,
+        after: impl FnOnce(Option<&HandlerResult>),
+        permit: Option<OwnedSemaphorePermit>,
+    ) -> Option<Final> {
+        after(out.as_ref());
+        drop(permit);
+        match (out, cancel.is_cancelled()) {
+            (Some(out), false) => {
+                let (frame, code) = encode_outcome(id, out);
+                self.kernel.filters.outgoing(frame).map(|f| (f, code))
+            }
+            // Cut short by the end of the shutdown grace: answered with an error, not
+            // left without an answer.
+            _ if self.shutdown.is_cancelled() => {
+                let err = crate::chain::request_run::cut_short_by_shutdown();
+                let mut frame = Vec::new();
+                mcp_core::jsonrpc::write_error(&mut frame, Some(id), &err);
+                self.kernel
+                    .filters
+                    .outgoing(frame)
+                    .map(|f| (f, Some(err.code)))
+            }
+            _ => None,
+        }
     }
 
     /// Runs a notification through the chain (its outcome is only logged).

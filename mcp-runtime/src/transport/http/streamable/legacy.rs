@@ -7,10 +7,9 @@ use std::sync::Arc;
 
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use mcp_core::jsonrpc::{self, DecodeError, ErrorObject, Frame, Message, RequestId};
+use mcp_core::jsonrpc::{self, ErrorObject, Frame, Message, RequestId};
 use mcp_core::params::Params;
 use mcp_core::version::{Era, ProtocolVersion};
-use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio_util::sync::CancellationToken;
 
@@ -59,27 +58,71 @@ pub(super) fn with_body<G: Send + Sync + 'static>(r: Response, guard: G) -> Resp
     })
 }
 
+/// One legacy message as its admission left it ([`LegacyCall::admit`]): the params copied
+/// out of the body once (and scanned once, where they carry `_meta`), and the `_meta` the
+/// admission read from that scan.
+pub(crate) struct LegacyCall<'a> {
+    pub(crate) id: Option<RequestId>,
+    pub(crate) method: std::borrow::Cow<'a, str>,
+    pub(crate) params: Option<Params>,
+    meta: Option<mcp_core::meta::RequestMeta>,
+}
+
+impl<'a> LegacyCall<'a> {
+    /// The checks of a legacy message before the chain, the stream's own
+    /// ([`intake::admit_legacy`]): a request carrying the 2026 envelope is refused with
+    /// its error (the answer to send), else the message may run.
+    pub(crate) fn admit(
+        state: &HttpState,
+        id: Option<RequestId>,
+        method: impl Into<std::borrow::Cow<'a, str>>,
+        params: Option<Params>,
+    ) -> Result<Self, (Option<RequestId>, ErrorObject)> {
+        let supported = state.kernel.identity.supported;
+        let method = method.into();
+        match intake::admit_legacy(supported, None, id.as_ref(), &method, params.as_ref()) {
+            Ok(admitted) => Ok(Self {
+                id,
+                method,
+                params,
+                meta: admitted.meta,
+            }),
+            Err(e) => Err((id, e)),
+        }
+    }
+}
+
+/// The error frame answering a request its admission refused.
+fn refusal_frame(id: Option<&RequestId>, e: &ErrorObject) -> Vec<u8> {
+    let mut out = Vec::new();
+    jsonrpc::write_error(&mut out, id, e);
+    out
+}
+
 /// The context of a legacy message in `session`; `out` routes its messages to a
 /// request-scoped stream (else they go to the session's stream).
 pub(crate) fn legacy_context(
     session: &HttpSession,
     http: Incoming,
-    method: &str,
-    params: Option<&RawValue>,
-    id: Option<RequestId>,
+    call: LegacyCall<'_>,
     out: Option<mpsc::Sender<Vec<u8>>>,
     cancel: CancellationToken,
 ) -> Context {
+    let LegacyCall {
+        id,
+        method,
+        params,
+        meta,
+    } = call;
     let mut extensions = Extensions::default();
     extensions.insert(http.http);
     if let Some(p) = http.principal {
         extensions.insert(p);
     }
     let version = session.state.lock().expect("session lock").version;
-    let params = params.map(Params::from);
     Context::new(ContextParts {
-        method,
-        meta: intake::legacy_meta(params.as_ref()).ok().flatten(),
+        method: &method,
+        meta,
         params,
         id,
         version,
@@ -171,12 +214,14 @@ pub(crate) fn apply_unanswered(
             if method == "notifications/cancelled" {
                 state.cancel(session, params.as_deref());
             }
+            // A notification is never refused (nothing would hear it).
+            let Ok(call) = LegacyCall::admit(state, None, &method, params.map(Params::from)) else {
+                return;
+            };
             let ctx = legacy_context(
                 session,
                 http.clone(),
-                &method,
-                params.as_deref(),
-                None,
+                call,
                 None,
                 session.closed.child_token(),
             );
@@ -186,23 +231,24 @@ pub(crate) fn apply_unanswered(
     }
 }
 
-/// Starts one legacy request in `session` (`inline`: see [`HttpState::run_request`]).
-/// `params` may be borrowed from the body: the context takes its own copy, and only an
-/// `initialize` keeps them longer (to commit the handshake).
-#[allow(clippy::too_many_arguments)]
+/// Starts one admitted legacy request in `session` (`inline`: see
+/// [`HttpState::start_request`]). An `initialize` keeps its params (a shared handle on the
+/// context's copy) to commit the handshake.
 pub(crate) async fn start_legacy_request(
     state: &Arc<HttpState>,
     session: &Arc<HttpSession>,
     http: Incoming,
-    id: RequestId,
-    method: &str,
-    params: Option<impl std::borrow::Borrow<RawValue>>,
+    call: LegacyCall<'_>,
     out: Option<mpsc::Sender<Vec<u8>>>,
     permit: Option<OwnedSemaphorePermit>,
     inline: bool,
 ) -> Fin {
-    let params: Option<&RawValue> = params.as_ref().map(|p| p.borrow());
-    if matches!(method, "resources/subscribe" | "resources/unsubscribe") {
+    let id = call.id.clone().expect("a request has an id");
+    let is_init = call.method == "initialize";
+    if matches!(
+        &*call.method,
+        "resources/subscribe" | "resources/unsubscribe"
+    ) {
         state.refresh_subscriptions(session).await;
     }
     let cancel = session.closed.child_token();
@@ -212,24 +258,11 @@ pub(crate) async fn start_legacy_request(
         }
         _ => None,
     };
-    let mut ctx = legacy_context(
-        session,
-        http,
-        method,
-        params,
-        Some(id.clone()),
-        out,
-        cancel.clone(),
-    );
+    let init_params = if is_init { call.params.clone() } else { None };
+    let mut ctx = legacy_context(session, http, call, out, cancel.clone());
     if let Some(c) = control {
         ctx.extensions_mut().insert(c);
     }
-    let is_init = method == "initialize";
-    let init_params: Option<Box<RawValue>> = if is_init {
-        params.map(ToOwned::to_owned)
-    } else {
-        None
-    };
     if !is_init {
         session.in_flight.insert(id.clone(), cancel.clone());
     }
@@ -237,10 +270,11 @@ pub(crate) async fn start_legacy_request(
     let rid = id.clone();
     let st = state.clone();
     state
-        .run_request(ctx, cancel, id, permit, inline, move |out| {
+        .start_request(ctx, cancel, id, permit, inline, move |out| {
             if is_init {
                 if let Some(Ok(Reply::Result(raw))) = out {
-                    intake::commit_initialize(&s.state, Some(&rid), init_params.as_deref(), raw);
+                    let params = init_params.as_deref();
+                    intake::commit_initialize(&s.state, Some(&rid), params, raw);
                 }
             } else {
                 s.in_flight.remove(&rid);
@@ -258,12 +292,15 @@ pub(crate) async fn start_legacy_request(
 }
 
 /// A legacy POST; `header_version` is the `MCP-Protocol-Version` header as [`handle`]
-/// read it (`Some(None)`: not a revision).
+/// read it (`Some(None)`: not a revision); `scanned`, the params of a single message as
+/// the routing copied and scanned them (it looked for the 2026 envelope), so they are not
+/// copied and scanned again.
 pub(super) async fn legacy_post(
     state: &Arc<HttpState>,
     parts: axum::http::request::Parts,
     frame: Frame<'_>,
     header_version: Option<Option<ProtocolVersion>>,
+    scanned: Option<Params>,
 ) -> Response {
     // The messages stay borrowed from the body: a request's context copies what it needs.
     // A single message (the usual body) goes without the vectors of a batch.
@@ -272,18 +309,20 @@ pub(super) async fn legacy_post(
         Frame::Batch(items) => (None, items, true),
     };
     let is_init = matches!(&one, Some(Ok(Message::Request(r))) if r.method == "initialize");
-    // A 2026 request to a server that serves no 2026 revision (a dual-era server routed
-    // it modern already): the stream's rule (`intake::admit_legacy`), before the header
-    // checks, so a probe gets the same answer on every transport.
-    let supported = state.kernel.identity.supported;
-    if !supported.serves_modern()
-        && let Some(Ok(Message::Request(r))) = &one
-        && !is_init
-        && intake::carries_envelope(r.params)
-    {
-        let err = intake::enveloped_on_legacy(supported);
-        return error_response(StatusCode::BAD_REQUEST, Some(&r.id), &err);
-    }
+    // A single request is admitted before the header checks (a 2026 request to a server
+    // that serves no 2026 revision is refused as on every transport, so a probe gets the
+    // same answer everywhere), with the params the routing scanned.
+    let (single, rest) = match one {
+        Some(Ok(Message::Request(r))) => {
+            let params = scanned.or_else(|| r.params.map(Params::from));
+            match LegacyCall::admit(state, Some(r.id), r.method, params) {
+                Ok(call) => (Some(call), many),
+                Err((id, e)) => return error_response(StatusCode::BAD_REQUEST, id.as_ref(), &e),
+            }
+        }
+        Some(other) => (None, vec![other]),
+        None => (None, many),
+    };
     if let Some(parsed) = header_version
         && !is_init
         && let Err(r) = check_legacy_version(state, &parts, parsed)
@@ -291,7 +330,8 @@ pub(super) async fn legacy_post(
         return r;
     }
     if is_init {
-        return legacy_initialize(state, into_incoming(parts), one).await;
+        let call = single.expect("an initialize request");
+        return legacy_initialize(state, into_incoming(parts), call).await;
     }
     let stateless = state.opts.stateless_legacy;
     let session = match legacy_session(state, &parts, header_version.flatten()).await {
@@ -309,22 +349,18 @@ pub(super) async fn legacy_post(
         );
     }
     let mut errors = Vec::new();
-    let mut single = None;
     let mut requests = Vec::new();
-    for item in one.into_iter().chain(many) {
+    for item in rest {
         match item {
             Err(e) => {
                 if !batch {
                     return error_response(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
                 }
                 if e.should_reply() {
-                    let mut out = Vec::new();
-                    jsonrpc::write_error(&mut out, e.id.as_ref(), &e.error);
-                    errors.push(out);
+                    errors.push(refusal_frame(e.id.as_ref(), &e.error));
                 }
             }
-            Ok(Message::Request(r)) if !batch => single = Some((r.id, r.method, r.params)),
-            Ok(Message::Request(r)) => requests.push((r.id, r.method, r.params)),
+            Ok(Message::Request(r)) => requests.push(r),
             Ok(other) => apply_unanswered(state, &session, &incoming(&parts), owned(other)),
         }
     }
@@ -334,7 +370,11 @@ pub(super) async fn legacy_post(
         }
         r
     };
-    let each = single.iter().chain(&requests).map(|(_, m, p)| (&**m, *p));
+    let each = (single.iter().map(|c| (&*c.method, c.params.as_deref()))).chain(
+        requests
+            .iter()
+            .map(|r: &jsonrpc::Request<'_>| (&*r.method, r.params)),
+    );
     if let Some(r) = state.step_up(&parts, each) {
         return done(r);
     }
@@ -345,8 +385,8 @@ pub(super) async fn legacy_post(
     // Until the answer is out, or the client leaves, this connection keeps the session
     // from expiring.
     let waiting = session.waiting();
-    if let Some((id, method, params)) = single {
-        let r = legacy_single(state, &session, http, id, &method, params).await;
+    if let Some(call) = single {
+        let r = legacy_single(state, &session, http, call).await;
         return with_body(r, waiting);
     }
     let r = done(legacy_batch(state, &session, http, requests, errors).await);
@@ -400,9 +440,7 @@ pub(super) async fn legacy_single(
     state: &Arc<HttpState>,
     session: &Arc<HttpSession>,
     http: Incoming,
-    id: RequestId,
-    method: &str,
-    params: Option<&RawValue>,
+    call: LegacyCall<'_>,
 ) -> Response {
     let stateless = state.opts.stateless_legacy;
     let permit = match state.permit_in(session) {
@@ -419,9 +457,7 @@ pub(super) async fn legacy_single(
         state,
         session,
         http,
-        id,
-        method,
-        params,
+        call,
         Some(tx.clone()),
         Some(permit),
         true,
@@ -467,27 +503,26 @@ pub(super) async fn legacy_batch(
     state: &Arc<HttpState>,
     session: &Arc<HttpSession>,
     http: Incoming,
-    requests: Vec<(RequestId, std::borrow::Cow<'_, str>, Option<&RawValue>)>,
-    errors: Vec<Vec<u8>>,
+    requests: Vec<jsonrpc::Request<'_>>,
+    mut errors: Vec<Vec<u8>>,
 ) -> Response {
     let mut fins = Vec::new();
-    for (id, method, params) in requests {
+    for r in requests {
+        let params = r.params.map(Params::from);
+        let call = match LegacyCall::admit(state, Some(r.id), r.method, params) {
+            Ok(call) => call,
+            Err((id, e)) => {
+                errors.push(refusal_frame(id.as_ref(), &e));
+                continue;
+            }
+        };
         let permit = match state.permit_in(session) {
             Ok(p) => p,
             Err(r) => return r,
         };
-        let fin = start_legacy_request(
-            state,
-            session,
-            http.clone(),
-            id,
-            &method,
-            params,
-            None,
-            Some(permit),
-            true,
-        )
-        .await;
+        let fin =
+            start_legacy_request(state, session, http.clone(), call, None, Some(permit), true)
+                .await;
         fins.push(fin);
     }
     let mut parts_out = errors;
@@ -513,11 +548,9 @@ pub(super) async fn legacy_batch(
 pub(super) async fn legacy_initialize(
     state: &Arc<HttpState>,
     http: Incoming,
-    item: Option<Result<Message<'_>, DecodeError>>,
+    call: LegacyCall<'_>,
 ) -> Response {
-    let Some(Ok(Message::Request(jsonrpc::Request { id, method, params }))) = item else {
-        unreachable!("checked by the caller")
-    };
+    let id = call.id.clone().expect("a request has an id");
     let permit = match state.permit() {
         Ok(p) => p,
         Err(r) => return r,
@@ -544,18 +577,7 @@ pub(super) async fn legacy_initialize(
         session.state.lock().expect("session lock").task_scope();
     }
     let (tx, rx) = mpsc::channel(64);
-    let fin = start_legacy_request(
-        state,
-        &session,
-        http,
-        id,
-        &method,
-        params,
-        Some(tx),
-        Some(permit),
-        true,
-    )
-    .await;
+    let fin = start_legacy_request(state, &session, http, call, Some(tx), Some(permit), true).await;
     let headers = if stateless {
         Vec::new()
     } else {

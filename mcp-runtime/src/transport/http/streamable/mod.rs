@@ -10,7 +10,7 @@ mod modern;
 use self::{answer::*, legacy::*, message::*, modern::*};
 // What the rest of the HTTP transport uses.
 pub(crate) use self::answer::{Fin, First, SESSION_BUSY};
-pub(crate) use self::legacy::{apply_unanswered, start_legacy_request};
+pub(crate) use self::legacy::{LegacyCall, apply_unanswered, start_legacy_request};
 pub(crate) use self::message::{Msg, decode_all, incoming};
 
 use std::sync::Arc;
@@ -180,14 +180,16 @@ pub(crate) async fn handle(state: &Arc<HttpState>, req: axum::extract::Request) 
     }
     match route(supported, &frame, &bytes) {
         Route::Modern(scanned) => modern_post(state, parts, frame, scanned).await,
-        Route::Legacy => legacy_post(state, parts, frame, header_version).await,
+        Route::Legacy(scanned) => legacy_post(state, parts, frame, header_version, scanned).await,
     }
 }
 
 /// Which era a body (`frame` as decoded from `bytes`) is served in, on a server that
 /// serves both or only the legacy one.
 enum Route {
-    Legacy,
+    /// Served in a session; a single message's params that carry `_meta` come copied and
+    /// scanned (they were read for the envelope), for its admission and context to reuse.
+    Legacy(Option<Params>),
     /// One message carrying the 2026 `_meta` envelope, with its params
     /// copied and scanned once: the header checks, the envelope and the dispatcher read
     /// that scan (`None`: no params, or a message that did not decode).
@@ -201,7 +203,7 @@ enum Route {
 /// search, with no copy and no scan.
 fn route(supported: SupportedVersions, frame: &Frame<'_>, bytes: &[u8]) -> Route {
     if !supported.serves_modern() {
-        return Route::Legacy;
+        return Route::Legacy(None);
     }
     let params = match frame {
         Frame::Single(Ok(Message::Request(r))) => r.params,
@@ -209,16 +211,16 @@ fn route(supported: SupportedVersions, frame: &Frame<'_>, bytes: &[u8]) -> Route
         Frame::Single(Err(_)) if meta::message_carries_modern_envelope(bytes) => {
             return Route::Modern(None);
         }
-        _ => return Route::Legacy,
+        _ => return Route::Legacy(None),
     };
     if intake::without_meta(params) {
-        return Route::Legacy;
+        return Route::Legacy(None);
     }
     let scanned = params.map(Params::from);
     if meta::params_carry_modern_envelope(scanned.as_ref()) {
         Route::Modern(scanned)
     } else {
-        Route::Legacy
+        Route::Legacy(scanned)
     }
 }
 

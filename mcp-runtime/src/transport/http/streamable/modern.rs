@@ -22,70 +22,6 @@ use crate::context::peer::{ConnShared, Peer};
 use crate::session::intake;
 use crate::transport::http::{HttpState, empty, error_response};
 
-#[derive(serde::Deserialize)]
-pub(super) struct VersionProbe {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-    v: Option<serde_json::Value>,
-}
-
-pub(super) fn string_of(v: Option<serde_json::Value>) -> Option<String> {
-    match v? {
-        serde_json::Value::String(s) => Some(s),
-        _ => None,
-    }
-}
-
-/// The fields the 2026 headers mirror, from the params' one scan (no pass of their own);
-/// `None` when the scan cannot be sure, and the probes below decide. No params: no fields.
-fn scanned_fields(params: Option<&Params>) -> Option<headers::RequestFields<'_>> {
-    match params {
-        None => Some(headers::RequestFields::default()),
-        Some(p) => headers::RequestFields::from_scanned(p)
-            .or_else(|| headers::RequestFields::scan(Some(p.get()))),
-    }
-}
-
-/// The body's `_meta` protocol version, as sent.
-pub(super) fn body_protocol_version(params: Option<&RawValue>) -> Option<String> {
-    mcp_core::passes::params_pass();
-    #[derive(serde::Deserialize)]
-    struct P {
-        #[serde(rename = "_meta")]
-        meta: Option<VersionProbe>,
-    }
-    let p: P = serde_json::from_str(params?.get()).ok()?;
-    string_of(p.meta?.v)
-}
-
-/// [`body_protocol_version`] and [`tool_name`] in one pass over the params (what the
-/// header checks of a 2026 request need). Params that one of them would not read take
-/// the two probes apart, so the answers are theirs exactly.
-pub(super) fn version_and_tool_name(params: Option<&RawValue>) -> (Option<String>, Option<String>) {
-    mcp_core::passes::params_pass();
-    #[derive(serde::Deserialize)]
-    struct P {
-        #[serde(rename = "_meta")]
-        meta: Option<VersionProbe>,
-        name: Option<serde_json::Value>,
-    }
-    let Some(raw) = params else {
-        return (None, None);
-    };
-    match serde_json::from_str::<P>(raw.get()) {
-        Ok(p) => (p.meta.and_then(|m| string_of(m.v)), string_of(p.name)),
-        Err(_) => (body_protocol_version(params), tool_name(params)),
-    }
-}
-
-pub(super) fn tool_name(params: Option<&RawValue>) -> Option<String> {
-    mcp_core::passes::params_pass();
-    #[derive(serde::Deserialize)]
-    struct P {
-        name: Option<serde_json::Value>,
-    }
-    string_of(serde_json::from_str::<P>(params?.get()).ok()?.name)
-}
-
 pub(super) static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 
 pub(super) static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
@@ -189,12 +125,9 @@ pub(super) fn modern_notification(
     shared: Option<Params>,
 ) -> Response {
     let hs = ModernHeaders::of(&parts.headers);
-    let params_raw = shared.as_deref();
-    let pv = match scanned_fields(shared.as_ref()) {
-        Some(fields) => fields.protocol_version().map(str::to_owned),
-        None => body_protocol_version(params_raw),
-    };
-    if let Err(e) = headers::validate_notification_headers(&hs, &method, pv.as_deref()) {
+    let fields = headers::RequestFields::of_params(shared.as_ref());
+    if let Err(e) = headers::validate_notification_headers(&hs, &method, fields.protocol_version())
+    {
         return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
     }
     let (version, meta) =
@@ -233,38 +166,17 @@ pub(super) async fn modern_request(
     let supported = state.kernel.identity.supported;
     // `shared`: the one copy of the params that the header checks, the envelope, the
     // context and the dispatcher read, and its one scan, which every one of them asks.
-    let params = shared.as_deref();
     // Before the header checks: a legacy client's handshake learns the revisions served.
-    if let Some(err) = intake::refuse_initialize(supported, &method, params) {
+    if let Some(err) = intake::refuse_initialize(supported, &method, shared.as_ref()) {
         return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
     }
-    // The protocol version, the tool name and what the headers mirror, from the scan;
-    // params it cannot read for sure take the probes.
-    let fields = scanned_fields(shared.as_ref());
-    let checked = match &fields {
-        Some(fields) => {
-            let schema = match fields.name() {
-                Some(n) if method == "tools/call" => state.inputs.header_schemas.get(n),
-                _ => None,
-            };
-            headers::validate_request_fields(&hs, &method, fields, schema.as_deref())
-        }
-        None => {
-            let (pv, schema) = if method == "tools/call" {
-                let (pv, name) = version_and_tool_name(params);
-                (pv, name.and_then(|n| state.inputs.header_schemas.get(&n)))
-            } else {
-                (body_protocol_version(params), None)
-            };
-            headers::validate_request_headers(
-                &hs,
-                &method,
-                params,
-                pv.as_deref(),
-                schema.as_deref(),
-            )
-        }
+    // The protocol version, the tool name and what the headers mirror, from the scan.
+    let fields = headers::RequestFields::of_params(shared.as_ref());
+    let schema = match fields.name() {
+        Some(n) if method == "tools/call" => state.inputs.header_schemas.get(n),
+        _ => None,
     };
+    let checked = headers::validate_request_fields(&hs, &method, &fields, schema.as_deref());
     if let Err(e) = checked {
         return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
     }
@@ -272,11 +184,7 @@ pub(super) async fn modern_request(
         Ok(x) => x,
         Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
     };
-    let tool = || match &fields {
-        Some(f) => f.name().map(str::to_owned),
-        None => crate::transport::http::auth::called_tool(params),
-    };
-    if let Some(r) = state.step_up_one(&parts, &method, tool) {
+    if let Some(r) = state.step_up_one(&parts, &method, || fields.name().map(str::to_owned)) {
         return r;
     }
     let listen = method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN;
@@ -310,7 +218,7 @@ pub(super) async fn modern_request(
         cancel.clone(),
     );
     let fin = state
-        .run_request(ctx, cancel.clone(), id, permit, true, |_| {})
+        .start_request(ctx, cancel.clone(), id, permit, true, |_| {})
         .await;
     state
         .respond(rx, fin, modern_status, Vec::new(), Some(cancel))
@@ -365,47 +273,6 @@ pub(super) fn modern_context(
 mod tests {
     use super::*;
     use mcp_core::headers::HeaderSource;
-
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_owned()).unwrap()
-    }
-
-    #[test]
-    fn one_pass_probe_reads_what_the_two_probes_read() {
-        let pv = r#""io.modelcontextprotocol/protocolVersion""#;
-        let cases = [
-            format!(
-                r#"{{"name":"add","_meta":{{{pv}:"2026-07-28","x":[1,{{}}]}},"arguments":{{}}}}"#
-            ),
-            format!(r#"{{"_meta":{{{pv}:"2026-07-28"}}}}"#),
-            r#"{"name":"add"}"#.to_owned(),
-            // What one probe reads and the other does not: each keeps its own answer.
-            r#"{"name":"add","_meta":5}"#.to_owned(),
-            format!(r#"{{"name":7,"_meta":{{{pv}:"2026-07-28"}}}}"#),
-            format!(r#"{{"name":"a","name":"b","_meta":{{{pv}:"2026-07-28"}}}}"#),
-            format!(r#"{{"name":"add","_meta":{{{pv}:3}}}}"#),
-            r#"{"name":null,"_meta":null}"#.to_owned(),
-            "[1,2]".to_owned(),
-        ];
-        for c in &cases {
-            let p = raw(c);
-            let apart = (body_protocol_version(Some(&p)), tool_name(Some(&p)));
-            assert_eq!(version_and_tool_name(Some(&p)), apart, "{c}");
-        }
-        assert_eq!(version_and_tool_name(None), (None, None));
-        let p = raw(&cases[0]);
-        assert_eq!(
-            version_and_tool_name(Some(&p)),
-            (Some("2026-07-28".into()), Some("add".into()))
-        );
-        let p = raw(&cases[4]);
-        assert_eq!(
-            version_and_tool_name(Some(&p)),
-            (Some("2026-07-28".into()), None)
-        );
-        let p = raw(&cases[3]);
-        assert_eq!(version_and_tool_name(Some(&p)), (None, Some("add".into())));
-    }
 
     #[test]
     fn modern_headers_read_what_the_map_holds() {
