@@ -15,6 +15,7 @@ mod table;
 pub mod tool;
 pub mod tool_def;
 pub mod tool_result;
+mod tool_schema;
 
 pub use declare::{CacheTarget, Declarations};
 pub use overlay::Overlay;

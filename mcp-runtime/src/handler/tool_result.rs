@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::common::error::McpError;
-use crate::handler::tool_def::{OutputSchema, output_schema_for};
+use crate::handler::tool_schema::{OutputSchema, output_schema_for};
 
 /// A value a tool can return.
 ///
