@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::lane::{AttachError, Attached, Lane};
 use super::session::HttpSession;
 use super::sse::SseBody;
-use super::streamable::{Fin, First};
+use super::sse::{Fin, First};
 use super::{HttpState, empty, error_response, json_response, sse_response};
 use crate::session::event_store::Replay;
 

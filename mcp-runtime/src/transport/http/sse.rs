@@ -54,6 +54,43 @@ pub(crate) fn priming(id: &str, retry: Option<Duration>) -> Bytes {
 /// The final response of a request stream: the encoded frame and its error code.
 pub(crate) type Final = (Vec<u8>, Option<i32>);
 
+/// The final frame of a request: ready at once, or to come from its task (`None`: the
+/// request was cancelled, nothing is sent for it).
+pub(crate) enum Fin {
+    Ready(Option<Final>),
+    Pending(oneshot::Receiver<Final>),
+}
+
+/// What a request produced first: its final frame, or a message (or the end of its
+/// messages) while the final frame is still to come.
+pub(crate) enum First {
+    Fin(Option<Final>),
+    Msg(Option<Vec<u8>>, oneshot::Receiver<Final>),
+}
+
+impl Fin {
+    /// Waits for the final frame.
+    pub(crate) async fn wait(self) -> Option<Final> {
+        match self {
+            Fin::Ready(f) => f,
+            Fin::Pending(rx) => rx.await.ok(),
+        }
+    }
+
+    /// Waits for the final frame or the first message on `rx`, whichever comes first
+    /// (the message when both are there).
+    pub(crate) async fn first(self, rx: &mut mpsc::Receiver<Vec<u8>>) -> First {
+        match self {
+            Fin::Ready(f) => First::Fin(f),
+            Fin::Pending(mut fin) => tokio::select! {
+                biased;
+                m = rx.recv() => First::Msg(m, fin),
+                f = &mut fin => First::Fin(f.ok()),
+            },
+        }
+    }
+}
+
 /// Something that runs when a stream's body is dropped (the client went away or the
 /// stream ended).
 pub(crate) type OnDrop = Box<dyn FnOnce() + Send + Sync>;

@@ -15,7 +15,7 @@ use crate::common::error::HandlerResult;
 use crate::context::Context;
 use crate::server::kernel::Started;
 use crate::transport::http::session::HttpSession;
-use crate::transport::http::sse::{Final, SseBody};
+use crate::transport::http::sse::{Fin, Final, First, SseBody};
 use crate::transport::http::{HttpState, empty, error_response, json_response, sse_response};
 
 /// Cancels a token when dropped, unless disarmed.
@@ -267,43 +267,6 @@ pub(super) fn recycle_if_unused(
             Ok(out)
         }
         fin => Err((fin, rx)),
-    }
-}
-
-/// The final frame of a request: ready at once, or to come from its task (`None`: the
-/// request was cancelled, nothing is sent for it).
-pub(crate) enum Fin {
-    Ready(Option<Final>),
-    Pending(oneshot::Receiver<Final>),
-}
-
-/// What a request produced first: its final frame, or a message (or the end of its
-/// messages) while the final frame is still to come.
-pub(crate) enum First {
-    Fin(Option<Final>),
-    Msg(Option<Vec<u8>>, oneshot::Receiver<Final>),
-}
-
-impl Fin {
-    /// Waits for the final frame.
-    pub(crate) async fn wait(self) -> Option<Final> {
-        match self {
-            Fin::Ready(f) => f,
-            Fin::Pending(rx) => rx.await.ok(),
-        }
-    }
-
-    /// Waits for the final frame or the first message on `rx`, whichever comes first
-    /// (the message when both are there).
-    pub(crate) async fn first(self, rx: &mut mpsc::Receiver<Vec<u8>>) -> First {
-        match self {
-            Fin::Ready(f) => First::Fin(f),
-            Fin::Pending(mut fin) => tokio::select! {
-                biased;
-                m = rx.recv() => First::Msg(m, fin),
-                f = &mut fin => First::Fin(f.ok()),
-            },
-        }
     }
 }
 

@@ -21,7 +21,7 @@ use crate::context::ContextParts;
 use crate::context::peer::Peer;
 use crate::session::intake;
 use crate::transport::http::session::HttpSession;
-use crate::transport::http::sse::SseBody;
+use crate::transport::http::sse::{Fin, SseBody};
 use crate::transport::http::{HttpState, empty, error_response, json_response, sse_response};
 
 /// The throwaway session of one stateless legacy request.

@@ -9,7 +9,7 @@ mod modern;
 // The parts reach each other through this module (`use super::*`).
 use self::{answer::*, legacy::*, message::*, modern::*};
 // What the rest of the HTTP transport uses.
-pub(crate) use self::answer::{Fin, First, SESSION_BUSY};
+pub(crate) use self::answer::SESSION_BUSY;
 pub(crate) use self::legacy::{LegacyCall, apply_unanswered, start_legacy_request};
 pub(crate) use self::message::{Msg, decode_all, incoming};
 
