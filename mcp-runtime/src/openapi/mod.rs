@@ -154,8 +154,11 @@ impl OpenApi {
         self
     }
 
-    /// Adds a credential sent with every request.
+    /// Adds a credential sent with every request. One for the same place and name (two
+    /// `Authorization` headers: bearer, then basic) replaces the earlier one.
     pub fn auth(mut self, auth: Auth) -> Self {
+        self.auth
+            .retain(|a| !(a.place() == auth.place() && a.name().eq_ignore_ascii_case(auth.name())));
         self.auth.push(auth);
         self
     }
