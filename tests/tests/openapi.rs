@@ -8,6 +8,10 @@
 //! without them the FastAPI tests are skipped with a note, and fail instead under `CI=true`
 //! or `MCP_CLI_INTEROP=require`.
 
+#[path = "../../examples/openapi.rs"]
+#[allow(dead_code)]
+mod example;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -600,6 +604,66 @@ components:
         let tools = OpenApi::new(doc).base_url("http://127.0.0.1:9/").build().unwrap();
         assert_eq!(tools.base_url(), "http://127.0.0.1:9");
         assert_eq!(tools.tools().next().unwrap().name, "get_a");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_example_serves_the_chosen_operations_with_credentials_from_the_environment() {
+    let Some(api) = fastapi().await else { return };
+    within(async {
+        let var = "MCP_OPENAPI_EXAMPLE_KEY";
+        // SAFETY: no other thread of this test reads or writes the environment.
+        unsafe { std::env::set_var(var, "header-secret") };
+        let args: Vec<String> = [
+            "--spec",
+            &format!("{}/openapi.json", api.base),
+            "--tag",
+            "auth",
+            "--tag",
+            "trees",
+            "--exclude-method",
+            "post",
+            "--auth",
+            &format!("APIKeyHeader={var}"),
+            "--timeout",
+            "5",
+            "--stdio",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let o = example::parse(&args).unwrap();
+        assert_eq!(o.serve, Some(example::Serve::Stdio));
+        let tools = example::tools(&o).await.unwrap();
+        let mut names: Vec<&str> = tools.tools().map(|t| t.name.as_str()).collect();
+        names.sort();
+        // tree_depth is a POST: excluded.
+        assert_eq!(
+            names,
+            [
+                "secure_basic",
+                "secure_bearer",
+                "secure_cookie",
+                "secure_header",
+                "secure_query"
+            ]
+        );
+        let c = mcp::Client::connect(tools.server("openapi", "1").build().serve_in_memory())
+            .await
+            .unwrap();
+        let r = c.call_tool("secure_header", json!({})).await.unwrap();
+        assert_eq!(r.structured_content.unwrap()["ok"], true);
+        assert!(example::parse(&["--stdio".to_owned()]).is_err());
+        let missing = example::parse(&[
+            "--spec".into(),
+            "x".into(),
+            "--auth".into(),
+            "APIKeyHeader=MCP_OPENAPI_EXAMPLE_UNSET".into(),
+        ])
+        .unwrap();
+        let e = example::tools(&missing).await.unwrap_err();
+        assert!(e.to_string().contains("cannot read the file"), "{e}");
     })
     .await;
 }
