@@ -331,6 +331,7 @@ async fn each_credential_scheme_reaches_the_api_that_checks_it() {
             "secure_cookie",
             "secure_bearer",
             "secure_basic",
+            "secure_oauth",
         ] {
             let r = bare.call_tool(name, json!({})).await.unwrap();
             assert_eq!(r.is_error, Some(true), "{name} without a credential");
@@ -351,6 +352,47 @@ async fn each_credential_scheme_reaches_the_api_that_checks_it() {
         assert_eq!(
             r.structured_content.as_ref().unwrap()["scheme"],
             "basic",
+            "{}",
+            text(&r)
+        );
+
+        // OAuth 2 client credentials, the token URL from the document's scheme: one token
+        // for many calls; a new one when the API stops taking it (401, retried once).
+        let oauth_ops = Selection::new()
+            .include(Rule::operation_id("secure_oauth"))
+            .include(Rule::tag("oauth-admin"));
+        let oauth = client_of(
+            openapi
+                .clone()
+                .select(oauth_ops.clone())
+                .auth(Auth::for_scheme(&doc, "OAuth2", "client-1:cs:ecret").unwrap()),
+        )
+        .await;
+        for _ in 0..2 {
+            let r = oauth.call_tool("secure_oauth", json!({})).await.unwrap();
+            assert_eq!(
+                r.structured_content.as_ref().unwrap()["tokens_issued"],
+                1,
+                "{}",
+                text(&r)
+            );
+        }
+        oauth.call_tool("revoke_tokens", json!({})).await.unwrap();
+        let r = oauth.call_tool("secure_oauth", json!({})).await.unwrap();
+        assert_eq!(
+            r.structured_content.as_ref().unwrap()["ok"],
+            true,
+            "{}",
+            text(&r)
+        );
+        let wrong = client_of(openapi.clone().select(oauth_ops).auth(
+            Auth::oauth_client_credentials("/oauth/token", "client-1", "wrong", ["pets:read"]),
+        ))
+        .await;
+        let r = wrong.call_tool("secure_oauth", json!({})).await.unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert!(
+            text(&r).contains("refused the client credentials: HTTP 401"),
             "{}",
             text(&r)
         );
@@ -646,6 +688,7 @@ async fn the_example_serves_the_chosen_operations_with_credentials_from_the_envi
                 "secure_bearer",
                 "secure_cookie",
                 "secure_header",
+                "secure_oauth",
                 "secure_query"
             ]
         );

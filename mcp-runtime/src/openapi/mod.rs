@@ -65,9 +65,9 @@
 //!
 //! # Credentials
 //!
-//! [`Auth`] adds an API key (header, query or cookie), a bearer token or basic credentials
-//! to every request, from the code or the environment, or from the document's own
-//! security scheme ([`Auth::for_scheme`]). What the MCP client sent (its bearer token, its
+//! [`Auth`] adds an API key (header, query or cookie), a bearer token, basic credentials
+//! or an OAuth 2 client credentials token to every request, from the code or the
+//! environment, or from the document's own security scheme ([`Auth::for_scheme`]). What the MCP client sent (its bearer token, its
 //! headers) is never forwarded.
 
 mod auth;

@@ -36,9 +36,29 @@ struct Built {
 }
 
 impl Caller {
-    /// Runs the call `plan` describes with `args`.
+    /// Runs the call `plan` describes with `args`; when the API answers `401` and a
+    /// credential is a grant's token, once more with a new token.
     pub(super) async fn call(&self, plan: &Plan, args: Map<String, Value>) -> CallToolResult {
-        let built = match self.build(plan, &args) {
+        let renews = self.auth.iter().any(Auth::renews);
+        let mut out = self.call_once(plan, &args).await;
+        if renews && out.meta.as_ref().and_then(|m| m.get("status")) == Some(&Value::from(401)) {
+            for a in &self.auth {
+                a.forget().await;
+            }
+            out = self.call_once(plan, &args).await;
+        }
+        out
+    }
+
+    async fn call_once(&self, plan: &Plan, args: &Map<String, Value>) -> CallToolResult {
+        let mut creds = Vec::with_capacity(self.auth.len());
+        for a in &self.auth {
+            match a.value(&*self.send, &self.base).await {
+                Ok(v) => creds.push((a.place(), a.name().to_owned(), v)),
+                Err(e) => return CallToolResult::error(format!("no credential for the API: {e}")),
+            }
+        }
+        let built = match self.build(plan, args, creds) {
             Ok(b) => b,
             Err(why) => return CallToolResult::error(why),
         };
@@ -70,7 +90,12 @@ impl Caller {
         }
     }
 
-    fn build(&self, plan: &Plan, args: &Map<String, Value>) -> Result<Built, String> {
+    fn build(
+        &self,
+        plan: &Plan,
+        args: &Map<String, Value>,
+        creds: Vec<(ApiKeyIn, String, String)>,
+    ) -> Result<Built, String> {
         let missing: Vec<&str> = plan
             .required
             .iter()
@@ -124,9 +149,9 @@ impl Caller {
                 Some((media.clone(), bytes))
             }
         };
-        for a in &self.auth {
-            let pair = (a.name().to_owned(), a.value().to_owned());
-            match a.place() {
+        for (place, name, value) in creds {
+            let pair = (name, value);
+            match place {
                 ApiKeyIn::Header => headers.push(pair),
                 ApiKeyIn::Query => query.push(pair),
                 ApiKeyIn::Cookie => cookies.push(pair),
@@ -260,7 +285,7 @@ fn form(v: &Value) -> String {
 }
 
 /// Percent-encodes all but RFC 3986's unreserved characters.
-fn encode(s: &str) -> String {
+pub(super) fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {

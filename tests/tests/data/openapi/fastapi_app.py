@@ -2,22 +2,27 @@
 FastAPI generates at /openapi.json (3.1), so the tools under test come from a document no
 one here wrote. Path, query, header and body parameters; a nested model ($ref), a
 recursive one, an enum; a 201, a 204, a 404 and a 422; a plain-text answer; a slow answer;
-one endpoint per credential scheme, each checking its secret; and an echo of the headers
-the API received.
+one endpoint per credential scheme, each checking its secret (and an OAuth 2 token
+endpoint for the client credentials grant, outside the document); and an echo of the
+headers the API received.
 
     python fastapi_app.py        # binds 127.0.0.1 on a free port, prints the port, serves
 """
 
 import asyncio
+import base64
 import socket
 import sys
+from urllib.parse import parse_qsl, unquote_plus
 from enum import Enum
 from typing import Dict, List, Optional
 
 import uvicorn
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, Response
-from fastapi.responses import PlainTextResponse
+from fastapi.openapi.models import OAuthFlows
+from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import (
+    OAuth2,
     APIKeyCookie,
     APIKeyHeader,
     APIKeyQuery,
@@ -176,6 +181,44 @@ def secure_bearer(c: Optional[HTTPAuthorizationCredentials] = Depends(bearer)) -
 @app.get("/secure/basic", operation_id="secure_basic", tags=["auth"])
 def secure_basic(c: Optional[HTTPBasicCredentials] = Depends(basic)) -> dict:
     return granted(c is not None and (c.username, c.password) == ("ann", "pa:ss"), "basic")
+
+
+oauth = OAuth2(
+    flows=OAuthFlows(clientCredentials={"tokenUrl": "/oauth/token", "scopes": {"pets:read": "read"}}),
+    auto_error=False,
+)
+ISSUED: List[str] = []
+
+
+@app.post("/oauth/token", include_in_schema=False)
+async def token(request: Request):
+    """RFC 6749 4.4: client_secret_basic, form-encoded id and secret."""
+    form = dict(parse_qsl((await request.body()).decode()))
+    auth = request.headers.get("authorization", "")
+    ok = False
+    if auth.startswith("Basic "):
+        user, _, password = base64.b64decode(auth[6:]).decode().partition(":")
+        ok = (unquote_plus(user), unquote_plus(password)) == ("client-1", "cs:ecret")
+    if not ok or form.get("grant_type") != "client_credentials":
+        return JSONResponse({"error": "invalid_client"}, status_code=401)
+    ISSUED.append(f"tok-{len(ISSUED) + 1}")
+    return {"access_token": ISSUED[-1], "token_type": "Bearer", "expires_in": 3600,
+            "scope": form.get("scope", "")}
+
+
+@app.post("/oauth/revoke", operation_id="revoke_tokens", tags=["oauth-admin"])
+def revoke_tokens() -> dict:
+    """Every token issued so far stops working (as if expired early)."""
+    ISSUED.clear()
+    return {"ok": True}
+
+
+@app.get("/secure/oauth", operation_id="secure_oauth", tags=["auth"])
+def secure_oauth(authorization: Optional[str] = Depends(oauth)) -> dict:
+    token = (authorization or "").removeprefix("Bearer ")
+    answer = granted(token in ISSUED, "oauth")
+    answer["tokens_issued"] = len(ISSUED)
+    return answer
 
 
 def main():
