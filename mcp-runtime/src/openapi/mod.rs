@@ -311,6 +311,12 @@ impl OpenApiTools {
         self.ops.iter().map(|o| &o.tool)
     }
 
+    /// The method (upper case) and path template the tool `name` sends its request to.
+    pub fn route(&self, name: &str) -> Option<(&str, &str)> {
+        let op = self.ops.iter().find(|o| o.tool.name == name)?;
+        Some((op.plan.method.as_str(), op.plan.path.as_str()))
+    }
+
     /// The base URL requests go to.
     pub fn base_url(&self) -> &str {
         &self.caller.base
