@@ -710,3 +710,59 @@ async fn the_example_serves_the_chosen_operations_with_credentials_from_the_envi
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_tools_compose_like_any_servers_mounted_and_filtered_by_tag() {
+    use mcp::policies::{ItemSet, Select, Visibility};
+    let Some(api) = fastapi().await else { return };
+    within(async {
+        let tools = OpenApi::load(&format!("{}/openapi.json", api.base))
+            .await
+            .unwrap()
+            .select(Selection::new().include(Rule::tag("pets")))
+            .build()
+            .unwrap();
+        // The API under the namespace `clinic`; nothing tagged `admin` (delete_pet) shown.
+        let gateway = mcp::Server::builder("gateway", "1.0.0")
+            .middleware(Visibility::new(ItemSet::except([Select::tagged("admin")])))
+            .mount("clinic", tools.server("clinic", "1.0.0").build())
+            .build();
+        let c = mcp::Client::connect(gateway.serve_in_memory())
+            .await
+            .unwrap();
+        let mut names: Vec<String> = c
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "clinic_create_pet",
+                "clinic_get_pet",
+                "clinic_list_pets",
+                "clinic_rename_pet"
+            ]
+        );
+        let r = c
+            .call_tool("clinic_get_pet", json!({"pet_id": 1}))
+            .await
+            .unwrap();
+        assert_eq!(r.structured_content.unwrap()["name"], "Rex");
+        let r = c
+            .call_tool("clinic_get_pet", json!({"pet_id": 42}))
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert!(text(&r).starts_with("HTTP 404"), "{}", text(&r));
+        assert!(
+            c.call_tool("clinic_delete_pet", json!({"pet_id": 1}))
+                .await
+                .is_err()
+        );
+    })
+    .await;
+}
