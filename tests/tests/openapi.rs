@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use mcp::openapi::{ApiKeyIn, Auth, Document, OpenApi, Rule, Selection};
 use mcp::runtime::handler::portability_problems;
-use mcp::types::{CallToolResult, Tool};
+use mcp::types::{CallToolResult, ResourceContents, Tool};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -763,6 +763,84 @@ async fn the_tools_compose_like_any_servers_mounted_and_filtered_by_tag() {
                 .await
                 .is_err()
         );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn chosen_gets_are_resources_and_resource_templates() {
+    let Some(api) = fastapi().await else { return };
+    within(async {
+        let tools = OpenApi::load(&format!("{}/openapi.json", api.base))
+            .await
+            .unwrap()
+            .select(Selection::new().include(Rule::tag("pets")))
+            .resources(Rule::method("GET"))
+            .build()
+            .unwrap();
+        let mut uris: Vec<String> = tools.resources().collect();
+        uris.sort();
+        let (pets, one_pet) = (
+            format!("{}/pets", api.base),
+            format!("{}/pets/{{pet_id}}", api.base),
+        );
+        assert_eq!(uris, [pets.clone(), one_pet.clone()]);
+        let c = mcp::Client::connect(tools.server("clinic", "1").build().serve_in_memory())
+            .await
+            .unwrap();
+        let mut names: Vec<String> = c
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        names.sort();
+        assert_eq!(names, ["create_pet", "delete_pet", "rename_pet"]);
+        let listed = c.list_all_resources().await.unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(
+            (listed[0].uri.as_str(), listed[0].name.as_str()),
+            (pets.as_str(), "list_pets")
+        );
+        let templates = c
+            .list_resource_templates(None)
+            .await
+            .unwrap()
+            .resource_templates;
+        assert_eq!(templates[0].uri_template, one_pet);
+        assert_eq!(templates[0].mime_type.as_deref(), Some("application/json"));
+
+        let read = c
+            .read_resource(&format!("{}/pets/2", api.base))
+            .await
+            .unwrap();
+        let ResourceContents::Text(t) = &read.contents[0] else {
+            panic!("text")
+        };
+        assert_eq!(t.mime_type.as_deref(), Some("application/json"));
+        let pet: serde_json::Value = serde_json::from_str(&t.text).unwrap();
+        assert_eq!(pet["name"], "Tom");
+        let read = c.read_resource(&pets).await.unwrap();
+        let ResourceContents::Text(t) = &read.contents[0] else {
+            panic!("text")
+        };
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&t.text)
+                .unwrap()
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        match c.read_resource(&format!("{}/pets/77", api.base)).await {
+            Err(mcp::runtime::client::ClientError::Rpc(e)) => {
+                // -32002 on 2025 revisions, -32602 on 2026-07-28: the message and URI agree.
+                assert_eq!(e.message, "Resource not found", "{e:?}");
+                assert_eq!(e.data.unwrap()["uri"], format!("{}/pets/77", api.base));
+            }
+            other => panic!("a 404 is resource-not-found: {other:?}"),
+        }
     })
     .await;
 }

@@ -57,6 +57,8 @@
 //!   else as text); a non-2xx answer, a timeout or a refused connection is a result with
 //!   `isError` whose text has the status and the body (`_meta.status` the code).
 //!
+//! Chosen `GET`s can be resources or resource templates instead ([`OpenApi::resources`]).
+//!
 //! # Arguments
 //!
 //! Each parameter is an argument of its own name; a JSON or form body that is an object
@@ -75,6 +77,7 @@ mod document;
 mod error;
 mod operation;
 mod request;
+mod resources;
 mod schema;
 mod select;
 
@@ -110,6 +113,8 @@ pub struct OpenApi {
     doc: Document,
     base: Option<String>,
     selection: Selection,
+    /// The `GET`s served as resources.
+    as_resources: Vec<Rule>,
     auth: Vec<Auth>,
     headers: Vec<(String, String)>,
     timeout: Duration,
@@ -123,6 +128,7 @@ impl OpenApi {
             doc,
             base: None,
             selection: Selection::new(),
+            as_resources: Vec::new(),
             auth: Vec::new(),
             headers: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
@@ -151,6 +157,15 @@ impl OpenApi {
     /// Which operations become tools (all by default).
     pub fn select(mut self, selection: Selection) -> Self {
         self.selection = selection;
+        self
+    }
+
+    /// Serves the chosen `GET` operations `rule` matches as resources instead of tools: a
+    /// resource template at the request's URL (`{base}/pets/{pet_id}`) when it has path
+    /// parameters, a resource at its URL when it has none. One that needs another
+    /// parameter (a required query parameter, a header) stays a tool.
+    pub fn resources(mut self, rule: Rule) -> Self {
+        self.as_resources.push(rule);
         self
     }
 
@@ -184,14 +199,17 @@ impl OpenApi {
     /// The tools the chosen operations become, by path then method (what
     /// [`build`](Self::build) would serve; no base URL needed).
     pub fn tools(&self) -> Result<Vec<Tool>, OpenApiError> {
-        Ok(self.operations()?.into_iter().map(|o| o.tool).collect())
+        let (tools, _) = self.operations()?;
+        Ok(tools.into_iter().map(|o| o.tool).collect())
     }
 
-    fn operations(&self) -> Result<Vec<Operation>, OpenApiError> {
+    /// The chosen operations: those served as tools, and those served as resources.
+    fn operations(&self) -> Result<(Vec<Operation>, Vec<Operation>), OpenApiError> {
         let doc = &self.doc;
         let mut out: Vec<Operation> = Vec::new();
+        let mut read: Vec<Operation> = Vec::new();
         let Some(paths) = doc.value().get("paths").and_then(Value::as_object) else {
-            return Ok(out);
+            return Ok((out, read));
         };
         for (path, item) in paths {
             let item_at = format!("#/paths/{}", document::escape(path));
@@ -218,6 +236,10 @@ impl OpenApi {
                     continue;
                 }
                 let mut o = operation::build(doc, path, item, method, op)?;
+                if self.as_resources.iter().any(|r| r.matches(&seen)) && resources::readable(&o) {
+                    read.push(o);
+                    continue;
+                }
                 let base = o.tool.name.clone();
                 let mut n = 2;
                 while out.iter().any(|x| x.tool.name == o.tool.name) {
@@ -227,7 +249,7 @@ impl OpenApi {
                 out.push(o);
             }
         }
-        Ok(out)
+        Ok((out, read))
     }
 
     /// The base URL: the configured one, else the document's first server (its variables
@@ -258,7 +280,7 @@ impl OpenApi {
 
     /// The tools, ready to install into a server.
     pub fn build(self) -> Result<OpenApiTools, OpenApiError> {
-        let ops = self.operations()?;
+        let (ops, read) = self.operations()?;
         let base = self.base()?;
         let mut headers = Vec::new();
         for (k, v) in &self.headers {
@@ -281,6 +303,7 @@ impl OpenApi {
         });
         Ok(OpenApiTools {
             ops: ops.into_iter().map(Arc::new).collect(),
+            read: read.into_iter().map(Arc::new).collect(),
             caller,
         })
     }
@@ -290,6 +313,8 @@ impl OpenApi {
 #[derive(Clone)]
 pub struct OpenApiTools {
     ops: Vec<Arc<Operation>>,
+    /// The operations served as resources.
+    read: Vec<Arc<Operation>>,
     caller: Arc<Caller>,
 }
 
@@ -311,6 +336,14 @@ impl OpenApiTools {
         self.ops.iter().map(|o| &o.tool)
     }
 
+    /// The URIs of the resources and the URI templates of the resource templates that
+    /// [`OpenApi::resources`] made of `GET`s.
+    pub fn resources(&self) -> impl Iterator<Item = String> + '_ {
+        self.read
+            .iter()
+            .map(|o| format!("{}{}", self.caller.base, o.plan.path))
+    }
+
     /// The method (upper case) and path template the tool `name` sends its request to.
     pub fn route(&self, name: &str) -> Option<(&str, &str)> {
         let op = self.ops.iter().find(|o| o.tool.name == name)?;
@@ -322,7 +355,7 @@ impl OpenApiTools {
         &self.caller.base
     }
 
-    /// Registers every tool in `registry` (a builder's, through
+    /// Registers every tool (and resource) in `registry` (a builder's, through
     /// [`ServerBuilder::registry`], or a running server's through its handle).
     pub fn install(&self, registry: &mut Registry) {
         for op in &self.ops {
@@ -331,6 +364,9 @@ impl OpenApiTools {
                 let (op, caller) = (op.clone(), caller.clone());
                 async move { Ok(call(&caller, &op, args.as_deref()).await) }
             });
+        }
+        for op in &self.read {
+            resources::install(registry, &self.caller, op);
         }
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::header::{self, HeaderName, HeaderValue};
-use hyper::{Method, Request};
+use hyper::{Method, Request, StatusCode};
 use mcp_core::types::CallToolResult;
 use serde_json::{Map, Value};
 
@@ -28,6 +28,16 @@ pub(super) struct Caller {
     pub(super) max_body: usize,
 }
 
+/// The API's answer.
+pub(super) struct Answer {
+    pub(super) status: StatusCode,
+    /// Its `Content-Type`.
+    pub(super) media: String,
+    pub(super) body: Bytes,
+    /// `METHOD URL`, for messages.
+    pub(super) what: String,
+}
+
 /// A request ready to send, or the reason the arguments cannot make one.
 struct Built {
     url: String,
@@ -36,37 +46,47 @@ struct Built {
 }
 
 impl Caller {
-    /// Runs the call `plan` describes with `args`; when the API answers `401` and a
-    /// credential is a grant's token, once more with a new token.
+    /// Runs the call `plan` describes with `args`, the answer shaped as a tool result.
     pub(super) async fn call(&self, plan: &Plan, args: Map<String, Value>) -> CallToolResult {
-        let renews = self.auth.iter().any(Auth::renews);
-        let mut out = self.call_once(plan, &args).await;
-        if renews && out.meta.as_ref().and_then(|m| m.get("status")) == Some(&Value::from(401)) {
-            for a in &self.auth {
-                a.forget().await;
-            }
-            out = self.call_once(plan, &args).await;
+        match self.fetch(plan, &args).await {
+            Ok(a) => answer(plan, a.status, &a.media, &a.body),
+            Err(e) => CallToolResult::error(e),
         }
-        out
     }
 
-    async fn call_once(&self, plan: &Plan, args: &Map<String, Value>) -> CallToolResult {
+    /// Sends the request `plan` describes with `args`; when the API answers `401` and a
+    /// credential is a grant's token, once more with a new token. `Err`: no answer (the
+    /// arguments cannot make a request, no credential, no connection, no answer in time),
+    /// worded for the model.
+    pub(super) async fn fetch(
+        &self,
+        plan: &Plan,
+        args: &Map<String, Value>,
+    ) -> Result<Answer, String> {
+        let first = self.fetch_once(plan, args).await?;
+        if first.status != StatusCode::UNAUTHORIZED || !self.auth.iter().any(Auth::renews) {
+            return Ok(first);
+        }
+        for a in &self.auth {
+            a.forget().await;
+        }
+        self.fetch_once(plan, args).await
+    }
+
+    async fn fetch_once(&self, plan: &Plan, args: &Map<String, Value>) -> Result<Answer, String> {
         let mut creds = Vec::with_capacity(self.auth.len());
         for a in &self.auth {
-            match a.value(&*self.send, &self.base).await {
-                Ok(v) => creds.push((a.place(), a.name().to_owned(), v)),
-                Err(e) => return CallToolResult::error(format!("no credential for the API: {e}")),
-            }
+            let v = a
+                .value(&*self.send, &self.base)
+                .await
+                .map_err(|e| format!("no credential for the API: {e}"))?;
+            creds.push((a.place(), a.name().to_owned(), v));
         }
-        let built = match self.build(plan, args, creds) {
-            Ok(b) => b,
-            Err(why) => return CallToolResult::error(why),
-        };
+        let built = self.build(plan, args, creds)?;
         let what = format!("{} {}", plan.method, built.url);
-        let req = match self.request(plan, built) {
-            Ok(r) => r,
-            Err(why) => return CallToolResult::error(format!("{what}: {why}")),
-        };
+        let req = self
+            .request(plan, built)
+            .map_err(|why| format!("{what}: {why}"))?;
         let exchange = async {
             let resp = self.send.send(req).await.map_err(|e| e.to_string())?;
             let status = resp.status();
@@ -81,12 +101,17 @@ impl Caller {
                 .await
                 .map_err(|e| format!("reading the answer: {e}"))?
                 .to_bytes();
-            Ok::<_, String>((status, media, body))
+            Ok::<_, String>(Answer {
+                status,
+                media,
+                body,
+                what: what.clone(),
+            })
         };
         match tokio::time::timeout(self.timeout, exchange).await {
-            Err(_) => CallToolResult::error(format!("{what}: no answer within {:?}", self.timeout)),
-            Ok(Err(e)) => CallToolResult::error(format!("{what}: {e}")),
-            Ok(Ok((status, media, body))) => answer(plan, status, &media, &body),
+            Err(_) => Err(format!("{what}: no answer within {:?}", self.timeout)),
+            Ok(Err(e)) => Err(format!("{what}: {e}")),
+            Ok(Ok(a)) => Ok(a),
         }
     }
 
@@ -210,7 +235,7 @@ impl Caller {
 
 /// The answer as a tool result: 2xx JSON structured when the operation declares its schema
 /// (else its text), anything else text; a non-2xx status `isError` with status and body.
-fn answer(plan: &Plan, status: hyper::StatusCode, media: &str, body: &[u8]) -> CallToolResult {
+fn answer(plan: &Plan, status: StatusCode, media: &str, body: &[u8]) -> CallToolResult {
     let text = String::from_utf8_lossy(body);
     if !status.is_success() {
         let mut r = CallToolResult::error(format!("HTTP {status}: {text}"));
