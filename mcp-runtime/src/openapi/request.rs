@@ -143,7 +143,7 @@ impl Caller {
             };
             match p.at {
                 In::Path => {
-                    path = path.replace(&format!("{{{}}}", p.name), &encode(&joined(v)));
+                    path = path.replace(&format!("{{{}}}", p.name), &path_segment(&joined(v)));
                 }
                 In::Query => query.extend(query_pairs(p, v)),
                 In::Header => headers.push((p.name.clone(), joined(v))),
@@ -322,6 +322,15 @@ pub(super) fn encode(s: &str) -> String {
     out
 }
 
+/// A path parameter's value as a segment: [`encode`]d (a `/` cannot add a segment), and
+/// `.` or `..` written `%2E` so that no value climbs the path.
+fn path_segment(s: &str) -> String {
+    match s {
+        "." | ".." => s.replace('.', "%2E"),
+        _ => encode(s),
+    }
+}
+
 /// A query name: as [`encode`], keeping the brackets of `deepObject` names.
 fn encode_query(s: &str) -> String {
     encode(s).replace("%5B", "[").replace("%5D", "]")
@@ -360,6 +369,9 @@ mod tests {
             [("ids".to_owned(), "1,2".to_owned())]
         );
         assert_eq!(encode("a b/ü"), "a%20b%2F%C3%BC");
+        assert_eq!(path_segment(".."), "%2E%2E");
+        assert_eq!(path_segment("../admin"), "..%2Fadmin");
+        assert_eq!(path_segment("v1.2"), "v1.2");
         assert_eq!(form(&json!({"a": "x y", "n": 2})), "a=x%20y&n=2");
     }
 }
