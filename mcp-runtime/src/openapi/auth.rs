@@ -271,17 +271,17 @@ impl Grant {
         {
             self.token_url.clone()
         } else {
-            super::resolve(base, &self.token_url)
+            super::url::resolve(base, &self.token_url)
         };
         let mut form = "grant_type=client_credentials".to_owned();
         if !self.scopes.is_empty() {
             form.push_str("&scope=");
-            form.push_str(&super::request::encode(&self.scopes.join(" ")));
+            form.push_str(&super::url::encode(&self.scopes.join(" ")));
         }
         let pair = format!(
             "{}:{}",
-            super::request::encode(&self.client_id),
-            super::request::encode(&self.client_secret)
+            super::url::encode(&self.client_id),
+            super::url::encode(&self.client_secret)
         );
         let basic = base64::engine::general_purpose::STANDARD.encode(pair);
         let req = hyper::Request::post(&url)

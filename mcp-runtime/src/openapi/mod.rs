@@ -80,6 +80,7 @@ mod request;
 mod resources;
 mod schema;
 mod select;
+mod url;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -264,7 +265,7 @@ impl OpenApi {
             .pointer("/servers/0")
             .and_then(|s| s.get("url"))
             .and_then(Value::as_str)
-            .map(|u| with_defaults(u, self.doc.value().pointer("/servers/0/variables")));
+            .map(|u| url::with_defaults(u, self.doc.value().pointer("/servers/0/variables")));
         let url = server.unwrap_or_else(|| "/".to_owned());
         if url.starts_with("http://") || url.starts_with("https://") {
             return Ok(url.trim_end_matches('/').to_owned());
@@ -275,7 +276,7 @@ impl OpenApi {
                 format!("the server URL `{url}` is not absolute and the document was not fetched from a URL: give a base URL"),
             ));
         };
-        Ok(resolve(doc_url, &url).trim_end_matches('/').to_owned())
+        Ok(url::resolve(doc_url, &url).trim_end_matches('/').to_owned())
     }
 
     /// The tools, ready to install into a server.
@@ -436,57 +437,9 @@ pub async fn load_document(location: &str) -> Result<Document, OpenApiError> {
     Ok(doc)
 }
 
-/// A server URL with its `{variables}` at their defaults.
-fn with_defaults(url: &str, vars: Option<&Value>) -> String {
-    let mut out = url.to_owned();
-    for (k, v) in vars.and_then(Value::as_object).into_iter().flatten() {
-        if let Some(d) = v.get("default").and_then(Value::as_str) {
-            out = out.replace(&format!("{{{k}}}"), d);
-        }
-    }
-    out
-}
-
-/// `reference` (an absolute path, or a path relative to `base`'s folder) against `base`.
-fn resolve(base: &str, reference: &str) -> String {
-    let scheme_end = base.find("://").map_or(0, |i| i + 3);
-    let origin_end = base[scheme_end..]
-        .find('/')
-        .map_or(base.len(), |i| scheme_end + i);
-    if reference.starts_with('/') {
-        return format!("{}{reference}", &base[..origin_end]);
-    }
-    let path = base[..base.find(['?', '#']).unwrap_or(base.len())].to_owned();
-    let folder = path
-        .rfind('/')
-        .filter(|i| *i >= origin_end)
-        .map_or(path.len(), |i| i);
-    format!("{}/{}", &path[..folder], reference.trim_start_matches("./"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn relative_server_urls_resolve_against_the_document() {
-        assert_eq!(
-            resolve("http://h:1/api/v3/openapi.json", "/api/v3"),
-            "http://h:1/api/v3"
-        );
-        assert_eq!(resolve("http://h:1/openapi.json", "/"), "http://h:1/");
-        assert_eq!(
-            resolve("http://h:1/a/openapi.json", "v2"),
-            "http://h:1/a/v2"
-        );
-        assert_eq!(
-            with_defaults(
-                "https://{host}/v1",
-                Some(&serde_json::json!({"host": {"default": "api.example"}}))
-            ),
-            "https://api.example/v1"
-        );
-    }
 
     #[test]
     fn a_name_taken_twice_is_numbered() {

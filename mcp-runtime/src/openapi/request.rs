@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::auth::{ApiKeyIn, Auth};
 use super::operation::{Body, In, Param, Plan, is_json};
+use super::url::encode;
 use crate::client::HttpSend;
 
 /// What every call of one API shares.
@@ -307,19 +308,6 @@ fn form(v: &Value) -> String {
             .join("&"),
         other => encode(&joined(other)),
     }
-}
-
-/// Percent-encodes all but RFC 3986's unreserved characters.
-pub(super) fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// A path parameter's value as a segment: [`encode`]d (a `/` cannot add a segment), and
