@@ -24,6 +24,7 @@
 //!   and with the official clients.
 //! - [`tracing`]: the span of each message, logs to the client, OpenTelemetry.
 //! - [`apps`]: protocol extensions in general, and MCP Apps: tools with interactive views.
+//! - [`openapi`]: an HTTP API's OpenAPI document served as tools.
 
 #[cfg_attr(feature = "client", doc = include_str!("../docs/guide/macros.md"))]
 #[cfg_attr(
@@ -104,3 +105,10 @@ pub mod tracing {}
     doc = "Extensions and MCP Apps: build the documentation with the `client` feature to read this chapter."
 )]
 pub mod apps {}
+
+#[cfg_attr(feature = "openapi", doc = include_str!("../docs/guide/openapi.md"))]
+#[cfg_attr(
+    not(feature = "openapi"),
+    doc = "OpenAPI: build the documentation with the `openapi` feature to read this chapter."
+)]
+pub mod openapi {}

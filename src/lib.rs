@@ -72,6 +72,11 @@ pub use mcp_runtime as runtime;
 pub use mcp_runtime::CancellationToken;
 #[cfg(feature = "client")]
 pub use mcp_runtime::client::Client;
+/// An HTTP API's OpenAPI document served as tools: `mcp::openapi::{OpenApi, Document,
+/// Selection, Rule, Auth}` (see [`mcp_runtime::openapi`] and the OpenAPI chapter of the
+/// guide).
+#[cfg(feature = "openapi")]
+pub use mcp_runtime::openapi;
 pub use mcp_runtime::policies;
 /// An upstream server served as if local: `mcp::proxy::{Proxy, Upstream}` (see
 /// [`mcp_runtime::proxy`] and the composition chapter of the guide).

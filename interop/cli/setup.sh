@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the `mcp` command line's tests (mcp-cli/tests/interop.rs) drive besides our
-# own examples: the official Python SDK in the shared venv (for interop/client/python_server.py)
-# and the TypeScript reference server `@modelcontextprotocol/server-everything`, at the versions
+# own examples: the official Python SDK in the shared venv (for interop/client/python_server.py),
+# FastAPI and uvicorn in the same venv (for the OpenAPI tests' loopback API,
+# tests/tests/data/openapi/fastapi_app.py) and the TypeScript reference server `@modelcontextprotocol/server-everything`, at the versions
 # the other interop scripts pin. Run from anywhere; CI (.ci/run) runs it before the tests and
 # sets MCP_CLI_INTEROP=require so a missing install fails them instead of skipping.
 #
@@ -12,6 +13,16 @@ cd "$(dirname "$0")/../.."
 . interop/lib.sh
 . interop/python/venv.sh
 python_venv "mcp CLI tests"
+
+FASTAPI_VERSION=0.163.2 # PyPI `fastapi`, for tests/tests/openapi.rs
+UVICORN_VERSION=0.54.0  # PyPI `uvicorn`
+STAMP="$VENV/.fastapi-$FASTAPI_VERSION-uvicorn-$UVICORN_VERSION"
+if [ ! -f "$STAMP" ]; then
+    echo "== OpenAPI tests: fastapi==$FASTAPI_VERSION uvicorn==$UVICORN_VERSION in $VENV"
+    timeout 600 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input \
+        --quiet --timeout 60 --retries 3 "fastapi==$FASTAPI_VERSION" "uvicorn==$UVICORN_VERSION"
+    touch "$STAMP"
+fi
 
 EVERYTHING_VERSION=2026.8.31 # npm @modelcontextprotocol/server-everything (as interop/client/run_ts_everything.sh)
 DIR="$(interop_abs "${INTEROP_NPM_DIR:-target/interop-everything}")"

@@ -16,6 +16,7 @@ usage:
   mcp bridge  --stdio [OPTIONS] URL
   mcp bridge  --http HOST:PORT [OPTIONS] 'CMD ARGS'
   mcp dev     [--watch PATH]... CARGO_ARGS... [-- SERVER_ARGS...]
+  mcp openapi inspect SPEC [--base URL] [--json]
 
 `mcp bridge --stdio URL` is a stdio server that relays to the remote server at URL, so a
 client that only speaks stdio can use it (start `mcp bridge --stdio URL` as its server).
@@ -26,6 +27,10 @@ at http://HOST:PORT/mcp (a process per legacy session; one for 2026-07-28).
 polls its package's files (or each --watch PATH), rebuilds on a change and restarts it,
 replaying the client's handshake and sending it notifications/tools/list_changed:
   mcp dev --manifest-path my-server/Cargo.toml -- --stdio
+
+`mcp openapi inspect SPEC` shows the tools an OpenAPI 3.0/3.1 document (a file or a URL,
+JSON or YAML) becomes with mcp::openapi: method, path, arguments (* required), structured
+answers, and the portability check of `mcp inspect`.
 
 TARGET is a URL (Streamable HTTP, falling back to the 2024-11-05 HTTP+SSE transport) or one
 shell-quoted command line, run as a child process spoken to over stdio:

@@ -8,6 +8,7 @@ mod bridge;
 mod commands;
 mod connect;
 mod dev;
+mod openapi;
 mod render;
 mod serve_http;
 
@@ -41,6 +42,9 @@ impl Failure {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("openapi") {
+        return run_openapi(&argv[1..]);
+    }
     let cli = match args::parse(&argv) {
         Ok(Parsed::Help) => {
             println!("{}", args::USAGE);
@@ -67,6 +71,29 @@ fn main() -> ExitCode {
         }
     };
     match rt.block_on(commands::run(&cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            if !f.message.is_empty() {
+                eprintln!("mcp: {}", f.message);
+            }
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// `mcp openapi ...`: a document, not a server, so none of the target options apply.
+fn run_openapi(args: &[String]) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcp: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(openapi::run(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
             if !f.message.is_empty() {

@@ -39,6 +39,8 @@ pub mod context;
 mod dispatch;
 mod features;
 pub mod handler;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 #[cfg(feature = "client")]
 pub mod proxy;
 pub mod server;

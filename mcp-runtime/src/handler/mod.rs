@@ -19,5 +19,7 @@ mod tool_schema;
 
 pub use declare::{CacheTarget, Declarations};
 pub use overlay::Overlay;
+#[cfg(feature = "openapi")]
+pub(crate) use portable_schema::make_portable;
 pub use portable_schema::portability_problems;
 pub use table::*;
