@@ -2,8 +2,8 @@
 //! run-time table (the same `Registry` a builder server edits through its
 //! [`ServerHandle`]), each entry forwarding to the upstream; re-read on the upstream's
 //! `list_changed`, so the server's own change notifications go out once per kind that
-//! differs; and [`Readiness`], the layer that makes a dead upstream an error rather than an
-//! empty or stale list.
+//! differs; taken out while the upstream is down and put back when it returns
+//! (`health.rs`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,13 +23,14 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::callers::Callers;
+use super::health::{FailureMode, Health, Readiness};
 use super::meta;
 use super::relay::{Change, Relay, RelayHandler};
 use super::subscriptions::UpstreamSubscriptions;
 use super::upstream::{ProxyError, RECONNECT_EVERY, Sharing, Upstream};
-use crate::chain::middleware::{Chain, Endpoint, Middleware, Next};
+use crate::chain::middleware::Chain;
 use crate::client::{Client, ClientError, Subscription};
-use crate::common::error::{HandlerResult, McpError};
+use crate::common::error::McpError;
 use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
 use crate::handler::cell::Changes;
@@ -39,7 +40,7 @@ use crate::server::{Server, ServerBuilder};
 
 /// What an upstream offers, as last read.
 #[derive(Debug, Clone, Default)]
-struct Lists {
+pub(super) struct Lists {
     tools: Vec<Tool>,
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
@@ -60,10 +61,14 @@ struct Installed {
 pub(super) struct Shared {
     pub(super) upstream: Upstream,
     relay: Arc<Relay>,
-    /// The connection in use, replaced when a closed one is reconnected.
-    conn: std::sync::RwLock<Conn>,
-    /// When the last reconnection was tried (one at a time, at most one a second).
-    reconnecting: tokio::sync::Mutex<Option<std::time::Instant>>,
+    /// The connection in use, replaced when a closed one is reconnected; none while the
+    /// upstream is down.
+    conn: std::sync::RwLock<Option<Conn>>,
+    /// When the last reconnection was tried and why it failed (one at a time, at most one
+    /// a second).
+    reconnecting: tokio::sync::Mutex<Option<(Instant, String)>>,
+    /// Whether the upstream is up, and what wakes its watcher.
+    pub(super) health: Health,
     lists: Mutex<Lists>,
     /// The servers serving this proxy's entries.
     servers: Mutex<Vec<(WeakHandle, Installed)>>,
@@ -110,16 +115,22 @@ impl Drop for Drained {
 /// How long after the upstream's last answer [`Readiness`] trusts it without a ping.
 pub const READY_FOR: Duration = Duration::from_secs(1);
 
-/// An upstream server served as if it were local: connect with [`Proxy::connect`], then
-/// serve [`Proxy::server`] alone or mount it beside local entries (add
-/// [`Proxy::readiness`] to the parent, so a dead upstream fails the parent's lists too).
+/// An upstream server served as if it were local: connect with [`Proxy::connect`] (or
+/// [`Proxy::start`], which does not fail when the upstream is down), then serve
+/// [`Proxy::server`] alone or mount it beside local entries (add [`Proxy::readiness`] to
+/// the parent, so a call to a down upstream's item names the upstream).
+///
+/// A failing upstream (unreachable, crashed, frozen) is isolated: failing open (the
+/// default, [`FailureMode`](super::FailureMode)) its items leave the lists, one
+/// `list_changed` per kind, while everything else is served, and return when it answers
+/// again (it is tried after 1 s, 2 s, 4 s, … up to [`Upstream::health_interval`]).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use mcp_runtime::Server;
 /// use mcp_runtime::proxy::{Proxy, Upstream};
 ///
-/// let weather = Proxy::connect(Upstream::stdio("weather-server", ["--stdio"])).await?;
+/// let weather = Proxy::start(Upstream::stdio("weather-server", ["--stdio"])).await;
 /// let gateway = Server::builder("gateway", "1.0.0")
 ///     .mount("weather", weather.server())
 ///     .middleware(weather.readiness())
@@ -143,11 +154,44 @@ impl std::fmt::Debug for Proxy {
 impl Proxy {
     /// Connects to `upstream` and reads everything it offers. Fails, building nothing,
     /// when the upstream cannot be reached, its handshake fails, or a list it declares
-    /// cannot be read.
+    /// cannot be read. [`Proxy::start`] starts with the upstream down instead.
     pub async fn connect(upstream: Upstream) -> Result<Proxy, ProxyError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let relay = Relay::new(tx);
-        let (conn, lists) = open(&upstream, &relay).await?;
+        let opened = open(&upstream, &relay).await?;
+        Ok(Proxy::assemble(upstream, relay, rx, Ok(opened)))
+    }
+
+    /// Like [`Proxy::connect`], but an upstream that cannot be reached or listed now does
+    /// not fail it: the proxy starts with the upstream down (nothing of it listed; its
+    /// server named `proxy`), logs why, and keeps trying in the background, putting the
+    /// upstream's items in the lists (announced) when it answers. What a gateway whose
+    /// upstreams may be down at its start wants.
+    pub async fn start(upstream: Upstream) -> Proxy {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let relay = Relay::new(tx);
+        let opened = open(&upstream, &relay).await;
+        if let Err(e) = &opened {
+            tracing::warn!(upstream = %upstream.describe(), error = %e,
+                "the upstream is down at start; its items are served when it answers");
+        }
+        Proxy::assemble(upstream, relay, rx, opened)
+    }
+
+    fn assemble(
+        upstream: Upstream,
+        relay: Arc<Relay>,
+        rx: mpsc::UnboundedReceiver<Change>,
+        opened: Result<(Conn, Lists), ProxyError>,
+    ) -> Proxy {
+        let (conn, lists, down) = match opened {
+            Ok((conn, lists)) => (Some(conn), lists, None),
+            Err(e) => (
+                None,
+                Lists::default(),
+                Some(super::health::strip_upstream(&e.to_string())),
+            ),
+        };
         let (subscriptions, pokes) = UpstreamSubscriptions::new();
         let callers =
             (upstream.sharing_now() == Sharing::PerCaller).then(|| Callers::new(upstream.clone()));
@@ -156,6 +200,7 @@ impl Proxy {
             relay,
             conn: std::sync::RwLock::new(conn),
             reconnecting: tokio::sync::Mutex::new(None),
+            health: Health::new(down),
             lists: Mutex::new(lists),
             servers: Mutex::new(Vec::new()),
             subscriptions,
@@ -165,12 +210,20 @@ impl Proxy {
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
         tokio::spawn(super::subscriptions::follow(Arc::downgrade(&shared), pokes));
-        Ok(Proxy { shared })
+        tokio::spawn(super::health::watch(Arc::downgrade(&shared)));
+        Proxy { shared }
+    }
+
+    /// Why the upstream is down (unreachable, its connection closed, a ping unanswered),
+    /// or `None` while it is up.
+    pub fn down(&self) -> Option<String> {
+        self.shared.health.down()
     }
 
     /// The shared connection to the upstream now (a new one after a reconnection): the one
-    /// the lists are read on, and, unless [`Sharing::PerCaller`], every call's.
-    pub fn client(&self) -> Client {
+    /// the lists are read on, and, unless [`Sharing::PerCaller`], every call's; `None`
+    /// while the upstream is down.
+    pub fn client(&self) -> Option<Client> {
         self.shared.client()
     }
 
@@ -178,15 +231,15 @@ impl Proxy {
     /// itself, with its instructions, change notifications on, and [`Proxy::readiness`].
     /// Build it, then [`Proxy::attach`] the entries (or use [`Proxy::server`]).
     pub fn builder(&self) -> ServerBuilder {
-        let session = self.shared.client().session();
-        let (name, version) = match &session.server_info {
+        let session = self.shared.client().map(|c| c.session());
+        let (name, version) = match session.as_ref().and_then(|s| s.server_info.as_ref()) {
             Some(i) => (i.name.clone(), i.version.clone()),
             None => ("proxy".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
         };
         let b = Server::builder(name, version)
             .subscriptions(true)
             .middleware(self.readiness());
-        match session.instructions {
+        match session.and_then(|s| s.instructions) {
             Some(text) => b.instructions(text),
             None => b,
         }
@@ -209,7 +262,7 @@ impl Proxy {
         server: &Server<C, H>,
     ) -> Result<(), HandleError> {
         let handle = server.handle();
-        let lists = self.shared.lists.lock().expect("lists lock").clone();
+        let lists = self.shared.served();
         let mut installed = Installed::default();
         install(&self.shared, &handle, &lists, &mut installed)?;
         (self.shared.servers.lock().expect("servers lock")).push((handle.downgrade(), installed));
@@ -220,20 +273,42 @@ impl Proxy {
         Ok(())
     }
 
-    /// The layer that fails `initialize`, `server/discover` and the list methods with a
-    /// clear error while the upstream is down, instead of serving an empty or stale list:
-    /// each of them pings the upstream first, unless it answered within [`READY_FOR`] and
-    /// nothing sent to it has failed since (a failed call, or a connection that closed,
-    /// makes the next one ping). [`Proxy::builder`] adds it; add it to a server that mounts
-    /// this proxy's server too.
+    /// The layer that makes the upstream's being down clear to callers (see
+    /// [`Readiness`]): failing open (the default), a call naming one of its items while it
+    /// is down fails with "upstream `X` is unavailable: why" rather than "Unknown tool";
+    /// failing closed, `initialize`, `server/discover` and the list methods fail so while
+    /// it does not answer a ping (skipped when it answered within [`READY_FOR`] and nothing
+    /// sent to it has failed since), instead of serving a list without it.
+    /// [`Proxy::builder`] adds it; add it to a server that mounts this proxy's server too.
     pub fn readiness(&self) -> Readiness {
         Readiness(self.shared.clone())
     }
 }
 
 impl Shared {
-    pub(super) fn client(&self) -> Client {
-        self.conn.read().expect("conn lock").client.clone()
+    /// The shared connection; `None` while the upstream is down.
+    pub(super) fn client(&self) -> Option<Client> {
+        (self.conn.read().expect("conn lock").as_ref()).map(|c| c.client.clone())
+    }
+
+    /// What the servers serving this proxy are given: the upstream's lists, or nothing
+    /// while it is down and failing open.
+    fn served(&self) -> Lists {
+        let open = self.upstream.failure_mode_now() == FailureMode::Open;
+        if open && self.health.down().is_some() {
+            return Lists::default();
+        }
+        self.lists.lock().expect("lists lock").clone()
+    }
+
+    /// Whether the upstream, as last listed, offers the tool (`tools`) or prompt a caller
+    /// asked for by `asked` (its name, or a mount's prefixed one).
+    pub(super) fn offered(&self, tools: bool, asked: &str) -> bool {
+        let lists = self.lists.lock().expect("lists lock");
+        match tools {
+            true => (lists.tools.iter()).any(|t| super::health::names_item(asked, &t.name)),
+            false => (lists.prompts.iter()).any(|p| super::health::names_item(asked, &p.name)),
+        }
     }
 
     /// The resources the servers serving this proxy have clients subscribed to, of those
@@ -252,32 +327,71 @@ impl Shared {
     }
 
     /// The connection to use: the current one, or, when it has closed (a child process
-    /// that exited, a stream that ended), a new one with the lists read again into every
-    /// server serving them. A failed attempt is not repeated within [`RECONNECT_EVERY`].
+    /// that exited, a stream that ended) or the upstream is down, a new one
+    /// ([`Shared::reconnect`]).
     async fn live_client(self: &Arc<Self>) -> Result<Client, ProxyError> {
-        let client = self.client();
-        if !client.is_closed() {
-            return Ok(client);
+        match self.client() {
+            Some(client) if !client.is_closed() => Ok(client),
+            _ => self.reconnect().await,
         }
+    }
+
+    /// Closes the shared connection (a frozen child is stopped), so that the next use
+    /// connects anew.
+    pub(super) fn drop_connection(&self) {
+        let old = self.conn.write().expect("conn lock").take();
+        if let Some(old) = old {
+            tokio::spawn(async move {
+                let _ = old.client.shutdown().await;
+            });
+        }
+    }
+
+    /// A new connection when the current one has closed or there is none, with the lists
+    /// read again into every server serving them (what differs announced) and the
+    /// upstream marked up. One attempt at a time; a failed one is not repeated within
+    /// [`RECONNECT_EVERY`] (its error is given again).
+    pub(super) async fn reconnect(self: &Arc<Self>) -> Result<Client, ProxyError> {
         let mut last = self.reconnecting.lock().await;
-        let client = self.client();
-        if !client.is_closed() {
+        if let Some(client) = self.client().filter(|c| !c.is_closed()) {
             // Reconnected while this one waited.
             return Ok(client);
         }
-        if last.is_some_and(|t| t.elapsed() < RECONNECT_EVERY) {
+        if let Some((at, why)) = last.as_ref()
+            && at.elapsed() < RECONNECT_EVERY
+        {
             return Err(ProxyError::Unreachable {
                 upstream: self.upstream.describe(),
-                reason: "its connection closed; reconnecting failed a moment ago".into(),
+                reason: why.clone(),
             });
         }
-        *last = Some(std::time::Instant::now());
-        let (conn, lists) = open(&self.upstream, &self.relay).await?;
-        tracing::info!(upstream = %self.upstream.describe(), "reconnected to the upstream");
+        let (conn, lists) = match open(&self.upstream, &self.relay).await {
+            Ok(opened) => opened,
+            Err(e) => {
+                let why = match &e {
+                    ProxyError::Unreachable { reason, .. } => reason.clone(),
+                    other => other.to_string(),
+                };
+                *last = Some((Instant::now(), why));
+                return Err(e);
+            }
+        };
+        *last = None;
         let client = conn.client.clone();
-        *self.conn.write().expect("conn lock") = conn;
+        let old = self.conn.write().expect("conn lock").replace(conn);
+        if let Some(old) = old {
+            tokio::spawn(async move {
+                let _ = old.client.shutdown().await;
+            });
+        }
         *self.lists.lock().expect("lists lock") = lists.clone();
-        // What differs from before the restart is announced, nothing else.
+        if self.health.set_up() {
+            tracing::info!(upstream = %self.upstream.describe(), "the upstream answers again");
+        } else {
+            tracing::info!(upstream = %self.upstream.describe(), "reconnected to the upstream");
+        }
+        self.answered(true);
+        // What differs from before is announced, nothing else.
         install_everywhere(self, &lists, Changes::default());
         Ok(client)
     }
@@ -314,6 +428,10 @@ impl Shared {
             }
         };
         self.answered(raw.is_ok());
+        if matches!(&raw, Err(e) if !matches!(e, McpError::Cancelled)) {
+            // Whether the upstream still answers is checked at once.
+            self.health.poke();
+        }
         serde_json::from_str(raw?.get()).map_err(|e| {
             McpError::Protocol(ErrorObject::new(
                 jsonrpc::INTERNAL_ERROR,
@@ -392,7 +510,7 @@ impl Shared {
 
     /// Notes how a request sent upstream ended: an answer, or a failure (after which the
     /// next [`Shared::ready`] pings).
-    fn answered(&self, ok: bool) {
+    pub(super) fn answered(&self, ok: bool) {
         // At least 1: `0` means "not since the last failure".
         let now = if ok {
             (self.born.elapsed().as_nanos() as u64).max(1)
@@ -402,21 +520,20 @@ impl Shared {
         self.heard.store(now, Ordering::Relaxed);
     }
 
-    /// Whether the upstream answered within [`READY_FOR`], with no failure since.
-    fn heard_recently(&self) -> bool {
+    /// Whether the upstream answered within `within`, with no failure since.
+    pub(super) fn heard_within(&self, within: Duration) -> bool {
         let at = self.heard.load(Ordering::Relaxed);
         at != 0
-            && (self.born.elapsed().as_nanos() as u64).saturating_sub(at)
-                < READY_FOR.as_nanos() as u64
+            && (self.born.elapsed().as_nanos() as u64).saturating_sub(at) < within.as_nanos() as u64
     }
 
     /// Whether the upstream answers now: at once when it answered within [`READY_FOR`] and
     /// nothing failed since, else a ping (bounded by the call timeout and 5 s); a clear
     /// error when not.
-    async fn ready(self: &Arc<Self>) -> Result<(), McpError> {
+    pub(super) async fn ready(self: &Arc<Self>) -> Result<(), McpError> {
         let limit = self.upstream.call_timeout().min(Duration::from_secs(5));
         let client = self.live_client().await.map_err(unavailable)?;
-        if !client.is_closed() && self.heard_recently() {
+        if !client.is_closed() && self.heard_within(READY_FOR) {
             return Ok(());
         }
         let pinged = tokio::time::timeout(limit, client.ping()).await;
@@ -426,13 +543,11 @@ impl Shared {
             Ok(Err(e)) => e.to_string(),
             Err(_) => format!("no answer to a ping within {limit:?}"),
         };
-        Err(McpError::Protocol(ErrorObject::new(
-            jsonrpc::INTERNAL_ERROR,
-            format!(
-                "upstream `{}` is unavailable: {why}",
-                self.upstream.describe()
-            ),
-        )))
+        self.health.poke();
+        Err(super::health::unavailable_error(
+            &self.upstream.describe(),
+            &why,
+        ))
     }
 }
 
@@ -559,7 +674,9 @@ fn install(
     installed: &mut Installed,
 ) -> Result<Changes, HandleError> {
     let old = std::mem::take(installed);
-    let completions = if shared.client().server_capabilities().completions.is_some() {
+    let offers_completions =
+        (shared.client()).is_some_and(|c| c.server_capabilities().completions.is_some());
+    let completions = if offers_completions {
         completion_keys(lists)
     } else {
         Vec::new()
@@ -687,9 +804,12 @@ async fn follow_changes(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Ch
     }
 }
 
-/// Re-reads the lists `changes` name and installs them everywhere.
+/// Re-reads the lists `changes` name and installs them everywhere (nothing while the
+/// upstream is down: its return reads them all).
 async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
-    let client = &shared.client();
+    let Some(client) = &shared.client() else {
+        return;
+    };
     let mut lists = shared.lists.lock().expect("lists lock").clone();
     let read = async {
         if changes.contains(&Change::Tools) {
@@ -710,6 +830,9 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
         return;
     }
     *shared.lists.lock().expect("lists lock") = lists.clone();
+    if shared.health.down().is_some() {
+        return;
+    }
     let announced = Changes {
         tools: changes.contains(&Change::Tools),
         prompts: changes.contains(&Change::Prompts),
@@ -721,7 +844,7 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
 /// Installs `lists` into every server still serving the proxy; the kinds `announced` are
 /// announced even where the list read again is the same (the upstream may know of a change
 /// its listing hides).
-fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
+pub(super) fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
     // A reconnection subscribes anew; a resource now listed may be wanted.
     shared.subscriptions.poke();
     let mut servers = shared.servers.lock().expect("servers lock");
@@ -746,32 +869,4 @@ fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
         }
         true
     });
-}
-
-/// The layer of [`Proxy::readiness`].
-#[derive(Clone)]
-pub struct Readiness(Arc<Shared>);
-
-impl std::fmt::Debug for Readiness {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Readiness")
-    }
-}
-
-impl Middleware for Readiness {
-    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
-        if !matches!(
-            ctx.method(),
-            "initialize"
-                | "server/discover"
-                | "tools/list"
-                | "prompts/list"
-                | "resources/list"
-                | "resources/templates/list"
-        ) {
-            return next.run(ctx).await;
-        }
-        self.0.ready().await?;
-        next.run(ctx).await
-    }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use mcp_core::types::{ClientCapabilities, Implementation};
 
+use super::health::FailureMode;
 use crate::client::{Client, ClientError, ClientHandler, ConnectMode};
 
 /// How long after a failed connection to an upstream the next may be tried (the shared
@@ -71,6 +72,9 @@ pub struct Upstream {
     sharing: Sharing,
     caller_idle: Duration,
     max_callers: usize,
+    failure: FailureMode,
+    health_every: Duration,
+    name: Option<String>,
 }
 
 impl Upstream {
@@ -85,6 +89,9 @@ impl Upstream {
             sharing: Sharing::Shared,
             caller_idle: Duration::from_secs(300),
             max_callers: 256,
+            failure: FailureMode::Open,
+            health_every: Duration::from_secs(10),
+            name: None,
         }
     }
 
@@ -214,6 +221,40 @@ impl Upstream {
         self
     }
 
+    /// What the proxy does while this upstream is down (default [`FailureMode::Open`]:
+    /// its items leave the lists and the rest is served; see [`FailureMode`]).
+    pub fn failure_mode(mut self, mode: FailureMode) -> Self {
+        self.failure = mode;
+        self
+    }
+
+    /// How often the upstream is pinged when nothing was heard from it (a frozen upstream
+    /// is down after a ping unanswered within the call timeout, at most 5 s), and the
+    /// longest wait between two attempts to reach it while it is down (default 10 s, at
+    /// least 1 s). A closed connection (a child that exited) is noticed within a quarter
+    /// of a second whatever this is.
+    pub fn health_interval(mut self, every: Duration) -> Self {
+        self.health_every = every.max(RECONNECT_EVERY);
+        self
+    }
+
+    /// The name errors and logs give this upstream (by default its command line or URL),
+    /// for example the key it has in a gateway's configuration.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The failure mode.
+    pub(crate) fn failure_mode_now(&self) -> FailureMode {
+        self.failure
+    }
+
+    /// The health interval.
+    pub(crate) fn health_every(&self) -> Duration {
+        self.health_every
+    }
+
     /// The sharing policy.
     pub(crate) fn sharing_now(&self) -> Sharing {
         self.sharing
@@ -234,8 +275,12 @@ impl Upstream {
         self.timeout
     }
 
-    /// The upstream as errors name it: the command line or the URL.
+    /// The upstream as errors name it: its [`Upstream::name`], else the command line or the
+    /// URL.
     pub fn describe(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
         match &self.target {
             Target::Stdio { program, args, .. } => {
                 let mut s = program.to_string_lossy().into_owned();
