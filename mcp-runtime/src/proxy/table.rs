@@ -214,6 +214,21 @@ impl Proxy {
         Proxy { shared }
     }
 
+    /// The upstream's tools as last listed (none if it has never answered).
+    pub fn tools(&self) -> Vec<Tool> {
+        self.shared.lists.lock().expect("lists lock").tools.clone()
+    }
+
+    /// The upstream's prompts as last listed (none if it has never answered).
+    pub fn prompts(&self) -> Vec<Prompt> {
+        self.shared
+            .lists
+            .lock()
+            .expect("lists lock")
+            .prompts
+            .clone()
+    }
+
     /// Why the upstream is down (unreachable, its connection closed, a ping unanswered),
     /// or `None` while it is up.
     pub fn down(&self) -> Option<String> {

@@ -21,10 +21,26 @@ enum Target {
         program: OsString,
         args: Vec<OsString>,
         env: Vec<(OsString, OsString)>,
+        cwd: Option<std::path::PathBuf>,
     },
     /// A Streamable HTTP endpoint (falling back to HTTP+SSE on the same URL).
     #[cfg(feature = "http")]
-    Http { url: String },
+    Http { url: String, headers: Headers },
+}
+
+/// Headers configured for an HTTP upstream; their values may be secrets, so `Debug` shows
+/// the names only.
+#[cfg(feature = "http")]
+#[derive(Clone, Default)]
+struct Headers(Vec<(String, String)>);
+
+#[cfg(feature = "http")]
+impl std::fmt::Debug for Headers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(k, _)| k))
+            .finish()
+    }
 }
 
 /// The credentials an HTTP upstream is reached with (never the caller's).
@@ -106,6 +122,7 @@ impl Upstream {
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
             env: Vec::new(),
+            cwd: None,
         })
     }
 
@@ -113,7 +130,10 @@ impl Upstream {
     /// legacy one would (400/404/405) is reached over HTTP+SSE at the same URL.
     #[cfg(feature = "http")]
     pub fn http(url: impl Into<String>) -> Self {
-        Self::new(Target::Http { url: url.into() })
+        Self::new(Target::Http {
+            url: url.into(),
+            headers: Headers::default(),
+        })
     }
 
     /// An environment variable of the child process (stdio upstreams; ignored otherwise).
@@ -121,6 +141,26 @@ impl Upstream {
         #[allow(irrefutable_let_patterns)] // without `http`, stdio is the only target
         if let Target::Stdio { env, .. } = &mut self.target {
             env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// The working directory of the child process (stdio upstreams; ignored otherwise).
+    pub fn cwd(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        #[allow(irrefutable_let_patterns)] // without `http`, stdio is the only target
+        if let Target::Stdio { cwd, .. } = &mut self.target {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// A header sent with every request to this upstream (HTTP upstreams; ignored
+    /// otherwise), such as an API key the upstream expects. Never the caller's: only what
+    /// is configured here crosses.
+    #[cfg(feature = "http")]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Http { headers, .. } = &mut self.target {
+            headers.0.push((name.into(), value.into()));
         }
         self
     }
@@ -291,7 +331,7 @@ impl Upstream {
                 s
             }
             #[cfg(feature = "http")]
-            Target::Http { url } => url.clone(),
+            Target::Http { url, .. } => url.clone(),
         }
     }
 
@@ -308,17 +348,28 @@ impl Upstream {
             .no_cache();
         let connecting = async {
             match &self.target {
-                Target::Stdio { program, args, env } => {
+                Target::Stdio {
+                    program,
+                    args,
+                    env,
+                    cwd,
+                } => {
                     let mut cmd = tokio::process::Command::new(program);
                     cmd.args(args);
                     for (k, v) in env {
                         cmd.env(k, v);
                     }
+                    if let Some(dir) = cwd {
+                        cmd.current_dir(dir);
+                    }
                     builder.spawn(cmd).await
                 }
                 #[cfg(feature = "http")]
-                Target::Http { url } => {
-                    let builder = builder.connect_timeout(self.connect_timeout);
+                Target::Http { url, headers } => {
+                    let mut builder = builder.connect_timeout(self.connect_timeout);
+                    for (k, v) in &headers.0 {
+                        builder = builder.header(k, v);
+                    }
                     let builder = match &self.credentials {
                         Some(Credentials::Bearer(t)) => builder.bearer_token(t.clone()),
                         Some(Credentials::OAuth(o)) => builder.token_provider(o.clone()),
