@@ -56,15 +56,24 @@ impl Drop for ConfigFile {
 
 /// `everything --http 127.0.0.1:PORT` on a port of our choosing (to start it again there).
 async fn everything_on(port: u16, extra: &[&str]) -> Listening {
-    let mut cmd = Command::new(everything());
-    cmd.args(["--http", &format!("127.0.0.1:{port}")])
-        .args(extra)
+    let addr = format!("127.0.0.1:{port}");
+    let mut args = vec!["--http", addr.as_str()];
+    args.extend(extra);
+    process_on(everything().to_str().unwrap(), &args, port).await
+}
+
+/// `program args` (quiet), waited for (30 s at most) until it listens on `port`.
+async fn process_on(program: &str, args: &[&str], port: u16) -> Listening {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .env("RUST_LOG", "off")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true);
-    let mut child = cmd.spawn().expect("spawn everything");
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {program}: {e}"));
     for _ in 0..300 {
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
@@ -73,11 +82,11 @@ async fn everything_on(port: u16, extra: &[&str]) -> Listening {
             return Listening { child, port };
         }
         if let Ok(Some(status)) = child.try_wait() {
-            panic!("everything exited before listening: {status}");
+            panic!("{program} exited before listening: {status}");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("everything did not listen on {port} within 30 s");
+    panic!("{program} did not listen on {port} within 30 s");
 }
 
 /// A config of two upstreams: `st`, everything over stdio, and `web`, everything at `url`
@@ -369,4 +378,84 @@ async fn prefix_modes_never_on_clash_and_a_clash_refused() {
         r.stderr.contains("`one` and `two` both offer tool `add`"),
         "{r:#?}"
     );
+}
+
+#[tokio::test]
+async fn the_python_sdk_over_http_and_server_everything_over_stdio_behind_the_gateway() {
+    let (Some(python), Some(entry)) = (support::python(), support::ts_everything()) else {
+        return;
+    };
+    let python = python.to_str().unwrap().to_owned();
+    let script = support::root().join("interop/client/python_server.py");
+    let script = script.to_str().unwrap().to_owned();
+    let port = free_port();
+    let py_args = [script.as_str(), "http", &port.to_string()].map(str::to_owned);
+    let py_args: Vec<&str> = py_args.iter().map(String::as_str).collect();
+    let mut py = process_on(&python, &py_args, port).await;
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": {
+                "py": { "url": format!("http://127.0.0.1:{port}/mcp") },
+                "ts": { "command": "node", "args": [entry, "stdio"] },
+                "st": { "command": everything(), "args": ["--stdio"], "env": { "RUST_LOG": "off" } }
+            },
+            "gateway": { "servers": { "py": { "healthInterval": 1, "timeout": 10 } } }
+        })
+        .to_string(),
+    );
+    let gw = gateway_http(&config).await;
+    let url = gw.url("/mcp");
+    let calls = [
+        ("py_add", "42"),
+        ("ts_get-sum", "The sum of 2 and 40 is 42."),
+        ("st_add", "42"),
+    ];
+    for (target, rev) in [
+        (url.as_str(), "2025-11-25"),
+        (url.as_str(), "2026-07-28"),
+        (config.stdio_target().as_str(), "2025-11-25"),
+        (config.stdio_target().as_str(), "2026-07-28"),
+    ] {
+        let names = tools(target, &["--protocol", rev]).await;
+        for (tool, answer) in calls {
+            assert!(
+                names.contains(&tool.to_owned()),
+                "{target} {rev}: {names:?}"
+            );
+            let r = mcp(&[
+                "call",
+                "--quiet",
+                "--protocol",
+                rev,
+                target,
+                tool,
+                "a=2",
+                "b=40",
+            ])
+            .await
+            .expect(0);
+            assert!(r.stdout.contains(answer), "{target} {rev} {tool}: {r:#?}");
+        }
+    }
+
+    // The Python server killed: its tools leave, the others answer, a call to it names it.
+    py.child.kill().await.unwrap();
+    until(&url, "py's tools leave", |n| {
+        !n.iter().any(|t| t.starts_with("py_"))
+    })
+    .await;
+    for (tool, answer) in &calls[1..] {
+        let r = mcp(&["call", &url, tool, "a=2", "b=40"]).await.expect(0);
+        assert!(r.stdout.contains(answer), "{tool}: {r:#?}");
+    }
+    let r = mcp(&["call", &url, "py_add", "a=2", "b=40"])
+        .await
+        .expect(4);
+    assert!(r.stderr.contains("upstream `py` is unavailable"), "{r:#?}");
+    let _py = process_on(&python, &py_args, port).await;
+    until(&url, "py returns", |n| n.contains(&"py_add".to_owned())).await;
+    let r = mcp(&["call", &url, "py_add", "a=2", "b=40"])
+        .await
+        .expect(0);
+    assert!(r.stdout.contains("42"), "{r:#?}");
 }

@@ -17,6 +17,7 @@ use tokio::sync::Notify;
 
 use super::table::{Lists, Shared};
 use crate::chain::middleware::{Endpoint, Middleware, Next};
+use crate::client::ClientError;
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 
@@ -137,7 +138,8 @@ pub(super) async fn watch(shared: Weak<Shared>) {
 }
 
 /// What is wrong with the upstream's connection now, if anything: closed, or a ping
-/// (when something failed, or nothing was heard for `every`) unanswered.
+/// (when something failed, or nothing was heard for `every` and no call is in flight)
+/// unanswered.
 async fn problem(s: &Arc<Shared>, every: Duration) -> Option<String> {
     let poked = s.health.poked.swap(false, Ordering::Relaxed);
     let Some(client) = s.client() else {
@@ -146,14 +148,19 @@ async fn problem(s: &Arc<Shared>, every: Duration) -> Option<String> {
     if client.is_closed() {
         return Some("its connection closed".into());
     }
-    if !poked && s.heard_within(every) {
+    // Quiet only while nothing is in flight: a call in flight is bounded by its own
+    // timeout, whose failure pokes (a server busy with a long call that answers pings
+    // late is not taken for frozen).
+    if !poked && (s.heard_within(every) || s.busy()) {
         return None;
     }
     let limit = s.upstream.call_timeout().min(PING_LIMIT);
     let pinged = tokio::time::timeout(limit, client.ping()).await;
-    s.answered(matches!(pinged, Ok(Ok(()))));
+    // Any answer, an error too (a server without `ping`), says it is alive.
+    let alive = matches!(pinged, Ok(Ok(()) | Err(ClientError::Rpc(_))));
+    s.answered(alive);
     match pinged {
-        Ok(Ok(())) => None,
+        Ok(Ok(()) | Err(ClientError::Rpc(_))) => None,
         Ok(Err(e)) => Some(e.to_string()),
         Err(_) => Some(format!("no answer to a ping within {limit:?}")),
     }

@@ -133,6 +133,11 @@ impl Relay {
             .map(|c| c.ctx.clone())
     }
 
+    /// Whether a call is in flight on this connection.
+    pub(crate) fn busy(&self) -> bool {
+        !self.calls.lock().expect("calls lock").is_empty()
+    }
+
     /// Whether no call is in flight on this connection (and none runs in this task).
     fn idle(&self) -> bool {
         CURRENT.try_with(|_| ()).is_err() && self.calls.lock().expect("calls lock").is_empty()

@@ -301,6 +301,11 @@ impl Proxy {
 }
 
 impl Shared {
+    /// Whether a call is in flight on the shared connection.
+    pub(super) fn busy(&self) -> bool {
+        self.relay.busy()
+    }
+
     /// The shared connection; `None` while the upstream is down.
     pub(super) fn client(&self) -> Option<Client> {
         (self.conn.read().expect("conn lock").as_ref()).map(|c| c.client.clone())
@@ -552,9 +557,11 @@ impl Shared {
             return Ok(());
         }
         let pinged = tokio::time::timeout(limit, client.ping()).await;
-        self.answered(matches!(pinged, Ok(Ok(()))));
+        // Any answer, an error too (a server without `ping`), says it is alive.
+        let alive = matches!(pinged, Ok(Ok(()) | Err(ClientError::Rpc(_))));
+        self.answered(alive);
         let why = match pinged {
-            Ok(Ok(())) => return Ok(()),
+            Ok(Ok(()) | Err(ClientError::Rpc(_))) => return Ok(()),
             Ok(Err(e)) => e.to_string(),
             Err(_) => format!("no answer to a ping within {limit:?}"),
         };
