@@ -288,7 +288,12 @@ async fn a_bad_file_is_refused_with_its_key_and_line_and_nothing_starts() {
     let r = mcp(&["gateway", "--config", config.path(), "--stdio"])
         .await
         .expect(0);
-    assert!(r.stderr.contains("`gone` is down for now"), "{r:#?}");
+    assert!(
+        r.stderr.contains(
+            "`gone` is down for now: cannot start `/nonexistent/server`: no such program"
+        ),
+        "{r:#?}"
+    );
     assert!(
         !r.stderr.contains("Custom {") && !r.stderr.contains("Error:"),
         "{r:#?}"

@@ -383,12 +383,32 @@ impl Upstream {
             Ok(Ok(client)) => Ok(client),
             Ok(Err(e)) => Err(ProxyError::Unreachable {
                 upstream: self.describe(),
-                reason: e.to_string(),
+                reason: self.why_not(&e),
             }),
             Err(_) => Err(ProxyError::Unreachable {
                 upstream: self.describe(),
                 reason: format!("no answer within {:?}", self.connect_timeout),
             }),
+        }
+    }
+}
+
+impl Upstream {
+    /// Why connecting failed, said plainly: a program that cannot be started is named.
+    #[allow(irrefutable_let_patterns)] // without `http`, stdio is the only target
+    fn why_not(&self, e: &ClientError) -> String {
+        let Target::Stdio { program, .. } = &self.target else {
+            return e.to_string();
+        };
+        let program = program.to_string_lossy();
+        match e {
+            ClientError::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
+                format!("cannot start `{program}`: no such program")
+            }
+            ClientError::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+                format!("cannot start `{program}`: permission denied")
+            }
+            other => other.to_string(),
         }
     }
 }
