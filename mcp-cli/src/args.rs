@@ -16,7 +16,7 @@ usage:
   mcp bridge  --stdio [OPTIONS] URL
   mcp bridge  --http HOST:PORT [OPTIONS] 'CMD ARGS'
   mcp dev     [--watch PATH]... CARGO_ARGS... [-- SERVER_ARGS...]
-  mcp gateway --config FILE [--stdio | --http HOST:PORT]
+  mcp gateway --config FILE [--stdio | --http HOST:PORT] [--watch]
 
 `mcp bridge --stdio URL` is a stdio server that relays to the remote server at URL, so a
 client that only speaks stdio can use it (start `mcp bridge --stdio URL` as its server).
@@ -28,8 +28,9 @@ at http://HOST:PORT/mcp (a process per legacy session; one for 2026-07-28).
 `url`/`headers`; `${VAR}` from the environment), served over stdio (the default) or, with
 `--http`, Streamable HTTP at http://HOST:PORT/mcp. Each server's tools and prompts are named
 SERVER_NAME; an upstream that fails leaves the lists until it answers again, and the rest is
-served. Settings of the gateway's own go under the key \"gateway\" of the same file (see the
-guide, \"Run a gateway\"):
+served. With --watch a changed FILE is applied while the gateway serves (an invalid one
+is reported and the running configuration kept). The gateway's own settings go under the
+key \"gateway\" of the same file (see the guide, \"Run a gateway\"):
   \"gateway\": {\"servers\": {\"files\": {\"prefix\": \"never\", \"failureMode\": \"closed\"}}}
 
 `mcp dev` is a stdio server that runs yours with `cargo run CARGO_ARGS -- SERVER_ARGS`,
@@ -126,6 +127,8 @@ pub struct Cli {
     pub watch: Vec<std::path::PathBuf>,
     /// `--config FILE` (of `mcp gateway`).
     pub config: Option<String>,
+    /// `--watch` (of `mcp gateway`): reload the file on a change.
+    pub gateway_watch: bool,
 }
 
 /// What the command line asks for.
@@ -175,6 +178,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         http: None,
         watch: Vec::new(),
         config: None,
+        gateway_watch: false,
     };
     if command == Command::Dev {
         return dev(cli, it.cloned().collect());
@@ -208,6 +212,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                 cli.http = Some(value(name)?)
             }
             "--config" if command == Command::Gateway => cli.config = Some(value(name)?),
+            "--watch" if command == Command::Gateway => cli.gateway_watch = true,
             "--protocol" => {
                 let v = value(name)?;
                 let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
@@ -252,7 +257,9 @@ fn finish(mut cli: Cli, positional: Vec<String>) -> Result<Parsed, String> {
             positional.is_empty(),
         ) {
             (Some(_), false, true) => Ok(Parsed::Run(Box::new(cli))),
-            _ => Err("usage: mcp gateway --config FILE [--stdio | --http HOST:PORT]".into()),
+            _ => Err(
+                "usage: mcp gateway --config FILE [--stdio | --http HOST:PORT] [--watch]".into(),
+            ),
         };
     }
     let mut positional = positional.into_iter();

@@ -42,7 +42,7 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
             None => crate::gateway::Serve::Stdio,
         };
         let path = cli.config.as_deref().unwrap_or_default();
-        return crate::gateway::run(path, &serve).await;
+        return crate::gateway::run(path, &serve, cli.gateway_watch).await;
     }
     match (cli.command, &cli.target, &cli.http) {
         (Command::Bridge, crate::args::Target::Url(url), _) => {

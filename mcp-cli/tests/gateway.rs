@@ -464,3 +464,62 @@ async fn the_python_sdk_over_http_and_server_everything_over_stdio_behind_the_ga
         .expect(0);
     assert!(r.stdout.contains("42"), "{r:#?}");
 }
+
+#[tokio::test]
+async fn watch_adds_and_removes_an_upstream_keeps_the_others_and_refuses_a_bad_edit() {
+    let web = everything_on(free_port(), &[]).await;
+    let st = serde_json::json!({ "command": everything(), "args": ["--stdio"],
+                                 "env": { "RUST_LOG": "off" } });
+    let st_only = serde_json::json!({ "mcpServers": { "st": st } }).to_string();
+    let both = serde_json::json!({
+        "mcpServers": { "st": st, "web": { "url": web.url("/mcp") } }
+    })
+    .to_string();
+    let config = ConfigFile::new(&st_only);
+    let gw = listen(
+        MCP,
+        &[
+            "gateway",
+            "--config",
+            config.path(),
+            "--http",
+            "127.0.0.1:{port}",
+            "--watch",
+        ],
+        false,
+    )
+    .await;
+    let url = gw.url("/mcp");
+    // State kept in `st`'s process: a tool it adds at run time.
+    mcp(&["call", &url, "st_enable_echo"]).await.expect(0);
+    until(&url, "st_echo appears", |n| {
+        n.contains(&"st_echo".to_owned())
+    })
+    .await;
+
+    std::fs::write(&config.path, &both).unwrap();
+    until(&url, "web arrives", |n| n.contains(&"web_add".to_owned())).await;
+    let names = tools(&url, &[]).await;
+    assert!(names.contains(&"st_echo".to_owned()), "st kept: {names:?}");
+    let r = mcp(&["call", &url, "web_add", "a=40", "b=2"])
+        .await
+        .expect(0);
+    assert!(r.stdout.contains("42"), "{r:#?}");
+
+    // An invalid edit changes nothing.
+    std::fs::write(&config.path, "{ \"mcpServers\": ").unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let names = tools(&url, &["--protocol", "2026-07-28"]).await;
+    assert!(names.contains(&"web_add".to_owned()), "{names:?}");
+    assert!(names.contains(&"st_echo".to_owned()), "{names:?}");
+
+    std::fs::write(&config.path, &st_only).unwrap();
+    until(&url, "web leaves", |n| {
+        !n.iter().any(|t| t.starts_with("web_"))
+    })
+    .await;
+    let r = mcp(&["call", &url, "st_echo", "text=still here"])
+        .await
+        .expect(0);
+    assert!(r.stdout.contains("still here"), "{r:#?}");
+}

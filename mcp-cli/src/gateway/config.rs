@@ -59,7 +59,7 @@ pub enum Transport {
 }
 
 /// One upstream of the file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Upstream {
     /// Its key under `mcpServers`.
     pub key: String,

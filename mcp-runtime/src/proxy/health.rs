@@ -15,28 +15,12 @@ use std::time::Duration;
 use mcp_core::jsonrpc::{self, ErrorObject};
 use tokio::sync::Notify;
 
-use super::table::{Lists, Shared};
+use super::upstream::{FailureMode, ProxyError, RECONNECT_EVERY, Upstream};
 use crate::chain::middleware::{Endpoint, Middleware, Next};
-use crate::client::ClientError;
+use crate::client::{Client, ClientError};
+use crate::common::BoxFuture;
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
-
-/// What a proxy does while its upstream is down ([`Upstream::failure_mode`]).
-///
-/// [`Upstream::failure_mode`]: super::Upstream::failure_mode
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FailureMode {
-    /// Serve the rest (the default): the upstream's items leave the lists (one
-    /// `list_changed` per kind), a call naming one of them fails with
-    /// "upstream `X` is unavailable: why", and they return when it answers again.
-    #[default]
-    Open,
-    /// All or nothing: the upstream's items stay listed, but `initialize`,
-    /// `server/discover` and every list of a server serving it (with [`Readiness`]) fail
-    /// with "upstream `X` is unavailable: why" until it answers again.
-    Closed,
-}
 
 /// How often the watcher looks at the connection (a closed one is noticed within this).
 const TICK: Duration = Duration::from_millis(250);
@@ -89,17 +73,44 @@ impl Health {
     }
 }
 
+/// What the watcher and [`Readiness`] need of a proxy (the table implements it; this file
+/// imports nothing of the table's).
+pub(super) trait Watched: Send + Sync + 'static {
+    /// Whether the upstream is up.
+    fn health(&self) -> &Health;
+    /// How to reach it.
+    fn upstream(&self) -> &Upstream;
+    /// The shared connection, if any.
+    fn client(&self) -> Option<Client>;
+    /// Whether a call is in flight on it.
+    fn busy(&self) -> bool;
+    /// Whether it answered within `within`, with no failure since.
+    fn heard_within(&self, within: Duration) -> bool;
+    /// Notes how a request ended.
+    fn answered(&self, ok: bool);
+    /// Closes the shared connection (a frozen child is stopped).
+    fn drop_connection(&self);
+    /// A new connection, the lists read again and installed, the upstream marked up.
+    fn reconnect(self: Arc<Self>) -> BoxFuture<'static, Result<(), ProxyError>>;
+    /// Failing closed: whether it answers now (a ping unless heard from recently).
+    fn ready(self: Arc<Self>) -> BoxFuture<'static, Result<(), McpError>>;
+    /// Failing open, going down: its items out of every server serving them.
+    fn take_out(self: Arc<Self>);
+    /// Whether its last lists offer the tool (`tools`) or prompt `asked`.
+    fn offered(&self, tools: bool, asked: &str) -> bool;
+}
+
 /// Watches the upstream until the proxy is gone: every [`TICK`] whether its connection
 /// closed, a ping when something failed or nothing was heard for the health interval; a
 /// problem gets one reconnection at once (a crashed child started again never leaves the
 /// lists), and when that fails the upstream is down, tried again after 1 s, 2 s, 4 s, …
 /// up to the health interval.
-pub(super) async fn watch(shared: Weak<Shared>) {
-    let Some(wake) = shared.upgrade().map(|s| s.health.wake.clone()) else {
+pub(super) async fn watch(shared: Weak<dyn Watched>) {
+    let Some(wake) = shared.upgrade().map(|s| s.health().wake.clone()) else {
         return;
     };
     let mut wait = TICK;
-    let mut backoff = super::upstream::RECONNECT_EVERY;
+    let mut backoff = RECONNECT_EVERY;
     loop {
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
@@ -108,17 +119,17 @@ pub(super) async fn watch(shared: Weak<Shared>) {
         let Some(s) = shared.upgrade() else {
             return;
         };
-        let every = s.upstream.health_every();
-        if s.health.down().is_some() {
-            match s.reconnect().await {
+        let every = s.upstream().health_every();
+        if s.health().down().is_some() {
+            match s.clone().reconnect().await {
                 Ok(_) => {
-                    backoff = super::upstream::RECONNECT_EVERY;
+                    backoff = RECONNECT_EVERY;
                     wait = TICK;
                 }
                 Err(e) => {
                     mark_down(&s, e.to_string());
                     wait = backoff;
-                    backoff = (backoff * 2).min(every.max(super::upstream::RECONNECT_EVERY));
+                    backoff = (backoff * 2).min(every.max(RECONNECT_EVERY));
                 }
             }
             continue;
@@ -127,10 +138,10 @@ pub(super) async fn watch(shared: Weak<Shared>) {
         let Some(why) = problem(&s, every).await else {
             continue;
         };
-        tracing::info!(upstream = %s.upstream.describe(), reason = %why,
+        tracing::info!(upstream = %s.upstream().describe(), reason = %why,
             "the upstream stopped answering; reconnecting");
         s.drop_connection();
-        if let Err(e) = s.reconnect().await {
+        if let Err(e) = s.clone().reconnect().await {
             mark_down(&s, e.to_string());
             wait = backoff;
         }
@@ -140,8 +151,8 @@ pub(super) async fn watch(shared: Weak<Shared>) {
 /// What is wrong with the upstream's connection now, if anything: closed, or a ping
 /// (when something failed, or nothing was heard for `every` and no call is in flight)
 /// unanswered.
-async fn problem(s: &Arc<Shared>, every: Duration) -> Option<String> {
-    let poked = s.health.poked.swap(false, Ordering::Relaxed);
+async fn problem(s: &Arc<dyn Watched>, every: Duration) -> Option<String> {
+    let poked = s.health().poked.swap(false, Ordering::Relaxed);
     let Some(client) = s.client() else {
         return Some("not connected".into());
     };
@@ -154,7 +165,7 @@ async fn problem(s: &Arc<Shared>, every: Duration) -> Option<String> {
     if !poked && (s.heard_within(every) || s.busy()) {
         return None;
     }
-    let limit = s.upstream.call_timeout().min(PING_LIMIT);
+    let limit = s.upstream().call_timeout().min(PING_LIMIT);
     let pinged = tokio::time::timeout(limit, client.ping()).await;
     // Any answer, an error too (a server without `ping`), says it is alive.
     let alive = matches!(pinged, Ok(Ok(()) | Err(ClientError::Rpc(_))));
@@ -168,15 +179,15 @@ async fn problem(s: &Arc<Shared>, every: Duration) -> Option<String> {
 
 /// Marks the upstream down for `why`: the first time, logged and (failing open) its items
 /// taken out of every server serving them, each kind that changes announced once.
-fn mark_down(s: &Arc<Shared>, why: String) {
+fn mark_down(s: &Arc<dyn Watched>, why: String) {
     let why = strip_upstream(&why);
-    if !s.health.set_down(why.clone()) {
+    if !s.health().set_down(why.clone()) {
         return;
     }
-    tracing::warn!(upstream = %s.upstream.describe(), reason = %why,
+    tracing::warn!(upstream = %s.upstream().describe(), reason = %why,
         "the upstream is down; its items are not served until it answers again");
-    if s.upstream.failure_mode_now() == FailureMode::Open {
-        super::table::install_everywhere(s, &Lists::default(), Default::default());
+    if s.upstream().failure_mode_now() == FailureMode::Open {
+        s.clone().take_out();
     }
 }
 
@@ -206,7 +217,7 @@ pub(super) fn unavailable_error(upstream: &str, why: &str) -> McpError {
 /// answered within [`READY_FOR`](super::READY_FOR) with nothing failing since) and fail
 /// with that error while it does not answer.
 #[derive(Clone)]
-pub struct Readiness(pub(super) Arc<Shared>);
+pub struct Readiness(pub(super) Arc<dyn Watched>);
 
 impl std::fmt::Debug for Readiness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -216,42 +227,102 @@ impl std::fmt::Debug for Readiness {
 
 impl Middleware for Readiness {
     async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
-        let method = ctx.method();
-        let listing = matches!(
-            method,
-            "initialize"
-                | "server/discover"
-                | "tools/list"
-                | "prompts/list"
-                | "resources/list"
-                | "resources/templates/list"
-        );
-        if listing && self.0.upstream.failure_mode_now() == FailureMode::Closed {
-            self.0.ready().await?;
-            return next.run(ctx).await;
-        }
-        let tools = match method {
-            "tools/call" => true,
-            "prompts/get" => false,
-            _ => return next.run(ctx).await,
-        };
-        let asked = ctx
-            .params()
-            .and_then(|raw| serde_json::from_str::<Named>(raw.get()).ok());
-        let out = next.run(ctx).await;
-        let (Err(McpError::Protocol(e)), Some(asked)) = (&out, asked) else {
-            return out;
-        };
-        let unknown = e.code == jsonrpc::INVALID_PARAMS
-            && (e.message.starts_with("Unknown tool") || e.message.starts_with("Unknown prompt"));
-        let Some(why) = self.0.health.down().filter(|_| unknown) else {
-            return out;
-        };
-        if self.0.offered(tools, &asked.name) {
-            return Err(unavailable_error(&self.0.upstream.describe(), &why));
-        }
-        out
+        guarded(std::slice::from_ref(&self.0), ctx, next).await
     }
+}
+
+/// The readiness layers of a changing set of proxies as one middleware: what a server whose
+/// upstreams are attached and detached while it serves ([`Proxy::attach_under`],
+/// [`Proxy::detach`]) adds once, then [`ReadinessSet::add`]s and [`ReadinessSet::remove`]s
+/// each proxy's [`Readiness`] with it. Each does what it does alone.
+///
+/// [`Proxy::attach_under`]: super::Proxy::attach_under
+/// [`Proxy::detach`]: super::Proxy::detach
+#[derive(Clone, Default)]
+pub struct ReadinessSet(Arc<std::sync::RwLock<Vec<Readiness>>>);
+
+impl std::fmt::Debug for ReadinessSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadinessSet")
+    }
+}
+
+impl ReadinessSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a proxy's layer ([`Proxy::readiness`](super::Proxy::readiness)).
+    pub fn add(&self, readiness: Readiness) {
+        self.0.write().expect("readiness lock").push(readiness);
+    }
+
+    /// Takes out the layer of the same proxy as `readiness`.
+    pub fn remove(&self, readiness: &Readiness) {
+        let same = |r: &Readiness| std::ptr::addr_eq(Arc::as_ptr(&r.0), Arc::as_ptr(&readiness.0));
+        (self.0.write().expect("readiness lock")).retain(|r| !same(r));
+    }
+}
+
+impl Middleware for ReadinessSet {
+    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+        let set: Vec<Arc<dyn Watched>> = (self.0.read().expect("readiness lock").iter())
+            .map(|r| r.0.clone())
+            .collect();
+        guarded(&set, ctx, next).await
+    }
+}
+
+/// What [`Readiness`] does, for each of `proxies`.
+async fn guarded<E: Endpoint + ?Sized>(
+    proxies: &[Arc<dyn Watched>],
+    ctx: Context,
+    next: Next<'_, E>,
+) -> HandlerResult {
+    let method = ctx.method();
+    let listing = matches!(
+        method,
+        "initialize"
+            | "server/discover"
+            | "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+    );
+    if listing {
+        for p in proxies {
+            if p.upstream().failure_mode_now() == FailureMode::Closed {
+                p.clone().ready().await?;
+            }
+        }
+        return next.run(ctx).await;
+    }
+    let tools = match method {
+        "tools/call" => true,
+        "prompts/get" => false,
+        _ => return next.run(ctx).await,
+    };
+    let asked = ctx
+        .params()
+        .and_then(|raw| serde_json::from_str::<Named>(raw.get()).ok());
+    let out = next.run(ctx).await;
+    let (Err(McpError::Protocol(e)), Some(asked)) = (&out, asked) else {
+        return out;
+    };
+    let unknown = e.code == jsonrpc::INVALID_PARAMS
+        && (e.message.starts_with("Unknown tool") || e.message.starts_with("Unknown prompt"));
+    if !unknown {
+        return out;
+    }
+    for p in proxies {
+        if let Some(why) = p.health().down()
+            && p.offered(tools, &asked.name)
+        {
+            return Err(unavailable_error(&p.upstream().describe(), &why));
+        }
+    }
+    out
 }
 
 /// The `name` of a `tools/call` or `prompts/get`.

@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
     CallToolResult, CompleteResult, Completion, CompletionReference, GetPromptResult, LoggingLevel,
-    Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, SubscriptionFilter,
-    Tool,
+    Prompt, ReadResourceResult, ResourceTemplate, ServerCapabilities, SubscriptionFilter, Tool,
 };
 use mcp_core::version::Era;
 use serde::de::DeserializeOwned;
@@ -23,40 +22,23 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::callers::Callers;
-use super::health::{FailureMode, Health, Readiness};
+use super::health::{Health, Readiness, Watched};
+pub(super) use super::install::Lists;
+use super::install::{Installed, Source, install, install_everywhere};
 use super::meta;
 use super::relay::{Change, Relay, RelayHandler};
 use super::subscriptions::UpstreamSubscriptions;
-use super::upstream::{ProxyError, RECONNECT_EVERY, Sharing, Upstream};
+use super::upstream::{FailureMode, ProxyError, RECONNECT_EVERY, Sharing, Upstream};
 use crate::chain::middleware::Chain;
 use crate::client::{Client, ClientError, Subscription};
+use crate::common::BoxFuture;
 use crate::common::error::McpError;
 use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
+use crate::handler::ServerHandler;
 use crate::handler::cell::Changes;
-use crate::handler::resource_def::{match_template, template_variables};
-use crate::handler::{Registry, ServerHandler};
+use crate::handler::resource_def::match_template;
 use crate::server::{Server, ServerBuilder};
-
-/// What an upstream offers, as last read.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Lists {
-    tools: Vec<Tool>,
-    prompts: Vec<Prompt>,
-    resources: Vec<Resource>,
-    templates: Vec<ResourceTemplate>,
-}
-
-/// The names and URIs one server holds of the proxy's, to take out on the next re-read.
-#[derive(Default)]
-struct Installed {
-    tools: Vec<String>,
-    prompts: Vec<String>,
-    resources: Vec<String>,
-    templates: Vec<String>,
-    /// The completers, by reference and argument.
-    completions: Vec<(CompletionReference, String)>,
-}
 
 pub(super) struct Shared {
     pub(super) upstream: Upstream,
@@ -69,9 +51,9 @@ pub(super) struct Shared {
     reconnecting: tokio::sync::Mutex<Option<(Instant, String)>>,
     /// Whether the upstream is up, and what wakes its watcher.
     pub(super) health: Health,
-    lists: Mutex<Lists>,
+    pub(super) lists: Mutex<Lists>,
     /// The servers serving this proxy's entries.
-    servers: Mutex<Vec<(WeakHandle, Installed)>>,
+    pub(super) servers: Mutex<Vec<(WeakHandle, Installed)>>,
     /// The upstream's resource subscriptions, following the servers' clients'.
     pub(super) subscriptions: UpstreamSubscriptions,
     /// Each caller's own connection ([`Sharing::PerCaller`]); none when shared.
@@ -210,7 +192,8 @@ impl Proxy {
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
         tokio::spawn(super::subscriptions::follow(Arc::downgrade(&shared), pokes));
-        tokio::spawn(super::health::watch(Arc::downgrade(&shared)));
+        let watched: Arc<dyn Watched> = shared.clone();
+        tokio::spawn(super::health::watch(Arc::downgrade(&watched)));
         Proxy { shared }
     }
 
@@ -276,9 +259,57 @@ impl Proxy {
         &self,
         server: &Server<C, H>,
     ) -> Result<(), HandleError> {
+        self.attach_as(server, None)
+    }
+
+    /// [`Proxy::attach`] under a namespace, as a mount names a child's entries: tools and
+    /// prompts `namespace` + `separator` + name, resources and templates with `namespace`
+    /// as the first path segment of their URIs (`file:///a` → `file:///ns/a`), resource
+    /// updates and subscriptions mapped both ways. Unlike a mount, it may be done (and
+    /// undone, [`Proxy::detach`]) while the server serves: what a gateway reloading its
+    /// configuration needs.
+    pub fn attach_under<C: Chain + 'static, H: ServerHandler>(
+        &self,
+        server: &Server<C, H>,
+        namespace: impl Into<String>,
+        separator: impl Into<String>,
+    ) -> Result<(), HandleError> {
+        let under = super::install::Under {
+            namespace: namespace.into(),
+            separator: separator.into(),
+        };
+        self.attach_as(server, Some(under))
+    }
+
+    /// Takes the upstream's entries out of `server` (each kind that changes announced
+    /// once) and stops keeping them in step. Whether the server held them.
+    pub fn detach<C: Chain + 'static, H: ServerHandler>(&self, server: &Server<C, H>) -> bool {
+        let handle = server.handle();
+        let mut servers = self.shared.servers.lock().expect("servers lock");
+        let same = |w: &WeakHandle| {
+            w.upgrade()
+                .is_some_and(|h| Arc::ptr_eq(&h.notifier, &handle.notifier))
+        };
+        let Some(i) = servers.iter().position(|(w, _)| same(w)) else {
+            return false;
+        };
+        let (_, mut installed) = servers.remove(i);
+        drop(servers);
+        if let Err(e) = install(&self.shared, &handle, &Lists::default(), &mut installed) {
+            tracing::warn!(error = %e, "the upstream's entries could not be taken out");
+        }
+        self.shared.subscriptions.poke();
+        true
+    }
+
+    fn attach_as<C: Chain + 'static, H: ServerHandler>(
+        &self,
+        server: &Server<C, H>,
+        under: Option<super::install::Under>,
+    ) -> Result<(), HandleError> {
         let handle = server.handle();
         let lists = self.shared.served();
-        let mut installed = Installed::default();
+        let mut installed = Installed::new(under);
         install(&self.shared, &handle, &lists, &mut installed)?;
         (self.shared.servers.lock().expect("servers lock")).push((handle.downgrade(), installed));
         let watcher = (self.shared.subscriptions).watcher(self.shared.upstream.call_timeout());
@@ -335,8 +366,14 @@ impl Shared {
     /// the upstream offers (a listed resource, or a URI one of its templates matches).
     pub(super) fn wanted(&self) -> BTreeSet<String> {
         let held: BTreeSet<String> = (self.servers.lock().expect("servers lock").iter())
-            .filter_map(|(h, _)| h.upgrade())
-            .flat_map(|h| h.notifier.interest.held())
+            .filter_map(|(h, installed)| Some((h.upgrade()?, installed.under.clone())))
+            .flat_map(|(h, under)| {
+                let held = h.notifier.interest.held();
+                held.into_iter().filter_map(move |uri| match &under {
+                    Some(u) => crate::server::mount::child_uri(&u.namespace, &uri),
+                    None => Some(uri),
+                })
+            })
             .collect();
         let lists = self.lists.lock().expect("lists lock");
         let upstream_has = |uri: &str| {
@@ -460,7 +497,7 @@ impl Shared {
         })
     }
 
-    async fn call_tool(
+    pub(super) async fn call_tool(
         self: &Arc<Self>,
         ctx: Context,
         name: &str,
@@ -480,7 +517,7 @@ impl Shared {
         Ok(r)
     }
 
-    async fn get_prompt(
+    pub(super) async fn get_prompt(
         self: &Arc<Self>,
         ctx: Context,
         name: &str,
@@ -501,7 +538,7 @@ impl Shared {
         Ok(r)
     }
 
-    async fn read(
+    pub(super) async fn read(
         self: &Arc<Self>,
         ctx: Context,
         uri: String,
@@ -515,13 +552,24 @@ impl Shared {
     }
 
     /// `completion/complete`, forwarded as the caller sent it (the `ref` names the
-    /// upstream's prompt or template), `_meta` as it crosses.
-    async fn complete(self: &Arc<Self>, ctx: Context) -> Result<Completion, McpError> {
+    /// upstream's prompt or template, or is replaced by `upstream_ref`), `_meta` as it
+    /// crosses.
+    /// `upstream_ref`: the upstream's name of the reference, when the server names it
+    /// otherwise (a prefix).
+    pub(super) async fn complete(
+        self: &Arc<Self>,
+        ctx: Context,
+        upstream_ref: Option<&CompletionReference>,
+    ) -> Result<Completion, McpError> {
         let mut p: Map<String, Value> = match ctx.params() {
             Some(raw) => serde_json::from_str(raw.get())
                 .map_err(|_| McpError::invalid_params("Invalid params"))?,
             None => Map::new(),
         };
+        if let Some(r) = upstream_ref {
+            let r = serde_json::to_value(r).map_err(|e| McpError::internal(e.to_string()))?;
+            p.insert("ref".into(), r);
+        }
         p.remove("_meta");
         p.extend(params_with_meta(&ctx));
         let r: CompleteResult = self.forward(&ctx, "completion/complete", p).await?;
@@ -687,116 +735,6 @@ async fn all_templates(client: &Client) -> Result<Vec<ResourceTemplate>, ClientE
     }
 }
 
-/// Replaces what `installed` says the server holds of the proxy's with `lists`, in one
-/// edit (so each list that differs is announced once); which lists differed.
-fn install(
-    shared: &Arc<Shared>,
-    handle: &ServerHandle,
-    lists: &Lists,
-    installed: &mut Installed,
-) -> Result<Changes, HandleError> {
-    let old = std::mem::take(installed);
-    let offers_completions =
-        (shared.client()).is_some_and(|c| c.server_capabilities().completions.is_some());
-    let completions = if offers_completions {
-        completion_keys(lists)
-    } else {
-        Vec::new()
-    };
-    // Each entry holds the proxy: a server keeps its upstream connection alive.
-    let changes = handle.update(|r: &mut Registry| {
-        for n in &old.tools {
-            r.remove_tool(n);
-        }
-        for n in &old.prompts {
-            r.remove_prompt(n);
-        }
-        for u in &old.resources {
-            r.remove_resource(u);
-        }
-        for u in &old.templates {
-            r.remove_template(u);
-        }
-        for (reference, argument) in &old.completions {
-            r.remove_completion(reference, argument);
-        }
-        for (reference, argument) in &completions {
-            let s = shared.clone();
-            r.add_completion(
-                reference.clone(),
-                argument,
-                move |ctx, _value, _resolved| {
-                    let s = s.clone();
-                    async move { s.complete(ctx).await }
-                },
-            );
-        }
-        for t in &lists.tools {
-            let (s, name) = (shared.clone(), t.name.clone());
-            r.add_tool(t.clone(), move |ctx, args| {
-                let (s, name) = (s.clone(), name.clone());
-                async move { s.call_tool(ctx, &name, args).await }
-            });
-        }
-        for p in &lists.prompts {
-            let (s, name) = (shared.clone(), p.name.clone());
-            r.add_prompt(p.clone(), move |ctx, args| {
-                let (s, name) = (s.clone(), name.clone());
-                async move { s.get_prompt(ctx, &name, args).await }
-            });
-        }
-        for res in &lists.resources {
-            let s = shared.clone();
-            r.add_resource(res.clone(), move |ctx, uri| {
-                let s = s.clone();
-                async move { s.read(ctx, uri).await }
-            });
-        }
-        for t in &lists.templates {
-            let s = shared.clone();
-            // The upstream matches its own templates: every URI no concrete resource
-            // takes goes to it, whatever RFC 6570 form the template has.
-            r.add_template_routed(
-                t.clone(),
-                |_| true,
-                move |ctx, uri| {
-                    let s = s.clone();
-                    async move { s.read(ctx, uri).await }
-                },
-            );
-        }
-    })?;
-    *installed = Installed {
-        tools: lists.tools.iter().map(|t| t.name.clone()).collect(),
-        prompts: lists.prompts.iter().map(|p| p.name.clone()).collect(),
-        resources: lists.resources.iter().map(|r| r.uri.clone()).collect(),
-        templates: lists
-            .templates
-            .iter()
-            .map(|t| t.uri_template.clone())
-            .collect(),
-        completions,
-    };
-    Ok(changes)
-}
-
-/// Every prompt argument and template variable of `lists`, each a completer forwarding
-/// upstream (when the upstream offers completions).
-fn completion_keys(lists: &Lists) -> Vec<(CompletionReference, String)> {
-    let mut keys = Vec::new();
-    for p in &lists.prompts {
-        for a in p.arguments.iter().flatten() {
-            keys.push((CompletionReference::prompt(&p.name), a.name.clone()));
-        }
-    }
-    for t in &lists.templates {
-        for v in template_variables(&t.uri_template) {
-            keys.push((CompletionReference::resource(&t.uri_template), v.to_owned()));
-        }
-    }
-    keys
-}
-
 /// Follows the upstream's announced changes until the proxy is gone: re-reads the lists
 /// that changed into every server serving them, and republishes `resources/updated`.
 async fn follow_changes(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Change>) {
@@ -809,14 +747,18 @@ async fn follow_changes(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Ch
         let Some(shared) = shared.upgrade() else {
             return;
         };
-        let handles: Vec<ServerHandle> = (shared.servers.lock().expect("servers lock"))
-            .iter()
-            .filter_map(|(h, _)| h.upgrade())
-            .collect();
+        let handles: Vec<(ServerHandle, Option<String>)> =
+            (shared.servers.lock().expect("servers lock"))
+                .iter()
+                .filter_map(|(h, i)| Some((h.upgrade()?, i.under.clone().map(|u| u.namespace))))
+                .collect();
         for c in &changes {
             if let Change::Updated(uri) = c {
-                for h in &handles {
-                    h.resource_updated(uri.clone());
+                for (h, ns) in &handles {
+                    h.resource_updated(match ns {
+                        Some(ns) => crate::server::mount::namespaced_uri(ns, uri),
+                        None => uri.clone(),
+                    });
                 }
             }
         }
@@ -863,32 +805,96 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
     install_everywhere(shared, &lists, announced);
 }
 
-/// Installs `lists` into every server still serving the proxy; the kinds `announced` are
-/// announced even where the list read again is the same (the upstream may know of a change
-/// its listing hides).
-pub(super) fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
-    // A reconnection subscribes anew; a resource now listed may be wanted.
-    shared.subscriptions.poke();
-    let mut servers = shared.servers.lock().expect("servers lock");
-    servers.retain_mut(|(weak, installed)| {
-        let Some(handle) = weak.upgrade() else {
-            return false;
-        };
-        match install(shared, &handle, lists, installed) {
-            Ok(got) => {
-                let missing = Changes {
-                    tools: announced.tools && !got.tools,
-                    prompts: announced.prompts && !got.prompts,
-                    resources: announced.resources && !got.resources,
-                };
-                if missing.any() {
-                    handle.changed(missing);
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "the upstream's new entries clash with the server's own")
-            }
-        }
-        true
-    });
+impl Watched for Shared {
+    fn health(&self) -> &Health {
+        &self.health
+    }
+
+    fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+
+    fn client(&self) -> Option<Client> {
+        Shared::client(self)
+    }
+
+    fn busy(&self) -> bool {
+        Shared::busy(self)
+    }
+
+    fn heard_within(&self, within: Duration) -> bool {
+        Shared::heard_within(self, within)
+    }
+
+    fn answered(&self, ok: bool) {
+        Shared::answered(self, ok)
+    }
+
+    fn drop_connection(&self) {
+        Shared::drop_connection(self)
+    }
+
+    fn reconnect(self: Arc<Self>) -> BoxFuture<'static, Result<(), ProxyError>> {
+        Box::pin(async move { Shared::reconnect(&self).await.map(drop) })
+    }
+
+    fn ready(self: Arc<Self>) -> BoxFuture<'static, Result<(), McpError>> {
+        Box::pin(async move { Shared::ready(&self).await })
+    }
+
+    fn take_out(self: Arc<Self>) {
+        install_everywhere(&self, &Lists::default(), Changes::default());
+    }
+
+    fn offered(&self, tools: bool, asked: &str) -> bool {
+        Shared::offered(self, tools, asked)
+    }
+}
+
+impl Source for Shared {
+    fn offers_completions(&self) -> bool {
+        (Shared::client(self)).is_some_and(|c| c.server_capabilities().completions.is_some())
+    }
+
+    fn call_tool(
+        self: Arc<Self>,
+        ctx: Context,
+        name: String,
+        args: Option<Box<RawValue>>,
+    ) -> BoxFuture<'static, Result<CallToolResult, McpError>> {
+        Box::pin(async move { Shared::call_tool(&self, ctx, &name, args).await })
+    }
+
+    fn get_prompt(
+        self: Arc<Self>,
+        ctx: Context,
+        name: String,
+        args: HashMap<String, String>,
+    ) -> BoxFuture<'static, Result<GetPromptResult, McpError>> {
+        Box::pin(async move { Shared::get_prompt(&self, ctx, &name, args).await })
+    }
+
+    fn read(
+        self: Arc<Self>,
+        ctx: Context,
+        uri: String,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, McpError>> {
+        Box::pin(async move { Shared::read(&self, ctx, uri).await })
+    }
+
+    fn complete(
+        self: Arc<Self>,
+        ctx: Context,
+        theirs: Option<CompletionReference>,
+    ) -> BoxFuture<'static, Result<Completion, McpError>> {
+        Box::pin(async move { Shared::complete(&self, ctx, theirs.as_ref()).await })
+    }
+
+    fn servers(&self) -> &Mutex<Vec<(WeakHandle, Installed)>> {
+        &self.servers
+    }
+
+    fn resubscribe(&self) {
+        self.subscriptions.poke();
+    }
 }

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use mcp_core::types::{ClientCapabilities, Implementation};
 
-use super::health::FailureMode;
 use crate::client::{Client, ClientError, ClientHandler, ConnectMode};
 
 /// How long after a failed connection to an upstream the next may be tried (the shared
@@ -453,6 +452,22 @@ pub enum Sharing {
     /// [`Upstream::max_callers`]. The upstream's lists are read, and followed, on the
     /// shared connection only, which the proxy keeps in both modes.
     PerCaller,
+}
+
+/// What a proxy does while its upstream is down ([`Upstream::failure_mode`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FailureMode {
+    /// Serve the rest (the default): the upstream's items leave the lists (one
+    /// `list_changed` per kind), a call naming one of them fails with
+    /// "upstream `X` is unavailable: why", and they return when it answers again.
+    #[default]
+    Open,
+    /// All or nothing: the upstream's items stay listed, but `initialize`,
+    /// `server/discover` and every list of a server serving it (with
+    /// [`Readiness`](super::Readiness)) fail
+    /// with "upstream `X` is unavailable: why" until it answers again.
+    Closed,
 }
 
 /// Why a proxy could not be set up or an upstream could not be used.
