@@ -17,7 +17,8 @@
 //! callers' tokens are never forwarded). `--per-caller NAME` gives each caller (each
 //! session, or each authenticated user of a 2026 client) its own connection to that
 //! upstream, for upstreams that keep per-session state; by default every caller shares one.
-//! `--timeout SECS` bounds each forwarded call
+//! An upstream that is down (at the start or later) leaves the lists and returns when it
+//! answers; the rest is served. `--timeout SECS` bounds each forwarded call
 //! (default 60). Served with `--stdio` (the default) or `--http ADDR` (Streamable HTTP at
 //! `/mcp`, HTTP+SSE at `/sse`).
 //!
@@ -241,10 +242,13 @@ async fn main() -> std::io::Result<()> {
         });
     for (name, upstream) in upstreams {
         let described = upstream.describe();
-        let proxy = Proxy::connect(upstream)
-            .await
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        eprintln!("gateway: `{name}` is {described}");
+        // An upstream down now does not stop the gateway: its tools are listed when it
+        // answers (and leave the lists whenever it stops answering).
+        let proxy = Proxy::start(upstream.name(name.clone())).await;
+        match proxy.down() {
+            None => eprintln!("gateway: `{name}` is {described}"),
+            Some(why) => eprintln!("gateway: `{name}` ({described}) is down for now: {why}"),
+        }
         gateway = gateway
             .mount(name, proxy.server())
             .middleware(proxy.readiness());

@@ -20,6 +20,8 @@
 //! - [`composition`]: run-time entries beside declared ones, the builder keeping what the
 //!   attribute declared, mounting servers under a namespace, proxying upstream servers,
 //!   tool transforms.
+//! - [`gateway`]: `mcp gateway`, one server in front of an `mcpServers` file's; what
+//!   happens when one of them fails.
 //! - [`testing`]: testing a server in process, on every revision, on the wire, over HTTP,
 //!   and with the official clients.
 //! - [`tracing`]: the span of each message, logs to the client, OpenTelemetry.
@@ -81,6 +83,13 @@ pub mod client {}
     doc = "Composition: build the documentation with the `client` feature to read this chapter."
 )]
 pub mod composition {}
+
+#[cfg_attr(all(feature = "client", feature = "http"), doc = include_str!("../docs/guide/gateway.md"))]
+#[cfg_attr(
+    not(all(feature = "client", feature = "http")),
+    doc = "Run a gateway: build the documentation with the `client` and `http` features to read this chapter."
+)]
+pub mod gateway {}
 
 #[cfg_attr(all(feature = "client", feature = "http"), doc = include_str!("../docs/guide/testing.md"))]
 #[cfg_attr(

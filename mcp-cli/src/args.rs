@@ -17,11 +17,22 @@ usage:
   mcp bridge  --http HOST:PORT [OPTIONS] 'CMD ARGS'
   mcp dev     [--watch PATH]... CARGO_ARGS... [-- SERVER_ARGS...]
   mcp openapi inspect SPEC [--base URL] [--json]
+  mcp gateway --config FILE [--stdio | --http HOST:PORT] [--watch]
 
 `mcp bridge --stdio URL` is a stdio server that relays to the remote server at URL, so a
 client that only speaks stdio can use it (start `mcp bridge --stdio URL` as its server).
 `mcp bridge --http HOST:PORT 'CMD ARGS'` serves the stdio server CMD over Streamable HTTP
 at http://HOST:PORT/mcp (a process per legacy session; one for 2026-07-28).
+
+`mcp gateway --config FILE` is one MCP server in front of every server of FILE, the
+`mcpServers` JSON of Claude Desktop, Cursor and others (`command`/`args`/`env`/`cwd`, or
+`url`/`headers`; `${VAR}` from the environment), served over stdio (the default) or, with
+`--http`, Streamable HTTP at http://HOST:PORT/mcp. Each server's tools and prompts are named
+SERVER_NAME; an upstream that fails leaves the lists until it answers again, and the rest is
+served. With --watch a changed FILE is applied while the gateway serves (an invalid one
+is reported and the running configuration kept). The gateway's own settings go under the
+key \"gateway\" of the same file (see the guide, \"Run a gateway\"):
+  \"gateway\": {\"servers\": {\"files\": {\"prefix\": \"never\", \"failureMode\": \"closed\"}}}
 
 `mcp dev` is a stdio server that runs yours with `cargo run CARGO_ARGS -- SERVER_ARGS`,
 polls its package's files (or each --watch PATH), rebuilds on a change and restarts it,
@@ -77,6 +88,8 @@ pub enum Command {
     Bridge,
     /// `mcp dev CARGO_ARGS`: the user's server, rebuilt and restarted on a change.
     Dev,
+    /// `mcp gateway --config FILE`: one server in front of an `mcpServers` file's.
+    Gateway,
 }
 
 /// Where the server is.
@@ -117,6 +130,10 @@ pub struct Cli {
     pub http: Option<String>,
     /// `--watch PATH` (of `mcp dev`), in order.
     pub watch: Vec<std::path::PathBuf>,
+    /// `--config FILE` (of `mcp gateway`).
+    pub config: Option<String>,
+    /// `--watch` (of `mcp gateway`): reload the file on a change.
+    pub gateway_watch: bool,
 }
 
 /// What the command line asks for.
@@ -144,9 +161,10 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         Some("inspect") => Command::Inspect,
         Some("bridge") => Command::Bridge,
         Some("dev") => Command::Dev,
+        Some("gateway") => Command::Gateway,
         Some(other) => {
             return Err(format!(
-                "unknown command `{other}` (expected list, call, read, prompt, inspect, bridge or dev)"
+                "unknown command `{other}` (expected list, call, read, prompt, inspect, bridge, dev or gateway)"
             ));
         }
     };
@@ -164,6 +182,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         stdio: false,
         http: None,
         watch: Vec::new(),
+        config: None,
+        gateway_watch: false,
     };
     if command == Command::Dev {
         return dev(cli, it.cloned().collect());
@@ -192,8 +212,12 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--json" => cli.json = true,
             "--sse" => cli.sse = true,
             "--quiet" => cli.quiet = true,
-            "--stdio" if command == Command::Bridge => cli.stdio = true,
-            "--http" if command == Command::Bridge => cli.http = Some(value(name)?),
+            "--stdio" if matches!(command, Command::Bridge | Command::Gateway) => cli.stdio = true,
+            "--http" if matches!(command, Command::Bridge | Command::Gateway) => {
+                cli.http = Some(value(name)?)
+            }
+            "--config" if command == Command::Gateway => cli.config = Some(value(name)?),
+            "--watch" if command == Command::Gateway => cli.gateway_watch = true,
             "--protocol" => {
                 let v = value(name)?;
                 let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
@@ -224,6 +248,24 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             }
             other => return Err(format!("unknown option `{other}` (see mcp --help)")),
         }
+    }
+    finish(cli, positional)
+}
+
+/// The positional arguments checked against the subcommand.
+fn finish(mut cli: Cli, positional: Vec<String>) -> Result<Parsed, String> {
+    let command = cli.command;
+    if command == Command::Gateway {
+        return match (
+            &cli.config,
+            cli.stdio && cli.http.is_some(),
+            positional.is_empty(),
+        ) {
+            (Some(_), false, true) => Ok(Parsed::Run(Box::new(cli))),
+            _ => Err(
+                "usage: mcp gateway --config FILE [--stdio | --http HOST:PORT] [--watch]".into(),
+            ),
+        };
     }
     let mut positional = positional.into_iter();
     let target = positional
@@ -396,6 +438,29 @@ mod tests {
                 .unwrap_err()
                 .contains("known: 2024-11-05")
         );
+        let Parsed::Run(gw) = parse(&s(&[
+            "gateway",
+            "--config",
+            "g.json",
+            "--http",
+            "127.0.0.1:0",
+        ]))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(gw.command, Command::Gateway);
+        assert_eq!(gw.config.as_deref(), Some("g.json"));
+        assert_eq!(gw.http.as_deref(), Some("127.0.0.1:0"));
+        for bad in [
+            &["gateway"][..],
+            &["gateway", "--config", "g.json", "extra"],
+            &["gateway", "--config", "g.json", "--stdio", "--http", "a:1"],
+        ] {
+            assert!(
+                parse(&s(bad)).unwrap_err().contains("usage: mcp gateway"),
+                "{bad:?}"
+            );
+        }
         assert!(
             parse_target("'unbalanced")
                 .unwrap_err()

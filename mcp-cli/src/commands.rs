@@ -36,6 +36,14 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
     if cli.command == Command::Dev {
         return crate::dev::run(cli, &cli.watch, &cli.rest).await;
     }
+    if cli.command == Command::Gateway {
+        let serve = match &cli.http {
+            Some(addr) => crate::gateway::Serve::Http(addr.clone()),
+            None => crate::gateway::Serve::Stdio,
+        };
+        let path = cli.config.as_deref().unwrap_or_default();
+        return crate::gateway::run(path, &serve, cli.gateway_watch).await;
+    }
     match (cli.command, &cli.target, &cli.http) {
         (Command::Bridge, crate::args::Target::Url(url), _) => {
             return crate::bridge::stdio_to_remote(cli, url).await;
@@ -53,7 +61,7 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Read => read(&client, cli, &cli.rest[0]).await,
         Command::Prompt => prompt(&client, cli, &cli.rest[0], arguments).await,
         Command::Inspect => inspect(&client, cli).await,
-        Command::Bridge | Command::Dev => Ok(()),
+        Command::Bridge | Command::Dev | Command::Gateway => Ok(()),
     };
     let _ = client.shutdown().await;
     out
@@ -78,21 +86,43 @@ fn list_kinds(cli: &Cli) -> Result<Vec<&'static str>, Failure> {
         .collect()
 }
 
-/// A request the server refused (exit code 4), or a transport failure on the way (3).
+/// A request the server refused (exit code 4), or a transport failure on the way (3). A
+/// refusal's `retryAfterMs` (a rate limit's) is said.
 fn refused(what: &str, e: ClientError) -> Failure {
     match e {
-        ClientError::Rpc(err) => Failure::new(
-            4,
-            format!(
-                "{what}: the server refused it: {} (code {})",
-                err.message, err.code
-            ),
-        ),
+        ClientError::Rpc(err) => {
+            let retry = retry_after_ms(&err)
+                .map(|ms| format!("; retry after {ms} ms"))
+                .unwrap_or_default();
+            Failure::new(
+                4,
+                format!(
+                    "{what}: the server refused it: {} (code {}){retry}",
+                    err.message, err.code
+                ),
+            )
+        }
         ClientError::Http { status, .. } if (400..500).contains(&status) => {
             Failure::new(4, format!("{what}: {e}"))
         }
         other => Failure::new(3, format!("{what}: {other}")),
     }
+}
+
+/// The wait a refusal asks for (`data.retryAfterMs`, a rate limit's), if any.
+fn retry_after_ms(err: &mcp_core::jsonrpc::ErrorObject) -> Option<u64> {
+    err.data.as_ref()?.get("retryAfterMs")?.as_u64()
+}
+
+/// [`refused`], and with `--json` the server's error object on stdout (`{"error": {code,
+/// message, data}}`, `retryAfterMs` in its data), so a script reads it as it reads a result.
+fn refusal(cli: &Cli, what: &str, e: ClientError) -> Failure {
+    if cli.json
+        && let ClientError::Rpc(err) = &e
+    {
+        render::json(&json!({ "error": to_value(err) }));
+    }
+    refused(what, e)
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Value {
@@ -170,12 +200,16 @@ async fn call(
     let what = format!("tools/call {tool}");
     let result = match client.call_tool(tool, Value::Object(arguments)).await {
         Ok(r) => to_value(&r),
-        Err(e @ ClientError::Rpc(_)) => {
-            return Err(unknown_tool(client, tool)
-                .await
-                .unwrap_or(refused(&what, e)));
+        // Invalid params may be an unknown tool: said with the names there are. Any other
+        // error is the server's own answer (a gateway's upstream failure names the
+        // upstream), passed on as it is.
+        Err(ClientError::Rpc(err)) if err.code == mcp_core::jsonrpc::INVALID_PARAMS => {
+            if let Some(f) = unknown_tool(client, tool).await {
+                return Err(f);
+            }
+            return Err(refusal(cli, &what, ClientError::Rpc(err)));
         }
-        Err(e) => return Err(refused(&what, e)),
+        Err(e) => return Err(refusal(cli, &what, e)),
     };
     let failed = result.get("isError") == Some(&Value::Bool(true));
     if failed && let Some(f) = unknown_tool(client, tool).await {
@@ -215,7 +249,7 @@ async fn read(client: &Client, cli: &Cli, uri: &str) -> Result<(), Failure> {
     let r = client
         .read_resource(uri)
         .await
-        .map_err(|e| refused(&format!("resources/read {uri}"), e))?;
+        .map_err(|e| refusal(cli, &format!("resources/read {uri}"), e))?;
     let r = to_value(&r);
     if cli.json {
         render::json(&r);
@@ -239,7 +273,7 @@ async fn prompt(
     let r = client
         .get_prompt(name, args)
         .await
-        .map_err(|e| refused(&format!("prompts/get {name}"), e))?;
+        .map_err(|e| refusal(cli, &format!("prompts/get {name}"), e))?;
     let r = to_value(&r);
     if cli.json {
         render::json(&r);
@@ -293,5 +327,32 @@ async fn inspect(client: &Client, cli: &Cli) -> Result<(), Failure> {
             1,
             format!("{} tool schema(s) strict clients refuse", problems.len()),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::jsonrpc::ErrorObject;
+
+    #[test]
+    fn a_rate_limit_refusal_says_when_to_retry() {
+        let err = ErrorObject::new(-32029, "Rate limit exceeded")
+            .with_data(json!({"retryAfterMs": 1500}));
+        let f = refused("tools/call add", ClientError::Rpc(err));
+        assert_eq!(f.code, 4);
+        assert_eq!(
+            f.message,
+            "tools/call add: the server refused it: Rate limit exceeded (code -32029); retry after 1500 ms"
+        );
+        let plain = refused(
+            "tools/call add",
+            ClientError::Rpc(ErrorObject::new(
+                -32603,
+                "upstream `a` is unavailable: gone",
+            )),
+        );
+        assert!(!plain.message.contains("retry"), "{}", plain.message);
+        assert!(plain.message.contains("upstream `a` is unavailable"));
     }
 }

@@ -72,6 +72,17 @@ fn unreachable_target(target: &Target, e: &ClientError) -> Failure {
             shlex::try_join(argv.iter().map(String::as_str)).unwrap_or_else(|_| argv.join(" "))
         ),
     };
+    if let ClientError::Rpc(err) = e {
+        // The server answered: it is reachable, and its error says what went wrong (a
+        // gateway whose upstream is down names the upstream). Never "cannot reach".
+        return Failure::new(
+            4,
+            format!(
+                "{what} answered the handshake with an error: {} (code {})",
+                err.message, err.code
+            ),
+        );
+    }
     let why = match e {
         ClientError::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
             "no such program".to_owned()

@@ -8,6 +8,7 @@ mod bridge;
 mod commands;
 mod connect;
 mod dev;
+mod gateway;
 mod openapi;
 mod render;
 mod serve_http;

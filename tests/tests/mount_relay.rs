@@ -232,7 +232,7 @@ async fn unsubscribe(c: &Client, sub: Option<Subscription>, uri: &str) {
 /// unsubscribed there); fails after 5 s.
 async fn upstream_stops_sending(c: &Client, tool: &str, uri: &str, proxy: &Proxy) {
     for _ in 0..25 {
-        let mut upstream = proxy.client().notifications();
+        let mut upstream = proxy.client().expect("connected").notifications();
         touch(c, tool, uri).await;
         if updates(&mut upstream, 200).await.is_empty() {
             return;
@@ -261,7 +261,7 @@ async fn a_proxied_upstreams_update_reaches_subscribers_once_and_only_while_they
                 let a = connect(&gateway, down).await;
                 let b = connect(&gateway, other).await;
                 let (mut an, mut bn) = (a.notifications(), b.notifications());
-                let mut upstream = proxy.client().notifications();
+                let mut upstream = proxy.client().expect("connected").notifications();
                 // Nothing is subscribed upstream before a downstream client subscribes.
                 touch(&a, "up_touch", "data://x").await;
                 assert!(updates(&mut upstream, 200).await.is_empty(), "{up:?}");
@@ -339,7 +339,7 @@ async fn a_downstream_session_that_ends_lets_go_of_its_upstream_subscriptions() 
                     connect(&gateway, down).await
                 };
                 let _sub = subscribe(&gone, &["data://up/y"]).await;
-                let mut upstream = proxy.client().notifications();
+                let mut upstream = proxy.client().expect("connected").notifications();
                 let other = connect(&gateway, LEGACY).await;
                 touch(&other, "up_touch", "data://y").await;
                 assert_eq!(updates(&mut upstream, 300).await, ["data://y"], "{label}");

@@ -6,7 +6,8 @@
 //! stopping the upstream handler; an upstream elicitation answered by the downstream client;
 //! upstream logging; `_meta` application keys and trace context passing, connection keys and
 //! the caller's bearer token never; an upstream list change arriving downstream once; a dead
-//! upstream failing lists and `initialize` with a clear error; a hung one bounded by the
+//! upstream failing closed failing lists and `initialize` with a clear error (failing open:
+//! `proxy_failure.rs`); a hung one bounded by the
 //! timeout; an unreachable one failing `Proxy::connect`; a child that dies started again.
 
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ use mcp::core::types::{
     SubscriptionFilter,
 };
 use mcp::prelude::*;
-use mcp::proxy::{Proxy, READY_FOR, Upstream};
+use mcp::proxy::{FailureMode, Proxy, READY_FOR, Upstream};
 use mcp::runtime::client::{ClientError, ClientHandler, ConnectMode, RequestOptions};
 use mcp::runtime::transport::http::{HttpOptions, HttpRequest};
 use mcp::testing::LoopbackHttp;
@@ -579,11 +580,14 @@ async fn an_upstream_list_change_arrives_downstream_once() {
 }
 
 #[tokio::test]
-async fn a_dead_upstream_fails_lists_and_initialize_clearly() {
+async fn failing_closed_a_dead_upstream_fails_lists_and_initialize_clearly() {
     bounded(async {
         for up in [LEGACY, MODERN] {
             let http = upstream_http().await;
-            let proxy = proxy_of(&http.url(), up).await;
+            let upstream = Upstream::http(http.url())
+                .mode(up)
+                .failure_mode(FailureMode::Closed);
+            let proxy = Proxy::connect(upstream).await.unwrap();
             let server = proxy.server();
             let c = downstream(&server, LEGACY, Downstream::default()).await;
             assert!(!c.list_all_tools().await.unwrap().is_empty());
@@ -716,7 +720,7 @@ async fn everything_over_stdio_in_both_eras_restarted_after_it_dies() {
                 );
             }
             // The child dies: the next request starts it again, and the gateway serves on.
-            let old = proxy.client();
+            let old = proxy.client().expect("connected");
             let pid = old.pid().expect("a child process");
             let _ = std::process::Command::new("kill")
                 .arg("-9")
@@ -735,7 +739,7 @@ async fn everything_over_stdio_in_both_eras_restarted_after_it_dies() {
                 .await
                 .unwrap();
             assert!(serde_json::to_string(&r).unwrap().contains('2'), "{r:?}");
-            let now = proxy.client();
+            let now = proxy.client().expect("connected");
             assert!(!now.is_closed());
             assert_ne!(now.pid(), Some(pid), "a new child");
         }

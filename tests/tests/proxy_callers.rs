@@ -127,7 +127,11 @@ async fn shared_by_default_and_one_upstream_session_per_downstream_session_when_
         let http = upstream_http().await;
         // Shared (the default): both callers' calls arrive on the proxy's one session.
         let shared = proxy(Upstream::http(http.url()).mode(LEGACY)).await;
-        let main = shared.client().http_session_id().expect("a legacy session");
+        let main = shared
+            .client()
+            .unwrap()
+            .http_session_id()
+            .expect("a legacy session");
         let server = shared.server();
         let (a, b) = (
             downstream(&server, LEGACY).await,
@@ -144,7 +148,11 @@ async fn shared_by_default_and_one_upstream_session_per_downstream_session_when_
                 .sharing(Sharing::PerCaller),
         )
         .await;
-        let main = per.client().http_session_id().expect("a legacy session");
+        let main = per
+            .client()
+            .unwrap()
+            .http_session_id()
+            .expect("a legacy session");
         let server = per.server();
         let (a, b) = (
             downstream(&server, LEGACY).await,
@@ -185,7 +193,7 @@ async fn a_closed_downstream_session_closes_its_upstream_session() {
         // The other caller's connection stays, as does the proxy's own.
         assert!(upstream_knows(&http, &sb).await);
         assert_eq!(session_of(&b).await, sb);
-        assert!(upstream_knows(&http, &per.client().http_session_id().unwrap()).await);
+        assert!(upstream_knows(&http, &per.client().unwrap().http_session_id().unwrap()).await);
 
         // The same with callers over Streamable HTTP: a DELETE ends the downstream session.
         let front = LoopbackHttp::start(&server, HttpOptions::default())
@@ -378,7 +386,7 @@ async fn a_2026_caller_is_keyed_by_its_authenticated_principal() {
                 .sharing(Sharing::PerCaller),
         )
         .await;
-        let main = per.client().http_session_id().unwrap();
+        let main = per.client().unwrap().http_session_id().unwrap();
         let front = authenticated(&per.server()).await;
         let ada = session_of(&caller(&front.url(), "t-ada").await).await;
         let ada_again = session_of(&caller(&front.url(), "t-ada").await).await;

@@ -108,7 +108,7 @@ async fn the_python_sdk_server_behind_the_proxy_in_both_eras() {
         for up in [LEGACY, MODERN] {
             let proxy = Proxy::connect(upstream.clone().mode(up)).await.unwrap();
             assert_eq!(
-                proxy.client().protocol_version(),
+                proxy.client().expect("connected").protocol_version(),
                 match up {
                     ConnectMode::Legacy(v) | ConnectMode::Modern(v) => v,
                     ConnectMode::Auto => unreachable!(),
@@ -219,7 +219,7 @@ async fn the_typescript_server_everything_behind_the_proxy() {
         // server-everything speaks the legacy revisions only: Auto falls back to them.
         let proxy = Proxy::connect(upstream).await.unwrap();
         assert_eq!(
-            proxy.client().protocol_version().era(),
+            proxy.client().expect("connected").protocol_version().era(),
             mcp::version::Era::Legacy
         );
         let gateway = Server::builder("gateway", "1.0.0")

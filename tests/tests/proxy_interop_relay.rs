@@ -175,7 +175,7 @@ async fn server_everythings_resource_updates_and_list_changes_arrive_once() {
             };
             // A list change upstream (a resource registered for the gzipped file): one
             // `resources/list_changed` upstream, one downstream, and the new entry listed.
-            let mut upstream_notes = proxy.client().notifications();
+            let mut upstream_notes = proxy.client().expect("connected").notifications();
             let name = format!("hello-{i}.gz");
             c.call_tool(
                 "ts_gzip-file-as-resource",

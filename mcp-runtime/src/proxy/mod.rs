@@ -6,7 +6,12 @@
 //! - `upstream.rs`: [`Upstream`], how to reach one upstream (transport, credentials,
 //!   per-call timeout, [`Sharing`] between callers) and [`ProxyError`];
 //! - `table.rs`: [`Proxy`], the upstream's lists copied into a server's run-time table and
-//!   re-read on the upstream's `list_changed`; the readiness layer;
+//!   re-read on the upstream's `list_changed`;
+//! - `health.rs`: failure isolation: the watcher that notices a down upstream and brings
+//!   it back, [`FailureMode`], and [`Readiness`], the layer that names a down upstream
+//!   ([`ReadinessSet`]: those of a changing set of proxies);
+//! - `install.rs`: the proxy's entries in a server's table, as the upstream names them or
+//!   under a namespace ([`Proxy::attach_under`]), replaced in one edit;
 //! - `callers.rs`: the bounded pool of per-caller connections ([`Sharing::PerCaller`]);
 //! - `relay.rs`: one forwarded request (progress, cancellation, input requests, logging);
 //! - `subscriptions.rs`: the upstream subscribed to the resources downstream clients
@@ -14,11 +19,14 @@
 //! - `meta.rs`: what of `_meta` crosses the hop.
 
 mod callers;
+mod health;
+mod install;
 mod meta;
 mod relay;
 mod subscriptions;
 mod table;
 mod upstream;
 
-pub use table::{Proxy, READY_FOR, Readiness};
-pub use upstream::{ProxyError, Sharing, Upstream};
+pub use health::{Readiness, ReadinessSet};
+pub use table::{Proxy, READY_FOR};
+pub use upstream::{FailureMode, ProxyError, Sharing, Upstream};

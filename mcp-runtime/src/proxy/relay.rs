@@ -16,6 +16,8 @@
 //!   caller; a legacy upstream's requests carry no request id, so they go to the one call
 //!   in flight on the connection, and are refused when several are (the proxy cannot tell
 //!   whose they are; with `Sharing::PerCaller` each caller has a connection of its own).
+//!   A `roots/list` with no call in flight (an upstream asking at start-up) gets an empty
+//!   list.
 //! - Logging: an upstream `notifications/message` goes to the one call in flight.
 //! - Lists: upstream `list_changed` and `resources/updated` are handed to the table.
 
@@ -129,6 +131,16 @@ impl Relay {
         self.route("notifications/elicitation/complete")
             .ok()
             .map(|c| c.ctx.clone())
+    }
+
+    /// Whether a call is in flight on this connection.
+    pub(crate) fn busy(&self) -> bool {
+        !self.calls.lock().expect("calls lock").is_empty()
+    }
+
+    /// Whether no call is in flight on this connection (and none runs in this task).
+    fn idle(&self) -> bool {
+        CURRENT.try_with(|_| ()).is_err() && self.calls.lock().expect("calls lock").is_empty()
     }
 
     /// The call an upstream request or notification belongs to: the one running in this
@@ -377,6 +389,11 @@ impl ClientHandler for RelayHandler {
     }
 
     async fn list_roots(&self) -> Result<ListRootsResult, ErrorObject> {
+        if self.0.idle() {
+            // Asked with no call in flight (a server that asks at start-up): no caller to
+            // ask, so no roots, which is an answer, not an error.
+            return Ok(ListRootsResult::new(Vec::new()));
+        }
         let call = self.0.route("roots/list")?;
         let roots = call.ctx.roots().await.map_err(|e| refused(&call, e))?;
         Ok(ListRootsResult::new(roots))

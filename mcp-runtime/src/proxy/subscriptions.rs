@@ -208,9 +208,12 @@ pub(super) async fn follow(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver
             return;
         };
         let timeout = shared.upstream.call_timeout();
-        (shared.subscriptions)
-            .reconcile(shared.client(), shared.wanted(), timeout)
-            .await;
+        // While the upstream is down there is nothing to subscribe on: its return pokes.
+        if let Some(client) = shared.client() {
+            (shared.subscriptions)
+                .reconcile(client, shared.wanted(), timeout)
+                .await;
+        }
         drop(shared);
         for ack in acks.into_iter().flatten() {
             let _ = ack.send(());

@@ -2,8 +2,8 @@
 //! run-time table (the same `Registry` a builder server edits through its
 //! [`ServerHandle`]), each entry forwarding to the upstream; re-read on the upstream's
 //! `list_changed`, so the server's own change notifications go out once per kind that
-//! differs; and [`Readiness`], the layer that makes a dead upstream an error rather than an
-//! empty or stale list.
+//! differs; taken out while the upstream is down and put back when it returns
+//! (`health.rs`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
     CallToolResult, CompleteResult, Completion, CompletionReference, GetPromptResult, LoggingLevel,
-    Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, SubscriptionFilter,
-    Tool,
+    Prompt, ReadResourceResult, ResourceTemplate, ServerCapabilities, SubscriptionFilter, Tool,
 };
 use mcp_core::version::Era;
 use serde::de::DeserializeOwned;
@@ -23,50 +22,38 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::callers::Callers;
+use super::health::{Health, Readiness, Watched};
+pub(super) use super::install::Lists;
+use super::install::{Installed, Source, install, install_everywhere};
 use super::meta;
 use super::relay::{Change, Relay, RelayHandler};
 use super::subscriptions::UpstreamSubscriptions;
-use super::upstream::{ProxyError, RECONNECT_EVERY, Sharing, Upstream};
-use crate::chain::middleware::{Chain, Endpoint, Middleware, Next};
+use super::upstream::{FailureMode, ProxyError, RECONNECT_EVERY, Sharing, Upstream};
+use crate::chain::middleware::Chain;
 use crate::client::{Client, ClientError, Subscription};
-use crate::common::error::{HandlerResult, McpError};
+use crate::common::BoxFuture;
+use crate::common::error::McpError;
 use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
+use crate::handler::ServerHandler;
 use crate::handler::cell::Changes;
-use crate::handler::resource_def::{match_template, template_variables};
-use crate::handler::{Registry, ServerHandler};
+use crate::handler::resource_def::match_template;
 use crate::server::{Server, ServerBuilder};
-
-/// What an upstream offers, as last read.
-#[derive(Debug, Clone, Default)]
-struct Lists {
-    tools: Vec<Tool>,
-    prompts: Vec<Prompt>,
-    resources: Vec<Resource>,
-    templates: Vec<ResourceTemplate>,
-}
-
-/// The names and URIs one server holds of the proxy's, to take out on the next re-read.
-#[derive(Default)]
-struct Installed {
-    tools: Vec<String>,
-    prompts: Vec<String>,
-    resources: Vec<String>,
-    templates: Vec<String>,
-    /// The completers, by reference and argument.
-    completions: Vec<(CompletionReference, String)>,
-}
 
 pub(super) struct Shared {
     pub(super) upstream: Upstream,
     relay: Arc<Relay>,
-    /// The connection in use, replaced when a closed one is reconnected.
-    conn: std::sync::RwLock<Conn>,
-    /// When the last reconnection was tried (one at a time, at most one a second).
-    reconnecting: tokio::sync::Mutex<Option<std::time::Instant>>,
-    lists: Mutex<Lists>,
+    /// The connection in use, replaced when a closed one is reconnected; none while the
+    /// upstream is down.
+    conn: std::sync::RwLock<Option<Conn>>,
+    /// When the last reconnection was tried and why it failed (one at a time, at most one
+    /// a second).
+    reconnecting: tokio::sync::Mutex<Option<(Instant, String)>>,
+    /// Whether the upstream is up, and what wakes its watcher.
+    pub(super) health: Health,
+    pub(super) lists: Mutex<Lists>,
     /// The servers serving this proxy's entries.
-    servers: Mutex<Vec<(WeakHandle, Installed)>>,
+    pub(super) servers: Mutex<Vec<(WeakHandle, Installed)>>,
     /// The upstream's resource subscriptions, following the servers' clients'.
     pub(super) subscriptions: UpstreamSubscriptions,
     /// Each caller's own connection ([`Sharing::PerCaller`]); none when shared.
@@ -110,16 +97,22 @@ impl Drop for Drained {
 /// How long after the upstream's last answer [`Readiness`] trusts it without a ping.
 pub const READY_FOR: Duration = Duration::from_secs(1);
 
-/// An upstream server served as if it were local: connect with [`Proxy::connect`], then
-/// serve [`Proxy::server`] alone or mount it beside local entries (add
-/// [`Proxy::readiness`] to the parent, so a dead upstream fails the parent's lists too).
+/// An upstream server served as if it were local: connect with [`Proxy::connect`] (or
+/// [`Proxy::start`], which does not fail when the upstream is down), then serve
+/// [`Proxy::server`] alone or mount it beside local entries (add [`Proxy::readiness`] to
+/// the parent, so a call to a down upstream's item names the upstream).
+///
+/// A failing upstream (unreachable, crashed, frozen) is isolated: failing open (the
+/// default, [`FailureMode`](super::FailureMode)) its items leave the lists, one
+/// `list_changed` per kind, while everything else is served, and return when it answers
+/// again (it is tried after 1 s, 2 s, 4 s, … up to [`Upstream::health_interval`]).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use mcp_runtime::Server;
 /// use mcp_runtime::proxy::{Proxy, Upstream};
 ///
-/// let weather = Proxy::connect(Upstream::stdio("weather-server", ["--stdio"])).await?;
+/// let weather = Proxy::start(Upstream::stdio("weather-server", ["--stdio"])).await;
 /// let gateway = Server::builder("gateway", "1.0.0")
 ///     .mount("weather", weather.server())
 ///     .middleware(weather.readiness())
@@ -143,11 +136,44 @@ impl std::fmt::Debug for Proxy {
 impl Proxy {
     /// Connects to `upstream` and reads everything it offers. Fails, building nothing,
     /// when the upstream cannot be reached, its handshake fails, or a list it declares
-    /// cannot be read.
+    /// cannot be read. [`Proxy::start`] starts with the upstream down instead.
     pub async fn connect(upstream: Upstream) -> Result<Proxy, ProxyError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let relay = Relay::new(tx);
-        let (conn, lists) = open(&upstream, &relay).await?;
+        let opened = open(&upstream, &relay).await?;
+        Ok(Proxy::assemble(upstream, relay, rx, Ok(opened)))
+    }
+
+    /// Like [`Proxy::connect`], but an upstream that cannot be reached or listed now does
+    /// not fail it: the proxy starts with the upstream down (nothing of it listed; its
+    /// server named `proxy`), logs why, and keeps trying in the background, putting the
+    /// upstream's items in the lists (announced) when it answers. What a gateway whose
+    /// upstreams may be down at its start wants.
+    pub async fn start(upstream: Upstream) -> Proxy {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let relay = Relay::new(tx);
+        let opened = open(&upstream, &relay).await;
+        if let Err(e) = &opened {
+            tracing::warn!(upstream = %upstream.describe(), error = %e,
+                "the upstream is down at start; its items are served when it answers");
+        }
+        Proxy::assemble(upstream, relay, rx, opened)
+    }
+
+    fn assemble(
+        upstream: Upstream,
+        relay: Arc<Relay>,
+        rx: mpsc::UnboundedReceiver<Change>,
+        opened: Result<(Conn, Lists), ProxyError>,
+    ) -> Proxy {
+        let (conn, lists, down) = match opened {
+            Ok((conn, lists)) => (Some(conn), lists, None),
+            Err(e) => (
+                None,
+                Lists::default(),
+                Some(super::health::strip_upstream(&e.to_string())),
+            ),
+        };
         let (subscriptions, pokes) = UpstreamSubscriptions::new();
         let callers =
             (upstream.sharing_now() == Sharing::PerCaller).then(|| Callers::new(upstream.clone()));
@@ -156,6 +182,7 @@ impl Proxy {
             relay,
             conn: std::sync::RwLock::new(conn),
             reconnecting: tokio::sync::Mutex::new(None),
+            health: Health::new(down),
             lists: Mutex::new(lists),
             servers: Mutex::new(Vec::new()),
             subscriptions,
@@ -165,12 +192,36 @@ impl Proxy {
         });
         tokio::spawn(follow_changes(Arc::downgrade(&shared), rx));
         tokio::spawn(super::subscriptions::follow(Arc::downgrade(&shared), pokes));
-        Ok(Proxy { shared })
+        let watched: Arc<dyn Watched> = shared.clone();
+        tokio::spawn(super::health::watch(Arc::downgrade(&watched)));
+        Proxy { shared }
+    }
+
+    /// The upstream's tools as last listed (none if it has never answered).
+    pub fn tools(&self) -> Vec<Tool> {
+        self.shared.lists.lock().expect("lists lock").tools.clone()
+    }
+
+    /// The upstream's prompts as last listed (none if it has never answered).
+    pub fn prompts(&self) -> Vec<Prompt> {
+        self.shared
+            .lists
+            .lock()
+            .expect("lists lock")
+            .prompts
+            .clone()
+    }
+
+    /// Why the upstream is down (unreachable, its connection closed, a ping unanswered),
+    /// or `None` while it is up.
+    pub fn down(&self) -> Option<String> {
+        self.shared.health.down()
     }
 
     /// The shared connection to the upstream now (a new one after a reconnection): the one
-    /// the lists are read on, and, unless [`Sharing::PerCaller`], every call's.
-    pub fn client(&self) -> Client {
+    /// the lists are read on, and, unless [`Sharing::PerCaller`], every call's; `None`
+    /// while the upstream is down.
+    pub fn client(&self) -> Option<Client> {
         self.shared.client()
     }
 
@@ -178,15 +229,15 @@ impl Proxy {
     /// itself, with its instructions, change notifications on, and [`Proxy::readiness`].
     /// Build it, then [`Proxy::attach`] the entries (or use [`Proxy::server`]).
     pub fn builder(&self) -> ServerBuilder {
-        let session = self.shared.client().session();
-        let (name, version) = match &session.server_info {
+        let session = self.shared.client().map(|c| c.session());
+        let (name, version) = match session.as_ref().and_then(|s| s.server_info.as_ref()) {
             Some(i) => (i.name.clone(), i.version.clone()),
             None => ("proxy".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
         };
         let b = Server::builder(name, version)
             .subscriptions(true)
             .middleware(self.readiness());
-        match session.instructions {
+        match session.and_then(|s| s.instructions) {
             Some(text) => b.instructions(text),
             None => b,
         }
@@ -208,9 +259,57 @@ impl Proxy {
         &self,
         server: &Server<C, H>,
     ) -> Result<(), HandleError> {
+        self.attach_as(server, None)
+    }
+
+    /// [`Proxy::attach`] under a namespace, as a mount names a child's entries: tools and
+    /// prompts `namespace` + `separator` + name, resources and templates with `namespace`
+    /// as the first path segment of their URIs (`file:///a` → `file:///ns/a`), resource
+    /// updates and subscriptions mapped both ways. Unlike a mount, it may be done (and
+    /// undone, [`Proxy::detach`]) while the server serves: what a gateway reloading its
+    /// configuration needs.
+    pub fn attach_under<C: Chain + 'static, H: ServerHandler>(
+        &self,
+        server: &Server<C, H>,
+        namespace: impl Into<String>,
+        separator: impl Into<String>,
+    ) -> Result<(), HandleError> {
+        let under = super::install::Under {
+            namespace: namespace.into(),
+            separator: separator.into(),
+        };
+        self.attach_as(server, Some(under))
+    }
+
+    /// Takes the upstream's entries out of `server` (each kind that changes announced
+    /// once) and stops keeping them in step. Whether the server held them.
+    pub fn detach<C: Chain + 'static, H: ServerHandler>(&self, server: &Server<C, H>) -> bool {
         let handle = server.handle();
-        let lists = self.shared.lists.lock().expect("lists lock").clone();
-        let mut installed = Installed::default();
+        let mut servers = self.shared.servers.lock().expect("servers lock");
+        let same = |w: &WeakHandle| {
+            w.upgrade()
+                .is_some_and(|h| Arc::ptr_eq(&h.notifier, &handle.notifier))
+        };
+        let Some(i) = servers.iter().position(|(w, _)| same(w)) else {
+            return false;
+        };
+        let (_, mut installed) = servers.remove(i);
+        drop(servers);
+        if let Err(e) = install(&self.shared, &handle, &Lists::default(), &mut installed) {
+            tracing::warn!(error = %e, "the upstream's entries could not be taken out");
+        }
+        self.shared.subscriptions.poke();
+        true
+    }
+
+    fn attach_as<C: Chain + 'static, H: ServerHandler>(
+        &self,
+        server: &Server<C, H>,
+        under: Option<super::install::Under>,
+    ) -> Result<(), HandleError> {
+        let handle = server.handle();
+        let lists = self.shared.served();
+        let mut installed = Installed::new(under);
         install(&self.shared, &handle, &lists, &mut installed)?;
         (self.shared.servers.lock().expect("servers lock")).push((handle.downgrade(), installed));
         let watcher = (self.shared.subscriptions).watcher(self.shared.upstream.call_timeout());
@@ -220,28 +319,61 @@ impl Proxy {
         Ok(())
     }
 
-    /// The layer that fails `initialize`, `server/discover` and the list methods with a
-    /// clear error while the upstream is down, instead of serving an empty or stale list:
-    /// each of them pings the upstream first, unless it answered within [`READY_FOR`] and
-    /// nothing sent to it has failed since (a failed call, or a connection that closed,
-    /// makes the next one ping). [`Proxy::builder`] adds it; add it to a server that mounts
-    /// this proxy's server too.
+    /// The layer that makes the upstream's being down clear to callers (see
+    /// [`Readiness`]): failing open (the default), a call naming one of its items while it
+    /// is down fails with "upstream `X` is unavailable: why" rather than "Unknown tool";
+    /// failing closed, `initialize`, `server/discover` and the list methods fail so while
+    /// it does not answer a ping (skipped when it answered within [`READY_FOR`] and nothing
+    /// sent to it has failed since), instead of serving a list without it.
+    /// [`Proxy::builder`] adds it; add it to a server that mounts this proxy's server too.
     pub fn readiness(&self) -> Readiness {
         Readiness(self.shared.clone())
     }
 }
 
 impl Shared {
-    pub(super) fn client(&self) -> Client {
-        self.conn.read().expect("conn lock").client.clone()
+    /// Whether a call is in flight on the shared connection.
+    pub(super) fn busy(&self) -> bool {
+        self.relay.busy()
+    }
+
+    /// The shared connection; `None` while the upstream is down.
+    pub(super) fn client(&self) -> Option<Client> {
+        (self.conn.read().expect("conn lock").as_ref()).map(|c| c.client.clone())
+    }
+
+    /// What the servers serving this proxy are given: the upstream's lists, or nothing
+    /// while it is down and failing open.
+    fn served(&self) -> Lists {
+        let open = self.upstream.failure_mode_now() == FailureMode::Open;
+        if open && self.health.down().is_some() {
+            return Lists::default();
+        }
+        self.lists.lock().expect("lists lock").clone()
+    }
+
+    /// Whether the upstream, as last listed, offers the tool (`tools`) or prompt a caller
+    /// asked for by `asked` (its name, or a mount's prefixed one).
+    pub(super) fn offered(&self, tools: bool, asked: &str) -> bool {
+        let lists = self.lists.lock().expect("lists lock");
+        match tools {
+            true => (lists.tools.iter()).any(|t| super::health::names_item(asked, &t.name)),
+            false => (lists.prompts.iter()).any(|p| super::health::names_item(asked, &p.name)),
+        }
     }
 
     /// The resources the servers serving this proxy have clients subscribed to, of those
     /// the upstream offers (a listed resource, or a URI one of its templates matches).
     pub(super) fn wanted(&self) -> BTreeSet<String> {
         let held: BTreeSet<String> = (self.servers.lock().expect("servers lock").iter())
-            .filter_map(|(h, _)| h.upgrade())
-            .flat_map(|h| h.notifier.interest.held())
+            .filter_map(|(h, installed)| Some((h.upgrade()?, installed.under.clone())))
+            .flat_map(|(h, under)| {
+                let held = h.notifier.interest.held();
+                held.into_iter().filter_map(move |uri| match &under {
+                    Some(u) => crate::server::mount::child_uri(&u.namespace, &uri),
+                    None => Some(uri),
+                })
+            })
             .collect();
         let lists = self.lists.lock().expect("lists lock");
         let upstream_has = |uri: &str| {
@@ -252,32 +384,71 @@ impl Shared {
     }
 
     /// The connection to use: the current one, or, when it has closed (a child process
-    /// that exited, a stream that ended), a new one with the lists read again into every
-    /// server serving them. A failed attempt is not repeated within [`RECONNECT_EVERY`].
+    /// that exited, a stream that ended) or the upstream is down, a new one
+    /// ([`Shared::reconnect`]).
     async fn live_client(self: &Arc<Self>) -> Result<Client, ProxyError> {
-        let client = self.client();
-        if !client.is_closed() {
-            return Ok(client);
+        match self.client() {
+            Some(client) if !client.is_closed() => Ok(client),
+            _ => self.reconnect().await,
         }
+    }
+
+    /// Closes the shared connection (a frozen child is stopped), so that the next use
+    /// connects anew.
+    pub(super) fn drop_connection(&self) {
+        let old = self.conn.write().expect("conn lock").take();
+        if let Some(old) = old {
+            tokio::spawn(async move {
+                let _ = old.client.shutdown().await;
+            });
+        }
+    }
+
+    /// A new connection when the current one has closed or there is none, with the lists
+    /// read again into every server serving them (what differs announced) and the
+    /// upstream marked up. One attempt at a time; a failed one is not repeated within
+    /// [`RECONNECT_EVERY`] (its error is given again).
+    pub(super) async fn reconnect(self: &Arc<Self>) -> Result<Client, ProxyError> {
         let mut last = self.reconnecting.lock().await;
-        let client = self.client();
-        if !client.is_closed() {
+        if let Some(client) = self.client().filter(|c| !c.is_closed()) {
             // Reconnected while this one waited.
             return Ok(client);
         }
-        if last.is_some_and(|t| t.elapsed() < RECONNECT_EVERY) {
+        if let Some((at, why)) = last.as_ref()
+            && at.elapsed() < RECONNECT_EVERY
+        {
             return Err(ProxyError::Unreachable {
                 upstream: self.upstream.describe(),
-                reason: "its connection closed; reconnecting failed a moment ago".into(),
+                reason: why.clone(),
             });
         }
-        *last = Some(std::time::Instant::now());
-        let (conn, lists) = open(&self.upstream, &self.relay).await?;
-        tracing::info!(upstream = %self.upstream.describe(), "reconnected to the upstream");
+        let (conn, lists) = match open(&self.upstream, &self.relay).await {
+            Ok(opened) => opened,
+            Err(e) => {
+                let why = match &e {
+                    ProxyError::Unreachable { reason, .. } => reason.clone(),
+                    other => other.to_string(),
+                };
+                *last = Some((Instant::now(), why));
+                return Err(e);
+            }
+        };
+        *last = None;
         let client = conn.client.clone();
-        *self.conn.write().expect("conn lock") = conn;
+        let old = self.conn.write().expect("conn lock").replace(conn);
+        if let Some(old) = old {
+            tokio::spawn(async move {
+                let _ = old.client.shutdown().await;
+            });
+        }
         *self.lists.lock().expect("lists lock") = lists.clone();
-        // What differs from before the restart is announced, nothing else.
+        if self.health.set_up() {
+            tracing::info!(upstream = %self.upstream.describe(), "the upstream answers again");
+        } else {
+            tracing::info!(upstream = %self.upstream.describe(), "reconnected to the upstream");
+        }
+        self.answered(true);
+        // What differs from before is announced, nothing else.
         install_everywhere(self, &lists, Changes::default());
         Ok(client)
     }
@@ -314,6 +485,10 @@ impl Shared {
             }
         };
         self.answered(raw.is_ok());
+        if matches!(&raw, Err(e) if !matches!(e, McpError::Cancelled)) {
+            // Whether the upstream still answers is checked at once.
+            self.health.poke();
+        }
         serde_json::from_str(raw?.get()).map_err(|e| {
             McpError::Protocol(ErrorObject::new(
                 jsonrpc::INTERNAL_ERROR,
@@ -322,7 +497,7 @@ impl Shared {
         })
     }
 
-    async fn call_tool(
+    pub(super) async fn call_tool(
         self: &Arc<Self>,
         ctx: Context,
         name: &str,
@@ -342,7 +517,7 @@ impl Shared {
         Ok(r)
     }
 
-    async fn get_prompt(
+    pub(super) async fn get_prompt(
         self: &Arc<Self>,
         ctx: Context,
         name: &str,
@@ -363,7 +538,7 @@ impl Shared {
         Ok(r)
     }
 
-    async fn read(
+    pub(super) async fn read(
         self: &Arc<Self>,
         ctx: Context,
         uri: String,
@@ -377,13 +552,24 @@ impl Shared {
     }
 
     /// `completion/complete`, forwarded as the caller sent it (the `ref` names the
-    /// upstream's prompt or template), `_meta` as it crosses.
-    async fn complete(self: &Arc<Self>, ctx: Context) -> Result<Completion, McpError> {
+    /// upstream's prompt or template, or is replaced by `upstream_ref`), `_meta` as it
+    /// crosses.
+    /// `upstream_ref`: the upstream's name of the reference, when the server names it
+    /// otherwise (a prefix).
+    pub(super) async fn complete(
+        self: &Arc<Self>,
+        ctx: Context,
+        upstream_ref: Option<&CompletionReference>,
+    ) -> Result<Completion, McpError> {
         let mut p: Map<String, Value> = match ctx.params() {
             Some(raw) => serde_json::from_str(raw.get())
                 .map_err(|_| McpError::invalid_params("Invalid params"))?,
             None => Map::new(),
         };
+        if let Some(r) = upstream_ref {
+            let r = serde_json::to_value(r).map_err(|e| McpError::internal(e.to_string()))?;
+            p.insert("ref".into(), r);
+        }
         p.remove("_meta");
         p.extend(params_with_meta(&ctx));
         let r: CompleteResult = self.forward(&ctx, "completion/complete", p).await?;
@@ -392,7 +578,7 @@ impl Shared {
 
     /// Notes how a request sent upstream ended: an answer, or a failure (after which the
     /// next [`Shared::ready`] pings).
-    fn answered(&self, ok: bool) {
+    pub(super) fn answered(&self, ok: bool) {
         // At least 1: `0` means "not since the last failure".
         let now = if ok {
             (self.born.elapsed().as_nanos() as u64).max(1)
@@ -402,37 +588,36 @@ impl Shared {
         self.heard.store(now, Ordering::Relaxed);
     }
 
-    /// Whether the upstream answered within [`READY_FOR`], with no failure since.
-    fn heard_recently(&self) -> bool {
+    /// Whether the upstream answered within `within`, with no failure since.
+    pub(super) fn heard_within(&self, within: Duration) -> bool {
         let at = self.heard.load(Ordering::Relaxed);
         at != 0
-            && (self.born.elapsed().as_nanos() as u64).saturating_sub(at)
-                < READY_FOR.as_nanos() as u64
+            && (self.born.elapsed().as_nanos() as u64).saturating_sub(at) < within.as_nanos() as u64
     }
 
     /// Whether the upstream answers now: at once when it answered within [`READY_FOR`] and
     /// nothing failed since, else a ping (bounded by the call timeout and 5 s); a clear
     /// error when not.
-    async fn ready(self: &Arc<Self>) -> Result<(), McpError> {
+    pub(super) async fn ready(self: &Arc<Self>) -> Result<(), McpError> {
         let limit = self.upstream.call_timeout().min(Duration::from_secs(5));
         let client = self.live_client().await.map_err(unavailable)?;
-        if !client.is_closed() && self.heard_recently() {
+        if !client.is_closed() && self.heard_within(READY_FOR) {
             return Ok(());
         }
         let pinged = tokio::time::timeout(limit, client.ping()).await;
-        self.answered(matches!(pinged, Ok(Ok(()))));
+        // Any answer, an error too (a server without `ping`), says it is alive.
+        let alive = matches!(pinged, Ok(Ok(()) | Err(ClientError::Rpc(_))));
+        self.answered(alive);
         let why = match pinged {
-            Ok(Ok(())) => return Ok(()),
+            Ok(Ok(()) | Err(ClientError::Rpc(_))) => return Ok(()),
             Ok(Err(e)) => e.to_string(),
             Err(_) => format!("no answer to a ping within {limit:?}"),
         };
-        Err(McpError::Protocol(ErrorObject::new(
-            jsonrpc::INTERNAL_ERROR,
-            format!(
-                "upstream `{}` is unavailable: {why}",
-                self.upstream.describe()
-            ),
-        )))
+        self.health.poke();
+        Err(super::health::unavailable_error(
+            &self.upstream.describe(),
+            &why,
+        ))
     }
 }
 
@@ -550,114 +735,6 @@ async fn all_templates(client: &Client) -> Result<Vec<ResourceTemplate>, ClientE
     }
 }
 
-/// Replaces what `installed` says the server holds of the proxy's with `lists`, in one
-/// edit (so each list that differs is announced once); which lists differed.
-fn install(
-    shared: &Arc<Shared>,
-    handle: &ServerHandle,
-    lists: &Lists,
-    installed: &mut Installed,
-) -> Result<Changes, HandleError> {
-    let old = std::mem::take(installed);
-    let completions = if shared.client().server_capabilities().completions.is_some() {
-        completion_keys(lists)
-    } else {
-        Vec::new()
-    };
-    // Each entry holds the proxy: a server keeps its upstream connection alive.
-    let changes = handle.update(|r: &mut Registry| {
-        for n in &old.tools {
-            r.remove_tool(n);
-        }
-        for n in &old.prompts {
-            r.remove_prompt(n);
-        }
-        for u in &old.resources {
-            r.remove_resource(u);
-        }
-        for u in &old.templates {
-            r.remove_template(u);
-        }
-        for (reference, argument) in &old.completions {
-            r.remove_completion(reference, argument);
-        }
-        for (reference, argument) in &completions {
-            let s = shared.clone();
-            r.add_completion(
-                reference.clone(),
-                argument,
-                move |ctx, _value, _resolved| {
-                    let s = s.clone();
-                    async move { s.complete(ctx).await }
-                },
-            );
-        }
-        for t in &lists.tools {
-            let (s, name) = (shared.clone(), t.name.clone());
-            r.add_tool(t.clone(), move |ctx, args| {
-                let (s, name) = (s.clone(), name.clone());
-                async move { s.call_tool(ctx, &name, args).await }
-            });
-        }
-        for p in &lists.prompts {
-            let (s, name) = (shared.clone(), p.name.clone());
-            r.add_prompt(p.clone(), move |ctx, args| {
-                let (s, name) = (s.clone(), name.clone());
-                async move { s.get_prompt(ctx, &name, args).await }
-            });
-        }
-        for res in &lists.resources {
-            let s = shared.clone();
-            r.add_resource(res.clone(), move |ctx, uri| {
-                let s = s.clone();
-                async move { s.read(ctx, uri).await }
-            });
-        }
-        for t in &lists.templates {
-            let s = shared.clone();
-            // The upstream matches its own templates: every URI no concrete resource
-            // takes goes to it, whatever RFC 6570 form the template has.
-            r.add_template_routed(
-                t.clone(),
-                |_| true,
-                move |ctx, uri| {
-                    let s = s.clone();
-                    async move { s.read(ctx, uri).await }
-                },
-            );
-        }
-    })?;
-    *installed = Installed {
-        tools: lists.tools.iter().map(|t| t.name.clone()).collect(),
-        prompts: lists.prompts.iter().map(|p| p.name.clone()).collect(),
-        resources: lists.resources.iter().map(|r| r.uri.clone()).collect(),
-        templates: lists
-            .templates
-            .iter()
-            .map(|t| t.uri_template.clone())
-            .collect(),
-        completions,
-    };
-    Ok(changes)
-}
-
-/// Every prompt argument and template variable of `lists`, each a completer forwarding
-/// upstream (when the upstream offers completions).
-fn completion_keys(lists: &Lists) -> Vec<(CompletionReference, String)> {
-    let mut keys = Vec::new();
-    for p in &lists.prompts {
-        for a in p.arguments.iter().flatten() {
-            keys.push((CompletionReference::prompt(&p.name), a.name.clone()));
-        }
-    }
-    for t in &lists.templates {
-        for v in template_variables(&t.uri_template) {
-            keys.push((CompletionReference::resource(&t.uri_template), v.to_owned()));
-        }
-    }
-    keys
-}
-
 /// Follows the upstream's announced changes until the proxy is gone: re-reads the lists
 /// that changed into every server serving them, and republishes `resources/updated`.
 async fn follow_changes(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Change>) {
@@ -670,14 +747,18 @@ async fn follow_changes(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Ch
         let Some(shared) = shared.upgrade() else {
             return;
         };
-        let handles: Vec<ServerHandle> = (shared.servers.lock().expect("servers lock"))
-            .iter()
-            .filter_map(|(h, _)| h.upgrade())
-            .collect();
+        let handles: Vec<(ServerHandle, Option<String>)> =
+            (shared.servers.lock().expect("servers lock"))
+                .iter()
+                .filter_map(|(h, i)| Some((h.upgrade()?, i.under.clone().map(|u| u.namespace))))
+                .collect();
         for c in &changes {
             if let Change::Updated(uri) = c {
-                for h in &handles {
-                    h.resource_updated(uri.clone());
+                for (h, ns) in &handles {
+                    h.resource_updated(match ns {
+                        Some(ns) => crate::server::mount::namespaced_uri(ns, uri),
+                        None => uri.clone(),
+                    });
                 }
             }
         }
@@ -687,9 +768,12 @@ async fn follow_changes(shared: Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Ch
     }
 }
 
-/// Re-reads the lists `changes` name and installs them everywhere.
+/// Re-reads the lists `changes` name and installs them everywhere (nothing while the
+/// upstream is down: its return reads them all).
 async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
-    let client = &shared.client();
+    let Some(client) = &shared.client() else {
+        return;
+    };
     let mut lists = shared.lists.lock().expect("lists lock").clone();
     let read = async {
         if changes.contains(&Change::Tools) {
@@ -710,6 +794,9 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
         return;
     }
     *shared.lists.lock().expect("lists lock") = lists.clone();
+    if shared.health.down().is_some() {
+        return;
+    }
     let announced = Changes {
         tools: changes.contains(&Change::Tools),
         prompts: changes.contains(&Change::Prompts),
@@ -718,60 +805,96 @@ async fn reread(shared: &Arc<Shared>, changes: &[Change]) {
     install_everywhere(shared, &lists, announced);
 }
 
-/// Installs `lists` into every server still serving the proxy; the kinds `announced` are
-/// announced even where the list read again is the same (the upstream may know of a change
-/// its listing hides).
-fn install_everywhere(shared: &Arc<Shared>, lists: &Lists, announced: Changes) {
-    // A reconnection subscribes anew; a resource now listed may be wanted.
-    shared.subscriptions.poke();
-    let mut servers = shared.servers.lock().expect("servers lock");
-    servers.retain_mut(|(weak, installed)| {
-        let Some(handle) = weak.upgrade() else {
-            return false;
-        };
-        match install(shared, &handle, lists, installed) {
-            Ok(got) => {
-                let missing = Changes {
-                    tools: announced.tools && !got.tools,
-                    prompts: announced.prompts && !got.prompts,
-                    resources: announced.resources && !got.resources,
-                };
-                if missing.any() {
-                    handle.changed(missing);
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "the upstream's new entries clash with the server's own")
-            }
-        }
-        true
-    });
-}
+impl Watched for Shared {
+    fn health(&self) -> &Health {
+        &self.health
+    }
 
-/// The layer of [`Proxy::readiness`].
-#[derive(Clone)]
-pub struct Readiness(Arc<Shared>);
+    fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
 
-impl std::fmt::Debug for Readiness {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Readiness")
+    fn client(&self) -> Option<Client> {
+        Shared::client(self)
+    }
+
+    fn busy(&self) -> bool {
+        Shared::busy(self)
+    }
+
+    fn heard_within(&self, within: Duration) -> bool {
+        Shared::heard_within(self, within)
+    }
+
+    fn answered(&self, ok: bool) {
+        Shared::answered(self, ok)
+    }
+
+    fn drop_connection(&self) {
+        Shared::drop_connection(self)
+    }
+
+    fn reconnect(self: Arc<Self>) -> BoxFuture<'static, Result<(), ProxyError>> {
+        Box::pin(async move { Shared::reconnect(&self).await.map(drop) })
+    }
+
+    fn ready(self: Arc<Self>) -> BoxFuture<'static, Result<(), McpError>> {
+        Box::pin(async move { Shared::ready(&self).await })
+    }
+
+    fn take_out(self: Arc<Self>) {
+        install_everywhere(&self, &Lists::default(), Changes::default());
+    }
+
+    fn offered(&self, tools: bool, asked: &str) -> bool {
+        Shared::offered(self, tools, asked)
     }
 }
 
-impl Middleware for Readiness {
-    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
-        if !matches!(
-            ctx.method(),
-            "initialize"
-                | "server/discover"
-                | "tools/list"
-                | "prompts/list"
-                | "resources/list"
-                | "resources/templates/list"
-        ) {
-            return next.run(ctx).await;
-        }
-        self.0.ready().await?;
-        next.run(ctx).await
+impl Source for Shared {
+    fn offers_completions(&self) -> bool {
+        (Shared::client(self)).is_some_and(|c| c.server_capabilities().completions.is_some())
+    }
+
+    fn call_tool(
+        self: Arc<Self>,
+        ctx: Context,
+        name: String,
+        args: Option<Box<RawValue>>,
+    ) -> BoxFuture<'static, Result<CallToolResult, McpError>> {
+        Box::pin(async move { Shared::call_tool(&self, ctx, &name, args).await })
+    }
+
+    fn get_prompt(
+        self: Arc<Self>,
+        ctx: Context,
+        name: String,
+        args: HashMap<String, String>,
+    ) -> BoxFuture<'static, Result<GetPromptResult, McpError>> {
+        Box::pin(async move { Shared::get_prompt(&self, ctx, &name, args).await })
+    }
+
+    fn read(
+        self: Arc<Self>,
+        ctx: Context,
+        uri: String,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, McpError>> {
+        Box::pin(async move { Shared::read(&self, ctx, uri).await })
+    }
+
+    fn complete(
+        self: Arc<Self>,
+        ctx: Context,
+        theirs: Option<CompletionReference>,
+    ) -> BoxFuture<'static, Result<Completion, McpError>> {
+        Box::pin(async move { Shared::complete(&self, ctx, theirs.as_ref()).await })
+    }
+
+    fn servers(&self) -> &Mutex<Vec<(WeakHandle, Installed)>> {
+        &self.servers
+    }
+
+    fn resubscribe(&self) {
+        self.subscriptions.poke();
     }
 }

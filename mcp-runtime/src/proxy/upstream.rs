@@ -20,10 +20,26 @@ enum Target {
         program: OsString,
         args: Vec<OsString>,
         env: Vec<(OsString, OsString)>,
+        cwd: Option<std::path::PathBuf>,
     },
     /// A Streamable HTTP endpoint (falling back to HTTP+SSE on the same URL).
     #[cfg(feature = "http")]
-    Http { url: String },
+    Http { url: String, headers: Headers },
+}
+
+/// Headers configured for an HTTP upstream; their values may be secrets, so `Debug` shows
+/// the names only.
+#[cfg(feature = "http")]
+#[derive(Clone, Default)]
+struct Headers(Vec<(String, String)>);
+
+#[cfg(feature = "http")]
+impl std::fmt::Debug for Headers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(k, _)| k))
+            .finish()
+    }
 }
 
 /// The credentials an HTTP upstream is reached with (never the caller's).
@@ -71,6 +87,9 @@ pub struct Upstream {
     sharing: Sharing,
     caller_idle: Duration,
     max_callers: usize,
+    failure: FailureMode,
+    health_every: Duration,
+    name: Option<String>,
 }
 
 impl Upstream {
@@ -85,6 +104,9 @@ impl Upstream {
             sharing: Sharing::Shared,
             caller_idle: Duration::from_secs(300),
             max_callers: 256,
+            failure: FailureMode::Open,
+            health_every: Duration::from_secs(10),
+            name: None,
         }
     }
 
@@ -99,6 +121,7 @@ impl Upstream {
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
             env: Vec::new(),
+            cwd: None,
         })
     }
 
@@ -106,7 +129,10 @@ impl Upstream {
     /// legacy one would (400/404/405) is reached over HTTP+SSE at the same URL.
     #[cfg(feature = "http")]
     pub fn http(url: impl Into<String>) -> Self {
-        Self::new(Target::Http { url: url.into() })
+        Self::new(Target::Http {
+            url: url.into(),
+            headers: Headers::default(),
+        })
     }
 
     /// An environment variable of the child process (stdio upstreams; ignored otherwise).
@@ -114,6 +140,26 @@ impl Upstream {
         #[allow(irrefutable_let_patterns)] // without `http`, stdio is the only target
         if let Target::Stdio { env, .. } = &mut self.target {
             env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// The working directory of the child process (stdio upstreams; ignored otherwise).
+    pub fn cwd(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        #[allow(irrefutable_let_patterns)] // without `http`, stdio is the only target
+        if let Target::Stdio { cwd, .. } = &mut self.target {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// A header sent with every request to this upstream (HTTP upstreams; ignored
+    /// otherwise), such as an API key the upstream expects. Never the caller's: only what
+    /// is configured here crosses.
+    #[cfg(feature = "http")]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Http { headers, .. } = &mut self.target {
+            headers.0.push((name.into(), value.into()));
         }
         self
     }
@@ -214,6 +260,40 @@ impl Upstream {
         self
     }
 
+    /// What the proxy does while this upstream is down (default [`FailureMode::Open`]:
+    /// its items leave the lists and the rest is served; see [`FailureMode`]).
+    pub fn failure_mode(mut self, mode: FailureMode) -> Self {
+        self.failure = mode;
+        self
+    }
+
+    /// How often the upstream is pinged when nothing was heard from it (a frozen upstream
+    /// is down after a ping unanswered within the call timeout, at most 5 s), and the
+    /// longest wait between two attempts to reach it while it is down (default 10 s, at
+    /// least 1 s). A closed connection (a child that exited) is noticed within a quarter
+    /// of a second whatever this is.
+    pub fn health_interval(mut self, every: Duration) -> Self {
+        self.health_every = every.max(RECONNECT_EVERY);
+        self
+    }
+
+    /// The name errors and logs give this upstream (by default its command line or URL),
+    /// for example the key it has in a gateway's configuration.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The failure mode.
+    pub(crate) fn failure_mode_now(&self) -> FailureMode {
+        self.failure
+    }
+
+    /// The health interval.
+    pub(crate) fn health_every(&self) -> Duration {
+        self.health_every
+    }
+
     /// The sharing policy.
     pub(crate) fn sharing_now(&self) -> Sharing {
         self.sharing
@@ -234,8 +314,12 @@ impl Upstream {
         self.timeout
     }
 
-    /// The upstream as errors name it: the command line or the URL.
+    /// The upstream as errors name it: its [`Upstream::name`], else the command line or the
+    /// URL.
     pub fn describe(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
         match &self.target {
             Target::Stdio { program, args, .. } => {
                 let mut s = program.to_string_lossy().into_owned();
@@ -246,7 +330,7 @@ impl Upstream {
                 s
             }
             #[cfg(feature = "http")]
-            Target::Http { url } => url.clone(),
+            Target::Http { url, .. } => url.clone(),
         }
     }
 
@@ -263,17 +347,28 @@ impl Upstream {
             .no_cache();
         let connecting = async {
             match &self.target {
-                Target::Stdio { program, args, env } => {
+                Target::Stdio {
+                    program,
+                    args,
+                    env,
+                    cwd,
+                } => {
                     let mut cmd = tokio::process::Command::new(program);
                     cmd.args(args);
                     for (k, v) in env {
                         cmd.env(k, v);
                     }
+                    if let Some(dir) = cwd {
+                        cmd.current_dir(dir);
+                    }
                     builder.spawn(cmd).await
                 }
                 #[cfg(feature = "http")]
-                Target::Http { url } => {
-                    let builder = builder.connect_timeout(self.connect_timeout);
+                Target::Http { url, headers } => {
+                    let mut builder = builder.connect_timeout(self.connect_timeout);
+                    for (k, v) in &headers.0 {
+                        builder = builder.header(k, v);
+                    }
                     let builder = match &self.credentials {
                         Some(Credentials::Bearer(t)) => builder.bearer_token(t.clone()),
                         Some(Credentials::OAuth(o)) => builder.token_provider(o.clone()),
@@ -287,12 +382,32 @@ impl Upstream {
             Ok(Ok(client)) => Ok(client),
             Ok(Err(e)) => Err(ProxyError::Unreachable {
                 upstream: self.describe(),
-                reason: e.to_string(),
+                reason: self.why_not(&e),
             }),
             Err(_) => Err(ProxyError::Unreachable {
                 upstream: self.describe(),
                 reason: format!("no answer within {:?}", self.connect_timeout),
             }),
+        }
+    }
+}
+
+impl Upstream {
+    /// Why connecting failed, said plainly: a program that cannot be started is named.
+    #[allow(irrefutable_let_patterns)] // without `http`, stdio is the only target
+    fn why_not(&self, e: &ClientError) -> String {
+        let Target::Stdio { program, .. } = &self.target else {
+            return e.to_string();
+        };
+        let program = program.to_string_lossy();
+        match e {
+            ClientError::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
+                format!("cannot start `{program}`: no such program")
+            }
+            ClientError::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+                format!("cannot start `{program}`: permission denied")
+            }
+            other => other.to_string(),
         }
     }
 }
@@ -337,6 +452,22 @@ pub enum Sharing {
     /// [`Upstream::max_callers`]. The upstream's lists are read, and followed, on the
     /// shared connection only, which the proxy keeps in both modes.
     PerCaller,
+}
+
+/// What a proxy does while its upstream is down ([`Upstream::failure_mode`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FailureMode {
+    /// Serve the rest (the default): the upstream's items leave the lists (one
+    /// `list_changed` per kind), a call naming one of them fails with
+    /// "upstream `X` is unavailable: why", and they return when it answers again.
+    #[default]
+    Open,
+    /// All or nothing: the upstream's items stay listed, but `initialize`,
+    /// `server/discover` and every list of a server serving it (with
+    /// [`Readiness`](super::Readiness)) fail
+    /// with "upstream `X` is unavailable: why" until it answers again.
+    Closed,
 }
 
 /// Why a proxy could not be set up or an upstream could not be used.

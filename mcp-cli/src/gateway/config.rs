@@ -1,0 +1,651 @@
+//! The configuration file of `mcp gateway`: the standard `mcpServers` JSON (Claude Desktop's
+//! format, which Cursor and others share), accepted as it is, with the gateway's own settings
+//! under the key `gateway` in the same file. Every string of a server entry may name
+//! environment variables as `${VAR}` (or `${VAR:-default}`). A mistake is an error naming
+//! the key and its line; nothing is started.
+//!
+//! ```json
+//! {
+//!   "mcpServers": {
+//!     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv"],
+//!                "env": { "LOG": "${LOG_LEVEL:-info}" }, "cwd": "/srv" },
+//!     "docs":  { "url": "https://docs.example.com/mcp",
+//!                "headers": { "Authorization": "Bearer ${DOCS_TOKEN}" } }
+//!   },
+//!   "gateway": {
+//!     "name": "team-gateway",
+//!     "separator": "_",
+//!     "servers": {
+//!       "files": { "prefix": "never", "failureMode": "closed", "timeout": 30 },
+//!       "docs":  { "namespace": "kb", "connection": "perCaller" }
+//!     }
+//!   }
+//! }
+//! ```
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+/// How an upstream's names are given to the gateway's clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefix {
+    /// `namespace` + separator + name, always (the default).
+    Always,
+    /// As the upstream names them; a clash with another upstream's is a load error.
+    Never,
+    /// As the upstream names them, unless one clashes with another upstream's; then all of
+    /// this upstream's are prefixed (decided at start; an upstream down at start is
+    /// prefixed).
+    OnClash,
+}
+
+/// How an upstream is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process over stdio.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: Option<String>,
+    },
+    /// Streamable HTTP (falling back to HTTP+SSE).
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// One upstream of the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Upstream {
+    /// Its key under `mcpServers`.
+    pub key: String,
+    /// How it is reached.
+    pub transport: Transport,
+    /// Its prefix (default: the key).
+    pub namespace: String,
+    /// When its names are prefixed.
+    pub prefix: Prefix,
+    /// Failing closed (all or nothing) rather than open.
+    pub fail_closed: bool,
+    /// The per-call timeout.
+    pub timeout: Option<Duration>,
+    /// How often it is pinged when quiet, and the longest wait between attempts while down.
+    pub health_interval: Option<Duration>,
+    /// One connection per caller rather than one shared.
+    pub per_caller: bool,
+}
+
+/// The whole file.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The gateway's server name (default `mcp-gateway`).
+    pub name: String,
+    /// Between a namespace and a name (default `_`).
+    pub separator: String,
+    /// The upstreams, in file order (disabled ones left out).
+    pub upstreams: Vec<Upstream>,
+}
+
+/// A mistake in the file: where and what.
+#[derive(Debug)]
+pub struct ConfigError {
+    /// The line (1-based), when known.
+    pub line: Option<usize>,
+    /// The key, as a dotted path (`mcpServers.files.args`).
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.key.is_empty()) {
+            (Some(l), false) => write!(f, "line {l}: `{}`: {}", self.key, self.message),
+            (Some(l), true) => write!(f, "line {l}: {}", self.message),
+            (None, false) => write!(f, "`{}`: {}", self.key, self.message),
+            (None, true) => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Reads the file's text; `env` looks up `${VAR}`.
+pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    let root: Value = serde_json::from_str(text).map_err(|e| ConfigError {
+        line: Some(e.line()),
+        key: String::new(),
+        message: format!("not valid JSON: {e}"),
+    })?;
+    let lines = key_lines(text);
+    let p = Parser { lines, env };
+    p.config(&root)
+}
+
+struct Parser<'a> {
+    lines: HashMap<String, usize>,
+    env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Parser<'_> {
+    fn err(&self, key: &str, message: impl Into<String>) -> ConfigError {
+        // The line of the key, else of the nearest enclosing key.
+        let mut k = key;
+        let line = loop {
+            if let Some(l) = self.lines.get(k) {
+                break Some(*l);
+            }
+            match k.rfind(['.', '[']) {
+                Some(i) => k = &k[..i],
+                None => break None,
+            }
+        };
+        ConfigError {
+            line: line.or(Some(1)),
+            key: key.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    fn config(&self, root: &Value) -> Result<Config, ConfigError> {
+        let root = root
+            .as_object()
+            .ok_or_else(|| self.err("", "the file must hold a JSON object"))?;
+        let servers = match root.get("mcpServers") {
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(self.err("mcpServers", "expected an object of servers")),
+            None => {
+                return Err(self.err(
+                    "mcpServers",
+                    "missing: the file must have \"mcpServers\": { \"name\": { \"command\": ... } }",
+                ));
+            }
+        };
+        let settings = match root.get("gateway") {
+            None => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(_) => return Err(self.err("gateway", "expected an object")),
+        };
+        let mut config = Config {
+            name: "mcp-gateway".into(),
+            separator: "_".into(),
+            upstreams: Vec::new(),
+        };
+        let mut per_server = Map::new();
+        for (k, v) in &settings {
+            let key = format!("gateway.{k}");
+            match k.as_str() {
+                "name" => config.name = self.text(&key, v)?,
+                "separator" => {
+                    config.separator = self.text(&key, v)?;
+                    if config.separator.is_empty() {
+                        return Err(self.err(&key, "must not be empty"));
+                    }
+                }
+                "servers" => {
+                    per_server = v
+                        .as_object()
+                        .cloned()
+                        .ok_or_else(|| self.err(&key, "expected an object keyed by server"))?;
+                }
+                _ => {
+                    return Err(self.err(&key, "unknown key (known: name, separator, servers)"));
+                }
+            }
+        }
+        for k in per_server.keys() {
+            if !servers.contains_key(k) {
+                return Err(self.err(
+                    &format!("gateway.servers.{k}"),
+                    "no server of that name under mcpServers",
+                ));
+            }
+        }
+        for (name, entry) in servers {
+            if let Some(u) = self.upstream(name, entry, per_server.get(name))? {
+                config.upstreams.push(u);
+            }
+        }
+        // File order (the map's order may be sorted).
+        config
+            .upstreams
+            .sort_by_key(|u| self.lines.get(&format!("mcpServers.{}", u.key)).copied());
+        Ok(config)
+    }
+
+    fn upstream(
+        &self,
+        name: &str,
+        entry: &Value,
+        settings: Option<&Value>,
+    ) -> Result<Option<Upstream>, ConfigError> {
+        let at = format!("mcpServers.{name}");
+        if name.is_empty() {
+            return Err(self.err(&at, "a server's name must not be empty"));
+        }
+        let e = entry
+            .as_object()
+            .ok_or_else(|| self.err(&at, "expected an object with `command` or `url`"))?;
+        if e.get("disabled") == Some(&Value::Bool(true)) {
+            return Ok(None);
+        }
+        let transport = match (e.get("command"), e.get("url")) {
+            (Some(_), Some(_)) => {
+                return Err(self.err(&at, "has both `command` and `url`: give one"));
+            }
+            (Some(c), None) => Transport::Stdio {
+                command: self.expanded(&format!("{at}.command"), c)?,
+                args: self.strings(&format!("{at}.args"), e.get("args"))?,
+                env: self.pairs(&format!("{at}.env"), e.get("env"))?,
+                cwd: match e.get("cwd") {
+                    Some(v) => Some(self.expanded(&format!("{at}.cwd"), v)?),
+                    None => None,
+                },
+            },
+            (None, Some(u)) => {
+                let url = self.expanded(&format!("{at}.url"), u)?;
+                if !url.starts_with("http://") && !url.starts_with("https://") {
+                    return Err(
+                        self.err(&format!("{at}.url"), "expected an http:// or https:// URL")
+                    );
+                }
+                Transport::Http {
+                    url,
+                    headers: self.pairs(&format!("{at}.headers"), e.get("headers"))?,
+                }
+            }
+            (None, None) => {
+                return Err(self.err(&at, "needs `command` (a program to run) or `url`"));
+            }
+        };
+        if let Some(t) = e.get("type") {
+            let t = self.text(&format!("{at}.type"), t)?;
+            let stdio = matches!(transport, Transport::Stdio { .. });
+            let fits = match t.as_str() {
+                "stdio" => stdio,
+                "http" | "sse" | "streamable-http" | "streamableHttp" => !stdio,
+                _ => false,
+            };
+            if !fits {
+                return Err(self.err(
+                    &format!("{at}.type"),
+                    format!("`{t}` does not fit (stdio with `command`; http, streamable-http or sse with `url`)"),
+                ));
+            }
+        }
+        let mut u = Upstream {
+            key: name.to_owned(),
+            transport,
+            namespace: name.to_owned(),
+            prefix: Prefix::Always,
+            fail_closed: false,
+            timeout: None,
+            health_interval: None,
+            per_caller: false,
+        };
+        if let Some(s) = settings {
+            self.settings(&mut u, s)?;
+        }
+        Ok(Some(u))
+    }
+
+    /// `gateway.servers.NAME`.
+    fn settings(&self, u: &mut Upstream, s: &Value) -> Result<(), ConfigError> {
+        let at = format!("gateway.servers.{}", u.key);
+        let s = s
+            .as_object()
+            .ok_or_else(|| self.err(&at, "expected an object"))?;
+        for (k, v) in s {
+            let key = format!("{at}.{k}");
+            let word = |known: &[&str]| -> Result<String, ConfigError> {
+                let w = self.text(&key, v)?;
+                if known.contains(&w.as_str()) {
+                    Ok(w)
+                } else {
+                    Err(self.err(&key, format!("`{w}`: expected one of {}", known.join(", "))))
+                }
+            };
+            match k.as_str() {
+                "namespace" => {
+                    u.namespace = self.text(&key, v)?;
+                    if u.namespace.is_empty() {
+                        return Err(self.err(&key, "must not be empty"));
+                    }
+                }
+                "prefix" => {
+                    u.prefix = match word(&["always", "never", "onClash"])?.as_str() {
+                        "never" => Prefix::Never,
+                        "onClash" => Prefix::OnClash,
+                        _ => Prefix::Always,
+                    }
+                }
+                "failureMode" => u.fail_closed = word(&["open", "closed"])? == "closed",
+                "connection" => u.per_caller = word(&["shared", "perCaller"])? == "perCaller",
+                "timeout" => u.timeout = Some(self.seconds(&key, v)?),
+                "healthInterval" => u.health_interval = Some(self.seconds(&key, v)?),
+                _ => {
+                    return Err(self.err(
+                        &key,
+                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection)",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn seconds(&self, key: &str, v: &Value) -> Result<Duration, ConfigError> {
+        v.as_f64()
+            .filter(|s| *s > 0.0 && s.is_finite())
+            .map(Duration::from_secs_f64)
+            .ok_or_else(|| self.err(key, "expected a positive number of seconds"))
+    }
+
+    fn text(&self, key: &str, v: &Value) -> Result<String, ConfigError> {
+        v.as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| self.err(key, "expected a string"))
+    }
+
+    /// A string with `${VAR}` expanded.
+    fn expanded(&self, key: &str, v: &Value) -> Result<String, ConfigError> {
+        let s = self.text(key, v)?;
+        expand(&s, self.env).map_err(|m| self.err(key, m))
+    }
+
+    fn strings(&self, key: &str, v: Option<&Value>) -> Result<Vec<String>, ConfigError> {
+        let Some(v) = v else {
+            return Ok(Vec::new());
+        };
+        let items = v
+            .as_array()
+            .ok_or_else(|| self.err(key, "expected an array of strings"))?;
+        (items.iter().enumerate())
+            .map(|(i, a)| self.expanded(&format!("{key}[{i}]"), a))
+            .collect()
+    }
+
+    fn pairs(&self, key: &str, v: Option<&Value>) -> Result<Vec<(String, String)>, ConfigError> {
+        let Some(v) = v else {
+            return Ok(Vec::new());
+        };
+        let m = v
+            .as_object()
+            .ok_or_else(|| self.err(key, "expected an object of strings"))?;
+        m.iter()
+            .map(|(k, val)| Ok((k.clone(), self.expanded(&format!("{key}.{k}"), val)?)))
+            .collect()
+    }
+}
+
+/// `s` with each `${VAR}` (or `${VAR:-default}`) replaced from `env`; an unset variable
+/// without a default, or an unclosed `${`, is an error.
+pub fn expand(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| format!("`{}` has no closing `}}`", &rest[i..]))?;
+        let inner = &after[..end];
+        let (var, default) = match inner.split_once(":-") {
+            Some((v, d)) => (v, Some(d)),
+            None => (inner, None),
+        };
+        let valid = !var.is_empty() && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!("`${{{inner}}}` is not a variable name"));
+        }
+        match (env(var), default) {
+            // As a shell does: `:-` takes the default for an empty value too.
+            (Some(v), Some(d)) if v.is_empty() => out.push_str(d),
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => {
+                return Err(format!("`${{{var}}}` is not set in the environment"));
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The line of each object key in `text` (valid JSON), by its dotted path
+/// (`mcpServers.files.args`; array elements `[i]`).
+fn key_lines(text: &str) -> HashMap<String, usize> {
+    let mut s = Scan {
+        b: text.as_bytes(),
+        i: 0,
+        line: 1,
+        out: HashMap::new(),
+    };
+    s.value("");
+    s.out
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    i: usize,
+    line: usize,
+    out: HashMap<String, usize>,
+}
+
+impl Scan<'_> {
+    fn ws(&mut self) {
+        while let Some(&c) = self.b.get(self.i) {
+            match c {
+                b'\n' => self.line += 1,
+                b' ' | b'\t' | b'\r' => {}
+                _ => return,
+            }
+            self.i += 1;
+        }
+    }
+
+    fn value(&mut self, path: &str) {
+        self.ws();
+        match self.b.get(self.i) {
+            Some(b'{') => {
+                self.i += 1;
+                loop {
+                    self.ws();
+                    match self.b.get(self.i) {
+                        Some(b'}') | None => {
+                            self.i += 1;
+                            return;
+                        }
+                        Some(b',') => self.i += 1,
+                        _ => {
+                            let line = self.line;
+                            let key = self.string();
+                            let p = if path.is_empty() {
+                                key
+                            } else {
+                                format!("{path}.{key}")
+                            };
+                            self.out.entry(p.clone()).or_insert(line);
+                            self.ws();
+                            self.i += 1; // ':'
+                            self.value(&p);
+                        }
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut n = 0;
+                loop {
+                    self.ws();
+                    match self.b.get(self.i) {
+                        Some(b']') | None => {
+                            self.i += 1;
+                            return;
+                        }
+                        Some(b',') => self.i += 1,
+                        _ => {
+                            let p = format!("{path}[{n}]");
+                            self.out.entry(p.clone()).or_insert(self.line);
+                            self.value(&p);
+                            n += 1;
+                        }
+                    }
+                }
+            }
+            Some(b'"') => {
+                self.string();
+            }
+            _ => {
+                while let Some(&c) = self.b.get(self.i) {
+                    if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                        break;
+                    }
+                    self.i += 1;
+                }
+            }
+        }
+    }
+
+    /// A string at `self.i` (its opening quote), decoded.
+    fn string(&mut self) -> String {
+        let start = self.i;
+        self.i += 1;
+        while let Some(&c) = self.b.get(self.i) {
+            self.i += 1;
+            match c {
+                b'\\' => self.i += 1,
+                b'"' => break,
+                _ => {}
+            }
+        }
+        let raw = std::str::from_utf8(&self.b[start..self.i.min(self.b.len())]).unwrap_or("\"\"");
+        serde_json::from_str(raw).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(k: &str) -> Option<String> {
+        match k {
+            "TOKEN" => Some("s3cret".into()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn claude_desktops_format_is_read_as_it_is() {
+        let text = r#"{
+  "mcpServers": {
+    "filesystem": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"]
+    },
+    "docs": { "url": "https://docs.example.com/mcp",
+              "headers": { "Authorization": "Bearer ${TOKEN}" } }
+  },
+  "globalShortcut": "Ctrl+Space"
+}"#;
+        let c = parse(text, &env).unwrap();
+        assert_eq!(c.upstreams.len(), 2);
+        let fs = &c.upstreams[0];
+        assert_eq!(fs.key, "filesystem");
+        assert_eq!(fs.prefix, Prefix::Always);
+        assert_eq!(
+            fs.transport,
+            Transport::Stdio {
+                command: "npx".into(),
+                args: vec![
+                    "-y".into(),
+                    "@modelcontextprotocol/server-filesystem".into(),
+                    "/Users/me/Desktop".into()
+                ],
+                env: vec![],
+                cwd: None
+            }
+        );
+        assert_eq!(
+            c.upstreams[1].transport,
+            Transport::Http {
+                url: "https://docs.example.com/mcp".into(),
+                headers: vec![("Authorization".into(), "Bearer s3cret".into())]
+            }
+        );
+    }
+
+    #[test]
+    fn the_gateways_settings_are_read_and_checked() {
+        let text = r#"{
+  "mcpServers": { "a": { "command": "x" }, "b": { "command": "y" } },
+  "gateway": { "name": "gw", "separator": ".",
+    "servers": { "a": { "prefix": "never", "failureMode": "closed", "timeout": 2.5,
+                        "connection": "perCaller", "namespace": "aa" } } }
+}"#;
+        let c = parse(text, &env).unwrap();
+        assert_eq!((c.name.as_str(), c.separator.as_str()), ("gw", "."));
+        let a = &c.upstreams[0];
+        assert_eq!(a.prefix, Prefix::Never);
+        assert!(a.fail_closed && a.per_caller);
+        assert_eq!(a.namespace, "aa");
+        assert_eq!(a.timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(c.upstreams[1].prefix, Prefix::Always);
+    }
+
+    #[test]
+    fn mistakes_name_the_key_and_line() {
+        let bad = |text: &str| parse(text, &env).unwrap_err().to_string();
+        let e = bad(
+            "{\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"x\",\n      \"args\": \"-v\"\n    }\n  }\n}",
+        );
+        assert_eq!(
+            e,
+            "line 5: `mcpServers.a.args`: expected an array of strings"
+        );
+        let e = bad(
+            "{\"mcpServers\": {\"a\": {\"command\": \"x\"}},\n \"gateway\": {\"servers\": {\"a\": {\n \"prefix\": \"sometimes\"}}}}",
+        );
+        assert!(
+            e.starts_with("line 3: `gateway.servers.a.prefix`: `sometimes`"),
+            "{e}"
+        );
+        let e = bad("{\"mcpServers\": {\"a\": {\"command\": \"${NOPE}\"}}}");
+        assert!(
+            e.contains("`mcpServers.a.command`: `${NOPE}` is not set"),
+            "{e}"
+        );
+        let e = bad("{\"mcpServers\": {\"a\": {\"args\": []}}}");
+        assert!(e.contains("needs `command`"), "{e}");
+        let e = bad("{\"mcpServers\": {},\n\"gateway\": {\"servers\": {\"zz\": {}}}}");
+        assert!(
+            e.starts_with("line 2: `gateway.servers.zz`: no server"),
+            "{e}"
+        );
+        let e = bad("{\"mcpServers\": {}, \"gateway\": {\"colour\": 1}}");
+        assert!(e.contains("`gateway.colour`: unknown key"), "{e}");
+        let e = bad("{\n\"mcpServers\": {\n\"a\": {\"command\": \"x\",}\n}}");
+        assert!(e.starts_with("line 3: not valid JSON"), "{e}");
+        assert!(bad("{}").contains("`mcpServers`: missing"));
+    }
+
+    #[test]
+    fn variables_expand_with_defaults() {
+        assert_eq!(expand("a${TOKEN}b", &env).unwrap(), "as3cretb");
+        assert_eq!(expand("${NOPE:-x y}", &env).unwrap(), "x y");
+        assert_eq!(expand("${EMPTY:-d}", &env).unwrap(), "d");
+        assert_eq!(expand("<${EMPTY}>", &env).unwrap(), "<>");
+        assert!(expand("${NOPE}", &env).unwrap_err().contains("not set"));
+        assert!(expand("${OPEN", &env).unwrap_err().contains("closing"));
+        assert!(
+            expand("${a b}", &env)
+                .unwrap_err()
+                .contains("not a variable")
+        );
+        assert_eq!(expand("plain $HOME", &env).unwrap(), "plain $HOME");
+    }
+}

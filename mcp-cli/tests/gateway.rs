@@ -1,0 +1,525 @@
+//! `mcp gateway --config FILE`, the built binary, with `examples/everything` as its
+//! upstreams (one a child over stdio, one a process listening on loopback HTTP), driven by
+//! `mcp` itself over stdio (the gateway as a TARGET command line) and over HTTP, in both
+//! eras: every upstream's tools under its prefix; the HTTP upstream killed leaves the list
+//! while the other answers, a call to it names it (and `mcp call` does not blame the
+//! gateway), and it returns when started again; a gateway started with an upstream down
+//! serves the rest; Claude Desktop's exact format; a bad file refused with its key and
+//! line; a rate limit's `retryAfterMs` through the gateway, in text and `--json`. Every
+//! process has a timeout.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use support::{Listening, everything, free_port, listen, mcp};
+use tokio::process::Command;
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// A config file in a fresh temporary directory, removed when dropped.
+struct ConfigFile {
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl ConfigFile {
+    fn new(text: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-gateway-test-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("gateway.json");
+        std::fs::write(&path, text).unwrap();
+        ConfigFile { dir, path }
+    }
+
+    fn path(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+
+    /// `mcp gateway --config FILE` as one TARGET command line (served over stdio).
+    fn stdio_target(&self) -> String {
+        format!("{MCP} gateway --config {}", self.path())
+    }
+}
+
+impl Drop for ConfigFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `everything --http 127.0.0.1:PORT` on a port of our choosing (to start it again there).
+async fn everything_on(port: u16, extra: &[&str]) -> Listening {
+    let addr = format!("127.0.0.1:{port}");
+    let mut args = vec!["--http", addr.as_str()];
+    args.extend(extra);
+    process_on(everything().to_str().unwrap(), &args, port).await
+}
+
+/// `program args` (quiet), waited for (30 s at most) until it listens on `port`.
+async fn process_on(program: &str, args: &[&str], port: u16) -> Listening {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {program}: {e}"));
+    for _ in 0..300 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return Listening { child, port };
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{program} exited before listening: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{program} did not listen on {port} within 30 s");
+}
+
+/// A config of two upstreams: `st`, everything over stdio, and `web`, everything at `url`
+/// (checked every second when quiet or down).
+fn two_upstreams(url: &str) -> String {
+    serde_json::json!({
+        "mcpServers": {
+            "st": { "command": everything(), "args": ["--stdio"], "env": { "RUST_LOG": "off" } },
+            "web": { "url": url }
+        },
+        "gateway": { "servers": { "web": { "healthInterval": 1, "timeout": 5 } } }
+    })
+    .to_string()
+}
+
+/// The tool names `mcp list --json TARGET tools` prints (with extra options first).
+async fn tools(target: &str, opts: &[&str]) -> Vec<String> {
+    let mut args = vec!["list", "--json", "--quiet"];
+    args.extend(opts);
+    args.extend([target, "tools"]);
+    let r = mcp(&args).await.expect(0);
+    let names = r.json()["tools"].as_array().cloned().unwrap_or_default();
+    (names.iter())
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Waits (up to 20 s) until the gateway's tool list satisfies `ok`.
+async fn until(target: &str, what: &str, ok: impl Fn(&[String]) -> bool) {
+    for _ in 0..80 {
+        if ok(&tools(target, &[]).await) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("{what}: last list {:?}", tools(target, &[]).await);
+}
+
+/// The gateway over HTTP on a free loopback port.
+async fn gateway_http(config: &ConfigFile) -> Listening {
+    listen(
+        MCP,
+        &[
+            "gateway",
+            "--config",
+            config.path(),
+            "--http",
+            "127.0.0.1:{port}",
+        ],
+        false,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn every_upstreams_tools_are_listed_under_its_prefix_over_stdio_and_http() {
+    let web = everything_on(free_port(), &[]).await;
+    let config = ConfigFile::new(&two_upstreams(&web.url("/mcp")));
+    let gw = gateway_http(&config).await;
+    let url = gw.url("/mcp");
+    for (target, rev) in [
+        (url.as_str(), "2025-11-25"),
+        (url.as_str(), "2026-07-28"),
+        (config.stdio_target().as_str(), "2025-11-25"),
+        (config.stdio_target().as_str(), "2026-07-28"),
+    ] {
+        let names = tools(target, &["--protocol", rev]).await;
+        for n in ["st_add", "st_countdown", "web_add", "web_countdown"] {
+            assert!(names.contains(&n.to_owned()), "{target} {rev}: {names:?}");
+        }
+        assert!(!names.contains(&"add".to_owned()), "{names:?}");
+        for tool in ["st_add", "web_add"] {
+            let r = mcp(&[
+                "call",
+                "--quiet",
+                "--protocol",
+                rev,
+                target,
+                tool,
+                "a=2",
+                "b=40",
+            ])
+            .await
+            .expect(0);
+            assert!(r.stdout.contains("42"), "{target} {rev} {tool}: {r:#?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_killed_upstream_leaves_the_list_the_other_answers_and_it_returns() {
+    let port = free_port();
+    let mut web = everything_on(port, &[]).await;
+    let config = ConfigFile::new(&two_upstreams(&format!("http://127.0.0.1:{port}/mcp")));
+    let gw = gateway_http(&config).await;
+    let url = gw.url("/mcp");
+    assert!(tools(&url, &[]).await.contains(&"web_add".to_owned()));
+
+    web.child.kill().await.unwrap();
+    until(&url, "web's tools leave", |n| {
+        !n.iter().any(|t| t.starts_with("web_"))
+    })
+    .await;
+    let names = tools(&url, &["--protocol", "2026-07-28"]).await;
+    assert!(names.contains(&"st_add".to_owned()), "{names:?}");
+    for rev in ["2025-11-25", "2026-07-28"] {
+        let r = mcp(&["call", "--protocol", rev, &url, "st_add", "a=1", "b=2"])
+            .await
+            .expect(0);
+        assert!(r.stdout.contains('3'), "{r:#?}");
+        // The gateway answered: the upstream is named, the gateway is not blamed.
+        let r = mcp(&["call", "--protocol", rev, &url, "web_add", "a=1", "b=2"])
+            .await
+            .expect(4);
+        assert!(r.stderr.contains("upstream `web` is unavailable"), "{r:#?}");
+        assert!(!r.stderr.contains("cannot reach"), "{r:#?}");
+    }
+
+    let _web = everything_on(port, &[]).await;
+    until(&url, "web returns", |n| n.contains(&"web_add".to_owned())).await;
+    let r = mcp(&["call", &url, "web_add", "a=20", "b=22"])
+        .await
+        .expect(0);
+    assert!(r.stdout.contains("42"), "{r:#?}");
+}
+
+#[tokio::test]
+async fn a_gateway_started_with_an_upstream_down_serves_the_rest() {
+    // Nothing listens there.
+    let config = ConfigFile::new(&two_upstreams(&format!(
+        "http://127.0.0.1:{}/mcp",
+        free_port()
+    )));
+    let names = tools(&config.stdio_target(), &[]).await;
+    assert!(names.contains(&"st_add".to_owned()), "{names:?}");
+    assert!(!names.iter().any(|t| t.starts_with("web_")), "{names:?}");
+    let gw = gateway_http(&config).await;
+    let r = mcp(&["call", &gw.url("/mcp"), "st_add", "a=40", "b=2"])
+        .await
+        .expect(0);
+    assert!(r.stdout.contains("42"), "{r:#?}");
+}
+
+#[tokio::test]
+async fn claude_desktops_exact_format_works_unmodified() {
+    // As Claude Desktop's documentation writes it: mcpServers, command, args, env.
+    let text = format!(
+        r#"{{
+  "mcpServers": {{
+    "everything": {{
+      "command": "{}",
+      "args": ["--stdio"],
+      "env": {{
+        "RUST_LOG": "off"
+      }}
+    }}
+  }}
+}}"#,
+        everything().display()
+    );
+    let config = ConfigFile::new(&text);
+    let names = tools(&config.stdio_target(), &[]).await;
+    assert!(names.contains(&"everything_add".to_owned()), "{names:?}");
+}
+
+#[tokio::test]
+async fn a_bad_file_is_refused_with_its_key_and_line_and_nothing_starts() {
+    let config = ConfigFile::new(
+        "{\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"x\",\n      \"args\": \"--stdio\"\n    }\n  }\n}\n",
+    );
+    let r = mcp(&["gateway", "--config", config.path(), "--stdio"])
+        .await
+        .expect(2);
+    assert!(
+        r.stderr
+            .contains("line 5: `mcpServers.a.args`: expected an array of strings"),
+        "{r:#?}"
+    );
+    assert!(r.stderr.contains(config.path()), "{r:#?}");
+    let config =
+        ConfigFile::new(r#"{"mcpServers": {"a": {"command": "${MCP_GATEWAY_TEST_UNSET}"}}}"#);
+    let r = mcp(&["gateway", "--config", config.path()]).await.expect(2);
+    assert!(
+        r.stderr
+            .contains("`${MCP_GATEWAY_TEST_UNSET}` is not set in the environment"),
+        "{r:#?}"
+    );
+    let r = mcp(&["gateway", "--config", "/nonexistent/gateway.json"])
+        .await
+        .expect(2);
+    assert!(r.stderr.contains("cannot read it"), "{r:#?}");
+    assert!(
+        !r.stderr.contains("Custom {") && !r.stderr.contains("Error:"),
+        "{r:#?}"
+    );
+    // An upstream that cannot be started: said plainly, and the gateway serves on (its
+    // stdin is empty here, so it ends at once, cleanly).
+    let config = ConfigFile::new(r#"{"mcpServers": {"gone": {"command": "/nonexistent/server"}}}"#);
+    let r = mcp(&["gateway", "--config", config.path(), "--stdio"])
+        .await
+        .expect(0);
+    assert!(
+        r.stderr.contains(
+            "`gone` is down for now: cannot start `/nonexistent/server`: no such program"
+        ),
+        "{r:#?}"
+    );
+    assert!(
+        !r.stderr.contains("Custom {") && !r.stderr.contains("Error:"),
+        "{r:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_rate_limit_through_the_gateway_shows_retry_after_in_text_and_json() {
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": {
+                "st": { "command": everything(), "args": ["--stdio", "--rate-limit", "add=1"],
+                        "env": { "RUST_LOG": "off" } }
+            }
+        })
+        .to_string(),
+    );
+    let gw = gateway_http(&config).await;
+    let url = gw.url("/mcp");
+    // One shared upstream session: its bucket holds one call a minute.
+    mcp(&["call", &url, "st_add", "a=1", "b=1"]).await.expect(0);
+    let r = mcp(&["call", &url, "st_add", "a=1", "b=1"]).await.expect(4);
+    assert!(r.stderr.contains("retry after "), "{r:#?}");
+    assert!(r.stderr.contains(" ms"), "{r:#?}");
+    let r = mcp(&["call", "--json", &url, "st_add", "a=1", "b=1"])
+        .await
+        .expect(4);
+    let ms = r.json()["error"]["data"]["retryAfterMs"].as_u64();
+    assert!(ms.is_some_and(|ms| ms > 0), "{r:#?}");
+}
+
+#[tokio::test]
+async fn failing_closed_an_upstream_down_is_named_and_the_gateway_not_blamed() {
+    let down = format!("http://127.0.0.1:{}/mcp", free_port());
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": { "web": { "url": down } },
+            "gateway": { "servers": { "web": { "failureMode": "closed" } } }
+        })
+        .to_string(),
+    );
+    let gw = gateway_http(&config).await;
+    for rev in ["2025-11-25", "2026-07-28"] {
+        let r = mcp(&["list", "--protocol", rev, &gw.url("/mcp")])
+            .await
+            .expect(4);
+        assert!(r.stderr.contains("upstream `web` is unavailable"), "{r:#?}");
+        assert!(!r.stderr.contains("cannot reach"), "{r:#?}");
+    }
+}
+
+#[tokio::test]
+async fn prefix_modes_never_on_clash_and_a_clash_refused() {
+    let config_of = |one: &str, two: &str| {
+        let every = serde_json::json!({ "command": everything(), "args": ["--stdio"],
+                                        "env": { "RUST_LOG": "off" } });
+        serde_json::json!({
+            "mcpServers": { "one": every, "two": every },
+            "gateway": { "separator": ".", "servers": {
+                "one": { "prefix": one }, "two": { "prefix": two, "namespace": "second" } } }
+        })
+        .to_string()
+    };
+    // `one` unprefixed; `two` meets its names, so it is prefixed (with its namespace).
+    let config = ConfigFile::new(&config_of("never", "onClash"));
+    let names = tools(&config.stdio_target(), &[]).await;
+    assert!(names.contains(&"add".to_owned()), "{names:?}");
+    assert!(names.contains(&"second.add".to_owned()), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("one")), "{names:?}");
+    let r = mcp(&[
+        "call",
+        "--quiet",
+        &config.stdio_target(),
+        "add",
+        "a=1",
+        "b=2",
+    ])
+    .await
+    .expect(0);
+    assert!(r.stdout.contains('3'), "{r:#?}");
+    // Both unprefixed: a load error naming both, and nothing served.
+    let config = ConfigFile::new(&config_of("never", "never"));
+    let r = mcp(&["gateway", "--config", config.path(), "--stdio"])
+        .await
+        .expect(2);
+    assert!(
+        r.stderr.contains("`one` and `two` both offer tool `add`"),
+        "{r:#?}"
+    );
+}
+
+#[tokio::test]
+async fn the_python_sdk_over_http_and_server_everything_over_stdio_behind_the_gateway() {
+    let (Some(python), Some(entry)) = (support::python(), support::ts_everything()) else {
+        return;
+    };
+    let python = python.to_str().unwrap().to_owned();
+    let script = support::root().join("interop/client/python_server.py");
+    let script = script.to_str().unwrap().to_owned();
+    let port = free_port();
+    let py_args = [script.as_str(), "http", &port.to_string()].map(str::to_owned);
+    let py_args: Vec<&str> = py_args.iter().map(String::as_str).collect();
+    let mut py = process_on(&python, &py_args, port).await;
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": {
+                "py": { "url": format!("http://127.0.0.1:{port}/mcp") },
+                "ts": { "command": "node", "args": [entry, "stdio"] },
+                "st": { "command": everything(), "args": ["--stdio"], "env": { "RUST_LOG": "off" } }
+            },
+            "gateway": { "servers": { "py": { "healthInterval": 1, "timeout": 10 } } }
+        })
+        .to_string(),
+    );
+    let gw = gateway_http(&config).await;
+    let url = gw.url("/mcp");
+    let calls = [
+        ("py_add", "42"),
+        ("ts_get-sum", "The sum of 2 and 40 is 42."),
+        ("st_add", "42"),
+    ];
+    for (target, rev) in [
+        (url.as_str(), "2025-11-25"),
+        (url.as_str(), "2026-07-28"),
+        (config.stdio_target().as_str(), "2025-11-25"),
+        (config.stdio_target().as_str(), "2026-07-28"),
+    ] {
+        let names = tools(target, &["--protocol", rev]).await;
+        for (tool, answer) in calls {
+            assert!(
+                names.contains(&tool.to_owned()),
+                "{target} {rev}: {names:?}"
+            );
+            let r = mcp(&[
+                "call",
+                "--quiet",
+                "--protocol",
+                rev,
+                target,
+                tool,
+                "a=2",
+                "b=40",
+            ])
+            .await
+            .expect(0);
+            assert!(r.stdout.contains(answer), "{target} {rev} {tool}: {r:#?}");
+        }
+    }
+
+    // The Python server killed: its tools leave, the others answer, a call to it names it.
+    py.child.kill().await.unwrap();
+    until(&url, "py's tools leave", |n| {
+        !n.iter().any(|t| t.starts_with("py_"))
+    })
+    .await;
+    for (tool, answer) in &calls[1..] {
+        let r = mcp(&["call", &url, tool, "a=2", "b=40"]).await.expect(0);
+        assert!(r.stdout.contains(answer), "{tool}: {r:#?}");
+    }
+    let r = mcp(&["call", &url, "py_add", "a=2", "b=40"])
+        .await
+        .expect(4);
+    assert!(r.stderr.contains("upstream `py` is unavailable"), "{r:#?}");
+    let _py = process_on(&python, &py_args, port).await;
+    until(&url, "py returns", |n| n.contains(&"py_add".to_owned())).await;
+    let r = mcp(&["call", &url, "py_add", "a=2", "b=40"])
+        .await
+        .expect(0);
+    assert!(r.stdout.contains("42"), "{r:#?}");
+}
+
+#[tokio::test]
+async fn watch_adds_and_removes_an_upstream_keeps_the_others_and_refuses_a_bad_edit() {
+    let web = everything_on(free_port(), &[]).await;
+    let st = serde_json::json!({ "command": everything(), "args": ["--stdio"],
+                                 "env": { "RUST_LOG": "off" } });
+    let st_only = serde_json::json!({ "mcpServers": { "st": st } }).to_string();
+    let both = serde_json::json!({
+        "mcpServers": { "st": st, "web": { "url": web.url("/mcp") } }
+    })
+    .to_string();
+    let config = ConfigFile::new(&st_only);
+    let gw = listen(
+        MCP,
+        &[
+            "gateway",
+            "--config",
+            config.path(),
+            "--http",
+            "127.0.0.1:{port}",
+            "--watch",
+        ],
+        false,
+    )
+    .await;
+    let url = gw.url("/mcp");
+    // State kept in `st`'s process: a tool it adds at run time.
+    mcp(&["call", &url, "st_enable_echo"]).await.expect(0);
+    until(&url, "st_echo appears", |n| {
+        n.contains(&"st_echo".to_owned())
+    })
+    .await;
+
+    std::fs::write(&config.path, &both).unwrap();
+    until(&url, "web arrives", |n| n.contains(&"web_add".to_owned())).await;
+    let names = tools(&url, &[]).await;
+    assert!(names.contains(&"st_echo".to_owned()), "st kept: {names:?}");
+    let r = mcp(&["call", &url, "web_add", "a=40", "b=2"])
+        .await
+        .expect(0);
+    assert!(r.stdout.contains("42"), "{r:#?}");
+
+    // An invalid edit changes nothing.
+    std::fs::write(&config.path, "{ \"mcpServers\": ").unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let names = tools(&url, &["--protocol", "2026-07-28"]).await;
+    assert!(names.contains(&"web_add".to_owned()), "{names:?}");
+    assert!(names.contains(&"st_echo".to_owned()), "{names:?}");
+
+    std::fs::write(&config.path, &st_only).unwrap();
+    until(&url, "web leaves", |n| {
+        !n.iter().any(|t| t.starts_with("web_"))
+    })
+    .await;
+    let r = mcp(&["call", &url, "st_echo", "text=still here"])
+        .await
+        .expect(0);
+    assert!(r.stdout.contains("still here"), "{r:#?}");
+}
