@@ -1,6 +1,7 @@
 //! [`ToolTransforms`]: tools as the model should see them — renamed, described anew, with
 //! arguments hidden (their value injected: a constant or a function of the request's
-//! [`Context`]) or renamed, and filtered by name or tag — over the tools a server has, its
+//! [`Context`]) or renamed, and filtered by name or tag (kept: `only`, `tagged`; hidden:
+//! `hide`, `hide_tagged`) — over the tools a server has, its
 //! own and mounted ones alike ([`ServerBuilder::transform_tools`]).
 //!
 //! It is a middleware nearest the dispatcher: `tools/list` results are rewritten (each
@@ -151,6 +152,14 @@ enum Filter {
     Tag(String),
 }
 
+/// The tools hidden by [`ToolTransforms::hide`] and [`ToolTransforms::hide_tagged`].
+#[derive(Debug, Clone, Default)]
+struct Hidden {
+    /// As the client sees them.
+    names: Vec<String>,
+    tags: Vec<String>,
+}
+
 /// Tool transforms and filters, for [`ServerBuilder::transform_tools`]; see the module
 /// documentation.
 ///
@@ -173,9 +182,11 @@ pub struct ToolTransforms {
     /// By the tool's own name.
     tools: HashMap<String, ToolTransform>,
     filter: Filter,
-    /// The filter over the tools' own names, for the dispatcher to apply to `tools/list`
-    /// before paging (none: every tool shown).
-    listed: Option<Arc<ItemSet>>,
+    /// Tools hidden whatever the filter: by the name a client sees, or by tag.
+    hidden: Hidden,
+    /// The filter and the hidden tools over the tools' own names, for the dispatcher to
+    /// apply to `tools/list` before paging (empty: every tool shown).
+    listed: Vec<Arc<ItemSet>>,
     /// A tool's listing entry by its own name (set by the builder), for the tag filter of
     /// a call.
     lookup: Option<Lookup>,
@@ -215,21 +226,55 @@ impl ToolTransforms {
         self.relist()
     }
 
-    /// Sets [`listed`](Self::listed) from the filter, in the tools' own names.
+    /// Hides the tools with these names (as the client sees them, after renaming): they
+    /// leave `tools/list` and a call answers as for an unknown tool. Adds to what
+    /// [`only`](Self::only), [`tagged`](Self::tagged) and earlier calls leave out; a name
+    /// that is no tool's fails the server's build.
+    ///
+    /// ```
+    /// use mcp_runtime::transform::ToolTransforms;
+    ///
+    /// // All of an upstream's tools but two.
+    /// let t = ToolTransforms::new().hide(["github_delete_repo", "github_merge_pr"]);
+    /// # let _ = t;
+    /// ```
+    pub fn hide<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.hidden.names.extend(names.into_iter().map(Into::into));
+        self.relist()
+    }
+
+    /// Hides the tools tagged `tag` (`_meta.tags`), as [`hide`](Self::hide) does by name.
+    pub fn hide_tagged(mut self, tag: impl Into<String>) -> Self {
+        self.hidden.tags.push(tag.into());
+        self.relist()
+    }
+
+    /// Sets [`listed`](Self::listed) from the filter and the hidden tools, in the tools'
+    /// own names.
     fn relist(mut self) -> Self {
-        let tools = match &self.filter {
-            Filter::All => {
-                self.listed = None;
-                return self;
-            }
-            Filter::Names(names) => (names.iter())
+        self.listed.clear();
+        let own = |names: &[String]| -> Vec<Select> {
+            (names.iter())
                 .filter_map(|n| self.by_shown(n))
                 .map(|(own, _)| Select::tool(own))
-                .collect(),
-            Filter::Tag(tag) => vec![Select::tagged(tag.clone())],
+                .collect()
         };
-        let others = [Select::every(Kind::Prompt), Select::every(Kind::Resource)];
-        self.listed = Some(Arc::new(ItemSet::only(tools.into_iter().chain(others))));
+        let shown = match &self.filter {
+            Filter::All => None,
+            Filter::Names(names) => Some(own(names)),
+            Filter::Tag(tag) => Some(vec![Select::tagged(tag.clone())]),
+        };
+        let mut hidden = own(&self.hidden.names);
+        hidden.extend(self.hidden.tags.iter().cloned().map(Select::tagged));
+        if let Some(tools) = shown {
+            let others = [Select::every(Kind::Prompt), Select::every(Kind::Resource)];
+            let set = ItemSet::only(tools.into_iter().chain(others));
+            self.listed.push(Arc::new(set));
+        }
+        if !hidden.is_empty() {
+            // Handed to `tools/list` only, so a tag hides tools alone.
+            self.listed.push(Arc::new(ItemSet::except(hidden)));
+        }
         self
     }
 
@@ -296,6 +341,18 @@ impl ToolTransforms {
                 ));
             }
         }
+        let filtered = match &self.filter {
+            Filter::Names(names) => names.as_slice(),
+            _ => &[],
+        };
+        let named = (filtered.iter().map(|n| ("only", n)))
+            .chain(self.hidden.names.iter().map(|n| ("hide", n)));
+        for (how, name) in named {
+            if !shown.contains(name) {
+                let what = format!("ToolTransforms::{how}: no tool (as clients see them) is named");
+                errors.push(mcp_core::rules::unknown_name(&what, name, &shown));
+            }
+        }
         let mut sorted = shown.clone();
         sorted.sort();
         for w in sorted.windows(2) {
@@ -340,7 +397,12 @@ impl ToolTransforms {
                 tool.is_some_and(|t| t.has_tag(tag))
             }
         };
-        if !visible {
+        let hidden = self.hidden.names.iter().any(|n| n == shown)
+            || (!self.hidden.tags.is_empty() && {
+                let tool = self.lookup.as_ref().and_then(|l| (l.0)(&own));
+                tool.is_some_and(|t| self.hidden.tags.iter().any(|tag| t.has_tag(tag)))
+            });
+        if !visible || hidden {
             return Err(unknown_tool(shown));
         }
         let Some(t) = t else { return Ok(ctx) };
@@ -368,8 +430,8 @@ impl Middleware for ToolTransforms {
     ) -> HandlerResult {
         if ctx.method() == "tools/list" && !ctx.is_notification() {
             // Filtered by the dispatcher before paging (the same list for every caller).
-            if let Some(listed) = &self.listed {
-                Shown::restrict(&mut ctx, listed.clone(), Denial::NotFound, false);
+            for set in &self.listed {
+                Shown::restrict(&mut ctx, set.clone(), Denial::NotFound, false);
             }
             let out = next.run(ctx).await?;
             return self.list(out);
