@@ -324,3 +324,73 @@ fn a_filter_naming_no_tool_fails_the_build_with_the_names_it_could_mean() {
     assert!(e.contains("ToolTransforms::only"), "{e}");
     assert!(e.contains("`serch`; did you mean `search`?"), "{e}");
 }
+
+/// A layer that records the tool name each `tools/call` carries as it passes.
+#[derive(Clone, Default)]
+struct SeenNames(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl mcp::middleware::Middleware for SeenNames {
+    async fn handle<E: mcp::middleware::Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: mcp::middleware::Next<'_, E>,
+    ) -> mcp::HandlerResult {
+        if ctx.method() == "tools/call" {
+            let p: Value = ctx.decode_params().unwrap();
+            self.0.lock().unwrap().push(p["name"].as_str().unwrap().to_owned());
+        }
+        next.run(ctx).await
+    }
+}
+
+#[tokio::test]
+async fn every_middleware_and_policy_sees_the_tools_own_names_inside_the_transforms() {
+    use mcp::policies::{Limit, RateLimit};
+    let seen = SeenNames::default();
+    // `search` is shown as `find`; the rate limit names it by its own name, and fires.
+    let server = shop()
+        .middleware(RateLimit::none().tool("search", Limit::new(1, std::time::Duration::from_secs(60))))
+        .middleware(seen.clone())
+        .transform_tools(transforms())
+        .build();
+    let c = connect(&server, ConnectMode::Modern(V::V2026_07_28)).await;
+    c.call_tool("find", json!({"q": "a"})).await.unwrap();
+    let e = c.call_tool("find", json!({"q": "b"})).await.unwrap_err();
+    assert_eq!(e.code(), Some(-32029), "{e}");
+    assert_eq!(*seen.0.lock().unwrap(), ["search"]);
+}
+
+#[test]
+fn a_policy_naming_no_tool_fails_the_build_naming_it_and_what_it_could_mean() {
+    use mcp::policies::{ItemSet, Limit, RateLimit, Select, ToolTimeout, Visibility};
+    use std::time::Duration;
+    fn err<C: mcp::middleware::Chain, H: mcp::ServerHandler>(b: mcp::ServerBuilder<C, H>) -> String {
+        b.try_build().err().expect("a build error").to_string()
+    }
+
+    let e = err(shop().middleware(RateLimit::none().tool("serch", Limit::per_second(1))));
+    assert!(
+        e.contains("RateLimit::tool: the server has no tool `serch`; did you mean `search`?"),
+        "{e}"
+    );
+    let e = err(shop().middleware(Visibility::new(ItemSet::except([Select::tool("admin_rest")]))));
+    assert!(
+        e.contains("Visibility: the server has no tool `admin_rest`; did you mean `admin_reset`?"),
+        "{e}"
+    );
+    let e = err(shop().middleware(Visibility::new(ItemSet::only([Select::prompt("greet")]))));
+    assert!(e.contains("Visibility: the server has no prompt `greet` (there are none)"), "{e}");
+    // In a static chain too.
+    let e = err(shop().layers((ToolTimeout::none().tool("nope", Duration::from_secs(1)),)));
+    assert!(e.contains("ToolTimeout::tool: the server has no tool `nope`"), "{e}");
+    // The name a transform shows is not the tool's own: the error says which is.
+    let e = err(shop()
+        .middleware(RateLimit::none().tool("find", Limit::per_second(1)))
+        .transform_tools(transforms()));
+    assert!(e.contains("`find` is how a transform shows `search`"), "{e}");
+    // Mounted tools are named as mounted.
+    let gateway = Server::builder("gateway", "1.0.0")
+        .mount("shop", shop().build())
+        .middleware(RateLimit::none().tool("shop_search", Limit::per_second(1)));
+    assert!(gateway.try_build().is_ok());
+}

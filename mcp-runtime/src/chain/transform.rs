@@ -4,7 +4,8 @@
 //! `hide`, `hide_tagged`) — over the tools a server has, its
 //! own and mounted ones alike ([`ServerBuilder::transform_tools`]).
 //!
-//! It is a middleware nearest the dispatcher: `tools/list` results are rewritten (each
+//! It is the outermost middleware but the tracing layer, so every other one — the policies
+//! included — sees and names tools by their own names: `tools/list` results are rewritten (each
 //! `inputSchema` too: hidden arguments leave `properties` and `required`, renamed ones are
 //! renamed there; filtered-out tools are left out by the dispatcher, before the list is cut
 //! into pages, as a [`Visibility`](super::policies::Visibility) does), and a `tools/call`
@@ -12,7 +13,7 @@
 //! names, the hidden values set — a value the client sent for a hidden argument is
 //! replaced). A tool's original name, once renamed, and a filtered-out tool answer as
 //! unknown tools. What a transform names is checked against the server's tools at build
-//! time.
+//! time (its filters' names as clients see them, the tools it transforms by their own).
 //!
 //! [`ServerBuilder::transform_tools`]: crate::ServerBuilder::transform_tools
 
@@ -21,7 +22,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::middleware::{Endpoint, Middleware, Next};
+use super::middleware::{Endpoint, Middleware, Named, Next};
 use super::policies::call::{tool_name, unknown_tool};
 use super::policies::visibility::{Denial, ItemSet, Kind, Select, Shown};
 use crate::common::error::{HandlerResult, McpError, Reply};
@@ -441,4 +442,60 @@ impl Middleware for ToolTransforms {
             None => next.run(ctx).await,
         }
     }
+}
+
+/// The layer of a server's tool transforms, if it has any: the outermost but the tracing
+/// one, so every other middleware sees the tools' own names and arguments, and clients the
+/// transformed ones. Built by the server's builder.
+pub struct Transformed(pub(crate) Option<ToolTransforms>);
+
+impl Middleware for Transformed {
+    fn handle<E: Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: Next<'_, E>,
+    ) -> impl std::future::Future<Output = HandlerResult> + Send {
+        match &self.0 {
+            Some(t) => tokio_util::either::Either::Left(t.handle(ctx, next)),
+            None => tokio_util::either::Either::Right(next.run(ctx)),
+        }
+    }
+}
+
+/// What the middleware's `named` tools and prompts miss of the server's own `tools` and
+/// `prompts`: an error each, with the names it could have meant; for a name a transform
+/// shows a tool under, that tool's own name.
+pub(crate) fn check_named(
+    named: &[Named],
+    tools: &[mcp_core::types::Tool],
+    prompts: &[mcp_core::types::Prompt],
+    transforms: Option<&ToolTransforms>,
+) -> Vec<String> {
+    let tools: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let prompts: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    let (mut errors, mut seen) = (Vec::new(), std::collections::HashSet::new());
+    for n in named {
+        let (known, kind) = match n.kind {
+            Kind::Tool => (&tools, "tool"),
+            Kind::Prompt => (&prompts, "prompt"),
+            Kind::Resource => continue,
+        };
+        if known.contains(&n.name.as_str()) || !seen.insert((n.by, kind, &n.name)) {
+            continue;
+        }
+        let what = format!("{}: the server has no {kind}", n.by);
+        let mut e = mcp_core::rules::unknown_name(&what, &n.name, known);
+        let own = (transforms.filter(|_| n.kind == Kind::Tool))
+            .and_then(|t| t.by_shown(&n.name))
+            .filter(|(own, t)| t.is_some() && own != &n.name);
+        if let Some((own, _)) = own {
+            e.push_str(&format!(
+                "; `{}` is how a transform shows `{own}`: policies and other middleware name \
+                 tools by the server's own names",
+                n.name
+            ));
+        }
+        errors.push(e);
+    }
+    errors
 }
