@@ -589,8 +589,12 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
-    /// The default caching hint of every cacheable 2026 result (otherwise `ttlMs: 0`,
-    /// `cacheScope: "private"`).
+    /// The default caching hint of every cacheable 2026 result. Without one (nor a hint
+    /// for the method), `server/discover` and the four lists carry
+    /// [`AS_SERVED`](crate::caching::AS_SERVED) (`ttlMs: 60000`, `"private"`)
+    /// while the server's lists are those it first served, and `ttlMs: 0`, `"private"`
+    /// after a run-time change; `resources/read` carries `ttlMs: 0`, `"private"`.
+    /// `CacheHint::private(0)` turns caching off.
     pub fn cache_hint(mut self, hint: crate::dispatch::caching::CacheHint) -> Self {
         self.cache.set_default(hint);
         self
@@ -857,6 +861,7 @@ impl Checked {
             lists: Default::default(),
             skills: self.skills.take(),
             tasks: self.tasks.clone(),
+            first_served: Default::default(),
         }
     }
 
