@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Conformance: the official MCP conformance suite (npm @modelcontextprotocol/conformance)
-# against examples/conformance_server.rs over Streamable HTTP, both eras.
+# against tests/examples/conformance_server.rs over Streamable HTTP, both eras.
 #
 #   0.1.16        — the 2025 revisions
 #   0.2.0 alpha   — --requirements 2025-11-25 and --requirements 2026-07-28
@@ -46,8 +46,8 @@ CLI_STABLE="$(install_suite "$STABLE")"
 CLI_ALPHA="$(install_suite "$ALPHA")"
 
 # The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
-echo "== cargo build --example conformance_server --all-features"
-[ -n "${CONFORMANCE_NO_BUILD:-}" ] || timeout 900 cargo build --example conformance_server --all-features
+echo "== cargo build -p mcp-framework-tests --example conformance_server --all-features"
+[ -n "${CONFORMANCE_NO_BUILD:-}" ] || timeout 900 cargo build -p mcp-framework-tests --example conformance_server --all-features
 
 LOG="$DIR/server.log"
 interop_start_listening conformance_server "$LOG" "$PORT" $BIN/conformance_server --port "$PORT"

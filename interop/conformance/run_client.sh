@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Conformance, client side: the official suite's client scenarios drive
-# examples/conformance_client.rs (the suite starts a mock server per scenario and runs the
+# tests/examples/conformance_client.rs (the suite starts a mock server per scenario and runs the
 # client with the server URL as its last argument).
 #
 #   0.1.16        — every client scenario once
@@ -29,8 +29,8 @@ for c in "$CLI_STABLE" "$CLI_ALPHA"; do
 done
 
 # The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
-echo "== cargo build --example conformance_client --all-features"
-timeout 900 cargo build --example conformance_client --all-features
+echo "== cargo build -p mcp-framework-tests --example conformance_client --all-features"
+timeout 900 cargo build -p mcp-framework-tests --example conformance_client --all-features
 CLIENT="$(cd "$BIN" && pwd)/conformance_client"
 
 failed=0
