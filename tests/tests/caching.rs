@@ -52,9 +52,14 @@ async fn read(w: &mut Wire, id: u64, uri: &str) -> Value {
 async fn without_configuration_lists_are_fresh_a_minute_until_they_change_and_reads_not() {
     let s = builder().build();
     let mut w = Wire::new(s.serve_in_memory());
-    for (i, m) in ["server/discover", "tools/list", "resources/list", "resources/templates/list"]
-        .iter()
-        .enumerate()
+    for (i, m) in [
+        "server/discover",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+    ]
+    .iter()
+    .enumerate()
     {
         let r = w.request(json!(i), m, modern(json!({}))).await;
         assert_eq!(hints(&r), (json!(60_000), json!("private")), "{m}");
@@ -69,7 +74,10 @@ async fn without_configuration_lists_are_fresh_a_minute_until_they_change_and_re
             |_ctx, _: Value| async { Ok(CallToolResult::success(vec![])) },
         )
         .unwrap();
-    for (i, m) in ["server/discover", "tools/list", "resources/list"].iter().enumerate() {
+    for (i, m) in ["server/discover", "tools/list", "resources/list"]
+        .iter()
+        .enumerate()
+    {
         let r = w.request(json!(20 + i), m, modern(json!({}))).await;
         assert_eq!(hints(&r), (json!(0), json!("private")), "{m}");
     }

@@ -277,7 +277,10 @@ async fn a_default_server_and_a_default_client_answer_the_second_tools_list_from
     signal(pid, "-STOP");
     let asked = c.with_cache_mode(mcp::runtime::client::CacheMode::Bypass);
     let unanswered = tokio::time::timeout(Duration::from_millis(300), asked.list_tools(None)).await;
-    assert!(unanswered.is_err(), "a stopped server answered: {unanswered:?}");
+    assert!(
+        unanswered.is_err(),
+        "a stopped server answered: {unanswered:?}"
+    );
     let second = tokio::time::timeout(Duration::from_secs(5), c.list_tools(None))
         .await
         .expect("answered from the cache, without the server")

@@ -337,7 +337,10 @@ impl mcp::middleware::Middleware for SeenNames {
     ) -> mcp::HandlerResult {
         if ctx.method() == "tools/call" {
             let p: Value = ctx.decode_params().unwrap();
-            self.0.lock().unwrap().push(p["name"].as_str().unwrap().to_owned());
+            self.0
+                .lock()
+                .unwrap()
+                .push(p["name"].as_str().unwrap().to_owned());
         }
         next.run(ctx).await
     }
@@ -349,7 +352,9 @@ async fn every_middleware_and_policy_sees_the_tools_own_names_inside_the_transfo
     let seen = SeenNames::default();
     // `search` is shown as `find`; the rate limit names it by its own name, and fires.
     let server = shop()
-        .middleware(RateLimit::none().tool("search", Limit::new(1, std::time::Duration::from_secs(60))))
+        .middleware(
+            RateLimit::none().tool("search", Limit::new(1, std::time::Duration::from_secs(60))),
+        )
         .middleware(seen.clone())
         .transform_tools(transforms())
         .build();
@@ -364,7 +369,9 @@ async fn every_middleware_and_policy_sees_the_tools_own_names_inside_the_transfo
 fn a_policy_naming_no_tool_fails_the_build_naming_it_and_what_it_could_mean() {
     use mcp::policies::{ItemSet, Limit, RateLimit, Select, ToolTimeout, Visibility};
     use std::time::Duration;
-    fn err<C: mcp::middleware::Chain, H: mcp::ServerHandler>(b: mcp::ServerBuilder<C, H>) -> String {
+    fn err<C: mcp::middleware::Chain, H: mcp::ServerHandler>(
+        b: mcp::ServerBuilder<C, H>,
+    ) -> String {
         b.try_build().err().expect("a build error").to_string()
     }
 
@@ -373,21 +380,34 @@ fn a_policy_naming_no_tool_fails_the_build_naming_it_and_what_it_could_mean() {
         e.contains("RateLimit::tool: the server has no tool `serch`; did you mean `search`?"),
         "{e}"
     );
-    let e = err(shop().middleware(Visibility::new(ItemSet::except([Select::tool("admin_rest")]))));
+    let e = err(
+        shop().middleware(Visibility::new(ItemSet::except([Select::tool(
+            "admin_rest",
+        )]))),
+    );
     assert!(
         e.contains("Visibility: the server has no tool `admin_rest`; did you mean `admin_reset`?"),
         "{e}"
     );
     let e = err(shop().middleware(Visibility::new(ItemSet::only([Select::prompt("greet")]))));
-    assert!(e.contains("Visibility: the server has no prompt `greet` (there are none)"), "{e}");
+    assert!(
+        e.contains("Visibility: the server has no prompt `greet` (there are none)"),
+        "{e}"
+    );
     // In a static chain too.
     let e = err(shop().layers((ToolTimeout::none().tool("nope", Duration::from_secs(1)),)));
-    assert!(e.contains("ToolTimeout::tool: the server has no tool `nope`"), "{e}");
+    assert!(
+        e.contains("ToolTimeout::tool: the server has no tool `nope`"),
+        "{e}"
+    );
     // The name a transform shows is not the tool's own: the error says which is.
     let e = err(shop()
         .middleware(RateLimit::none().tool("find", Limit::per_second(1)))
         .transform_tools(transforms()));
-    assert!(e.contains("`find` is how a transform shows `search`"), "{e}");
+    assert!(
+        e.contains("`find` is how a transform shows `search`"),
+        "{e}"
+    );
     // Mounted tools are named as mounted.
     let gateway = Server::builder("gateway", "1.0.0")
         .mount("shop", shop().build())

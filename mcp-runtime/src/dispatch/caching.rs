@@ -218,7 +218,10 @@ mod tests {
         let p = CachePolicy::default();
         let mut l = ListToolsResult::default();
         p.apply(&mut l, "tools/list", None, true);
-        assert_eq!((l.ttl_ms, l.cache_scope), (Some(60_000), Some(CacheScope::Private)));
+        assert_eq!(
+            (l.ttl_ms, l.cache_scope),
+            (Some(60_000), Some(CacheScope::Private))
+        );
         let mut l = ListToolsResult::default();
         p.apply(&mut l, "tools/list", None, false);
         assert_eq!((l.ttl_ms, l.cache_scope), (None, None));

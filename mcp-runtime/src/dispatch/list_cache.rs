@@ -216,7 +216,13 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_cached(result, Some(rev), "resources/templates/list", None, as_served)?
+                self.shape_cached(
+                    result,
+                    Some(rev),
+                    "resources/templates/list",
+                    None,
+                    as_served,
+                )?
             }
         };
         match reply {

@@ -49,10 +49,8 @@ impl Middleware for MaybeTraced {
 
 /// The endpoint a server runs: tracing outermost, then the tool transforms, the static
 /// chain, the dynamic slot, the dispatcher.
-pub type Composed<C, H> = Layered<
-    MaybeTraced,
-    Layered<Transformed, <C as Chain>::Wrapped<DynLayers<Dispatcher<H>>>>,
->;
+pub type Composed<C, H> =
+    Layered<MaybeTraced, Layered<Transformed, <C as Chain>::Wrapped<DynLayers<Dispatcher<H>>>>>;
 
 /// Builds a [`Server`].
 ///
@@ -832,13 +830,16 @@ impl Checked {
         let own_layers = std::mem::take(&mut self.own_layers);
         self.layers.extend(own_layers);
         let listing = handle.editor.listing();
-        let mut errors = (self.transforms.as_ref()).map_or_else(Vec::new, |t| t.check(&listing.tools));
+        let mut errors =
+            (self.transforms.as_ref()).map_or_else(Vec::new, |t| t.check(&listing.tools));
         let named: Vec<_> = (self.layers.iter().flat_map(|l| l.named_dyn()))
             .chain(chained)
             .collect();
         let (tools, prompts) = (&listing.tools, &listing.prompts);
         let transforms = self.transforms.as_ref();
-        errors.extend(crate::chain::transform::check_named(&named, tools, prompts, transforms));
+        errors.extend(crate::chain::transform::check_named(
+            &named, tools, prompts, transforms,
+        ));
         if !errors.is_empty() {
             return Err(BuildError(errors));
         }
