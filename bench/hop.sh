@@ -29,7 +29,9 @@ done
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 if [ "$BUILD" = 1 ]; then
   cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$TARGET" \
-    --features http,client --example bench_server --example gateway
+    -p mcp-framework-tests --features http,client --example bench_server
+  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$TARGET" \
+    --features http,client --example gateway
 fi
 SERVER=${SERVER:-$TARGET/release/examples/bench_server}
 GATEWAY=${GATEWAY:-$TARGET/release/examples/gateway}

@@ -27,7 +27,7 @@ command -v redis-server >/dev/null || { echo "redis-server is not installed" >&2
 
 echo "== building (release)" >&2
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$TARGET" \
-  --features http,redis --example bench_server
+  -p mcp-framework-tests --features http,redis --example bench_server
 cargo build --release --quiet --manifest-path "$ROOT/bench/Cargo.toml" --target-dir "$TARGET/bench" -p loadgen
 SERVER=$TARGET/release/examples/bench_server
 LOADGEN=$TARGET/bench/release/loadgen

@@ -330,7 +330,7 @@ def section(folder):
         "- rmcp (`bench/rmcp-server`): the same tools with `#[tool_router]`/`#[tool_handler]`; "
         "`rmcp` = `transport::stdio()`, `rmcp-pipes` = `transport::stdio_pipes()`; HTTP = "
         "`StreamableHttpService` with its defaults (legacy sessions on) under axum.",
-        "- Ours: `examples/bench_server.rs` (`#[mcp::tool]`, `#[mcp::server]`, default options; "
+        "- Ours: `tests/examples/bench_server.rs` (`#[mcp::tool]`, `#[mcp::server]`, default options; "
         "`--layers 10` adds ten pass-through `#[mcp::middleware]` layers). The stdio rows run it "
         "built with `mcp`'s default features (a stdio server has no HTTP stack), the HTTP rows "
         "built with `--features http`.",
@@ -344,7 +344,7 @@ def section(folder):
         "bench/run.sh            # about 10 minutes; rewrites this section",
         "bench/run.sh --quick    # 2 short rounds, for a smoke test",
         "# one scenario by hand:",
-        "cargo build --release --example bench_server",
+        "cargo build --release -p mcp-framework-tests --example bench_server",
         "bench/target/release/loadgen stdio --window 64 -- target/release/examples/bench_server --stdio",
         "```",
         END,

@@ -34,9 +34,9 @@ echo "== building (release)" >&2
 # stdio rows: bench_server with the default features (what a stdio server is built with: no
 # HTTP stack); HTTP rows: the same example with `http`. Both features sets build into one
 # target dir, so the stdio binary is kept under its own name.
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" --example bench_server
+cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" -p mcp-framework-tests --example bench_server
 cp "$ROOT_TARGET/release/examples/bench_server" "$ROOT_TARGET/release/examples/bench_server-stdio"
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" --features http --example bench_server
+cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT_TARGET" -p mcp-framework-tests --features http --example bench_server
 cargo build --release --quiet --manifest-path "$BENCH/Cargo.toml" --target-dir "$BENCH/target"
 fi
 OURS=$ROOT_TARGET/release/examples/bench_server

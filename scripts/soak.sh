@@ -34,7 +34,7 @@ OUT=$ROOT/bench/results/soak-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$OUT"
 if [ "$BUILD" = 1 ]; then
   echo "== building (release)" >&2
-  timeout 3600 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$TARGET" --features http --example bench_server
+  timeout 3600 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$TARGET" -p mcp-framework-tests --features http --example bench_server
   timeout 3600 cargo build --release --quiet --manifest-path "$ROOT/bench/Cargo.toml" --target-dir "$ROOT/bench/target" --bin loadgen
 fi
 SERVER=$TARGET/release/examples/bench_server

@@ -71,6 +71,7 @@ pub use mcp_macros::{completion, middleware, prompt, resource, server, tool};
 pub use mcp_runtime as runtime;
 pub use mcp_runtime::CancellationToken;
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use mcp_runtime::client::Client;
 /// An HTTP API's OpenAPI document served as tools: `mcp::openapi::{OpenApi, Document,
 /// Selection, Rule, Auth}` (see [`mcp_runtime::openapi`] and the OpenAPI chapter of the
@@ -79,8 +80,10 @@ pub use mcp_runtime::client::Client;
 pub use mcp_runtime::openapi;
 pub use mcp_runtime::policies;
 /// An upstream server served as if local: `mcp::proxy::{Proxy, Upstream}` (see
-/// [`mcp_runtime::proxy`] and the composition chapter of the guide).
+/// [`mcp_runtime::proxy`] and the composition chapter of the guide). Needs the `client`
+/// feature; an HTTP upstream (`Upstream::http`) needs `http` too.
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use mcp_runtime::proxy;
 pub use mcp_runtime::{
     BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,
@@ -100,6 +103,7 @@ pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
 /// lives. See the [testing chapter](crate::guide::testing).
 pub mod testing {
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub use mcp_runtime::transport::http::LoopbackHttp;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A server of our own on the official Python MCP SDK (PyPI `mcp`, pinned in run_python.sh),
-for `examples/client_interop.rs --profile python` to test our client against.
+for `tests/examples/client_interop.rs --profile python` to test our client against.
 
 Usage: python_server.py stdio
        python_server.py http PORT        (Streamable HTTP at http://127.0.0.1:PORT/mcp)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interop: our client (examples/client_interop.rs, profile `python`) against a server written
+# Interop: our client (tests/examples/client_interop.rs, profile `python`) against a server written
 # with the official Python MCP SDK (interop/client/python_server.py, PyPI `mcp` pinned below),
 # over stdio and Streamable HTTP, at 2025-11-25 (`initialize`) and 2026-07-28
 # (`server/discover`, pinned and through auto negotiation), the response cache included
@@ -23,8 +23,8 @@ interop_venv "$VENV" "$PYTHON" "mcp==$MCP_VERSION"
 "$VENV/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"))'
 
 # The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
-echo "== cargo build --example client_interop --all-features"
-timeout 900 cargo build --example client_interop --all-features
+echo "== cargo build -p mcp-framework-tests --example client_interop --all-features"
+timeout 900 cargo build -p mcp-framework-tests --example client_interop --all-features
 
 SERVER="$VENV/bin/python interop/client/python_server.py"
 PORT="${INTEROP_PORT:-$(interop_free_port)}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interop: our client (examples/client_interop.rs, profile `everything`) against the
+# Interop: our client (tests/examples/client_interop.rs, profile `everything`) against the
 # TypeScript reference server `@modelcontextprotocol/server-everything` (npm, pinned below;
 # it runs on the TypeScript SDK v1, legacy revisions only) over stdio, Streamable HTTP and
 # HTTP+SSE (2024-11-05 transport), at several revisions and through auto negotiation (the
@@ -22,8 +22,8 @@ interop_npm_install "$DIR" @modelcontextprotocol/server-everything "$EVERYTHING_
 ENTRY="$DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
 # The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
-echo "== cargo build --example client_interop --all-features"
-timeout 900 cargo build --example client_interop --all-features
+echo "== cargo build -p mcp-framework-tests --example client_interop --all-features"
+timeout 900 cargo build -p mcp-framework-tests --example client_interop --all-features
 
 if [ -n "${INTEROP_PORT:-}" ]; then
     HTTP_PORT="$INTEROP_PORT" SSE_PORT=$((INTEROP_PORT + 1))

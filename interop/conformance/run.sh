@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Conformance: the official MCP conformance suite (npm @modelcontextprotocol/conformance)
-# against examples/conformance_server.rs over Streamable HTTP, both eras.
+# against tests/examples/conformance_server.rs over Streamable HTTP, both eras.
 #
 #   0.1.16        — the 2025 revisions
 #   0.2.0 alpha   — --requirements 2025-11-25 and --requirements 2026-07-28
@@ -9,7 +9,10 @@
 #
 # The suites are installed into target/conformance (never the repo). Node 20 lacks
 # fs.globSync, which the CLI imports: node-polyfill/ supplies it (a no-op on Node 22+).
-# Exits non-zero when any scenario fails.
+# Exits non-zero when any scenario fails. Each scenario's outcome is a line of
+# $DIR/results-server.tsv (side, suite, revision, scenario, outcome, checks), from which
+# scripts/conformance_table.py renders the README's conformance table (.ci/run checks that
+# the README shows exactly these results).
 #
 # Env: CONFORMANCE_PORT (default 3931), CONFORMANCE_DIR (default target/conformance).
 set -euo pipefail
@@ -46,30 +49,41 @@ CLI_STABLE="$(install_suite "$STABLE")"
 CLI_ALPHA="$(install_suite "$ALPHA")"
 
 # The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
-echo "== cargo build --example conformance_server --all-features"
-[ -n "${CONFORMANCE_NO_BUILD:-}" ] || timeout 900 cargo build --example conformance_server --all-features
+echo "== cargo build -p mcp-framework-tests --example conformance_server --all-features"
+[ -n "${CONFORMANCE_NO_BUILD:-}" ] || timeout 900 cargo build -p mcp-framework-tests --example conformance_server --all-features
 
 LOG="$DIR/server.log"
 interop_start_listening conformance_server "$LOG" "$PORT" $BIN/conformance_server --port "$PORT"
 
 failed=0
 passed=0
-run() { # label cli args...
-    local label="$1" cli="$2"
-    shift 2
+RESULTS="$DIR/results-server.tsv"
+: >"$RESULTS"
+record() { # suite revision scenario outcome checks
+    printf 'server\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"
+}
+run() { # suite revision scenario cli args...
+    local suite="$1" rev="$2" scenario="$3" cli="$4"
+    local label="$suite $scenario${rev:+ @$rev}"
+    shift 4
     local out
     local rc=0
     out="$(timeout 120 node --import "$PRELOAD" "$cli" server --url "$URL" "$@" 2>&1)" || rc=$?
+    local checks
+    checks="$(grep -Eo 'Passed: [0-9]+/[0-9]+' <<<"$out" | tail -1 | sed 's/Passed: //')" || true
     if [ "$rc" -eq 0 ] && grep -q '^SKIPPED' <<<"$out"; then
         echo "skip $label (not applicable at this revision)"
+        record "$suite" "$rev" "$scenario" skip -
     elif [ "$rc" -eq 0 ] && grep -Eq 'Passed: [0-9]+/[0-9]+, 0 failed' <<<"$out" \
         && ! grep -q 'FAILURE' <<<"$out"; then
         passed=$((passed + 1))
-        echo "ok   $label $(grep -Eo 'Passed: [0-9]+/[0-9]+' <<<"$out" | tail -1)"
+        echo "ok   $label Passed: $checks"
+        record "$suite" "$rev" "$scenario" ok "$checks"
     else
         failed=$((failed + 1))
         echo "FAIL $label"
         echo "$out" | grep -E 'FAILURE|WARNING|Passed|rror' | head -40
+        record "$suite" "$rev" "$scenario" FAIL "${checks:--}"
     fi
 }
 
@@ -80,14 +94,15 @@ ALPHA_LIST="$(list_of "$CLI_ALPHA")"
 has() { grep -qx -- "$2" <<<"$1"; }
 
 for s in "${SCENARIOS[@]}"; do
-    if has "$STABLE_LIST" "$s"; then run "$STABLE $s" "$CLI_STABLE" --scenario "$s"; fi
+    if has "$STABLE_LIST" "$s"; then run "$STABLE" "" "$s" "$CLI_STABLE" --scenario "$s"; fi
 done
 for req in 2025-11-25 2026-07-28; do
     for s in "${SCENARIOS[@]}"; do
         if has "$ALPHA_LIST" "$s"; then
-            run "$ALPHA $s @$req" "$CLI_ALPHA" --scenario "$s" --spec-version "$req"
+            run "$ALPHA" "$req" "$s" "$CLI_ALPHA" --scenario "$s" --spec-version "$req"
         else
             echo "FAIL $s: not a scenario of $ALPHA"; failed=$((failed + 1))
+            record "$ALPHA" "$req" "$s" FAIL -
         fi
     done
 done
@@ -95,9 +110,10 @@ done
 # Extension scenarios: once each, at the wire the CLI picks for them.
 for s in "${EXT_SCENARIOS[@]}"; do
     if has "$ALPHA_LIST" "$s"; then
-        run "$ALPHA $s (extension)" "$CLI_ALPHA" --scenario "$s"
+        run "$ALPHA" extension "$s" "$CLI_ALPHA" --scenario "$s"
     else
         echo "FAIL $s: not a scenario of $ALPHA"; failed=$((failed + 1))
+        record "$ALPHA" extension "$s" FAIL -
     fi
 done
 
@@ -105,21 +121,29 @@ done
 # of each revision (with no expected-failures list). Their totals are printed; a scored
 # failure fails the run (the CLI exits non-zero). "Not scored" scenarios (extensions,
 # pending) are listed by the CLI and do not change its exit code.
-whole() { # label cli args...
-    local label="$1" cli="$2" out rc=0
-    shift 2
+# Each total is recorded as the scenario `*` of its suite and revision (the suite's score).
+whole() { # label suite revision cli args...
+    local label="$1" suite="$2" rev="$3" cli="$4" out rc=0 total
+    shift 4
     out="$(timeout 600 node --import "$PRELOAD" "$cli" server --url "$URL" "$@" 2>&1)" || rc=$?
-    echo "== $label: $(grep -E '^Total:' <<<"$out" | tail -1)"
+    total="$(grep -E '^Total:' <<<"$out" | tail -1)" || true
+    echo "== $label: $total"
     grep -E '^(Not scored|  ✗)' <<<"$out" || true
-    if [ "$rc" -ne 0 ]; then
+    local p f
+    p="$(sed -nE 's/^Total: ([0-9]+) passed.*/\1/p' <<<"$total")"
+    f="$(sed -nE 's/^Total: [0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$total")"
+    if [ "$rc" -ne 0 ] || [ -z "$p" ]; then
         failed=$((failed + 1))
         echo "FAIL $label (exit $rc)"
         grep -E '^✗' <<<"$out" | head -20 || true
+        record "$suite" "$rev" "*" FAIL "${p:-0}/$(( ${p:-0} + ${f:-0} ))"
+    else
+        record "$suite" "$rev" "*" ok "$p/$((p + ${f:-0}))"
     fi
 }
-whole "$STABLE active suite" "$CLI_STABLE"
-whole "$ALPHA --requirements 2025-11-25" "$CLI_ALPHA" --requirements 2025-11-25
-whole "$ALPHA --requirements 2026-07-28" "$CLI_ALPHA" --requirements 2026-07-28
+whole "$STABLE active suite" "$STABLE" "" "$CLI_STABLE"
+whole "$ALPHA --requirements 2025-11-25" "$ALPHA" 2025-11-25 "$CLI_ALPHA" --requirements 2025-11-25
+whole "$ALPHA --requirements 2026-07-28" "$ALPHA" 2026-07-28 "$CLI_ALPHA" --requirements 2026-07-28
 
 echo "conformance: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interop: the official Python MCP SDK client drives examples/conformance_server.rs over
+# Interop: the official Python MCP SDK client drives tests/examples/conformance_server.rs over
 # Streamable HTTP (/mcp) in both eras: the legacy initialize handshake (2025-11-25, sessions)
 # and the modern era (2026-07-28, server/discover, stateless). See test_http.py for what is
 # checked. Needs only python3 (>= 3.10), pip (PyPI) and cargo.
@@ -16,8 +16,8 @@ cd "$(dirname "$0")/../.."
 python_venv "python http interop"
 
 # The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
-echo "== cargo build --example conformance_server --all-features"
-timeout 900 cargo build --example conformance_server --all-features
+echo "== cargo build -p mcp-framework-tests --example conformance_server --all-features"
+timeout 900 cargo build -p mcp-framework-tests --example conformance_server --all-features
 
 PORT="${INTEROP_PORT:-$(interop_free_port)}"
 LOG="$VENV/conformance_server.log"

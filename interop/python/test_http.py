@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Interop: the official Python MCP SDK client (PyPI `mcp`, pinned in run_http.sh) drives
-examples/conformance_server.rs over Streamable HTTP (`/mcp`) in both protocol eras.
+tests/examples/conformance_server.rs over Streamable HTTP (`/mcp`) in both protocol eras.
 
 Usage: test_http.py URL   (e.g. http://127.0.0.1:3001/mcp)
 

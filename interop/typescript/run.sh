@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Interop: the official TypeScript MCP SDK v1 client (npm @modelcontextprotocol/sdk) drives
-# examples/conformance_server.rs over both HTTP transports: the 2024-11-05 HTTP+SSE transport
+# tests/examples/conformance_server.rs over both HTTP transports: the 2024-11-05 HTTP+SSE transport
 # (SSEClientTransport, GET /sse + POST /messages) and Streamable HTTP at 2025-11-25
 # (StreamableHTTPClientTransport, /mcp). See test_http.mjs for what is checked.
 #
@@ -22,8 +22,8 @@ echo "== typescript interop: @modelcontextprotocol/sdk@$V1_VERSION in $DIR (node
 interop_npm_install "$DIR" @modelcontextprotocol/sdk "$V1_VERSION"
 
 # The example needs opt-in features; --all-features, as CI's test run (.ci/run) uses.
-echo "== cargo build --example conformance_server --all-features"
-timeout 900 cargo build --example conformance_server --all-features
+echo "== cargo build -p mcp-framework-tests --example conformance_server --all-features"
+timeout 900 cargo build -p mcp-framework-tests --example conformance_server --all-features
 
 PORT="${INTEROP_PORT:-$(interop_free_port)}"
 LOG="$INTEROP_TS_DIR/server.log"

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Interop: the official TypeScript MCP SDK v1 client (npm @modelcontextprotocol/sdk, pinned in
-// run.sh) drives examples/conformance_server.rs over both HTTP transports:
+// run.sh) drives tests/examples/conformance_server.rs over both HTTP transports:
 //
 // - sse_*: `SSEClientTransport`, the 2024-11-05 HTTP+SSE transport (GET /sse, whose first
 //   event `endpoint` names POST /messages?sessionId=...; answers arrive as `message` events).

@@ -186,3 +186,71 @@ pub fn check_tags<S: AsRef<str>>(tags: &[S]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The error for a name that is none of `known`: `what` says who named it and what kind of
+/// item it is (`"RateLimit::tool: no tool"`), followed by the names it could have meant —
+/// the nearest of `known` by edit distance, or, when none is near, the first few of them.
+///
+/// ```
+/// use mcp_core::rules::unknown_name;
+///
+/// let known = ["py_add", "py_sub", "search"];
+/// assert_eq!(
+///     unknown_name("RateLimit::tool: no tool", "add", &known),
+///     "RateLimit::tool: no tool `add`; did you mean `py_add`? (3 known)"
+/// );
+/// assert_eq!(
+///     unknown_name("Visibility: no tool", "zzzz", &known),
+///     "Visibility: no tool `zzzz` (known: `py_add`, `py_sub`, `search`)"
+/// );
+/// ```
+pub fn unknown_name<S: AsRef<str>>(what: &str, name: &str, known: &[S]) -> String {
+    let near = nearest(name, known);
+    if !near.is_empty() {
+        let list: Vec<String> = near.iter().map(|k| format!("`{k}`")).collect();
+        return format!(
+            "{what} `{name}`; did you mean {}? ({} known)",
+            list.join(" or "),
+            known.len()
+        );
+    }
+    const SHOWN: usize = 8;
+    let mut list: Vec<String> = (known.iter().take(SHOWN))
+        .map(|k| format!("`{}`", k.as_ref()))
+        .collect();
+    if known.len() > SHOWN {
+        list.push(format!("and {} more", known.len() - SHOWN));
+    }
+    match list.is_empty() {
+        true => format!("{what} `{name}` (there are none)"),
+        false => format!("{what} `{name}` (known: {})", list.join(", ")),
+    }
+}
+
+/// Up to three of `known` close to `name`: within an edit distance of a third of the
+/// longer name (at least 2), or one containing the other; nearest first.
+fn nearest<'a, S: AsRef<str>>(name: &str, known: &'a [S]) -> Vec<&'a str> {
+    let mut near: Vec<(usize, &str)> = (known.iter().map(AsRef::as_ref))
+        .filter(|k| *k != name)
+        .map(|k| (levenshtein(name, k), k))
+        .filter(|(d, k)| {
+            *d <= 2.max(name.len().max(k.len()) / 3) || k.contains(name) || name.contains(k)
+        })
+        .collect();
+    near.sort();
+    near.into_iter().take(3).map(|(_, k)| k).collect()
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -33,6 +33,7 @@ pub use mcp_core as core;
 pub mod backends;
 mod chain;
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod common;
 pub mod context;
@@ -42,6 +43,7 @@ pub mod handler;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod proxy;
 pub mod server;
 pub mod session;
@@ -55,6 +57,7 @@ pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
 pub use dispatch::caching;
 pub use features::{apps, handle, skills, subscriptions, tasks};
 #[cfg(feature = "schema-validation")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schema-validation")))]
 pub use handler::schema_check;
 pub use handler::{completion, prompt_def, resource_def, tool, tool_def, tool_result};
 pub use session::request_state;

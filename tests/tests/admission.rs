@@ -1,5 +1,5 @@
 //! Admission, the same on every transport: each case below is the opening message of a new
-//! connection, sent to one server (`examples/stdio_fixture`) over real stdio (a subprocess),
+//! connection, sent to one server (`tests/examples/stdio_fixture`) over real stdio (a subprocess),
 //! the in-memory pipe and Streamable HTTP, for a server of each era set (every revision,
 //! legacy only, 2026 only). The three answers must be the same JSON-RPC response, and each
 //! is checked against what the case expects.
@@ -11,7 +11,7 @@
 
 mod support;
 
-#[path = "../../examples/stdio_fixture/fixture.rs"]
+#[path = "../examples/stdio_fixture/fixture.rs"]
 #[allow(dead_code)]
 mod fixture;
 
@@ -184,10 +184,11 @@ fn stdio_fixture() -> &'static Path {
             .args([
                 "build",
                 "--quiet",
-                "--example",
-                "stdio_fixture",
-                "--target-dir",
+                "-p",
+                "mcp-framework-tests",
+                "--all-features",
             ])
+            .args(["--example", "stdio_fixture", "--target-dir"])
             .arg(&target_dir)
             .status()
             .expect("running cargo build --example stdio_fixture");

@@ -49,12 +49,45 @@ async fn read(w: &mut Wire, id: u64, uri: &str) -> Value {
 }
 
 #[tokio::test]
-async fn without_configuration_results_get_the_safe_fill() {
+async fn without_configuration_lists_are_fresh_a_minute_until_they_change_and_reads_not() {
     let s = builder().build();
     let mut w = Wire::new(s.serve_in_memory());
-    let r = w.request(json!(1), "tools/list", modern(json!({}))).await;
+    for (i, m) in [
+        "server/discover",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let r = w.request(json!(i), m, modern(json!({}))).await;
+        assert_eq!(hints(&r), (json!(60_000), json!("private")), "{m}");
+    }
+    // Contents change without a list change: a read gets the safe fill.
+    let r = read(&mut w, 10, "a://plain").await;
     assert_eq!(hints(&r), (json!(0), json!("private")));
-    let r = read(&mut w, 2, "a://plain").await;
+    // Once a list changes at run time, the lists fall back to the safe fill.
+    s.handle()
+        .add_tool(
+            Tool::new("later").with_input_schema(json!({"type": "object"})),
+            |_ctx, _: Value| async { Ok(CallToolResult::success(vec![])) },
+        )
+        .unwrap();
+    for (i, m) in ["server/discover", "tools/list", "resources/list"]
+        .iter()
+        .enumerate()
+    {
+        let r = w.request(json!(20 + i), m, modern(json!({}))).await;
+        assert_eq!(hints(&r), (json!(0), json!("private")), "{m}");
+    }
+}
+
+#[tokio::test]
+async fn a_configured_zero_turns_the_default_off() {
+    let s = builder().cache_hint(CacheHint::private(0)).build();
+    let mut w = Wire::new(s.serve_in_memory());
+    let r = w.request(json!(1), "tools/list", modern(json!({}))).await;
     assert_eq!(hints(&r), (json!(0), json!("private")));
 }
 

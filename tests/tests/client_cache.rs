@@ -653,6 +653,8 @@ async fn cache_a_refresh_supersedes_the_other_scope_and_a_zero_ttl_drops_the_ent
             });
         })
         .without_tracing()
+        // Only the read is kept (by default `server/discover` would be too).
+        .cache_hint_for("server/discover", mcp::runtime::CacheHint::private(0))
         .build();
     let store = Arc::new(MemoryStore::default());
     let client = |p: &'static str| {

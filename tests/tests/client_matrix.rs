@@ -1,6 +1,6 @@
 //! `mcp::Client` against our own server over every transport × revision × connect mode.
 //!
-//! One server (`examples/client_matrix_server.rs`: in process, or spawned for stdio) and one
+//! One server (`tests/examples/client_matrix_server.rs`: in process, or spawned for stdio) and one
 //! scripted session ([`session`]) that checks, per revision, exactly what the revision
 //! defines: titles from 2025-06-18, icons from 2025-11-25, structured content and
 //! elicitation from 2025-06-18, `completions` from 2025-03-26; server-to-client requests on
@@ -36,7 +36,7 @@ use tokio::sync::broadcast;
 
 use ProtocolVersion as V;
 
-#[path = "../../examples/client_matrix_server.rs"]
+#[path = "../examples/client_matrix_server.rs"]
 #[allow(dead_code)]
 mod fixture;
 
@@ -150,10 +150,11 @@ fn examples_dir() -> &'static Path {
             .args([
                 "build",
                 "--quiet",
-                "--example",
-                "client_matrix_server",
-                "--target-dir",
+                "-p",
+                "mcp-framework-tests",
+                "--all-features",
             ])
+            .args(["--example", "client_matrix_server", "--target-dir"])
             .arg(&target_dir);
         if profile_dir.file_name().is_some_and(|n| n == "release") {
             cmd.arg("--release");

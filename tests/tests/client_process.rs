@@ -250,3 +250,43 @@ async fn dropping_the_client_ends_the_child() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Sends `signal` (`-STOP`, `-CONT`) to `pid`.
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("running kill");
+    assert!(status.success(), "kill {signal} {pid}: {status}");
+}
+
+#[tokio::test]
+async fn a_default_server_and_a_default_client_answer_the_second_tools_list_from_the_cache() {
+    // Both with their defaults: the Bookshop sets no caching hint, the client no cache mode.
+    let c = Client::builder()
+        .request_timeout(Duration::from_secs(10))
+        .stderr(StderrMode::Null)
+        .spawn(bookshop())
+        .await
+        .unwrap();
+    assert_eq!(c.protocol_version(), V::V2026_07_28);
+    let first = c.list_tools(None).await.unwrap();
+    assert_eq!(first.ttl_ms, Some(60_000));
+    let pid = c.pid().expect("a child process");
+    // The server is stopped: it answers nothing until it is continued.
+    signal(pid, "-STOP");
+    let asked = c.with_cache_mode(mcp::runtime::client::CacheMode::Bypass);
+    let unanswered = tokio::time::timeout(Duration::from_millis(300), asked.list_tools(None)).await;
+    assert!(
+        unanswered.is_err(),
+        "a stopped server answered: {unanswered:?}"
+    );
+    let second = tokio::time::timeout(Duration::from_secs(5), c.list_tools(None))
+        .await
+        .expect("answered from the cache, without the server")
+        .unwrap();
+    signal(pid, "-CONT");
+    assert_eq!(second, first);
+    let status = c.shutdown().await.unwrap().expect("a process");
+    assert!(status.success(), "{status}");
+}

@@ -173,3 +173,45 @@ async fn exchange(tcp: &mut tokio::net::TcpStream, req: &str) -> String {
         .unwrap();
     String::from_utf8_lossy(&out).into_owned()
 }
+
+/// `examples/` teaches: every file in it is in the README's table of examples, every file
+/// the table names exists, and every example the facade builds is in the table. (Fixtures
+/// live in `tests/examples/`.)
+#[test]
+fn the_readme_table_lists_every_file_in_examples_and_nothing_else() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    // The first column of the table's rows: `examples/x.rs` (and its view) ...
+    let listed: Vec<String> = (readme.lines())
+        .filter(|l| l.starts_with("| `examples/"))
+        .flat_map(|l| {
+            let first = l.split('|').nth(1).unwrap_or("");
+            let names: Vec<String> = (first.split('`').skip(1).step_by(2))
+                .filter(|n| n.starts_with("examples/"))
+                .map(str::to_owned)
+                .collect();
+            names
+        })
+        .collect();
+    let mut files: Vec<String> = std::fs::read_dir(format!("{root}/examples"))
+        .unwrap()
+        .map(|e| format!("examples/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    let mut in_table = listed.clone();
+    in_table.sort();
+    assert_eq!(files, in_table, "examples/ and the README's table differ");
+    // Every `[[example]]` of the facade is a file of the table.
+    let manifest = std::fs::read_to_string(format!("{root}/Cargo.toml")).unwrap();
+    for block in manifest.split("[[example]]").skip(1) {
+        let name = block
+            .lines()
+            .find_map(|l| l.strip_prefix("name = "))
+            .unwrap();
+        let file = format!("examples/{}.rs", name.trim_matches('"'));
+        assert!(
+            listed.contains(&file),
+            "{file} is built but not in the README's table"
+        );
+    }
+}

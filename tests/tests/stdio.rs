@@ -37,16 +37,31 @@ fn examples_dir() -> &'static Path {
             .to_path_buf();
         let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .args(["build", "--quiet", "--example", "bookshop"])
-            .args(["--example", "stdio_fixture", "--target-dir"])
-            .arg(&target_dir);
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
+        // The Bookshop is the facade's example; the fixture is this package's (built with
+        // the features CI tests with, so nothing but the fixture is compiled again).
+        let examples: [&[&str]; 2] = [
+            &["--example", "bookshop"],
+            &[
+                "-p",
+                "mcp-framework-tests",
+                "--all-features",
+                "--example",
+                "stdio_fixture",
+            ],
+        ];
+        for which in examples {
+            let mut cmd = std::process::Command::new(&cargo);
+            cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+                .args(["build", "--quiet"])
+                .args(which)
+                .arg("--target-dir")
+                .arg(&target_dir);
+            if profile_dir.file_name().is_some_and(|n| n == "release") {
+                cmd.arg("--release");
+            }
+            let status = cmd.status().expect("running cargo build --example");
+            assert!(status.success(), "building {which:?} failed: {status}");
         }
-        let status = cmd.status().expect("running cargo build --example");
-        assert!(status.success(), "building the examples failed: {status}");
         profile_dir.join("examples")
     })
 }

@@ -206,8 +206,7 @@ async fn a_filter_leaves_tools_out_before_paging_so_every_page_is_full() {
     }
     let renamed = ToolTransforms::new()
         .tool("t5", ToolTransform::new().rename("five"))
-        // `t5` is no longer offered under its own name: naming it keeps nothing.
-        .only(["t1", "t3", "five", "t5"]);
+        .only(["t1", "t3", "five"]);
     let by_name = b.transform_tools(renamed).build();
     let c = connect(&by_name, ConnectMode::Legacy(V::V2025_11_25)).await;
     assert_eq!(pages(&c).await, [vec!["t1", "t3"], vec!["five"]]);
@@ -262,4 +261,156 @@ fn what_a_transform_names_is_checked_at_build_time() {
         ToolTransforms::new().tool("search", ToolTransform::new().rename_arg("query", "limit"))
     );
     assert!(e.contains("which it already has"), "{e}");
+}
+
+#[tokio::test]
+async fn hide_by_name_and_by_tag_leaves_the_list_and_the_call() {
+    let b = echo(shop(), echo_tool("stats", json!({}), &[], &["admin"]));
+    // By the name the client sees: the renamed `search` is hidden as `find`.
+    let by_name = b
+        .transform_tools(transforms().hide(["find", "stats"]))
+        .build();
+    for mode in [
+        ConnectMode::Legacy(V::V2025_11_25),
+        ConnectMode::Modern(V::V2026_07_28),
+    ] {
+        let c = connect(&by_name, mode).await;
+        let names: Vec<String> = (c.list_all_tools().await.unwrap().into_iter())
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["admin_reset"]);
+        for hidden in ["find", "stats"] {
+            let e = c.call_tool(hidden, json!({"q": "x"})).await.unwrap_err();
+            assert_eq!(e.code(), Some(-32602), "{hidden}: {e}");
+        }
+        assert!(c.call_tool("admin_reset", json!({})).await.is_ok());
+    }
+
+    // By tag, together with an allowlist: both apply.
+    let by_tag = echo(shop(), echo_tool("stats", json!({}), &[], &["admin"]))
+        .transform_tools(
+            ToolTransforms::new()
+                .only(["search", "stats"])
+                .hide_tagged("admin"),
+        )
+        .build();
+    let c = connect(&by_tag, ConnectMode::Modern(V::V2026_07_28)).await;
+    let names: Vec<String> = (c.list_all_tools().await.unwrap().into_iter())
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["search"]);
+    let e = c.call_tool("stats", json!({})).await.unwrap_err();
+    assert_eq!(e.code(), Some(-32602));
+}
+
+#[test]
+fn a_filter_naming_no_tool_fails_the_build_with_the_names_it_could_mean() {
+    let e = shop()
+        .transform_tools(transforms().hide(["search"]))
+        .try_build()
+        .err()
+        .expect("a build error")
+        .to_string();
+    // `search` is offered as `find` only.
+    assert!(e.contains("ToolTransforms::hide"), "{e}");
+    assert!(e.contains("`search`"), "{e}");
+    assert!(e.contains("(known: `find`, `admin_reset`)"), "{e}");
+    let e = shop()
+        .transform_tools(ToolTransforms::new().only(["serch"]))
+        .try_build()
+        .err()
+        .expect("a build error")
+        .to_string();
+    assert!(e.contains("ToolTransforms::only"), "{e}");
+    assert!(e.contains("`serch`; did you mean `search`?"), "{e}");
+}
+
+/// A layer that records the tool name each `tools/call` carries as it passes.
+#[derive(Clone, Default)]
+struct SeenNames(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl mcp::middleware::Middleware for SeenNames {
+    async fn handle<E: mcp::middleware::Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: mcp::middleware::Next<'_, E>,
+    ) -> mcp::HandlerResult {
+        if ctx.method() == "tools/call" {
+            let p: Value = ctx.decode_params().unwrap();
+            self.0
+                .lock()
+                .unwrap()
+                .push(p["name"].as_str().unwrap().to_owned());
+        }
+        next.run(ctx).await
+    }
+}
+
+#[tokio::test]
+async fn every_middleware_and_policy_sees_the_tools_own_names_inside_the_transforms() {
+    use mcp::policies::{Limit, RateLimit};
+    let seen = SeenNames::default();
+    // `search` is shown as `find`; the rate limit names it by its own name, and fires.
+    let server = shop()
+        .middleware(
+            RateLimit::none().tool("search", Limit::new(1, std::time::Duration::from_secs(60))),
+        )
+        .middleware(seen.clone())
+        .transform_tools(transforms())
+        .build();
+    let c = connect(&server, ConnectMode::Modern(V::V2026_07_28)).await;
+    c.call_tool("find", json!({"q": "a"})).await.unwrap();
+    let e = c.call_tool("find", json!({"q": "b"})).await.unwrap_err();
+    assert_eq!(e.code(), Some(-32029), "{e}");
+    assert_eq!(*seen.0.lock().unwrap(), ["search"]);
+}
+
+#[test]
+fn a_policy_naming_no_tool_fails_the_build_naming_it_and_what_it_could_mean() {
+    use mcp::policies::{ItemSet, Limit, RateLimit, Select, ToolTimeout, Visibility};
+    use std::time::Duration;
+    fn err<C: mcp::middleware::Chain, H: mcp::ServerHandler>(
+        b: mcp::ServerBuilder<C, H>,
+    ) -> String {
+        b.try_build().err().expect("a build error").to_string()
+    }
+
+    let e = err(shop().middleware(RateLimit::none().tool("serch", Limit::per_second(1))));
+    assert!(
+        e.contains("RateLimit::tool: the server has no tool `serch`; did you mean `search`?"),
+        "{e}"
+    );
+    let e = err(
+        shop().middleware(Visibility::new(ItemSet::except([Select::tool(
+            "admin_rest",
+        )]))),
+    );
+    assert!(
+        e.contains("Visibility: the server has no tool `admin_rest`; did you mean `admin_reset`?"),
+        "{e}"
+    );
+    let e = err(shop().middleware(Visibility::new(ItemSet::only([Select::prompt("greet")]))));
+    assert!(
+        e.contains("Visibility: the server has no prompt `greet` (there are none)"),
+        "{e}"
+    );
+    // In a static chain too.
+    let e = err(shop().layers((ToolTimeout::none().tool("nope", Duration::from_secs(1)),)));
+    assert!(
+        e.contains("ToolTimeout::tool: the server has no tool `nope`"),
+        "{e}"
+    );
+    // The name a transform shows is not the tool's own: the error says which is.
+    let e = err(shop()
+        .middleware(RateLimit::none().tool("find", Limit::per_second(1)))
+        .transform_tools(transforms()));
+    assert!(
+        e.contains("`find` is how a transform shows `search`"),
+        "{e}"
+    );
+    // Mounted tools are named as mounted.
+    let gateway = Server::builder("gateway", "1.0.0")
+        .mount("shop", shop().build())
+        .middleware(RateLimit::none().tool("shop_search", Limit::per_second(1)));
+    assert!(gateway.try_build().is_ok());
 }

@@ -71,6 +71,39 @@ pub trait Middleware: Send + Sync + 'static {
         ctx: Context,
         next: Next<'_, E>,
     ) -> impl Future<Output = HandlerResult> + Send;
+
+    /// The tools and prompts this layer names (a policy's per-tool settings), which the
+    /// server's build checks against the server's own: a name it does not have fails
+    /// [`ServerBuilder::try_build`](crate::ServerBuilder::try_build). None by default.
+    fn named(&self) -> Vec<Named> {
+        Vec::new()
+    }
+}
+
+/// A tool or prompt a middleware names ([`Middleware::named`]), by its own name in the
+/// server (a mounted one's `ns_name`; never a transform's renaming).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// Who names it, for the build error: `"RateLimit::tool"`.
+    pub by: &'static str,
+    /// A tool or a prompt (other kinds are not checked).
+    pub kind: super::policies::Kind,
+    /// The name.
+    pub name: String,
+}
+
+impl Named {
+    /// The tool `name`, named by `by`.
+    pub fn tool(by: &'static str, name: impl Into<String>) -> Self {
+        let (kind, name) = (super::policies::Kind::Tool, name.into());
+        Self { by, kind, name }
+    }
+
+    /// The prompt `name`, named by `by`.
+    pub fn prompt(by: &'static str, name: impl Into<String>) -> Self {
+        let (kind, name) = (super::policies::Kind::Prompt, name.into());
+        Self { by, kind, name }
+    }
 }
 
 /// A middleware wrapped around an inner endpoint.
@@ -100,6 +133,10 @@ pub trait Chain: Send + Sync + 'static {
     fn wrap<E: Endpoint>(self, inner: E) -> Self::Wrapped<E>;
     /// How many layers the chain has.
     const LEN: usize;
+    /// What its layers name ([`Middleware::named`]).
+    fn named(&self) -> Vec<Named> {
+        Vec::new()
+    }
 }
 
 impl Chain for () {
@@ -120,6 +157,14 @@ macro_rules! tuple_chain {
                 Layered { mw: $head, inner: ($($tail,)*).wrap(inner) }
             }
             const LEN: usize = 1 + <($($tail,)*) as Chain>::LEN;
+            #[allow(non_snake_case)]
+            fn named(&self) -> Vec<Named> {
+                let ($head, $($tail,)*) = self;
+                #[allow(unused_mut)]
+                let mut all = $head.named();
+                $(all.extend($tail.named());)*
+                all
+            }
         }
         tuple_chain!($($tail),*);
     };
@@ -154,6 +199,11 @@ pub trait DynMiddleware: Send + Sync + 'static {
         ctx: Context,
         next: Next<'a, dyn DynEndpoint + 'a>,
     ) -> BoxFuture<'a, HandlerResult>;
+
+    /// What it names ([`Middleware::named`]).
+    fn named_dyn(&self) -> Vec<Named> {
+        Vec::new()
+    }
 }
 
 impl<M: Middleware> DynMiddleware for M {
@@ -163,6 +213,10 @@ impl<M: Middleware> DynMiddleware for M {
         next: Next<'a, dyn DynEndpoint + 'a>,
     ) -> BoxFuture<'a, HandlerResult> {
         Box::pin(self.handle(ctx, next))
+    }
+
+    fn named_dyn(&self) -> Vec<Named> {
+        self.named()
     }
 }
 

@@ -1,9 +1,11 @@
 //! [`ToolTransforms`]: tools as the model should see them — renamed, described anew, with
 //! arguments hidden (their value injected: a constant or a function of the request's
-//! [`Context`]) or renamed, and filtered by name or tag — over the tools a server has, its
+//! [`Context`]) or renamed, and filtered by name or tag (kept: `only`, `tagged`; hidden:
+//! `hide`, `hide_tagged`) — over the tools a server has, its
 //! own and mounted ones alike ([`ServerBuilder::transform_tools`]).
 //!
-//! It is a middleware nearest the dispatcher: `tools/list` results are rewritten (each
+//! It is the outermost middleware but the tracing layer, so every other one — the policies
+//! included — sees and names tools by their own names: `tools/list` results are rewritten (each
 //! `inputSchema` too: hidden arguments leave `properties` and `required`, renamed ones are
 //! renamed there; filtered-out tools are left out by the dispatcher, before the list is cut
 //! into pages, as a [`Visibility`](super::policies::Visibility) does), and a `tools/call`
@@ -11,7 +13,7 @@
 //! names, the hidden values set — a value the client sent for a hidden argument is
 //! replaced). A tool's original name, once renamed, and a filtered-out tool answer as
 //! unknown tools. What a transform names is checked against the server's tools at build
-//! time.
+//! time (its filters' names as clients see them, the tools it transforms by their own).
 //!
 //! [`ServerBuilder::transform_tools`]: crate::ServerBuilder::transform_tools
 
@@ -20,7 +22,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::middleware::{Endpoint, Middleware, Next};
+use super::middleware::{Endpoint, Middleware, Named, Next};
 use super::policies::call::{tool_name, unknown_tool};
 use super::policies::visibility::{Denial, ItemSet, Kind, Select, Shown};
 use crate::common::error::{HandlerResult, McpError, Reply};
@@ -151,6 +153,14 @@ enum Filter {
     Tag(String),
 }
 
+/// The tools hidden by [`ToolTransforms::hide`] and [`ToolTransforms::hide_tagged`].
+#[derive(Debug, Clone, Default)]
+struct Hidden {
+    /// As the client sees them.
+    names: Vec<String>,
+    tags: Vec<String>,
+}
+
 /// Tool transforms and filters, for [`ServerBuilder::transform_tools`]; see the module
 /// documentation.
 ///
@@ -173,9 +183,11 @@ pub struct ToolTransforms {
     /// By the tool's own name.
     tools: HashMap<String, ToolTransform>,
     filter: Filter,
-    /// The filter over the tools' own names, for the dispatcher to apply to `tools/list`
-    /// before paging (none: every tool shown).
-    listed: Option<Arc<ItemSet>>,
+    /// Tools hidden whatever the filter: by the name a client sees, or by tag.
+    hidden: Hidden,
+    /// The filter and the hidden tools over the tools' own names, for the dispatcher to
+    /// apply to `tools/list` before paging (empty: every tool shown).
+    listed: Vec<Arc<ItemSet>>,
     /// A tool's listing entry by its own name (set by the builder), for the tag filter of
     /// a call.
     lookup: Option<Lookup>,
@@ -215,21 +227,55 @@ impl ToolTransforms {
         self.relist()
     }
 
-    /// Sets [`listed`](Self::listed) from the filter, in the tools' own names.
+    /// Hides the tools with these names (as the client sees them, after renaming): they
+    /// leave `tools/list` and a call answers as for an unknown tool. Adds to what
+    /// [`only`](Self::only), [`tagged`](Self::tagged) and earlier calls leave out; a name
+    /// that is no tool's fails the server's build.
+    ///
+    /// ```
+    /// use mcp_runtime::transform::ToolTransforms;
+    ///
+    /// // All of an upstream's tools but two.
+    /// let t = ToolTransforms::new().hide(["github_delete_repo", "github_merge_pr"]);
+    /// # let _ = t;
+    /// ```
+    pub fn hide<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.hidden.names.extend(names.into_iter().map(Into::into));
+        self.relist()
+    }
+
+    /// Hides the tools tagged `tag` (`_meta.tags`), as [`hide`](Self::hide) does by name.
+    pub fn hide_tagged(mut self, tag: impl Into<String>) -> Self {
+        self.hidden.tags.push(tag.into());
+        self.relist()
+    }
+
+    /// Sets [`listed`](Self::listed) from the filter and the hidden tools, in the tools'
+    /// own names.
     fn relist(mut self) -> Self {
-        let tools = match &self.filter {
-            Filter::All => {
-                self.listed = None;
-                return self;
-            }
-            Filter::Names(names) => (names.iter())
+        self.listed.clear();
+        let own = |names: &[String]| -> Vec<Select> {
+            (names.iter())
                 .filter_map(|n| self.by_shown(n))
                 .map(|(own, _)| Select::tool(own))
-                .collect(),
-            Filter::Tag(tag) => vec![Select::tagged(tag.clone())],
+                .collect()
         };
-        let others = [Select::every(Kind::Prompt), Select::every(Kind::Resource)];
-        self.listed = Some(Arc::new(ItemSet::only(tools.into_iter().chain(others))));
+        let shown = match &self.filter {
+            Filter::All => None,
+            Filter::Names(names) => Some(own(names)),
+            Filter::Tag(tag) => Some(vec![Select::tagged(tag.clone())]),
+        };
+        let mut hidden = own(&self.hidden.names);
+        hidden.extend(self.hidden.tags.iter().cloned().map(Select::tagged));
+        if let Some(tools) = shown {
+            let others = [Select::every(Kind::Prompt), Select::every(Kind::Resource)];
+            let set = ItemSet::only(tools.into_iter().chain(others));
+            self.listed.push(Arc::new(set));
+        }
+        if !hidden.is_empty() {
+            // Handed to `tools/list` only, so a tag hides tools alone.
+            self.listed.push(Arc::new(ItemSet::except(hidden)));
+        }
         self
     }
 
@@ -296,6 +342,18 @@ impl ToolTransforms {
                 ));
             }
         }
+        let filtered = match &self.filter {
+            Filter::Names(names) => names.as_slice(),
+            _ => &[],
+        };
+        let named = (filtered.iter().map(|n| ("only", n)))
+            .chain(self.hidden.names.iter().map(|n| ("hide", n)));
+        for (how, name) in named {
+            if !shown.contains(name) {
+                let what = format!("ToolTransforms::{how}: no tool (as clients see them) is named");
+                errors.push(mcp_core::rules::unknown_name(&what, name, &shown));
+            }
+        }
         let mut sorted = shown.clone();
         sorted.sort();
         for w in sorted.windows(2) {
@@ -340,7 +398,12 @@ impl ToolTransforms {
                 tool.is_some_and(|t| t.has_tag(tag))
             }
         };
-        if !visible {
+        let hidden = self.hidden.names.iter().any(|n| n == shown)
+            || (!self.hidden.tags.is_empty() && {
+                let tool = self.lookup.as_ref().and_then(|l| (l.0)(&own));
+                tool.is_some_and(|t| self.hidden.tags.iter().any(|tag| t.has_tag(tag)))
+            });
+        if !visible || hidden {
             return Err(unknown_tool(shown));
         }
         let Some(t) = t else { return Ok(ctx) };
@@ -368,8 +431,8 @@ impl Middleware for ToolTransforms {
     ) -> HandlerResult {
         if ctx.method() == "tools/list" && !ctx.is_notification() {
             // Filtered by the dispatcher before paging (the same list for every caller).
-            if let Some(listed) = &self.listed {
-                Shown::restrict(&mut ctx, listed.clone(), Denial::NotFound, false);
+            for set in &self.listed {
+                Shown::restrict(&mut ctx, set.clone(), Denial::NotFound, false);
             }
             let out = next.run(ctx).await?;
             return self.list(out);
@@ -379,4 +442,60 @@ impl Middleware for ToolTransforms {
             None => next.run(ctx).await,
         }
     }
+}
+
+/// The layer of a server's tool transforms, if it has any: the outermost but the tracing
+/// one, so every other middleware sees the tools' own names and arguments, and clients the
+/// transformed ones. Built by the server's builder.
+pub struct Transformed(pub(crate) Option<ToolTransforms>);
+
+impl Middleware for Transformed {
+    fn handle<E: Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: Next<'_, E>,
+    ) -> impl std::future::Future<Output = HandlerResult> + Send {
+        match &self.0 {
+            Some(t) => tokio_util::either::Either::Left(t.handle(ctx, next)),
+            None => tokio_util::either::Either::Right(next.run(ctx)),
+        }
+    }
+}
+
+/// What the middleware's `named` tools and prompts miss of the server's own `tools` and
+/// `prompts`: an error each, with the names it could have meant; for a name a transform
+/// shows a tool under, that tool's own name.
+pub(crate) fn check_named(
+    named: &[Named],
+    tools: &[mcp_core::types::Tool],
+    prompts: &[mcp_core::types::Prompt],
+    transforms: Option<&ToolTransforms>,
+) -> Vec<String> {
+    let tools: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let prompts: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    let (mut errors, mut seen) = (Vec::new(), std::collections::HashSet::new());
+    for n in named {
+        let (known, kind) = match n.kind {
+            Kind::Tool => (&tools, "tool"),
+            Kind::Prompt => (&prompts, "prompt"),
+            Kind::Resource => continue,
+        };
+        if known.contains(&n.name.as_str()) || !seen.insert((n.by, kind, &n.name)) {
+            continue;
+        }
+        let what = format!("{}: the server has no {kind}", n.by);
+        let mut e = mcp_core::rules::unknown_name(&what, &n.name, known);
+        let own = (transforms.filter(|_| n.kind == Kind::Tool))
+            .and_then(|t| t.by_shown(&n.name))
+            .filter(|(own, t)| t.is_some() && own != &n.name);
+        if let Some((own, _)) = own {
+            e.push_str(&format!(
+                "; `{}` is how a transform shows `{own}`: policies and other middleware name \
+                 tools by the server's own names",
+                n.name
+            ));
+        }
+        errors.push(e);
+    }
+    errors
 }

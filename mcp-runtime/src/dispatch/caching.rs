@@ -3,8 +3,16 @@
 //!
 //! What a result carries, first match wins: the value the handler set on the result itself;
 //! the hint for the resource's URI (`resources/read`); the hint for the method; the server
-//! default; and finally the revision's safe fill (`ttlMs: 0`, `cacheScope: "private"`).
-//! Legacy revisions never carry hints (`Adapt` removes them).
+//! default; for `server/discover` and the four lists, [`AS_SERVED`] (`ttlMs: 60000`,
+//! `cacheScope: "private"`) while the server's lists are those it first served (no tool,
+//! prompt, resource or template added or removed since — every later change is a
+//! `list_changed` to the listening clients, and from then on these results fall through);
+//! and finally the revision's safe fill (`ttlMs: 0`, `cacheScope: "private"`), which is
+//! what `resources/read` gets unless configured (contents change without a list change).
+//! A list shown per caller (a [`Visibility`](crate::policies::Visibility)) never gets
+//! [`AS_SERVED`]. Legacy revisions never carry hints (`Adapt` removes them).
+
+use std::sync::OnceLock;
 
 use std::collections::HashMap;
 
@@ -37,6 +45,35 @@ impl CacheHint {
             ttl_ms,
             scope: CacheScope::Public,
         }
+    }
+}
+
+/// The hint of `server/discover` and the four lists when none is configured, while the
+/// server's lists are those it first served: fresh for a minute, for the same
+/// authorization context only.
+pub const AS_SERVED: CacheHint = CacheHint {
+    ttl_ms: 60_000,
+    scope: CacheScope::Private,
+};
+
+/// The methods [`AS_SERVED`] applies to.
+const AS_SERVED_METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+];
+
+/// The list generation a server first served at: whether its lists are still those.
+#[derive(Debug, Default)]
+pub(crate) struct FirstServed(OnceLock<u64>);
+
+impl FirstServed {
+    /// Whether `generation` (the handler's, now) is the one first served (the first call
+    /// records it).
+    pub(crate) fn holds(&self, generation: u64) -> bool {
+        *self.0.get_or_init(|| generation) == generation
     }
 }
 
@@ -91,12 +128,17 @@ impl CachePolicy {
             .copied()
     }
 
-    /// Fills the hint fields of `result` that the handler left unset.
-    pub(crate) fn apply<T: Cacheable>(&self, result: &mut T, method: &str, uri: Option<&str>) {
-        if self.is_empty() {
-            return;
-        }
-        let Some(hint) = self.hint(method, uri) else {
+    /// Fills the hint fields of `result` that the handler left unset; `as_served`: the
+    /// lists are those first served, so [`AS_SERVED`] applies where nothing is configured.
+    pub(crate) fn apply<T: Cacheable>(
+        &self,
+        result: &mut T,
+        method: &str,
+        uri: Option<&str>,
+        as_served: bool,
+    ) {
+        let fallback = (as_served && AS_SERVED_METHODS.contains(&method)).then_some(AS_SERVED);
+        let Some(hint) = self.hint(method, uri).or(fallback) else {
             return;
         };
         let (ttl, scope) = result.hints_mut();
@@ -154,7 +196,7 @@ mod tests {
             ttl_ms: Some(9),
             ..Default::default()
         };
-        p.apply(&mut r, "resources/read", Some("a://x"));
+        p.apply(&mut r, "resources/read", Some("a://x"), true);
         assert_eq!(
             (r.ttl_ms, r.cache_scope),
             (Some(9), Some(CacheScope::Public))
@@ -169,5 +211,31 @@ mod tests {
             Err("tools/call".to_owned())
         );
         assert!(p.is_empty());
+    }
+
+    #[test]
+    fn unconfigured_lists_are_fresh_for_a_minute_while_as_first_served() {
+        let p = CachePolicy::default();
+        let mut l = ListToolsResult::default();
+        p.apply(&mut l, "tools/list", None, true);
+        assert_eq!(
+            (l.ttl_ms, l.cache_scope),
+            (Some(60_000), Some(CacheScope::Private))
+        );
+        let mut l = ListToolsResult::default();
+        p.apply(&mut l, "tools/list", None, false);
+        assert_eq!((l.ttl_ms, l.cache_scope), (None, None));
+        let mut r = ReadResourceResult::default();
+        p.apply(&mut r, "resources/read", Some("a://x"), true);
+        assert_eq!(r.ttl_ms, None);
+        // A configured hint wins, `ttlMs: 0` included.
+        let mut p = CachePolicy::default();
+        p.set_default(CacheHint::private(0));
+        let mut l = ListToolsResult::default();
+        p.apply(&mut l, "tools/list", None, true);
+        assert_eq!(l.ttl_ms, Some(0));
+
+        let first = FirstServed::default();
+        assert!(first.holds(3) && first.holds(3) && !first.holds(4));
     }
 }

@@ -237,7 +237,7 @@ impl<H: ServerHandler> Dispatcher<H> {
             crate::features::apps::finish_read(&mut result, listed)?;
         }
         self.core
-            .shape_cached(result, version, method, Some(&p.uri))
+            .shape_cached(result, version, method, Some(&p.uri), false)
     }
 }
 
@@ -304,6 +304,7 @@ impl DispatchCore {
         &self,
         version: Option<ProtocolVersion>,
         capabilities: ServerCapabilities,
+        as_served: bool,
     ) -> HandlerResult {
         let result = DiscoverResult {
             supported_versions: self
@@ -316,7 +317,7 @@ impl DispatchCore {
             instructions: self.identity.instructions.clone(),
             ..Default::default()
         };
-        self.shape_cached(result, version, "server/discover", None)
+        self.shape_cached(result, version, "server/discover", None, as_served)
     }
 }
 

@@ -53,6 +53,8 @@ pub(crate) struct DispatchCore {
     pub(crate) skills: Option<Arc<crate::features::skills::SkillSet>>,
     /// The task engine, when some tool may run as a task (`crate::features::tasks`).
     pub(crate) tasks: Option<Arc<crate::features::tasks::TaskEngine>>,
+    /// The list generation first served (the default caching hints hold while it is).
+    pub(crate) first_served: Arc<crate::dispatch::caching::FirstServed>,
 }
 
 impl<H> Clone for Dispatcher<H> {
@@ -361,7 +363,10 @@ impl<H: ServerHandler> Dispatcher<H> {
                     .update_subscription(&ctx, params, version, &hidden)
                     .await
             }
-            "server/discover" => self.core.discover(version, self.capabilities()),
+            "server/discover" => {
+                let as_served = self.core.first_served.holds(handler.list_generation());
+                self.core.discover(version, self.capabilities(), as_served)
+            }
             "logging/setLevel" => self.core.set_log_level(&ctx, params, version),
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
                 let kind = match method {
@@ -503,15 +508,17 @@ impl DispatchCore {
         caps
     }
 
-    /// [`shape`](Self::shape) for a cacheable result: fills the configured hints first.
+    /// [`shape`](Self::shape) for a cacheable result: fills the hints first (`as_served`:
+    /// the lists are those first served; see `caching.rs`).
     pub(crate) fn shape_cached<T: Adapt + serde::Serialize + ResultMeta + Cacheable>(
         &self,
         mut value: T,
         version: Option<ProtocolVersion>,
         method: &str,
         uri: Option<&str>,
+        as_served: bool,
     ) -> HandlerResult {
-        self.cache.apply(&mut value, method, uri);
+        self.cache.apply(&mut value, method, uri, as_served);
         self.shape(value, version)
     }
 

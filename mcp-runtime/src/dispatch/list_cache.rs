@@ -159,9 +159,9 @@ impl DispatchCore {
         let start = page_start(len, params)?;
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         let key = (kind, rev as usize, start);
-        let raw = self
-            .lists
-            .get_or_encode(key, h.generation, || self.encode_page(&h, kind, start, rev))?;
+        let as_served = self.first_served.holds(h.generation);
+        let encode = || self.encode_page(&h, kind, start, rev, as_served);
+        let raw = self.lists.get_or_encode(key, h.generation, encode)?;
         Ok(Reply::Result(raw))
     }
 
@@ -171,6 +171,7 @@ impl DispatchCore {
         kind: ListKind,
         start: usize,
         rev: ProtocolVersion,
+        as_served: bool,
     ) -> Result<Box<RawValue>, McpError> {
         let size = self.identity.page_size.max(1);
         let reply = match kind {
@@ -186,7 +187,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_cached(result, Some(rev), "tools/list", None)?
+                self.shape_cached(result, Some(rev), "tools/list", None, as_served)?
             }
             ListKind::Prompts => {
                 let (prompts, next_cursor) = page(h.prompts(), start, size);
@@ -195,7 +196,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_cached(result, Some(rev), "prompts/list", None)?
+                self.shape_cached(result, Some(rev), "prompts/list", None, as_served)?
             }
             ListKind::Resources => {
                 let all =
@@ -206,7 +207,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_cached(result, Some(rev), "resources/list", None)?
+                self.shape_cached(result, Some(rev), "resources/list", None, as_served)?
             }
             ListKind::Templates => {
                 let (resource_templates, next_cursor) = page(h.resource_templates(), start, size);
@@ -215,7 +216,13 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_cached(result, Some(rev), "resources/templates/list", None)?
+                self.shape_cached(
+                    result,
+                    Some(rev),
+                    "resources/templates/list",
+                    None,
+                    as_served,
+                )?
             }
         };
         match reply {
@@ -243,6 +250,7 @@ impl DispatchCore {
                 .collect()
         }
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+        let as_served = self.first_served.holds(h.generation);
         match kind {
             ListKind::Tools => {
                 let all = kept(h.tools(), shown);
@@ -257,7 +265,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_own(result, rev, "tools/list", shown)
+                self.shape_own(result, rev, "tools/list", shown, as_served)
             }
             ListKind::Prompts => {
                 let all = kept(h.prompts(), shown);
@@ -267,7 +275,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_own(result, rev, "prompts/list", shown)
+                self.shape_own(result, rev, "prompts/list", shown, as_served)
             }
             ListKind::Resources => {
                 let all =
@@ -279,7 +287,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_own(result, rev, "resources/list", shown)
+                self.shape_own(result, rev, "resources/list", shown, as_served)
             }
             ListKind::Templates => {
                 let all = kept(h.resource_templates(), shown);
@@ -289,7 +297,7 @@ impl DispatchCore {
                     next_cursor,
                     ..Default::default()
                 };
-                self.shape_own(result, rev, "resources/templates/list", shown)
+                self.shape_own(result, rev, "resources/templates/list", shown, as_served)
             }
         }
     }
@@ -302,6 +310,7 @@ impl DispatchCore {
         rev: ProtocolVersion,
         method: &str,
         shown: &Shown,
+        as_served: bool,
     ) -> HandlerResult
     where
         T: mcp_core::types::Adapt
@@ -309,7 +318,9 @@ impl DispatchCore {
             + crate::features::host::ResultMeta
             + crate::dispatch::caching::Cacheable,
     {
-        self.cache.apply(&mut result, method, None);
+        // A caller's own list (a `Visibility`) gets only what is configured.
+        let as_served = as_served && !shown.per_caller();
+        self.cache.apply(&mut result, method, None, as_served);
         let (_, scope) = result.hints_mut();
         if shown.per_caller() && *scope == Some(mcp_core::types::CacheScope::Public) {
             *scope = Some(mcp_core::types::CacheScope::Private);

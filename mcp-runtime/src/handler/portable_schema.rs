@@ -52,8 +52,8 @@ const SCHEMA_MAP: &[&str] = &[
 /// Keywords whose value is instance data, not a schema: left as they are.
 const DATA: &[&str] = &["default", "const", "enum", "examples"];
 
-/// Rewrites `schema` in place: non-standard formats go (a 32-bit integer format keeps its
-/// range as `minimum`/`maximum`); a bare boolean subschema becomes its object form; with
+/// Rewrites `schema` in place: non-standard formats go (an integer's width is not restated
+/// as a range: `u32` is `{"type": "integer", "minimum": 0}`); a bare boolean subschema becomes its object form; with
 /// `inputs`, a value that may also be `null` is described as the value alone, since an
 /// optional argument is one that may be left out (an explicit `null` is still accepted, as
 /// absent); a `type` array that remains becomes `anyOf` one type each.
@@ -184,15 +184,10 @@ fn rewrite(m: &mut Map<String, Value>, inputs: bool) {
     if let Some(Value::String(f)) = m.get("format")
         && !STANDARD_FORMATS.contains(&f.as_str())
     {
-        let bounds = match f.as_str() {
-            "int32" => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
-            "uint32" => Some((0, i64::from(u32::MAX))),
-            _ => None,
-        };
-        if let Some((lo, hi)) = bounds {
-            m.entry("minimum").or_insert(Value::from(lo));
-            m.entry("maximum").or_insert(Value::from(hi));
-        }
+        // The width of an integer (`int32`, `uint64`, ...) is not restated as a range: a
+        // `"maximum": 4294967295` is noise a model reads on every call, and a value past the
+        // type's range is refused as invalid params anyway. What schemars states itself stays
+        // (`minimum: 0` of an unsigned type; the narrow ranges of 8- and 16-bit types).
         m.remove("format");
     }
     if inputs {
@@ -331,6 +326,8 @@ mod tests {
         let s = json!({"type": "object", "properties": {
             "a": {"type": "integer", "format": "uint32", "minimum": 0},
             "b": {"type": ["integer", "null"], "format": "int64"},
+            "i": {"type": "integer", "format": "int32"},
+            "u8": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
             "c": {"description": "d", "anyOf": [{"type": "string", "enum": ["x"]}, {"type": "null"}]},
             "d": {"type": "string", "format": "date-time"},
             "e": {"type": ["string", "integer", "null"]}
@@ -338,11 +335,13 @@ mod tests {
         assert_eq!(
             portable(s.clone(), true),
             json!({"type": "object", "properties": {
-                "a": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
+                "a": {"type": "integer", "minimum": 0},
                 "b": {"type": "integer"},
                 "c": {"description": "d", "type": "string", "enum": ["x"]},
                 "d": {"type": "string", "format": "date-time"},
-                "e": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}
+                "e": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+                "i": {"type": "integer"},
+                "u8": {"type": "integer", "minimum": 0, "maximum": 255}
             }})
         );
         // Outputs keep `null`: a value that may be null is one (spelled with `anyOf`).

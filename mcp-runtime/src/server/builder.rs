@@ -11,6 +11,7 @@ use crate::chain::middleware::{
     Chain, DynLayers, DynMiddleware, Endpoint, Layered, Middleware, Next,
 };
 use crate::chain::tracing_layer::TracingLayer;
+use crate::chain::transform::Transformed;
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 use crate::dispatch::{DispatchCore, Dispatcher};
@@ -46,9 +47,10 @@ impl Middleware for MaybeTraced {
     }
 }
 
-/// The endpoint a server runs: tracing outermost, then the static chain, then the dynamic
-/// slot, then the dispatcher.
-pub type Composed<C, H> = Layered<MaybeTraced, <C as Chain>::Wrapped<DynLayers<Dispatcher<H>>>>;
+/// The endpoint a server runs: tracing outermost, then the tool transforms, the static
+/// chain, the dynamic slot, the dispatcher.
+pub type Composed<C, H> =
+    Layered<MaybeTraced, Layered<Transformed, <C as Chain>::Wrapped<DynLayers<Dispatcher<H>>>>>;
 
 /// Builds a [`Server`].
 ///
@@ -433,7 +435,8 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// described anew, arguments hidden (with injected values) or renamed, filtered; see
     /// [`crate::transform`]. What they name is checked against the tools when building:
     /// an unknown tool or argument, or two tools shown under one name, fails
-    /// [`try_build`](Self::try_build). They run nearest the tools, inside every middleware.
+    /// [`try_build`](Self::try_build). They run outermost (inside the tracing layer only):
+    /// every middleware, the policies included, sees the tools' own names and arguments.
     ///
     /// ```
     /// # use mcp_runtime::{McpError, Server};
@@ -584,8 +587,12 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
-    /// The default caching hint of every cacheable 2026 result (otherwise `ttlMs: 0`,
-    /// `cacheScope: "private"`).
+    /// The default caching hint of every cacheable 2026 result. Without one (nor a hint
+    /// for the method), `server/discover` and the four lists carry
+    /// [`AS_SERVED`](crate::caching::AS_SERVED) (`ttlMs: 60000`, `"private"`)
+    /// while the server's lists are those it first served, and `ttlMs: 0`, `"private"`
+    /// after a run-time change; `resources/read` carries `ttlMs: 0`, `"private"`.
+    /// `CacheHint::private(0)` turns caching off.
     pub fn cache_hint(mut self, hint: crate::dispatch::caching::CacheHint) -> Self {
         self.cache.set_default(hint);
         self
@@ -680,7 +687,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             handler.resource_templates(),
         )?;
         let (handler, handle) = crate::features::handle::cell_and_handle(handler, bus, max_listens);
-        let mut checked = checked.attach(&handle)?;
+        let mut checked = checked.attach(&handle, chain.named())?;
         let header_schemas = handler.headers.clone();
         let dispatcher = Dispatcher {
             handler,
@@ -695,7 +702,8 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         });
         let layers = std::mem::take(&mut checked.layers);
         let inner = chain.wrap(DynLayers::new(layers, dispatcher));
-        let endpoint = Layered::new(MaybeTraced(tracing), inner);
+        let transformed = Layered::new(Transformed(checked.transforms.take()), inner);
+        let endpoint = Layered::new(MaybeTraced(tracing), transformed);
         let http = HttpInputs {
             header_schemas,
             legacy,
@@ -797,11 +805,13 @@ impl Settings {
 
 impl Checked {
     /// Wires what needs the server's handle: task changes to the listen streams, the
-    /// mounts, the tool transforms (the table's own layers and the transforms then follow
-    /// the builder's in `layers`).
+    /// mounts, the tool transforms (the table's own layers then follow the builder's in
+    /// `layers`); checks what the transforms and every layer (`chained`: the static
+    /// chain's) name against the tools and prompts the server has.
     fn attach(
         mut self,
         handle: &crate::features::handle::ServerHandle,
+        chained: Vec<crate::chain::middleware::Named>,
     ) -> Result<Self, BuildError> {
         if let Some(engine) = &self.tasks
             && !self.explicit_notifier
@@ -817,18 +827,28 @@ impl Checked {
         }
         crate::server::mount::attach(handle, std::mem::take(&mut self.mounts))
             .map_err(BuildError)?;
-        let mut own_layers = std::mem::take(&mut self.own_layers);
+        let own_layers = std::mem::take(&mut self.own_layers);
+        self.layers.extend(own_layers);
+        let listing = handle.editor.listing();
+        let mut errors =
+            (self.transforms.as_ref()).map_or_else(Vec::new, |t| t.check(&listing.tools));
+        let named: Vec<_> = (self.layers.iter().flat_map(|l| l.named_dyn()))
+            .chain(chained)
+            .collect();
+        let (tools, prompts) = (&listing.tools, &listing.prompts);
+        let transforms = self.transforms.as_ref();
+        errors.extend(crate::chain::transform::check_named(
+            &named, tools, prompts, transforms,
+        ));
+        if !errors.is_empty() {
+            return Err(BuildError(errors));
+        }
         if let Some(t) = self.transforms.take() {
-            let errors = t.check(&handle.editor.listing().tools);
-            if !errors.is_empty() {
-                return Err(BuildError(errors));
-            }
             let editor = handle.editor.clone();
             let lookup =
                 crate::chain::transform::Lookup(Arc::new(move |name: &str| editor.tool(name)));
-            own_layers.push(Arc::new(t.with_lookup(lookup)));
+            self.transforms = Some(t.with_lookup(lookup));
         }
-        self.layers.extend(own_layers);
         Ok(self)
     }
 
@@ -842,6 +862,7 @@ impl Checked {
             lists: Default::default(),
             skills: self.skills.take(),
             tasks: self.tasks.clone(),
+            first_served: Default::default(),
         }
     }
 

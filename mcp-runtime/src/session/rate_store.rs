@@ -13,11 +13,14 @@ use crate::common::error::McpError;
 /// A call takes one token.
 ///
 /// ```
+/// use std::time::Duration;
 /// use mcp_runtime::policies::Limit;
 ///
-/// let l = Limit::per_minute(30).burst(5);
-/// assert_eq!(l.burst, 5);
-/// assert_eq!(l.per_second, 0.5);
+/// // Five calls in any ten seconds: five at once, then one every two seconds.
+/// let l = Limit::new(5, Duration::from_secs(10));
+/// assert_eq!((l.burst, l.per_second), (5, 0.5));
+/// // The same rate with bursts of one: a call every two seconds.
+/// assert_eq!(Limit::per_minute(30).burst(1), Limit::new(1, Duration::from_secs(2)));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limit {
@@ -28,6 +31,15 @@ pub struct Limit {
 }
 
 impl Limit {
+    /// `n` calls per `per` (any window: `Duration::from_secs(10)`), `n` at once. A zero
+    /// `per` is taken as one nanosecond.
+    pub fn new(n: u32, per: Duration) -> Self {
+        Self {
+            burst: n,
+            per_second: f64::from(n) / per.max(Duration::from_nanos(1)).as_secs_f64(),
+        }
+    }
+
     /// `n` calls a second, `n` at once.
     pub fn per_second(n: u32) -> Self {
         Self {

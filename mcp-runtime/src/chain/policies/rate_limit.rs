@@ -7,7 +7,7 @@ use mcp_core::jsonrpc::ErrorObject;
 
 use super::call::tool_name;
 use super::caller::CallerKey;
-use crate::chain::middleware::{Endpoint, Middleware, Next};
+use crate::chain::middleware::{Endpoint, Middleware, Named, Next};
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 use crate::session::rate_store::{Decision, InMemoryRateStore, Limit, RateStore};
@@ -64,7 +64,10 @@ impl RateLimit {
         }
     }
 
-    /// `limit` for the tool `name` (instead of the default).
+    /// `limit` for the tool `name` (instead of the default): the tool's own name in the
+    /// server (a mounted one's `ns_name`), as every middleware sees it, whatever a
+    /// [`ToolTransforms`](crate::transform::ToolTransforms) shows clients. A name the server
+    /// has no tool of fails its build.
     pub fn tool(mut self, name: impl Into<String>, limit: Limit) -> Self {
         self.per_tool.insert(name.into(), limit);
         self
@@ -109,6 +112,11 @@ impl Middleware for RateLimit {
             Decision::Admitted => next.run(ctx).await,
             Decision::Refused { retry_after } => Err(rate_limited(retry_after)),
         }
+    }
+
+    fn named(&self) -> Vec<Named> {
+        let tools = self.per_tool.keys();
+        tools.map(|t| Named::tool("RateLimit::tool", t)).collect()
     }
 }
 

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::call::tool_name;
-use crate::chain::middleware::{Endpoint, Middleware, Next};
+use crate::chain::middleware::{Endpoint, Middleware, Named, Next};
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 
@@ -46,7 +46,9 @@ impl ToolTimeout {
         Self::default()
     }
 
-    /// `limit` for the tool `name` (instead of the default).
+    /// `limit` for the tool `name` (instead of the default): its own name in the server, as
+    /// for [`RateLimit::tool`](super::RateLimit::tool). A name the server has no tool of
+    /// fails its build.
     pub fn tool(mut self, name: impl Into<String>, limit: Duration) -> Self {
         self.per_tool.insert(name.into(), limit);
         self
@@ -67,5 +69,10 @@ impl Middleware for ToolTimeout {
         tokio::time::timeout(limit, next.run(ctx))
             .await
             .unwrap_or(Err(McpError::Timeout))
+    }
+
+    fn named(&self) -> Vec<Named> {
+        let tools = self.per_tool.keys();
+        tools.map(|t| Named::tool("ToolTimeout::tool", t)).collect()
     }
 }

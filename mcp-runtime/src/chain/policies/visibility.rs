@@ -18,7 +18,7 @@ use mcp_core::jsonrpc::ErrorObject;
 use mcp_core::types::{Meta, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 
 use super::caller::CallerKey;
-use crate::chain::middleware::{Endpoint, Middleware, Next};
+use crate::chain::middleware::{Endpoint, Middleware, Named, Next};
 use crate::common::error::{HandlerResult, McpError};
 use crate::context::Context;
 
@@ -176,7 +176,9 @@ pub enum Select {
 }
 
 impl Select {
-    /// The tool `name`.
+    /// The tool `name`: its own name in the server (a mounted one's `ns_name`), whatever a
+    /// [`ToolTransforms`](crate::transform::ToolTransforms) shows clients. In a
+    /// [`Visibility`], a tool or prompt name the server does not have fails its build.
     pub fn tool(name: impl Into<String>) -> Self {
         Select::Tool(name.into())
     }
@@ -436,6 +438,21 @@ impl Middleware for Visibility {
             Shown::restrict(&mut ctx, set, self.denial, true);
         }
         next.run(ctx).await
+    }
+
+    fn named(&self) -> Vec<Named> {
+        let sets = std::iter::once(&self.otherwise).chain(self.per_caller.values());
+        let rules = sets.flat_map(|s| match &**s {
+            ItemSet::All => &[][..],
+            ItemSet::Only(rules) | ItemSet::Except(rules) => rules.as_slice(),
+        });
+        rules
+            .filter_map(|r| match r {
+                Select::Tool(n) => Some(Named::tool("Visibility", n)),
+                Select::Prompt(n) => Some(Named::prompt("Visibility", n)),
+                _ => None,
+            })
+            .collect()
     }
 }
 

@@ -30,6 +30,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use mcp::runtime::client::cache::{CacheStore, MemoryStore};
+use mcp::runtime::client::{
+    CacheMode, Client, ClientBuilder, ClientError, ClientHandler, ConnectMode, RequestOptions,
+    ServerNotification,
+};
 use mcp_core::jsonrpc::ErrorObject;
 use mcp_core::types::{
     CallToolResult, ClientCapabilities, CompleteParams, CompletionContext, CompletionReference,
@@ -38,11 +43,6 @@ use mcp_core::types::{
     RootsCapability, SamplingCapability, TextContent,
 };
 use mcp_core::version::{Era, ProtocolVersion};
-use mcp_runtime::client::cache::{CacheStore, MemoryStore};
-use mcp_runtime::client::{
-    CacheMode, Client, ClientBuilder, ClientError, ClientHandler, ConnectMode, RequestOptions,
-    ServerNotification,
-};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -1429,7 +1429,7 @@ async fn counted(c: &Client) -> Result<(String, u64), String> {
 }
 
 /// Waits on `sub` for a notification `method`.
-async fn next_of(sub: &mut mcp_runtime::client::Subscription, method: &str) -> Result<(), String> {
+async fn next_of(sub: &mut mcp::runtime::client::Subscription, method: &str) -> Result<(), String> {
     loop {
         match sub.next().await {
             Some(n) if n.method == method => return Ok(()),

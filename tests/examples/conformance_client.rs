@@ -20,6 +20,8 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcp::runtime::client::oauth::{ClientSecret, IdentityAssertion, OAuth, SigningKey};
+use mcp::runtime::client::{Client, ClientError, ClientHandler, ConnectMode};
 use mcp_core::jsonrpc::ErrorObject;
 use mcp_core::types::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
@@ -27,8 +29,6 @@ use mcp_core::types::{
     TextContent, Tool,
 };
 use mcp_core::version::{Era, ProtocolVersion};
-use mcp_runtime::client::oauth::{ClientSecret, IdentityAssertion, OAuth, SigningKey};
-use mcp_runtime::client::{Client, ClientError, ClientHandler, ConnectMode};
 use serde_json::{Map, Value, json};
 
 /// Where the headless authorization flow says it is redirected to (never listened on: the

@@ -1,7 +1,7 @@
 //! The server `tests/tests/client_matrix.rs` drives over every transport and revision: the test
 //! builds it in process, and spawns this binary for the stdio transport.
 //!
-//! `cargo run --example client_matrix_server -- --stdio [REVISION]` (with a revision: the
+//! `cargo run -p mcp-framework-tests --example client_matrix_server -- --stdio [REVISION]` (with a revision: the
 //! only one it offers).
 //!
 //! What it has, each piece shaped per revision by the runtime: tools with titles and icons

@@ -1,5 +1,5 @@
 //! Build-time benchmark: a server with 50 tools, each with three typed arguments (doc
-//! comments, an `Option`, a default) and a mix of return types. `cargo run --example many_tools`
+//! comments, an `Option`, a default) and a mix of return types. `cargo run -p mcp-framework-tests --example many_tools`
 //! lists them and calls each once over an in-memory pipe.
 
 use mcp::prelude::*;

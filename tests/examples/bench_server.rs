@@ -1,7 +1,7 @@
 //! The server the side-by-side benchmarks drive (`bench/run.sh`, `BENCHMARKS.md`): two trivial
 //! tools written with the macros, so the figures measure the framework, not the tools.
 //!
-//! `cargo run --release [--features http] --example bench_server -- [--stdio | --http 127.0.0.1:PORT]
+//! `cargo run --release -p mcp-framework-tests [--features http] --example bench_server -- [--stdio | --http 127.0.0.1:PORT]
 //! [--layers 10] [--max-sessions N] [--subscriptions] [--multi-thread] [--redis URL]`
 //!
 //! - `--http` needs the `http` feature; without it (the lean default, what the stdio rows of

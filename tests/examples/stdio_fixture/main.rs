@@ -1,7 +1,7 @@
 //! A test-only server for `tests/tests/stdio.rs`: the Bookshop's `search_books` plus tools that
 //! exercise the kernel (slow, panicking, progress-reporting), with a configurable frame limit.
 //!
-//! `cargo run --example stdio_fixture -- --stdio [--max-frame BYTES] [--versions all|legacy|modern]`
+//! `cargo run -p mcp-framework-tests --example stdio_fixture -- --stdio [--max-frame BYTES] [--versions all|legacy|modern]`
 
 mod fixture;
 

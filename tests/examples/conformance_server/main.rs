@@ -1,7 +1,7 @@
 //! The fixture the official MCP conformance suite (npm `@modelcontextprotocol/conformance`)
 //! runs its server scenarios against: Streamable HTTP on `127.0.0.1:<port>/mcp`, both eras.
 //!
-//! `cargo run --example conformance_server --all-features -- --port 3001`
+//! `cargo run -p mcp-framework-tests --example conformance_server --all-features -- --port 3001`
 //!
 //! `base.rs` holds the tools, prompts and resources of the core scenarios; each further
 //! module of this folder adds the fixtures of one feature area to the builder.
