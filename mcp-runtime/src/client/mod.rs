@@ -74,8 +74,8 @@ pub use cache::CacheMode;
 pub use http::tls::TlsConfig;
 #[cfg(feature = "http")]
 pub use http::{BoxFuture, Credentials, MAX_STEP_UPS, StaticToken, TokenProvider, hyper_util};
-#[cfg(feature = "http")]
 /// The request sender `openapi` shares (one HTTP request on hyper, any scheme).
+#[cfg(feature = "openapi")]
 pub(crate) use http::{HttpSend, any_scheme_sender};
 pub use options::{ConnectMode, RequestOptions, ServerSession};
 
