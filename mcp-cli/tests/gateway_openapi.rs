@@ -345,3 +345,34 @@ async fn watch_rebuilds_a_changed_openapi_entry_and_keeps_the_running_one_on_a_b
     let names = tools(&url, &["--protocol", "2026-07-28"]).await;
     assert!(names.contains(&"api_get_pet".to_owned()), "{names:?}");
 }
+
+#[tokio::test]
+async fn the_python_sdk_client_calls_fastapi_backed_tools_through_the_gateway_in_both_eras() {
+    let Some(api) = fastapi().await else { return };
+    let Some(python) = support::python() else {
+        return;
+    };
+    let config = ConfigFile::new(&config_text(&api));
+    let gw = gateway_http(&config, &[]).await;
+    let script = support::root().join("interop/gateway/openapi_client.py");
+    let run = Command::new(python)
+        .arg(script)
+        .args([gw.url("/mcp").as_str(), "pets"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("python starts");
+    let out = tokio::time::timeout(Duration::from_secs(120), run.wait_with_output())
+        .await
+        .expect("the Python client ends within 120 s")
+        .expect("its output reads");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for era in ["PASS legacy_2025_11_25", "PASS auto_2026_07_28"] {
+        assert!(stdout.contains(era), "{stdout}\n{stderr}");
+    }
+    assert!(stdout.contains("2 passed, 0 failed"), "{stdout}\n{stderr}");
+}
