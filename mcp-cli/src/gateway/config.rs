@@ -2,7 +2,9 @@
 //! format, which Cursor and others share), accepted as it is, with the gateway's own settings
 //! under the key `gateway` in the same file. Every string of a server entry may name
 //! environment variables as `${VAR}` (or `${VAR:-default}`). A mistake is an error naming
-//! the key and its line; nothing is started.
+//! the key and its line; nothing is started. An HTTP API with an OpenAPI document is an
+//! entry of its own under `gateway.servers` with the key `openapi` ([`Api`]): not an MCP
+//! server a host could start, so not under `mcpServers`.
 //!
 //! ```json
 //! {
@@ -17,7 +19,9 @@
 //!     "separator": "_",
 //!     "servers": {
 //!       "files": { "prefix": "never", "failureMode": "closed", "timeout": 30 },
-//!       "docs":  { "namespace": "kb", "connection": "perCaller" }
+//!       "docs":  { "namespace": "kb", "connection": "perCaller" },
+//!       "pets":  { "openapi": "https://pets.example.com/openapi.json",
+//!                  "include": { "tags": "pets" }, "auth": { "bearer": "${PETS_TOKEN}" } }
 //!     }
 //!   }
 //! }
@@ -61,8 +65,9 @@ pub enum Transport {
     OpenApi(Api),
 }
 
-/// An HTTP API of the file: `gateway.servers.NAME` with `openapi`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An HTTP API of the file: `gateway.servers.NAME` with `openapi`. Two are equal when
+/// everything but the line is (an entry only moved is not rebuilt on reload).
+#[derive(Debug, Clone, Eq)]
 pub struct Api {
     /// The document: an `http(s)://` URL, or a path (relative to the file's directory).
     pub document: String,
@@ -78,6 +83,14 @@ pub struct Api {
     pub auth: Vec<Credential>,
     /// Headers sent with every request.
     pub headers: Vec<(String, String)>,
+}
+
+impl PartialEq for Api {
+    fn eq(&self, o: &Api) -> bool {
+        (&self.document, &self.base, &self.include, &self.exclude)
+            == (&o.document, &o.base, &o.include, &o.exclude)
+            && (&self.auth, &self.headers) == (&o.auth, &o.headers)
+    }
 }
 
 /// A selection rule: an operation matches when it matches every list given (any value of
