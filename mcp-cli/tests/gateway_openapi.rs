@@ -4,8 +4,9 @@
 //! upstream (`examples/everything` over stdio), and the built gateway driven by `mcp`
 //! over stdio and HTTP in both eras: the chosen operations listed as tools under the
 //! prefix; a call sends the real request and returns the API's answer; a 404 arrives as
-//! `isError` with the status; a bad document or key refused with the key and line before
-//! anything starts; `--watch` rebuilding a changed entry; and the official Python SDK
+//! `isError` with the status; the file's credentials (API key in a header, the query and a
+//! cookie, bearer, basic; `${VAR:-default}`) accepted by the API's checks; a bad document
+//! or key refused with the key and line before anything starts; `--watch` rebuilding a changed entry; and the official Python SDK
 //! client (both eras) listing and calling a FastAPI-backed tool through the gateway's HTTP
 //! (`interop/gateway/openapi_client.py`). FastAPI, uvicorn and the SDK come from the
 //! interop venv (`interop/cli/setup.sh`); absent, the tests are skipped with a note unless
@@ -375,4 +376,55 @@ async fn the_python_sdk_client_calls_fastapi_backed_tools_through_the_gateway_in
         assert!(stdout.contains(era), "{stdout}\n{stderr}");
     }
     assert!(stdout.contains("2 passed, 0 failed"), "{stdout}\n{stderr}");
+}
+
+#[tokio::test]
+async fn the_files_credentials_reach_the_api_each_scheme_checked_by_it() {
+    let Some(api) = fastapi().await else { return };
+    let doc = format!("{}/openapi.json", api.base);
+    // Secrets as `${VAR:-default}` (the variables are unset: the defaults are sent).
+    let var = |secret: &str| format!("${{MCP_GATEWAY_OPENAPI_TEST_UNSET:-{secret}}}");
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": {},
+            "gateway": { "servers": {
+                "keys": {
+                    "openapi": doc, "include": { "tags": "auth" },
+                    "auth": [
+                        { "apiKey": { "in": "header", "name": "X-API-Key", "value": var("header-secret") } },
+                        { "apiKey": { "in": "query", "name": "api_key", "value": var("query-secret") } },
+                        { "apiKey": { "in": "cookie", "name": "session", "value": var("cookie-secret") } },
+                        { "bearer": var("bearer-secret") }
+                    ]
+                },
+                "basic": {
+                    "openapi": doc, "include": { "tags": "auth" },
+                    "auth": { "basic": { "user": "ann", "password": var("pa:ss") } }
+                }
+            } }
+        })
+        .to_string(),
+    );
+    let target = config.stdio_target();
+    for (tool, scheme) in [
+        ("keys_secure_header", "header"),
+        ("keys_secure_query", "query"),
+        ("keys_secure_cookie", "cookie"),
+        ("keys_secure_bearer", "bearer"),
+        ("basic_secure_basic", "basic"),
+    ] {
+        let r = mcp(&["call", "--json", "--quiet", &target, tool])
+            .await
+            .expect(0);
+        let v = r.json();
+        assert_eq!(v["structuredContent"]["scheme"], scheme, "{tool}: {r:#?}");
+        assert_eq!(v["structuredContent"]["ok"], true, "{tool}: {r:#?}");
+    }
+    // Each entry sends its own credentials only: the API refuses, as an isError result.
+    let r = mcp(&["call", "--json", "--quiet", &target, "basic_secure_bearer"])
+        .await
+        .expect(1);
+    let v = r.json();
+    assert_eq!(v["isError"], true, "{r:#?}");
+    assert_eq!(v["_meta"]["status"], 401, "{r:#?}");
 }
