@@ -165,10 +165,9 @@ async fn reload_on_change(path: String, mut current: Config, mut gateway: Gatewa
 /// Brings the gateway to `config` (read from `path`): an upstream whose entry did not
 /// change keeps its proxy (and its connection, its child process, its sessions); others
 /// are started, the OpenAPI documents first (one that fails refuses the whole, before any
-/// process is started). Prefixes
-/// are decided over the new set, and a clash refuses the whole of it (nothing changes).
-/// Then what leaves, or is attached otherwise, is detached (its items leave the lists,
-/// announced), and what comes is attached.
+/// process is started). Prefixes are decided over the new set, and a clash refuses the
+/// whole of it (nothing changes). Then what leaves, or is attached otherwise, is detached
+/// (its items leave the lists, announced), and what comes is attached.
 async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(), Failure> {
     let old: Vec<(config::Upstream, Source)> = (gateway.live.lock().expect("live lock").iter())
         .map(|l| (l.upstream.clone(), l.source.clone()))
