@@ -2,7 +2,9 @@
 //! format, which Cursor and others share), accepted as it is, with the gateway's own settings
 //! under the key `gateway` in the same file. Every string of a server entry may name
 //! environment variables as `${VAR}` (or `${VAR:-default}`). A mistake is an error naming
-//! the key and its line; nothing is started.
+//! the key and its line; nothing is started. An HTTP API with an OpenAPI document is an
+//! entry of its own under `gateway.servers` with the key `openapi` ([`Api`]): not an MCP
+//! server a host could start, so not under `mcpServers`.
 //!
 //! ```json
 //! {
@@ -17,7 +19,9 @@
 //!     "separator": "_",
 //!     "servers": {
 //!       "files": { "prefix": "never", "failureMode": "closed", "timeout": 30 },
-//!       "docs":  { "namespace": "kb", "connection": "perCaller" }
+//!       "docs":  { "namespace": "kb", "connection": "perCaller" },
+//!       "pets":  { "openapi": "https://pets.example.com/openapi.json",
+//!                  "include": { "tags": "pets" }, "auth": { "bearer": "${PETS_TOKEN}" } }
 //!     }
 //!   }
 //! }
@@ -56,6 +60,77 @@ pub enum Transport {
         url: String,
         headers: Vec<(String, String)>,
     },
+    /// Not an MCP server: an HTTP API described by an OpenAPI document (an entry under
+    /// `gateway.servers` with the key `openapi`), its operations served as tools.
+    OpenApi(Api),
+}
+
+/// An HTTP API of the file: `gateway.servers.NAME` with `openapi`. Two are equal when
+/// everything but the line is (an entry only moved is not rebuilt on reload).
+#[derive(Debug, Clone, Eq)]
+pub struct Api {
+    /// The document: an `http(s)://` URL, or a path (relative to the file's directory).
+    pub document: String,
+    /// The line of `gateway.servers.NAME.openapi`, for errors about the document.
+    pub line: usize,
+    /// The base URL requests go to, instead of the document's first server.
+    pub base: Option<String>,
+    /// Operations served (none: all of them).
+    pub include: Vec<Rule>,
+    /// Operations left out.
+    pub exclude: Vec<Rule>,
+    /// Credentials sent with every request.
+    pub auth: Vec<Credential>,
+    /// Headers sent with every request.
+    pub headers: Vec<(String, String)>,
+}
+
+impl PartialEq for Api {
+    fn eq(&self, o: &Api) -> bool {
+        (&self.document, &self.base, &self.include, &self.exclude)
+            == (&o.document, &o.base, &o.include, &o.exclude)
+            && (&self.auth, &self.headers) == (&o.auth, &o.headers)
+    }
+}
+
+/// A selection rule: an operation matches when it matches every list given (any value of
+/// a list).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Rule {
+    /// Path patterns (`*` one segment, `**` any).
+    pub paths: Vec<String>,
+    /// HTTP methods.
+    pub methods: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// `operationId`s.
+    pub operation_ids: Vec<String>,
+}
+
+/// A credential for the API (values already expanded from the environment).
+#[derive(Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// An API key: where (`header`, `query`, `cookie`), its name, its value.
+    ApiKey {
+        place: String,
+        name: String,
+        value: String,
+    },
+    /// `Authorization: Bearer TOKEN`.
+    Bearer(String),
+    /// `Authorization: Basic ...`.
+    Basic { user: String, password: String },
+}
+
+impl std::fmt::Debug for Credential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The values are secrets: never in a log line.
+        match self {
+            Credential::ApiKey { place, name, .. } => write!(f, "ApiKey({place} {name})"),
+            Credential::Bearer(_) => f.write_str("Bearer(..)"),
+            Credential::Basic { .. } => f.write_str("Basic(..)"),
+        }
+    }
 }
 
 /// One upstream of the file.
@@ -89,6 +164,9 @@ pub struct Config {
     /// The upstreams, in file order (disabled ones left out).
     pub upstreams: Vec<Upstream>,
 }
+
+/// The keys of an `openapi` server besides the common ones.
+const API_KEYS: &[&str] = &["openapi", "base", "include", "exclude", "auth", "headers"];
 
 /// A mistake in the file: where and what.
 #[derive(Debug)]
@@ -195,12 +273,23 @@ impl Parser<'_> {
                 }
             }
         }
-        for k in per_server.keys() {
-            if !servers.contains_key(k) {
-                return Err(self.err(
-                    &format!("gateway.servers.{k}"),
-                    "no server of that name under mcpServers",
-                ));
+        for (k, s) in &per_server {
+            let api = s.get("openapi").is_some();
+            match (servers.contains_key(k), api) {
+                (false, false) => {
+                    return Err(self.err(
+                        &format!("gateway.servers.{k}"),
+                        "no server of that name under mcpServers (and no `openapi` document)",
+                    ));
+                }
+                (true, true) => {
+                    return Err(self.err(
+                        &format!("gateway.servers.{k}.openapi"),
+                        "names an OpenAPI document, but mcpServers has a server of that name too: give the API another name",
+                    ));
+                }
+                (false, true) => config.upstreams.push(self.api(k, s)?),
+                (true, false) => {}
             }
         }
         for (name, entry) in servers {
@@ -209,9 +298,13 @@ impl Parser<'_> {
             }
         }
         // File order (the map's order may be sorted).
-        config
-            .upstreams
-            .sort_by_key(|u| self.lines.get(&format!("mcpServers.{}", u.key)).copied());
+        config.upstreams.sort_by_key(|u| {
+            let at = match u.transport {
+                Transport::OpenApi(_) => "gateway.servers",
+                _ => "mcpServers",
+            };
+            self.lines.get(&format!("{at}.{}", u.key)).copied()
+        });
         Ok(config)
     }
 
@@ -297,8 +390,18 @@ impl Parser<'_> {
         let s = s
             .as_object()
             .ok_or_else(|| self.err(&at, "expected an object"))?;
+        let api = matches!(u.transport, Transport::OpenApi(_));
         for (k, v) in s {
             let key = format!("{at}.{k}");
+            if api && API_KEYS.contains(&k.as_str()) {
+                continue; // read by `api`
+            }
+            if api && ["failureMode", "healthInterval", "connection"].contains(&k.as_str()) {
+                return Err(self.err(
+                    &key,
+                    "does not apply to an `openapi` server (its calls are HTTP requests, not a connection)",
+                ));
+            }
             let word = |known: &[&str]| -> Result<String, ConfigError> {
                 let w = self.text(&key, v)?;
                 if known.contains(&w.as_str()) {
@@ -328,12 +431,156 @@ impl Parser<'_> {
                 _ => {
                     return Err(self.err(
                         &key,
-                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection)",
+                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection; for an API: openapi, base, include, exclude, auth, headers)",
                     ));
                 }
             }
         }
         Ok(())
+    }
+
+    /// `gateway.servers.NAME` with `openapi`: an HTTP API, its settings beside.
+    fn api(&self, name: &str, s: &Value) -> Result<Upstream, ConfigError> {
+        let at = format!("gateway.servers.{name}");
+        let o = s
+            .as_object()
+            .ok_or_else(|| self.err(&at, "expected an object"))?;
+        let document = self.expanded(&format!("{at}.openapi"), &o["openapi"])?;
+        if document.is_empty() {
+            return Err(self.err(&format!("{at}.openapi"), "must not be empty"));
+        }
+        let base = match o.get("base") {
+            Some(v) => {
+                let b = self.expanded(&format!("{at}.base"), v)?;
+                if !b.starts_with("http://") && !b.starts_with("https://") {
+                    return Err(
+                        self.err(&format!("{at}.base"), "expected an http:// or https:// URL")
+                    );
+                }
+                Some(b)
+            }
+            None => None,
+        };
+        let api = Api {
+            document,
+            line: self.err(&format!("{at}.openapi"), "").line.unwrap_or(1),
+            base,
+            include: self.rules(&format!("{at}.include"), o.get("include"))?,
+            exclude: self.rules(&format!("{at}.exclude"), o.get("exclude"))?,
+            auth: self.credentials(&format!("{at}.auth"), o.get("auth"))?,
+            headers: self.pairs(&format!("{at}.headers"), o.get("headers"))?,
+        };
+        let mut u = Upstream {
+            key: name.to_owned(),
+            transport: Transport::OpenApi(api),
+            namespace: name.to_owned(),
+            prefix: Prefix::Always,
+            fail_closed: false,
+            timeout: None,
+            health_interval: None,
+            per_caller: false,
+        };
+        self.settings(&mut u, s)?;
+        Ok(u)
+    }
+
+    /// `include` or `exclude`: one rule object or an array of them, each of `paths`,
+    /// `methods`, `tags`, `operationIds` (a string or an array of strings).
+    fn rules(&self, key: &str, v: Option<&Value>) -> Result<Vec<Rule>, ConfigError> {
+        let items: Vec<(String, &Value)> = match v {
+            None => return Ok(Vec::new()),
+            Some(Value::Array(a)) => (a.iter().enumerate())
+                .map(|(i, r)| (format!("{key}[{i}]"), r))
+                .collect(),
+            Some(r) => vec![(key.to_owned(), r)],
+        };
+        let mut out = Vec::new();
+        for (at, r) in items {
+            let o = r.as_object().ok_or_else(|| {
+                self.err(
+                    &at,
+                    "expected an object of paths, methods, tags, operationIds",
+                )
+            })?;
+            let mut rule = Rule::default();
+            for (k, v) in o {
+                let key = format!("{at}.{k}");
+                let list = match v {
+                    Value::String(_) => vec![self.expanded(&key, v)?],
+                    _ => self.strings(&key, Some(v))?,
+                };
+                match k.as_str() {
+                    "paths" => rule.paths = list,
+                    "methods" => rule.methods = list,
+                    "tags" => rule.tags = list,
+                    "operationIds" => rule.operation_ids = list,
+                    _ => {
+                        return Err(self.err(
+                            &key,
+                            "unknown key (known: paths, methods, tags, operationIds)",
+                        ));
+                    }
+                }
+            }
+            out.push(rule);
+        }
+        Ok(out)
+    }
+
+    /// `auth`: one credential or an array of them: `{"bearer": TOKEN}`,
+    /// `{"basic": {"user": U, "password": P}}`, `{"apiKey": {"in": "header" | "query" |
+    /// "cookie", "name": N, "value": V}}`, values usually `${VAR}`.
+    fn credentials(&self, key: &str, v: Option<&Value>) -> Result<Vec<Credential>, ConfigError> {
+        let items: Vec<(String, &Value)> = match v {
+            None => return Ok(Vec::new()),
+            Some(Value::Array(a)) => (a.iter().enumerate())
+                .map(|(i, r)| (format!("{key}[{i}]"), r))
+                .collect(),
+            Some(r) => vec![(key.to_owned(), r)],
+        };
+        let mut out = Vec::new();
+        for (at, c) in items {
+            let o = c.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
+                self.err(
+                    &at,
+                    "expected one of {\"bearer\": ...}, {\"basic\": ...}, {\"apiKey\": ...}",
+                )
+            })?;
+            let (kind, v) = o.iter().next().expect("one key");
+            let at = format!("{at}.{kind}");
+            let field = |name: &str| -> Result<String, ConfigError> {
+                let f = format!("{at}.{name}");
+                match v.get(name) {
+                    Some(x) => self.expanded(&f, x),
+                    None => Err(self.err(&f, "missing")),
+                }
+            };
+            out.push(match kind.as_str() {
+                "bearer" => Credential::Bearer(self.expanded(&at, v)?),
+                "basic" => Credential::Basic {
+                    user: field("user")?,
+                    password: field("password")?,
+                },
+                "apiKey" => {
+                    let place = field("in")?;
+                    if !["header", "query", "cookie"].contains(&place.as_str()) {
+                        return Err(self.err(
+                            &format!("{at}.in"),
+                            format!("`{place}`: expected one of header, query, cookie"),
+                        ));
+                    }
+                    Credential::ApiKey {
+                        place,
+                        name: field("name")?,
+                        value: field("value")?,
+                    }
+                }
+                _ => {
+                    return Err(self.err(&at, "unknown credential (known: bearer, basic, apiKey)"));
+                }
+            });
+        }
+        Ok(out)
     }
 
     fn seconds(&self, key: &str, v: &Value) -> Result<Duration, ConfigError> {
@@ -631,6 +878,79 @@ mod tests {
         let e = bad("{\n\"mcpServers\": {\n\"a\": {\"command\": \"x\",}\n}}");
         assert!(e.starts_with("line 3: not valid JSON"), "{e}");
         assert!(bad("{}").contains("`mcpServers`: missing"));
+    }
+
+    #[test]
+    fn an_openapi_entry_is_read_with_its_selection_and_credentials() {
+        let text = r#"{
+  "mcpServers": { "a": { "command": "x" } },
+  "gateway": { "servers": {
+    "api": { "openapi": "spec.yaml", "base": "http://127.0.0.1:8000",
+             "include": [{ "tags": "pets", "methods": ["GET", "POST"] }],
+             "exclude": { "operationIds": ["delete_pet"] },
+             "auth": [{ "bearer": "${TOKEN}" },
+                      { "apiKey": { "in": "query", "name": "k", "value": "v" } }],
+             "headers": { "X-Env": "test" }, "namespace": "pets", "timeout": 5 } } }
+}"#;
+        let c = parse(text, &env).unwrap();
+        assert_eq!(c.upstreams.len(), 2);
+        let api = &c.upstreams[1];
+        assert_eq!((api.key.as_str(), api.namespace.as_str()), ("api", "pets"));
+        assert_eq!(api.timeout, Some(Duration::from_secs(5)));
+        let Transport::OpenApi(a) = &api.transport else {
+            panic!("{api:?}")
+        };
+        assert_eq!((a.document.as_str(), a.line), ("spec.yaml", 4));
+        assert_eq!(a.base.as_deref(), Some("http://127.0.0.1:8000"));
+        assert_eq!(a.include[0].tags, ["pets"]);
+        assert_eq!(a.include[0].methods, ["GET", "POST"]);
+        assert_eq!(a.exclude[0].operation_ids, ["delete_pet"]);
+        assert_eq!(a.auth[0], Credential::Bearer("s3cret".into()));
+        assert!(!format!("{:?}", a.auth).contains("s3cret"));
+        assert_eq!(a.headers, [("X-Env".to_owned(), "test".to_owned())]);
+
+        let bad = |api: &str| {
+            let text = format!(
+                "{{\"mcpServers\": {{\"a\": {{\"command\": \"x\"}}}},\n\"gateway\": {{\"servers\": {{\n{api}}}}}}}"
+            );
+            parse(&text, &env).unwrap_err().to_string()
+        };
+        let e = bad(r#""a": {"openapi": "s.json"}"#);
+        assert!(
+            e.contains(
+                "`gateway.servers.a.openapi`: names an OpenAPI document, but mcpServers has"
+            ),
+            "{e}"
+        );
+        let e = bad(r#""b": {"openapi": "s.json", "base": "ftp://x"}"#);
+        assert!(
+            e.starts_with("line 3: `gateway.servers.b.base`: expected an http"),
+            "{e}"
+        );
+        let e = bad(r#""b": {"openapi": "s.json", "include": {"verbs": "GET"}}"#);
+        assert!(
+            e.contains("`gateway.servers.b.include.verbs`: unknown key"),
+            "{e}"
+        );
+        let e = bad(
+            r#""b": {"openapi": "s.json", "auth": {"apiKey": {"in": "body", "name": "k", "value": "v"}}}"#,
+        );
+        assert!(
+            e.contains("`gateway.servers.b.auth.apiKey.in`: `body`: expected one of"),
+            "{e}"
+        );
+        let e = bad(r#""b": {"openapi": "${NOPE}"}"#);
+        assert!(
+            e.contains("`gateway.servers.b.openapi`: `${NOPE}` is not set"),
+            "{e}"
+        );
+        let e = bad(r#""b": {"openapi": "s.json", "connection": "perCaller"}"#);
+        assert!(
+            e.contains("`gateway.servers.b.connection`: does not apply"),
+            "{e}"
+        );
+        let e = bad(r#""b": {"namespace": "x"}"#);
+        assert!(e.contains("no server of that name under mcpServers"), "{e}");
     }
 
     #[test]

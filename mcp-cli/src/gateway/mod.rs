@@ -8,13 +8,18 @@
 //! while the gateway serves: unchanged upstreams keep their proxies, others are detached
 //! and attached (their items announced); an invalid file is reported and the running
 //! configuration kept. Upstreams going down and coming back are reported on stderr.
+//! An `openapi` entry is not an MCP server: its document is read with `mcp::openapi`
+//! (`api.rs`) and its operations are added to the gateway's table as tools, under the
+//! same namespace and prefix rules.
 
+mod api;
 pub mod config;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::openapi::OpenApiTools;
 use mcp_runtime::proxy::{FailureMode, Proxy, ReadinessSet, Sharing, Upstream};
 use mcp_runtime::transport::http::HttpOptions;
 use mcp_runtime::{CancellationToken, Server};
@@ -31,10 +36,29 @@ pub enum Serve {
     Http(String),
 }
 
-/// One upstream being served: as the file said, its proxy, and how it is attached.
+/// What serves one upstream's items.
+#[derive(Clone)]
+enum Source {
+    /// An MCP server, through its proxy.
+    Mcp(Proxy),
+    /// An HTTP API's operations (an `openapi` entry).
+    Api(Arc<OpenApiTools>),
+}
+
+impl Source {
+    /// Why it is down (an API never is).
+    fn down(&self) -> Option<String> {
+        match self {
+            Source::Mcp(p) => p.down(),
+            Source::Api(_) => None,
+        }
+    }
+}
+
+/// One upstream being served: as the file said, what serves it, and how it is attached.
 struct Live {
     upstream: config::Upstream,
-    proxy: Proxy,
+    source: Source,
     /// Under `(namespace, separator)`, or unprefixed.
     under: Option<(String, String)>,
 }
@@ -70,7 +94,7 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         readiness,
         live: Arc::default(),
     };
-    apply(&mut gateway, &config).await?;
+    apply(&mut gateway, &config, path).await?;
     tokio::spawn(report(gateway.live.clone()));
     if watch {
         tokio::spawn(reload_on_change(path.to_owned(), config, gateway));
@@ -125,7 +149,7 @@ async fn reload_on_change(path: String, mut current: Config, mut gateway: Gatewa
                 next.name
             );
         }
-        match apply(&mut gateway, &next).await {
+        match apply(&mut gateway, &next, &path).await {
             Ok(()) => {
                 eprintln!("mcp gateway: {path} reloaded");
                 current = next;
@@ -138,33 +162,47 @@ async fn reload_on_change(path: String, mut current: Config, mut gateway: Gatewa
     }
 }
 
-/// Brings the gateway to `config`: an upstream whose entry did not change keeps its proxy
-/// (and its connection, its child process, its sessions); others are started. Prefixes
-/// are decided over the new set, and a clash refuses the whole of it (nothing changes).
-/// Then what leaves, or is attached otherwise, is detached (its items leave the lists,
-/// announced), and what comes is attached.
-async fn apply(gateway: &mut Gateway, config: &Config) -> Result<(), Failure> {
-    let old: Vec<(config::Upstream, Proxy)> = (gateway.live.lock().expect("live lock").iter())
-        .map(|l| (l.upstream.clone(), l.proxy.clone()))
+/// Brings the gateway to `config` (read from `path`): an upstream whose entry did not
+/// change keeps its proxy (and its connection, its child process, its sessions); others
+/// are started, the OpenAPI documents first (one that fails refuses the whole, before any
+/// process is started). Prefixes are decided over the new set, and a clash refuses the
+/// whole of it (nothing changes). Then what leaves, or is attached otherwise, is detached
+/// (its items leave the lists, announced), and what comes is attached.
+async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(), Failure> {
+    let old: Vec<(config::Upstream, Source)> = (gateway.live.lock().expect("live lock").iter())
+        .map(|l| (l.upstream.clone(), l.source.clone()))
         .collect();
-    let mut proxies = Vec::new();
+    let kept = |u: &config::Upstream| old.iter().find(|(o, _)| o == u).map(|(_, s)| s.clone());
+    let mut apis = HashMap::new();
     for u in &config.upstreams {
-        match old.iter().find(|(o, _)| o == u) {
-            Some((_, p)) => proxies.push(p.clone()),
-            None => {
-                let proxy = Proxy::start(upstream_of(u)).await;
-                match proxy.down() {
-                    None => eprintln!("mcp gateway: `{}` is up", u.key),
-                    Some(why) => eprintln!("mcp gateway: `{}` is down for now: {why}", u.key),
-                }
-                proxies.push(proxy);
-            }
+        if let (config::Transport::OpenApi(a), None) = (&u.transport, kept(u)) {
+            apis.insert(u.key.clone(), api::build(path, u, a).await?);
         }
     }
-    let prefixed = prefixed(config, &proxies)?;
+    let mut sources = Vec::new();
+    for u in &config.upstreams {
+        if let Some(s) = kept(u) {
+            sources.push(s);
+        } else if let Some(tools) = apis.remove(&u.key) {
+            eprintln!(
+                "mcp gateway: `{}` is up: {} operations of its OpenAPI document",
+                u.key,
+                tools.tools().count()
+            );
+            sources.push(Source::Api(tools));
+        } else {
+            let proxy = Proxy::start(upstream_of(u)).await;
+            match proxy.down() {
+                None => eprintln!("mcp gateway: `{}` is up", u.key),
+                Some(why) => eprintln!("mcp gateway: `{}` is down for now: {why}", u.key),
+            }
+            sources.push(Source::Mcp(proxy));
+        }
+    }
+    let prefixed = prefixed(config, &sources)?;
     let mut namespaces = HashSet::new();
     let mut next = Vec::new();
-    for ((u, proxy), prefixed) in config.upstreams.iter().zip(proxies).zip(prefixed) {
+    for ((u, source), prefixed) in config.upstreams.iter().zip(sources).zip(prefixed) {
         if prefixed && !namespaces.insert(u.namespace.clone()) {
             return Err(Failure::usage(format!(
                 "gateway: two servers have the namespace `{}`: give one another under gateway.servers.{}.namespace",
@@ -174,7 +212,7 @@ async fn apply(gateway: &mut Gateway, config: &Config) -> Result<(), Failure> {
         let under = prefixed.then(|| (u.namespace.clone(), config.separator.clone()));
         next.push(Live {
             upstream: u.clone(),
-            proxy,
+            source,
             under,
         });
     }
@@ -182,22 +220,30 @@ async fn apply(gateway: &mut Gateway, config: &Config) -> Result<(), Failure> {
     let same = |a: &Live, b: &Live| a.upstream == b.upstream && a.under == b.under;
     for l in live.iter() {
         if !next.iter().any(|n| same(l, n)) {
-            l.proxy.detach(&gateway.server);
-            gateway.readiness.remove(&l.proxy.readiness());
+            match &l.source {
+                Source::Mcp(p) => {
+                    p.detach(&gateway.server);
+                    gateway.readiness.remove(&p.readiness());
+                }
+                Source::Api(t) => api::detach(&gateway.server, t, l.under.as_ref()),
+            }
         }
     }
     for n in &next {
         if live.iter().any(|l| same(l, n)) {
             continue;
         }
-        let attached = match &n.under {
-            Some((ns, sep)) => n
-                .proxy
-                .attach_under(&gateway.server, ns.clone(), sep.clone()),
-            None => n.proxy.attach(&gateway.server),
+        let attached = match (&n.source, &n.under) {
+            (Source::Mcp(p), Some((ns, sep))) => {
+                p.attach_under(&gateway.server, ns.clone(), sep.clone())
+            }
+            (Source::Mcp(p), None) => p.attach(&gateway.server),
+            (Source::Api(t), under) => api::attach(&gateway.server, t, under.as_ref()),
         };
         attached.map_err(|e| Failure::usage(format!("gateway: `{}`: {e}", n.upstream.key)))?;
-        gateway.readiness.add(n.proxy.readiness());
+        if let Source::Mcp(p) = &n.source {
+            gateway.readiness.add(p.readiness());
+        }
     }
     *live = next;
     Ok(())
@@ -236,6 +282,7 @@ fn upstream_of(u: &config::Upstream) -> Upstream {
             }
             up
         }
+        Transport::OpenApi(_) => unreachable!("an OpenAPI entry is served by `api`, not a proxy"),
     };
     up = up.name(u.key.clone());
     if u.fail_closed {
@@ -257,16 +304,17 @@ fn upstream_of(u: &config::Upstream) -> Upstream {
 /// (or that are down at start: their names are not known), never `never` ones; a clash
 /// left among the unprefixed, or between a prefixed name and an unprefixed one, is an
 /// error naming both.
-fn prefixed(config: &Config, proxies: &[Proxy]) -> Result<Vec<bool>, Failure> {
-    let names = |p: &Proxy| -> Vec<String> {
-        let tools = p.tools().into_iter().map(|t| format!("tool `{}`", t.name));
-        let prompts = p
-            .prompts()
-            .into_iter()
-            .map(|t| format!("prompt `{}`", t.name));
+fn prefixed(config: &Config, sources: &[Source]) -> Result<Vec<bool>, Failure> {
+    let names = |s: &Source| -> Vec<String> {
+        let (tools, prompts) = match s {
+            Source::Mcp(p) => (p.tools(), p.prompts()),
+            Source::Api(t) => (t.tools().cloned().collect(), Vec::new()),
+        };
+        let tools = tools.into_iter().map(|t| format!("tool `{}`", t.name));
+        let prompts = prompts.into_iter().map(|t| format!("prompt `{}`", t.name));
         tools.chain(prompts).collect()
     };
-    let all: Vec<Vec<String>> = proxies.iter().map(names).collect();
+    let all: Vec<Vec<String>> = sources.iter().map(names).collect();
     let mut out: Vec<bool> = (config.upstreams.iter())
         .map(|u| u.prefix == Prefix::Always)
         .collect();
@@ -280,7 +328,7 @@ fn prefixed(config: &Config, proxies: &[Proxy]) -> Result<Vec<bool>, Failure> {
         if u.prefix != Prefix::OnClash {
             continue;
         }
-        let unknown = proxies[i].down().is_some() && all[i].is_empty();
+        let unknown = sources[i].down().is_some() && all[i].is_empty();
         out[i] = unknown || all[i].iter().any(|n| taken.contains(n));
         if !out[i] {
             taken.extend(&all[i]);
@@ -319,7 +367,7 @@ async fn report(live: Arc<Mutex<Vec<Live>>>) {
     loop {
         tokio::time::sleep(Duration::from_millis(250)).await;
         let now: Vec<(String, Option<String>)> = (live.lock().expect("live lock").iter())
-            .map(|l| (l.upstream.key.clone(), l.proxy.down()))
+            .map(|l| (l.upstream.key.clone(), l.source.down()))
             .collect();
         for (key, why) in now {
             let was = down.insert(key.clone(), why.is_some());
