@@ -73,6 +73,17 @@ fn unreachable_target(target: &Target, e: &ClientError) -> Failure {
         ),
     };
     if let ClientError::Rpc(err) = e {
+        if err.code == mcp_core::jsonrpc::METHOD_NOT_FOUND {
+            // No handshake of the revision asked for (a legacy-only server asked for
+            // `server/discover`): no MCP handshake there, exit 3 as the usage says.
+            return Failure::new(
+                3,
+                format!(
+                    "{what} has no handshake at this revision: {} (code {})",
+                    err.message, err.code
+                ),
+            );
+        }
         // The server answered: it is reachable, and its error says what went wrong (a
         // gateway whose upstream is down names the upstream). Never "cannot reach".
         return Failure::new(
