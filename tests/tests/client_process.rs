@@ -273,8 +273,24 @@ async fn a_default_server_and_a_default_client_answer_the_second_tools_list_from
     let first = c.list_tools(None).await.unwrap();
     assert_eq!(first.ttl_ms, Some(60_000));
     let pid = c.pid().expect("a child process");
-    // The server is stopped: it answers nothing until it is continued.
+    // The server is stopped: it answers nothing until it is continued. A stop is
+    // asynchronous: wait until the kernel shows the process stopped (state `T`).
     signal(pid, "-STOP");
+    let state = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // `pid (comm) S ...`: the state follows the last `)`.
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next().map(str::to_owned))
+    };
+    let started = Instant::now();
+    while state().as_deref() != Some("T") {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the server did not stop: {:?}",
+            state()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let asked = c.with_cache_mode(mcp::runtime::client::CacheMode::Bypass);
     let unanswered = tokio::time::timeout(Duration::from_millis(300), asked.list_tools(None)).await;
     assert!(
