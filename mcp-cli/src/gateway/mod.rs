@@ -86,6 +86,9 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
     let server = Server::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each upstream server's tools, prompts and resources, under its namespace unless configured otherwise.")
         .subscriptions(true)
+        // The lists follow the upstreams, attached and detached while serving: never
+        // cacheable for a minute, whatever a client cached before an upstream went down.
+        .cache_hint(mcp_runtime::CacheHint::private(0))
         .middleware(readiness.clone())
         .try_build()
         .map_err(|e| Failure::usage(format!("gateway: {e}")))?;

@@ -10,7 +10,8 @@
 //! and finally the revision's safe fill (`ttlMs: 0`, `cacheScope: "private"`), which is
 //! what `resources/read` gets unless configured (contents change without a list change).
 //! A list shown per caller (a [`Visibility`](crate::policies::Visibility)) never gets
-//! [`AS_SERVED`]. Legacy revisions never carry hints (`Adapt` removes them).
+//! [`AS_SERVED`], nor does a server that mounts others (proxies included): its lists
+//! follow servers it does not control, and change at any time. Legacy revisions never carry hints (`Adapt` removes them).
 
 use std::sync::OnceLock;
 
@@ -67,13 +68,26 @@ const AS_SERVED_METHODS: &[&str] = &[
 
 /// The list generation a server first served at: whether its lists are still those.
 #[derive(Debug, Default)]
-pub(crate) struct FirstServed(OnceLock<u64>);
+pub(crate) struct FirstServed {
+    at: OnceLock<u64>,
+    /// The lists follow servers this one does not control (mounted children, proxied
+    /// upstreams): they may change at any time, so [`AS_SERVED`] never applies.
+    never: bool,
+}
 
 impl FirstServed {
+    /// A server whose lists follow others': never "as first served".
+    pub(crate) fn never() -> Self {
+        Self {
+            at: OnceLock::new(),
+            never: true,
+        }
+    }
+
     /// Whether `generation` (the handler's, now) is the one first served (the first call
     /// records it).
     pub(crate) fn holds(&self, generation: u64) -> bool {
-        *self.0.get_or_init(|| generation) == generation
+        !self.never && *self.at.get_or_init(|| generation) == generation
     }
 }
 
@@ -211,6 +225,17 @@ mod tests {
             Err("tools/call".to_owned())
         );
         assert!(p.is_empty());
+    }
+
+    #[test]
+    fn lists_that_follow_other_servers_are_never_as_first_served() {
+        let never = FirstServed::never();
+        assert!(!never.holds(0));
+        assert!(!never.holds(0));
+        let first = FirstServed::default();
+        assert!(first.holds(3));
+        assert!(first.holds(3));
+        assert!(!first.holds(4));
     }
 
     #[test]

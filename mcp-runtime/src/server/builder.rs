@@ -591,8 +591,9 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// for the method), `server/discover` and the four lists carry
     /// [`AS_SERVED`](crate::caching::AS_SERVED) (`ttlMs: 60000`, `"private"`)
     /// while the server's lists are those it first served, and `ttlMs: 0`, `"private"`
-    /// after a run-time change; `resources/read` carries `ttlMs: 0`, `"private"`.
-    /// `CacheHint::private(0)` turns caching off.
+    /// after a run-time change (a server that mounts others, proxies included, never
+    /// uses it: its lists follow theirs); `resources/read` carries `ttlMs: 0`,
+    /// `"private"`. `CacheHint::private(0)` turns caching off.
     pub fn cache_hint(mut self, hint: crate::dispatch::caching::CacheHint) -> Self {
         self.cache.set_default(hint);
         self
@@ -754,6 +755,8 @@ struct Checked {
     tasks: Option<Arc<crate::features::tasks::TaskEngine>>,
     explicit_notifier: bool,
     mounts: Vec<crate::server::mount::MountSpec>,
+    /// The server mounts others: its lists follow theirs (no "as first served" caching).
+    follows_others: bool,
     transforms: Option<crate::chain::transform::ToolTransforms>,
 }
 
@@ -798,6 +801,7 @@ impl Settings {
             tasks,
             explicit_notifier,
             mounts: self.mounts,
+            follows_others: false,
             transforms: self.transforms,
         })
     }
@@ -825,6 +829,8 @@ impl Checked {
                 ));
             }));
         }
+        // Lists that follow mounted children (proxies included) may change at any time.
+        self.follows_others = !self.mounts.is_empty();
         crate::server::mount::attach(handle, std::mem::take(&mut self.mounts))
             .map_err(BuildError)?;
         let own_layers = std::mem::take(&mut self.own_layers);
@@ -862,7 +868,11 @@ impl Checked {
             lists: Default::default(),
             skills: self.skills.take(),
             tasks: self.tasks.clone(),
-            first_served: Default::default(),
+            first_served: Arc::new(if self.follows_others {
+                crate::dispatch::caching::FirstServed::never()
+            } else {
+                crate::dispatch::caching::FirstServed::default()
+            }),
         }
     }
 
