@@ -14,15 +14,7 @@ cd "$(dirname "$0")/../.."
 . interop/python/venv.sh
 python_venv "mcp CLI tests"
 
-FASTAPI_VERSION=0.163.2 # PyPI `fastapi`, for tests/tests/openapi.rs
-UVICORN_VERSION=0.54.0  # PyPI `uvicorn`
-STAMP="$VENV/.fastapi-$FASTAPI_VERSION-uvicorn-$UVICORN_VERSION"
-if [ ! -f "$STAMP" ]; then
-    echo "== OpenAPI tests: fastapi==$FASTAPI_VERSION uvicorn==$UVICORN_VERSION in $VENV"
-    timeout 600 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input \
-        --quiet --timeout 60 --retries 3 "fastapi==$FASTAPI_VERSION" "uvicorn==$UVICORN_VERSION"
-    touch "$STAMP"
-fi
+python_fastapi # tests/tests/openapi.rs, mcp-cli/tests/gateway_openapi.rs
 
 EVERYTHING_VERSION=2026.8.31 # npm @modelcontextprotocol/server-everything (as interop/client/run_ts_everything.sh)
 DIR="$(interop_abs "${INTEROP_NPM_DIR:-target/interop-everything}")"

@@ -13,3 +13,16 @@ python_venv() { # label: installs (once) and prints what is installed
     interop_venv "$VENV" "$PYTHON" "mcp==$MCP_VERSION"
     "$VENV/bin/python" -c 'import importlib.metadata as m; print(*(f"{p} {m.version(p)}" for p in ("mcp", "mcp-types", "httpx2")))'
 }
+
+FASTAPI_VERSION=0.163.2 # PyPI `fastapi`, for the OpenAPI tests and interop
+UVICORN_VERSION=0.54.0  # PyPI `uvicorn`
+
+python_fastapi() { # installs (once) FastAPI and uvicorn into the venv (after python_venv)
+    local stamp="$VENV/.fastapi-$FASTAPI_VERSION-uvicorn-$UVICORN_VERSION"
+    if [ ! -f "$stamp" ]; then
+        echo "== fastapi==$FASTAPI_VERSION uvicorn==$UVICORN_VERSION in $VENV"
+        timeout 600 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input \
+            --quiet --timeout 60 --retries 3 "fastapi==$FASTAPI_VERSION" "uvicorn==$UVICORN_VERSION"
+        touch "$stamp"
+    fi
+}
