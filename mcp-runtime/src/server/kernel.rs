@@ -11,6 +11,11 @@
 //! else handed back as [`Running`] for the transport to finish where it keeps its waiting
 //! work (the stream's task tracker, an HTTP request's task).
 //!
+//! Every message enters the same way: its transport turns what it read into one
+//! [`Incoming`] (the params copied out of the frame once, with their one scan; what its
+//! admission found; where it came from, as an [`Origin`]) and [`Kernel::context`] makes
+//! it the message's [`Context`], in one place for every transport.
+//!
 //! The serving boundary: the kernel holds the endpoint as an [`ErasedEndpoint`] trait
 //! object, so the kernel, the stream reader and the HTTP transports are not generic over
 //! the user's chain and handler and are compiled once, here, instead of in every user's
@@ -23,14 +28,22 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
+use mcp_core::jsonrpc::RequestId;
+use mcp_core::params::Params;
+use mcp_core::version::Era;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::chain::middleware::{BoxFuture, DynEndpoint, Endpoint};
 use crate::chain::request_run;
 use crate::common::error::HandlerResult;
+use crate::common::extensions::Extensions;
 use crate::common::panic::CatchUnwind;
-use crate::context::Context;
-use crate::session::ServerIdentity;
+use crate::common::telemetry::NetworkTransport;
+use crate::context::peer::{ConnShared, Peer};
+use crate::context::{Context, ContextParts};
+use crate::session::intake::Admitted;
+use crate::session::{ServerIdentity, Session};
 use crate::wire::filter::Filters;
 
 /// Limits and timeouts of a connection.
@@ -95,6 +108,89 @@ pub(crate) struct Kernel {
     pub(crate) filters: Filters,
 }
 
+/// One message on its way into the kernel, as its transport read and admitted it.
+pub(crate) struct Incoming<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) id: Option<RequestId>,
+    /// Copied out of the frame once: the admission's envelope and the context share this
+    /// copy and its one scan.
+    pub(crate) params: Option<Params>,
+    pub(crate) era: Era,
+    /// What the admission found: the revision the message runs under, its envelope.
+    pub(crate) admitted: Admitted,
+    pub(crate) from: Origin<'a>,
+}
+
+/// Where a message came from: what its context reaches back through (the connection to
+/// the client, the session) and what the transport knows of it (the HTTP request and
+/// its principal, in `extensions`).
+pub(crate) struct Origin<'a> {
+    session: Option<&'a Session>,
+    session_id: Option<Arc<str>>,
+    conn: Arc<ConnShared>,
+    /// A request's own stream (an HTTP request's answer); `None`: the connection's.
+    out: Option<mpsc::Sender<Vec<u8>>>,
+    transport: NetworkTransport,
+    extensions: Extensions,
+}
+
+impl<'a> Origin<'a> {
+    /// A byte stream (stdio, a socket, memory): its session and its one connection.
+    pub(crate) fn stream(session: &'a Session, conn: Arc<ConnShared>) -> Self {
+        Origin {
+            session: Some(session),
+            session_id: None,
+            conn,
+            out: None,
+            transport: NetworkTransport::Pipe,
+            extensions: Extensions::default(),
+        }
+    }
+
+    #[cfg(feature = "http")]
+    /// A legacy HTTP session named `id`: its state and connection; `out` routes the
+    /// message's own messages to its request's stream (else they go to the session's).
+    pub(crate) fn http_session(
+        session: &'a Session,
+        id: &str,
+        conn: Arc<ConnShared>,
+        out: Option<mpsc::Sender<Vec<u8>>>,
+        extensions: Extensions,
+    ) -> Self {
+        Origin {
+            session: Some(session),
+            session_id: Some(Arc::from(id)),
+            conn,
+            out,
+            transport: NetworkTransport::Tcp,
+            extensions,
+        }
+    }
+
+    #[cfg(feature = "http")]
+    /// A 2026 HTTP request, in no session: a connection of its own whose messages go to
+    /// `out`, the request's stream.
+    pub(crate) fn http_request(
+        kernel: &Kernel,
+        out: mpsc::Sender<Vec<u8>>,
+        extensions: Extensions,
+    ) -> Self {
+        let conn = ConnShared::new(
+            out,
+            kernel.options.peer_request_timeout,
+            kernel.filters.clone(),
+        );
+        Origin {
+            session: None,
+            session_id: None,
+            conn: Arc::new(conn),
+            out: None,
+            transport: NetworkTransport::Tcp,
+            extensions,
+        }
+    }
+}
+
 /// A message's chain after its first poll: done, or still running.
 pub(crate) enum Started {
     /// The chain's outcome, ready at once (nobody else saw the message, so nothing can
@@ -120,6 +216,39 @@ impl Running {
 }
 
 impl Kernel {
+    /// The one place a message's [`Context`] is made, for every transport: what the
+    /// transport read and admitted ([`Incoming`]), reaching back to where it came from.
+    pub(crate) fn context(msg: Incoming<'_>, cancel: CancellationToken) -> Context {
+        let Incoming {
+            method,
+            id,
+            params,
+            era,
+            admitted,
+            from,
+        } = msg;
+        Context::new(ContextParts {
+            method,
+            params,
+            id,
+            version: admitted.version,
+            era,
+            meta: admitted.meta,
+            session: from.session,
+            extensions: from.extensions,
+            cancel,
+            peer: Peer {
+                conn: from.conn,
+                out: from.out,
+                era,
+                in_initialize: method == "initialize",
+                task: None,
+            },
+            transport: from.transport,
+            session_id: from.session_id,
+        })
+    }
+
     /// The one way a message's chain runs: started on the endpoint under the panic guard
     /// and polled once, here, with the current task's waker.
     pub(crate) async fn start(&self, ctx: Context) -> Started {

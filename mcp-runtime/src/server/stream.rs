@@ -24,15 +24,14 @@ use tokio_util::task::TaskTracker;
 
 use crate::chain::request_run::{self, encode_outcome};
 use crate::common::error::{HandlerResult, Reply};
-use crate::common::extensions::Extensions;
-use crate::context::peer::{ConnShared, Peer};
-use crate::context::{Context, ContextParts};
+use crate::context::Context;
+use crate::context::peer::ConnShared;
 use crate::session::intake::{self, InFlight};
 use crate::session::{Session, SessionState};
 
 pub(crate) use super::kernel::Kernel;
 pub use super::kernel::ServerOptions;
-use super::kernel::Started;
+use super::kernel::{Incoming, Origin, Started};
 use crate::wire::framing::{FrameReader, Framing, ReadEvent};
 use crate::wire::writer::{FramingSource, WriterOptions, write_loop};
 
@@ -459,13 +458,13 @@ impl Kernel {
                 )
             }
         };
-        let (version, request_meta) = match admission {
+        let admitted = match admission {
             Ok(a) => {
                 #[cfg(feature = "otel")]
                 if era == Era::Modern && a.version.is_some() {
                     *conn.modern_version.lock().expect("version lock") = a.version;
                 }
-                (a.version, a.meta)
+                a
             }
             Err(err) => {
                 if id.is_some() {
@@ -487,26 +486,15 @@ impl Kernel {
         // and only the ones that wait watch the shutdown (`answer`).
         let cancel = CancellationToken::new();
         let in_initialize = method == "initialize";
-        let ctx = Context::new(ContextParts {
+        let incoming = Incoming {
             method: &method,
-            params: shared_params,
             id: id.clone(),
-            version,
+            params: shared_params,
             era,
-            meta: request_meta,
-            session: Some(&conn.session),
-            extensions: Extensions::default(),
-            cancel: cancel.clone(),
-            peer: Peer {
-                conn: conn.shared.clone(),
-                out: None,
-                era,
-                in_initialize,
-                task: None,
-            },
-            transport: crate::common::telemetry::NetworkTransport::Pipe,
-            session_id: None,
-        });
+            admitted,
+            from: Origin::stream(&conn.session, conn.shared.clone()),
+        };
+        let ctx = Kernel::context(incoming, cancel.clone());
 
         if in_initialize && id.is_some() && era == Era::Legacy {
             // Inline: nothing else is read until the chain returns; commit after success.

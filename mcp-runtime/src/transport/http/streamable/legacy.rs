@@ -15,10 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::common::error::Reply;
 use crate::common::extensions::Extensions;
-use crate::common::telemetry::NetworkTransport;
 use crate::context::Context;
-use crate::context::ContextParts;
-use crate::context::peer::Peer;
+use crate::server::kernel::{self, Kernel, Origin};
 use crate::session::intake;
 use crate::transport::http::session::HttpSession;
 use crate::transport::http::sse::{Fin, SseBody};
@@ -65,7 +63,7 @@ pub(crate) struct LegacyCall<'a> {
     pub(crate) id: Option<RequestId>,
     pub(crate) method: std::borrow::Cow<'a, str>,
     pub(crate) params: Option<Params>,
-    meta: Option<mcp_core::meta::RequestMeta>,
+    admitted: intake::Admitted,
 }
 
 impl<'a> LegacyCall<'a> {
@@ -85,7 +83,7 @@ impl<'a> LegacyCall<'a> {
                 id,
                 method,
                 params,
-                meta: admitted.meta,
+                admitted,
             }),
             Err(e) => Err((id, e)),
         }
@@ -112,34 +110,31 @@ pub(crate) fn legacy_context(
         id,
         method,
         params,
-        meta,
+        mut admitted,
     } = call;
     let mut extensions = Extensions::default();
     extensions.insert(http.http);
     if let Some(p) = http.principal {
         extensions.insert(p);
     }
-    let version = session.state.lock().expect("session lock").version;
-    Context::new(ContextParts {
-        method: &method,
-        meta,
-        params,
-        id,
-        version,
-        era: Era::Legacy,
-        session: Some(&session.state),
+    // The revision is the session's, known once the session is found.
+    admitted.version = session.state.lock().expect("session lock").version;
+    let from = Origin::http_session(
+        &session.state,
+        &session.id,
+        session.conn.clone(),
+        out,
         extensions,
-        cancel,
-        peer: Peer {
-            conn: session.conn.clone(),
-            out,
-            era: Era::Legacy,
-            in_initialize: method == "initialize",
-            task: None,
-        },
-        transport: NetworkTransport::Tcp,
-        session_id: Some(Arc::from(session.id.as_str())),
-    })
+    );
+    let incoming = kernel::Incoming {
+        method: &method,
+        id,
+        params,
+        era: Era::Legacy,
+        admitted,
+        from,
+    };
+    Kernel::context(incoming, cancel)
 }
 
 pub(super) fn session_header(id: &str) -> Vec<(HeaderName, HeaderValue)> {

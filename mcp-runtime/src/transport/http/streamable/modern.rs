@@ -17,8 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::common::extensions::Extensions;
 use crate::context::Context;
-use crate::context::ContextParts;
-use crate::context::peer::{ConnShared, Peer};
+use crate::server::kernel::{self, Kernel, Origin};
 use crate::session::intake;
 use crate::transport::http::{HttpState, empty, error_response};
 
@@ -225,6 +224,8 @@ pub(super) async fn modern_request(
         .await
 }
 
+/// The context of a 2026 request (or notification): admitted, in no session, its
+/// messages going to `tx`, the request's stream.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn modern_context(
     state: &Arc<HttpState>,
@@ -242,31 +243,15 @@ pub(super) fn modern_context(
     if let Some(p) = http.principal {
         extensions.insert(p);
     }
-    let conn = Arc::new(ConnShared::new(
-        tx,
-        state.kernel.options.peer_request_timeout,
-        state.kernel.filters.clone(),
-    ));
-    Context::new(ContextParts {
+    let incoming = kernel::Incoming {
         method,
-        params,
         id,
-        version,
+        params,
         era: Era::Modern,
-        meta,
-        session: None,
-        extensions,
-        cancel,
-        peer: Peer {
-            conn,
-            out: None,
-            era: Era::Modern,
-            in_initialize: false,
-            task: None,
-        },
-        transport: crate::common::telemetry::NetworkTransport::Tcp,
-        session_id: None,
-    })
+        admitted: intake::Admitted { version, meta },
+        from: Origin::http_request(&state.kernel, tx, extensions),
+    };
+    Kernel::context(incoming, cancel)
 }
 
 #[cfg(test)]
