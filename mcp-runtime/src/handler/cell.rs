@@ -33,7 +33,6 @@ impl HeaderSchemas {
     }
 
     /// The annotated schema of tool `name`, if it has one (read by the 2026 HTTP checks).
-    #[cfg(feature = "http")]
     pub(crate) fn get(&self, name: &str) -> Option<Arc<Schema>> {
         self.0
             .read()

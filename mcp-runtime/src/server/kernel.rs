@@ -11,10 +11,14 @@
 //! else handed back as [`Running`] for the transport to finish where it keeps its waiting
 //! work (the stream's task tracker, an HTTP request's task).
 //!
-//! Every message enters the same way: its transport turns what it read into one
-//! [`Incoming`] (the params copied out of the frame once, with their one scan; what its
-//! admission found; where it came from, as an [`Origin`]) and [`Kernel::context`] makes
-//! it the message's [`Context`], in one place for every transport.
+//! Every message enters the same way: its transport reads the era from its framing (a
+//! stream's first request, an HTTP POST's routing), [`Kernel::admit_message`] checks the message
+//! for that era (the envelope, the revision, what the transport's framing mirrors of it),
+//! and the transport turns what it read into one [`Incoming`] (the params copied out of
+//! the frame once, with their one scan; what the admission found; where it came from, as
+//! an [`Origin`]) that [`Kernel::context`] makes the message's [`Context`]. Admission and
+//! context are two steps because legacy HTTP admits a message before it finds the session
+//! it runs in (a probe without a session learns what the server speaks).
 //!
 //! The serving boundary: the kernel holds the endpoint as an [`ErasedEndpoint`] trait
 //! object, so the kernel, the stream reader and the HTTP transports are not generic over
@@ -28,9 +32,10 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
+use mcp_core::headers::{self, HeaderSource};
 use mcp_core::jsonrpc::RequestId;
 use mcp_core::params::Params;
-use mcp_core::version::Era;
+use mcp_core::version::{Era, ProtocolVersion};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -42,7 +47,7 @@ use crate::common::panic::CatchUnwind;
 use crate::common::telemetry::NetworkTransport;
 use crate::context::peer::{ConnShared, Peer};
 use crate::context::{Context, ContextParts};
-use crate::session::intake::Admitted;
+use crate::session::intake::{self, Admission, Admitted};
 use crate::session::{ServerIdentity, Session};
 use crate::wire::filter::Filters;
 
@@ -106,6 +111,15 @@ pub(crate) struct Kernel {
     pub(crate) identity: Arc<ServerIdentity>,
     pub(crate) options: ServerOptions,
     pub(crate) filters: Filters,
+}
+
+/// What a transport's framing says beside a message and must agree with it: 2026 HTTP's
+/// headers, which mirror the body's method, revision, tool name and chosen arguments
+/// (`Mcp-Param-*`, checked against the tool's `inputSchema` annotations).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) struct Mirror<'a> {
+    pub(crate) headers: &'a dyn HeaderSource,
+    pub(crate) schemas: &'a crate::handler::cell::HeaderSchemas,
 }
 
 /// One message on its way into the kernel, as its transport read and admitted it.
@@ -191,6 +205,26 @@ impl<'a> Origin<'a> {
     }
 }
 
+/// The checks of what 2026 HTTP's headers mirror of a message, from its params' scan.
+fn check_mirror(
+    m: &Mirror<'_>,
+    request: bool,
+    method: &str,
+    params: Option<&Params>,
+) -> Result<(), mcp_core::jsonrpc::ErrorObject> {
+    let fields = headers::RequestFields::of_params(params);
+    let checked = if request {
+        let schema = match fields.name() {
+            Some(n) if method == "tools/call" => m.schemas.get(n),
+            _ => None,
+        };
+        headers::validate_request_fields(m.headers, method, &fields, schema.as_deref())
+    } else {
+        headers::validate_notification_headers(m.headers, method, fields.protocol_version())
+    };
+    checked.map_err(|e| e.to_error_object())
+}
+
 /// A message's chain after its first poll: done, or still running.
 pub(crate) enum Started {
     /// The chain's outcome, ready at once (nobody else saw the message, so nothing can
@@ -216,6 +250,49 @@ impl Running {
 }
 
 impl Kernel {
+    /// The one admission of a message, for every transport, before the chain: an error is
+    /// the answer to send (the chain never sees the message; a notification's is dropped).
+    ///
+    /// - legacy ([`intake::admit_legacy`]): a request carrying the 2026 envelope is
+    ///   refused; `session_version` is the revision the message runs under;
+    /// - 2026 request: a legacy `initialize` is refused first (so a legacy client's probe
+    ///   learns the revisions served, whatever else is wrong), then what the framing
+    ///   mirrors (`mirror`), then the envelope and its revision;
+    /// - 2026 notification: checked as strictly as a request where the framing mirrors its
+    ///   envelope (HTTP: its headers name the revision, so the body must carry it); on a
+    ///   stream it needs none, and the revision defaults to the latest.
+    ///
+    /// `params`: the copy the context will hold; every check reads its one scan.
+    pub(crate) fn admit_message(
+        &self,
+        era: Era,
+        session_version: Option<ProtocolVersion>,
+        id: Option<&RequestId>,
+        method: &str,
+        params: Option<&Params>,
+        mirror: Option<Mirror<'_>>,
+    ) -> Admission {
+        let supported = self.identity.supported;
+        if era == Era::Legacy {
+            return intake::admit_legacy(supported, session_version, id, method, params);
+        }
+        if id.is_none() && mirror.is_none() {
+            return Ok(intake::notification_meta(params));
+        }
+        if id.is_some()
+            && let Some(refused) = intake::refuse_initialize(supported, method, params)
+        {
+            return Err(refused);
+        }
+        if let Some(m) = mirror {
+            check_mirror(&m, id.is_some(), method, params)?;
+        }
+        intake::check_envelope(supported, params).map(|(version, meta)| Admitted {
+            version: Some(version),
+            meta: Some(meta),
+        })
+    }
+
     /// The one place a message's [`Context`] is made, for every transport: what the
     /// transport read and admitted ([`Incoming`]), reaching back to where it came from.
     pub(crate) fn context(msg: Incoming<'_>, cancel: CancellationToken) -> Context {

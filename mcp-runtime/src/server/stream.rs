@@ -443,21 +443,18 @@ impl Kernel {
         if locked.is_none() && id.is_some() && era == Era::Legacy {
             lock_era();
         }
-        let admission = match era {
-            Era::Modern => {
-                intake::admit_modern(supported, id.as_ref(), &method, shared_params.as_ref())
-            }
-            Era::Legacy => {
-                let version = conn.session.lock().expect("session lock").version;
-                intake::admit_legacy(
-                    supported,
-                    version,
-                    id.as_ref(),
-                    &method,
-                    shared_params.as_ref(),
-                )
-            }
+        let session_version = match era {
+            Era::Legacy => conn.session.lock().expect("session lock").version,
+            Era::Modern => None,
         };
+        let admission = self.admit_message(
+            era,
+            session_version,
+            id.as_ref(),
+            &method,
+            shared_params.as_ref(),
+            None,
+        );
         let admitted = match admission {
             Ok(a) => {
                 #[cfg(feature = "otel")]

@@ -46,32 +46,15 @@ pub(crate) fn opening_era(supported: SupportedVersions, params: Option<&Params>)
     }
 }
 
-/// The checks of a 2026 message before the chain: `initialize` does not exist there; a
-/// request's envelope must be complete and ask for a revision the server serves. A
-/// notification carries no required envelope: what it has is read, and the revision
-/// defaults to the latest. `params` are the copy the context will hold: the envelope
-/// shares it.
-pub(crate) fn admit_modern(
-    supported: SupportedVersions,
-    id: Option<&RequestId>,
-    method: &str,
-    params: Option<&Params>,
-) -> Admission {
-    if id.is_none() {
-        let meta = params.and_then(|p| RequestMeta::from_params(Some(p)).ok().flatten());
-        let version = meta.as_ref().and_then(|m| m.version);
-        return Ok(Admitted {
-            version: Some(version.unwrap_or(ProtocolVersion::LATEST)),
-            meta,
-        });
+/// What a 2026 notification on a stream carries of the envelope: read, not required (a
+/// notification has no answer to refuse with); the revision defaults to the latest.
+pub(crate) fn notification_meta(params: Option<&Params>) -> Admitted {
+    let meta = params.and_then(|p| RequestMeta::from_params(Some(p)).ok().flatten());
+    let version = meta.as_ref().and_then(|m| m.version);
+    Admitted {
+        version: Some(version.unwrap_or(ProtocolVersion::LATEST)),
+        meta,
     }
-    if let Some(refused) = refuse_initialize(supported, method, params) {
-        return Err(refused);
-    }
-    check_envelope(supported, params).map(|(version, meta)| Admitted {
-        version: Some(version),
-        meta: Some(meta),
-    })
 }
 
 /// A 2026 request's envelope and the revision it asks for.

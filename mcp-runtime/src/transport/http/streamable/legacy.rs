@@ -67,18 +67,26 @@ pub(crate) struct LegacyCall<'a> {
 }
 
 impl<'a> LegacyCall<'a> {
-    /// The checks of a legacy message before the chain, the stream's own
-    /// ([`intake::admit_legacy`]): a request carrying the 2026 envelope is refused with
-    /// its error (the answer to send), else the message may run.
+    /// The checks of a legacy message before the chain, the kernel's one admission
+    /// ([`Kernel::admit_message`]): a request carrying the 2026 envelope is refused with its error
+    /// (the answer to send), else the message may run; its revision is the session's,
+    /// set when the session is found ([`legacy_context`]).
     pub(crate) fn admit(
         state: &HttpState,
         id: Option<RequestId>,
         method: impl Into<std::borrow::Cow<'a, str>>,
         params: Option<Params>,
     ) -> Result<Self, (Option<RequestId>, ErrorObject)> {
-        let supported = state.kernel.identity.supported;
         let method = method.into();
-        match intake::admit_legacy(supported, None, id.as_ref(), &method, params.as_ref()) {
+        let kernel = &state.kernel;
+        match kernel.admit_message(
+            Era::Legacy,
+            None,
+            id.as_ref(),
+            &method,
+            params.as_ref(),
+            None,
+        ) {
             Ok(admitted) => Ok(Self {
                 id,
                 method,

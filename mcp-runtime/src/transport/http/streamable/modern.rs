@@ -8,16 +8,15 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use mcp_core::headers;
 use mcp_core::jsonrpc::{ErrorObject, Frame, Message, RequestId};
-use mcp_core::meta::RequestMeta;
 use mcp_core::params::Params;
-use mcp_core::version::{Era, ProtocolVersion};
+use mcp_core::version::Era;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::common::extensions::Extensions;
 use crate::context::Context;
-use crate::server::kernel::{self, Kernel, Origin};
+use crate::server::kernel::{self, Kernel, Mirror, Origin};
 use crate::session::intake;
 use crate::transport::http::{HttpState, empty, error_response};
 
@@ -124,18 +123,22 @@ pub(super) fn modern_notification(
     shared: Option<Params>,
 ) -> Response {
     let hs = ModernHeaders::of(&parts.headers);
-    let fields = headers::RequestFields::of_params(shared.as_ref());
-    if let Err(e) = headers::validate_notification_headers(&hs, &method, fields.protocol_version())
-    {
-        return error_response(StatusCode::BAD_REQUEST, None, &e.to_error_object());
-    }
-    let (version, meta) =
-        match intake::check_envelope(state.kernel.identity.supported, shared.as_ref()) {
-            Ok((v, m)) => (Some(v), Some(m)),
-            Err(e) => {
-                return error_response(modern_status(Some(e.code)), None, &e);
-            }
-        };
+    let mirror = Mirror {
+        headers: &hs,
+        schemas: &state.inputs.header_schemas,
+    };
+    let kernel = &state.kernel;
+    let admitted = match kernel.admit_message(
+        Era::Modern,
+        None,
+        None,
+        &method,
+        shared.as_ref(),
+        Some(mirror),
+    ) {
+        Ok(a) => a,
+        Err(e) => return error_response(modern_status(Some(e.code)), None, &e),
+    };
     let (tx, _rx) = mpsc::channel(1);
     let ctx = modern_context(
         state,
@@ -143,8 +146,7 @@ pub(super) fn modern_notification(
         &method,
         shared,
         None,
-        version,
-        meta,
+        admitted,
         tx,
         CancellationToken::new(),
     );
@@ -162,28 +164,30 @@ pub(super) async fn modern_request(
     shared: Option<Params>,
 ) -> Response {
     let hs = ModernHeaders::of(&parts.headers);
-    let supported = state.kernel.identity.supported;
     // `shared`: the one copy of the params that the header checks, the envelope, the
     // context and the dispatcher read, and its one scan, which every one of them asks.
-    // Before the header checks: a legacy client's handshake learns the revisions served.
-    if let Some(err) = intake::refuse_initialize(supported, &method, shared.as_ref()) {
-        return error_response(StatusCode::BAD_REQUEST, Some(&id), &err);
-    }
-    // The protocol version, the tool name and what the headers mirror, from the scan.
-    let fields = headers::RequestFields::of_params(shared.as_ref());
-    let schema = match fields.name() {
-        Some(n) if method == "tools/call" => state.inputs.header_schemas.get(n),
-        _ => None,
+    let mirror = Mirror {
+        headers: &hs,
+        schemas: &state.inputs.header_schemas,
     };
-    let checked = headers::validate_request_fields(&hs, &method, &fields, schema.as_deref());
-    if let Err(e) = checked {
-        return error_response(StatusCode::BAD_REQUEST, Some(&id), &e.to_error_object());
-    }
-    let (version, meta) = match intake::check_envelope(supported, shared.as_ref()) {
-        Ok(x) => x,
+    let kernel = &state.kernel;
+    let admitted = match kernel.admit_message(
+        Era::Modern,
+        None,
+        Some(&id),
+        &method,
+        shared.as_ref(),
+        Some(mirror),
+    ) {
+        Ok(a) => a,
         Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
     };
-    if let Some(r) = state.step_up_one(&parts, &method, || fields.name().map(str::to_owned)) {
+    let tool = || {
+        headers::RequestFields::of_params(shared.as_ref())
+            .name()
+            .map(str::to_owned)
+    };
+    if let Some(r) = state.step_up_one(&parts, &method, tool) {
         return r;
     }
     let listen = method == mcp_core::types::methods::SUBSCRIPTIONS_LISTEN;
@@ -211,8 +215,7 @@ pub(super) async fn modern_request(
         &method,
         shared,
         Some(id.clone()),
-        Some(version),
-        Some(meta),
+        admitted,
         tx,
         cancel.clone(),
     );
@@ -233,8 +236,7 @@ pub(super) fn modern_context(
     method: &str,
     params: Option<Params>,
     id: Option<RequestId>,
-    version: Option<ProtocolVersion>,
-    meta: Option<RequestMeta>,
+    admitted: intake::Admitted,
     tx: mpsc::Sender<Vec<u8>>,
     cancel: CancellationToken,
 ) -> Context {
@@ -248,7 +250,7 @@ pub(super) fn modern_context(
         id,
         params,
         era: Era::Modern,
-        admitted: intake::Admitted { version, meta },
+        admitted,
         from: Origin::http_request(&state.kernel, tx, extensions),
     };
     Kernel::context(incoming, cancel)
