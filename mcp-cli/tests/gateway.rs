@@ -5,8 +5,10 @@
 //! while the other answers, a call to it names it (and `mcp call` does not blame the
 //! gateway), and it returns when started again; a gateway started with an upstream down
 //! serves the rest; Claude Desktop's exact format; a bad file refused with its key and
-//! line; a rate limit's `retryAfterMs` through the gateway, in text and `--json`. Every
-//! process has a timeout.
+//! line; a rate limit's `retryAfterMs` through the gateway, in text and `--json`;
+//! `/healthz`, `/readyz` (503 while a fail-closed upstream is down) and `/metrics` (parsed
+//! as Prometheus text, the calls counted per tool and upstream). Every process has a
+//! timeout.
 
 mod support;
 
@@ -522,4 +524,160 @@ async fn watch_adds_and_removes_an_upstream_keeps_the_others_and_refuses_a_bad_e
         .await
         .expect(0);
     assert!(r.stdout.contains("still here"), "{r:#?}");
+}
+
+/// `GET path` on the gateway over a plain HTTP/1.1 connection: the status and the body.
+async fn get(port: u16, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut raw))
+        .await
+        .expect("an answer within 10 s")
+        .unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    // Chunked or not, the bodies here are one chunk: keep what is between the sizes.
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        let mut out = String::new();
+        let mut rest = body;
+        while let Some((size, after)) = rest.split_once("\r\n") {
+            let n = usize::from_str_radix(size.trim(), 16).unwrap();
+            if n == 0 {
+                break;
+            }
+            out.push_str(&after[..n]);
+            rest = &after[n + 2..];
+        }
+        out
+    } else {
+        body.to_owned()
+    };
+    (status, body)
+}
+
+/// The samples of a Prometheus text exposition, each `(name{labels}, value)`; panics on a
+/// line that is neither a comment (`# HELP`/`# TYPE`) nor a sample with a number.
+fn samples(text: &str) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("# HELP ") || line.starts_with("# TYPE ") {
+            let kind = line.split(' ').nth(3);
+            if line.starts_with("# TYPE ") {
+                assert!(
+                    matches!(kind, Some("counter" | "gauge" | "histogram")),
+                    "{line}"
+                );
+            }
+            continue;
+        }
+        let (series, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("{line}"));
+        let name_ok = series.split('{').next().is_some_and(|n| {
+            !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        assert!(name_ok, "a metric name: {line}");
+        if let Some(labels) = series.split_once('{').map(|(_, l)| l) {
+            assert!(labels.ends_with('}'), "{line}");
+        }
+        let value = match value {
+            "+Inf" => f64::INFINITY,
+            v => v.parse().unwrap_or_else(|_| panic!("a number: {line}")),
+        };
+        out.push((series.to_owned(), value));
+    }
+    out
+}
+
+#[tokio::test]
+async fn healthz_readyz_and_metrics_answer_and_count_the_calls() {
+    // `st` answers; `gone` (fail-open) never does: it is shown down, and the gateway is
+    // still ready.
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": {
+                "st": { "command": everything(), "args": ["--stdio"], "env": { "RUST_LOG": "off" } },
+                "gone": { "url": format!("http://127.0.0.1:{}/mcp", free_port()) }
+            }
+        })
+        .to_string(),
+    );
+    let gw = gateway_http(&config).await;
+    let (status, body) = get(gw.port, "/healthz").await;
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    let (status, body) = get(gw.port, "/readyz").await;
+    assert_eq!(status, 200, "{body}");
+    let ready: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(ready["ready"], true, "{body}");
+    assert_eq!(ready["upstreams"]["st"]["state"], "up", "{body}");
+    assert_eq!(ready["upstreams"]["gone"]["state"], "down", "{body}");
+    assert!(ready["upstreams"]["gone"]["reason"].is_string(), "{body}");
+
+    for rev in ["2025-11-25", "2026-07-28", "2026-07-28"] {
+        let r = mcp(&[
+            "call",
+            "--protocol",
+            rev,
+            &gw.url("/mcp"),
+            "st_add",
+            "a=40",
+            "b=2",
+        ])
+        .await
+        .expect(0);
+        assert!(r.stdout.contains("42"), "{r:#?}");
+    }
+    let r = mcp(&["call", &gw.url("/mcp"), "st_add", "a=x", "b=2"]).await;
+    assert_ne!(r.code, 0, "a bad argument fails: {r:#?}");
+
+    let (status, body) = get(gw.port, "/metrics").await;
+    assert_eq!(status, 200, "{body}");
+    let samples = samples(&body);
+    let value = |series: &str| {
+        (samples.iter())
+            .find(|(s, _)| s == series)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("{series} missing:\n{body}"))
+    };
+    let add = r#"method="tools/call",tool="st_add",upstream="st""#;
+    assert_eq!(value(&format!("mcp_requests_total{{{add}}}")), 4.0);
+    assert_eq!(value(&format!("mcp_request_errors_total{{{add}}}")), 1.0);
+    assert_eq!(
+        value(&format!("mcp_request_duration_seconds_count{{{add}}}")),
+        4.0
+    );
+    assert_eq!(
+        value(&format!(
+            "mcp_request_duration_seconds_bucket{{{add},le=\"+Inf\"}}"
+        )),
+        4.0
+    );
+    assert_eq!(value(r#"mcp_gateway_upstream_up{upstream="st"}"#), 1.0);
+    assert_eq!(value(r#"mcp_gateway_upstream_up{upstream="gone"}"#), 0.0);
+}
+
+#[tokio::test]
+async fn readyz_is_503_while_a_fail_closed_upstream_is_down() {
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": { "web": { "url": format!("http://127.0.0.1:{}/mcp", free_port()) } },
+            "gateway": { "servers": { "web": { "failureMode": "closed" } } }
+        })
+        .to_string(),
+    );
+    let gw = gateway_http(&config).await;
+    let (status, body) = get(gw.port, "/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    let ready: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(ready["ready"], false, "{body}");
+    assert_eq!(ready["upstreams"]["web"]["state"], "down", "{body}");
+    // Alive all the same.
+    assert_eq!(get(gw.port, "/healthz").await.0, 200);
 }

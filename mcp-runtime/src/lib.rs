@@ -51,7 +51,7 @@ pub mod transport;
 mod wire;
 
 // The public module paths of before the layers.
-pub use chain::{hooks, log_bridge, middleware, policies, tracing_layer, transform};
+pub use chain::{hooks, log_bridge, metrics, middleware, policies, tracing_layer, transform};
 pub use common::{error, extensions, pagination, telemetry};
 pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
 pub use dispatch::caching;

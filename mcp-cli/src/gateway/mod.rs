@@ -8,6 +8,10 @@
 //! while the gateway serves: unchanged upstreams keep their proxies, others are detached
 //! and attached (their items announced); an invalid file is reported and the running
 //! configuration kept. Upstreams going down and coming back are reported on stderr.
+//! Over HTTP the gateway serves `/healthz`, `/readyz` (the upstreams and their states;
+//! not ready while a `failureMode: closed` upstream is down) and `/metrics` (Prometheus:
+//! requests, errors and latency per method, tool and upstream, and each upstream up or
+//! down) beside `/mcp` (`operator`).
 //! An `openapi` entry is not an MCP server: its document is read with `mcp::openapi`
 //! (`api.rs`) and its operations are added to the gateway's table as tools, under the
 //! same namespace and prefix rules.
@@ -19,9 +23,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::metrics::Metrics;
 use mcp_runtime::openapi::OpenApiTools;
 use mcp_runtime::proxy::{FailureMode, Proxy, ReadinessSet, Sharing, Upstream};
-use mcp_runtime::transport::http::HttpOptions;
+use mcp_runtime::transport::http::{HttpOptions, Operator};
 use mcp_runtime::{CancellationToken, Server};
 
 use crate::Failure;
@@ -83,20 +88,24 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         Serve::Stdio => None,
     };
     let readiness = ReadinessSet::new();
+    let live: Arc<Mutex<Vec<Live>>> = Arc::default();
+    let metrics = metrics(&live);
     let server = Server::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each upstream server's tools, prompts and resources, under its namespace unless configured otherwise.")
         .subscriptions(true)
         // The lists follow the upstreams, attached and detached while serving: never
         // cacheable for a minute, whatever a client cached before an upstream went down.
         .cache_hint(mcp_runtime::CacheHint::private(0))
+        .middleware(metrics.clone())
         .middleware(readiness.clone())
         .try_build()
         .map_err(|e| Failure::usage(format!("gateway: {e}")))?;
     let mut gateway = Gateway {
         server: server.clone(),
         readiness,
-        live: Arc::default(),
+        live,
     };
+    let operator = operator(&gateway.live, metrics);
     apply(&mut gateway, &config, path).await?;
     tokio::spawn(report(gateway.live.clone()));
     if watch {
@@ -113,8 +122,12 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
                 .map_err(|e| Failure::new(3, format!("cannot listen on {addr}: {e}")))?;
             let bound = listener.local_addr().unwrap_or(addr);
             eprintln!("mcp gateway: serving http://{bound}/mcp");
+            let opts = HttpOptions {
+                operator: Some(operator),
+                ..HttpOptions::default()
+            };
             server
-                .serve_http_on(listener, HttpOptions::default(), CancellationToken::new())
+                .serve_http_on(listener, opts, CancellationToken::new())
                 .await
                 .map_err(|e| Failure::new(3, format!("serving http://{bound}/mcp failed: {e}")))
         }
@@ -362,6 +375,61 @@ fn prefix_name(labelled: &str, ns: &str, sep: &str) -> String {
         Some((kind, rest)) => format!("{kind}`{ns}{sep}{rest}"),
         None => labelled.to_owned(),
     }
+}
+
+/// The gateway's metrics: each request labelled with the upstream that serves its tool,
+/// and a gauge of each upstream up (1) or down (0).
+fn metrics(live: &Arc<Mutex<Vec<Live>>>) -> Metrics {
+    let (by_tool, states) = (live.clone(), live.clone());
+    Metrics::new()
+        .label("upstream", move |_, tool| {
+            let tool = tool?;
+            let live = by_tool.lock().expect("live lock");
+            let serves = |l: &Live| match (&l.under, &l.source) {
+                (Some((ns, sep)), _) => tool
+                    .strip_prefix(ns.as_str())
+                    .is_some_and(|rest| rest.starts_with(sep.as_str())),
+                (None, Source::Mcp(p)) => p.tools().iter().any(|t| t.name == tool),
+                (None, Source::Api(t)) => t.tools().any(|t| t.name == tool),
+            };
+            live.iter()
+                .find(|l| serves(l))
+                .map(|l| l.upstream.key.clone())
+        })
+        .gauge(
+            "mcp_gateway_upstream_up",
+            "1 while the upstream answers, 0 while it is down.",
+            move || {
+                let live = states.lock().expect("live lock");
+                (live.iter())
+                    .map(|l| {
+                        let up = if l.source.down().is_none() { 1.0 } else { 0.0 };
+                        (vec![("upstream".to_owned(), l.upstream.key.clone())], up)
+                    })
+                    .collect()
+            },
+        )
+}
+
+/// `/healthz`, `/readyz` and `/metrics`: ready while no `failureMode: closed` upstream is
+/// down (a fail-open one down leaves only its own items out), every upstream's state shown.
+fn operator(live: &Arc<Mutex<Vec<Live>>>, metrics: Metrics) -> Operator {
+    let live = live.clone();
+    Operator::new().metrics(metrics).ready(move || {
+        let live = live.lock().expect("live lock");
+        let mut ready = true;
+        let mut upstreams = serde_json::Map::new();
+        for l in live.iter() {
+            let down = l.source.down();
+            ready &= !(l.upstream.fail_closed && down.is_some());
+            let state = match down {
+                None => serde_json::json!({ "state": "up" }),
+                Some(why) => serde_json::json!({ "state": "down", "reason": why }),
+            };
+            upstreams.insert(l.upstream.key.clone(), state);
+        }
+        (ready, serde_json::json!({ "upstreams": upstreams }))
+    })
 }
 
 /// Says on stderr when an upstream goes down or comes back.

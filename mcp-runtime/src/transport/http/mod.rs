@@ -43,6 +43,7 @@ pub mod jwt;
 mod lane;
 mod legacy_sse;
 mod loopback;
+mod operator;
 mod resume;
 mod serve;
 mod session;
@@ -75,6 +76,7 @@ use self::session::HttpSession;
 
 pub use self::auth::{AuthError, AuthOptions, Principal, TokenValidator};
 pub use self::loopback::LoopbackHttp;
+pub use self::operator::Operator;
 pub use self::resume::SseStreamControl;
 pub use crate::session::event_store;
 pub use crate::session::event_store::{
@@ -183,6 +185,9 @@ pub struct HttpOptions {
     /// [`AnswerRelay`]). Default `None`: such a message is dropped (one process, or a
     /// sticky load balancer).
     pub answer_relay: Option<Arc<dyn AnswerRelay>>,
+    /// `/healthz`, `/readyz` and `/metrics` beside the MCP path ([`Operator`]). Default
+    /// `None`: not served.
+    pub operator: Option<Operator>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -208,6 +213,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("sse_close_after", &self.sse_close_after)
             .field("auth", &self.auth)
             .field("answer_relay", &self.answer_relay.is_some())
+            .field("operator", &self.operator)
             .finish_non_exhaustive()
     }
 }
@@ -236,6 +242,7 @@ impl Default for HttpOptions {
             auth: None,
             session_store: Arc::new(InMemorySessionStore::default()),
             answer_relay: None,
+            operator: None,
         }
     }
 }
@@ -575,6 +582,7 @@ impl HttpState {
                 .auth
                 .as_ref()
                 .is_some_and(|auth| auth.is_metadata_path(&self.opts.path, path))
+            || (self.opts.operator.is_some() && Operator::serves(path))
     }
 
     async fn handle(self: Arc<Self>, req: axum::extract::Request) -> Response {
@@ -585,6 +593,12 @@ impl HttpState {
         {
             // Public: no token, readable cross-origin.
             return auth::metadata_response(auth, req.method());
+        }
+        if let Some(op) = &self.opts.operator
+            && Operator::serves(path)
+        {
+            // Public, and answered while draining: a probe carries no token or Origin.
+            return op.respond(req.method(), path, self.draining.is_cancelled());
         }
         if let Some(r) = self.check_origin(req.headers()) {
             return r;
@@ -844,6 +858,13 @@ impl ErasedServer {
             for p in auth.metadata_paths(&state.opts.path) {
                 if !paths.contains(&p) {
                     paths.push(p);
+                }
+            }
+        }
+        if state.opts.operator.is_some() {
+            for p in [operator::HEALTHZ, operator::READYZ, operator::METRICS] {
+                if !paths.iter().any(|q| q == p) {
+                    paths.push(p.to_owned());
                 }
             }
         }
