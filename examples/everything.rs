@@ -22,8 +22,8 @@
 //! same clients (a task started on one is polled, answered and cancelled through any); give
 //! them the same `requestState` keys in `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
 //!
-//! `--rate-limit TOOL=N` lets each caller (its legacy session, else one bucket for every
-//! 2026-07-28 caller) call `TOOL` `N` times a minute (`mcp::policies::RateLimit`): over it a
+//! `--rate-limit TOOL=N` lets each caller (its address over HTTP, else its session) call
+//! `TOOL` `N` times a minute (`mcp::policies::RateLimit`): over it a
 //! call answers `-32029` with `retryAfterMs`. With `--redis` the buckets live in Redis, so
 //! the limit holds for the replicas together.
 //!

@@ -65,6 +65,7 @@ pub use wire::filter;
 
 pub use caching::{CacheHint, CachePolicy};
 pub use common::BoxFuture;
+pub use common::address::ClientAddress;
 pub use common::principal::Principal;
 pub use completion::{CompletionDef, IntoCompletion, ResolvedArguments};
 pub use context::{ClientView, Context, ProgressError};

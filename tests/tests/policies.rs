@@ -390,6 +390,91 @@ async fn over_http_the_limit_holds_per_caller_named_by_a_header() {
     );
 }
 
+/// Over HTTP an anonymous caller is its address, not its session: a client that opens a
+/// session per call meets the limit all the same, and its 2026 calls (no session) count in
+/// the same bucket.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn over_http_an_anonymous_caller_is_its_address_not_its_session() {
+    use mcp::runtime::transport::http::HttpOptions;
+
+    let server = Server::builder("library", "1")
+        .handler(Library)
+        .middleware(RateLimit::new(Limit::per_minute(3)))
+        .build();
+    let http = mcp::testing::LoopbackHttp::start(&server, HttpOptions::default())
+        .await
+        .unwrap();
+    let connect = |mode: ConnectMode| {
+        let url = http.url();
+        async move {
+            Client::builder()
+                .mode(mode)
+                .connect_http(&url)
+                .await
+                .unwrap()
+        }
+    };
+    let legacy = ConnectMode::Legacy(ProtocolVersion::V2025_11_25);
+    // A session per call: three sessions, one bucket.
+    for id in 0..3 {
+        let c = connect(legacy).await;
+        c.call_tool("lookup", json!({"id": id})).await.unwrap();
+    }
+    let e = connect(legacy)
+        .await
+        .call_tool("lookup", json!({"id": 3}))
+        .await
+        .unwrap_err();
+    assert!(retry_after_ms(e.as_rpc().expect("a JSON-RPC error")) > 0);
+    // The same client's 2026 calls carry no session: the same address, the same bucket.
+    let modern = connect(ConnectMode::Modern(ProtocolVersion::V2026_07_28)).await;
+    let e = modern
+        .call_tool("lookup", json!({"id": 4}))
+        .await
+        .unwrap_err();
+    assert!(retry_after_ms(e.as_rpc().expect("a JSON-RPC error")) > 0);
+}
+
+/// Behind reverse proxies named as trusted, callers are told apart by the address the proxy
+/// appended to `X-Forwarded-For`; without that trust the header is ignored (anyone could
+/// send it), so the callers share their connection's address.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn behind_a_trusted_proxy_callers_are_told_apart_by_x_forwarded_for() {
+    use mcp::runtime::transport::http::HttpOptions;
+
+    let loopback: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+    for (key, apart) in [
+        (CallerKey::forwarded_for([loopback]), true),
+        (CallerKey::address(), false),
+    ] {
+        let server = Server::builder("library", "1")
+            .handler(Library)
+            .middleware(RateLimit::new(Limit::per_minute(1)).caller(key))
+            .build();
+        let http = mcp::testing::LoopbackHttp::start(&server, HttpOptions::default())
+            .await
+            .unwrap();
+        // As the proxy writes it: what the client sent, then the address it came from.
+        let behind = |client: &'static str| {
+            let url = http.url();
+            async move {
+                Client::builder()
+                    .header("x-forwarded-for", &format!("127.0.0.1, {client}"))
+                    .connect_http(&url)
+                    .await
+                    .unwrap()
+            }
+        };
+        let (a, b) = (behind("203.0.113.1").await, behind("203.0.113.2").await);
+        a.call_tool("lookup", json!({"id": 1})).await.unwrap();
+        assert!(a.call_tool("lookup", json!({"id": 2})).await.is_err());
+        let other = b.call_tool("lookup", json!({"id": 3})).await;
+        assert_eq!(other.is_ok(), apart, "trusted: {apart}: {other:?}");
+    }
+}
+
 #[tokio::test]
 async fn each_caller_sees_and_calls_only_its_tools() {
     // Callers named by the name their client gives (on both eras).

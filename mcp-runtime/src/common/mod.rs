@@ -2,6 +2,7 @@
 //! authenticated caller, what the telemetry of both sides shares.
 //! Imports nothing of this crate.
 
+pub mod address;
 pub mod error;
 pub mod extensions;
 pub mod pagination;

@@ -1,16 +1,22 @@
 //! [`CallerKey`]: who a call counts against.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
+use crate::common::address::ClientAddress;
 use crate::common::principal::Principal;
 use crate::context::Context;
 
 /// How a policy names the caller of a request: from the authenticated [`Principal`], the
-/// legacy session, or a function of the [`Context`], tried in the order given with
-/// [`or`](Self::or). A request none of them names counts as `"anonymous"` (one bucket shared
-/// by every such caller).
+/// client's address, the legacy session, or a function of the [`Context`], tried in the
+/// order given with [`or`](Self::or). A request none of them names counts as
+/// `"anonymous"` (one bucket shared by every such caller).
 ///
-/// The default is the principal's subject, else the session.
+/// The default is the principal's subject, else the client's address (over HTTP), else
+/// the session (stdio and other streams). Over HTTP a session does not name a caller: a
+/// client that opens a session per call would get a fresh bucket each time, and a 2026
+/// request has none. Behind a reverse proxy every caller has the proxy's address (one
+/// bucket for all, the safe side): name the proxies with [`forwarded_for`](Self::forwarded_for).
 ///
 /// ```
 /// use mcp_runtime::policies::CallerKey;
@@ -50,6 +56,26 @@ impl CallerKey {
         })
     }
 
+    /// The client's IP address, prefixed `address:` (the port left out: a client that opens
+    /// a connection per call is one caller), from the connection ([`ClientAddress`]; HTTP
+    /// only).
+    pub fn address() -> Self {
+        Self::forwarded_for([])
+    }
+
+    /// The client's IP address as the reverse proxies `trusted` saw it
+    /// ([`ClientAddress::behind`]): on a connection from one of them, the last
+    /// `X-Forwarded-For` address that is not itself one of them; on any other connection
+    /// the connection's own address. A header sent by anyone else is ignored: it could name
+    /// anyone.
+    pub fn forwarded_for(trusted: impl IntoIterator<Item = IpAddr>) -> Self {
+        let trusted: Vec<IpAddr> = trusted.into_iter().collect();
+        Self::from_fn(move |ctx| {
+            let a = ctx.extensions().get::<ClientAddress>()?;
+            Some(format!("address:{}", a.behind(&trusted)))
+        })
+    }
+
     /// Whatever `f` says (taken as is: prefix it if it could meet the other keys).
     pub fn from_fn(f: impl Fn(&Context) -> Option<String> + Send + Sync + 'static) -> Self {
         Self(Arc::new(f))
@@ -68,7 +94,7 @@ impl CallerKey {
 
 impl Default for CallerKey {
     fn default() -> Self {
-        Self::principal().or(Self::session())
+        Self::principal().or(Self::address()).or(Self::session())
     }
 }
 

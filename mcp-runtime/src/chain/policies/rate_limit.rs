@@ -21,7 +21,8 @@ pub const RATE_LIMITED: i32 = -32029;
 /// process's memory: behind a balancer, each replica then counts alone).
 ///
 /// The caller is named by a [`CallerKey`] (by default the principal's subject, else the
-/// session). A call over the limit never reaches the tool; it answers
+/// client's address over HTTP, else the session; behind a reverse proxy, name it with
+/// [`CallerKey::forwarded_for`]). A call over the limit never reaches the tool; it answers
 /// `-32029 "Rate limit exceeded"` with `data: {"retryAfterMs": <ms>}`, the wait until the
 /// bucket holds a token again (rounded up).
 ///

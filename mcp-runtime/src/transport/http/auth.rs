@@ -127,11 +127,7 @@ where
     fn validate<'a>(&'a self, token: &'a str, request: &'a Parts) -> AuthFuture<'a> {
         Box::pin((self.0)(
             token.to_owned(),
-            HttpRequest {
-                method: request.method.clone(),
-                uri: request.uri.clone(),
-                headers: request.headers.clone(),
-            },
+            crate::transport::http::streamable::http_request(request),
         ))
     }
 }

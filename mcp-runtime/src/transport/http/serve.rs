@@ -258,11 +258,18 @@ async fn connection(
     let header_read_timeout = state.opts.header_read_timeout;
     let spare = Arc::new(Mutex::new(None));
     let in_progress = tracked.clone();
+    // Where axum's `into_make_service_with_connect_info` puts it, so that contexts read
+    // the client's address the same way whichever way the server is served.
+    let peer = tcp.peer_addr().ok().map(axum::extract::ConnectInfo);
     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
         let busy = Busy::new(&in_progress);
         let taken = spare.lock().expect("slot lock").take();
         let mut slot = taken.unwrap_or_else(|| Box::pin(None));
-        slot.set(Some(route(state.clone(), req.map(Body::new))));
+        let mut req = req.map(Body::new);
+        if let Some(peer) = peer {
+            req.extensions_mut().insert(peer);
+        }
+        slot.set(Some(route(state.clone(), req)));
         InSlot {
             slot: Some(slot),
             spare: spare.clone(),

@@ -14,7 +14,6 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::common::error::Reply;
-use crate::common::extensions::Extensions;
 use crate::context::Context;
 use crate::server::kernel::{self, Kernel, Origin};
 use crate::session::intake;
@@ -120,11 +119,7 @@ pub(crate) fn legacy_context(
         params,
         mut admitted,
     } = call;
-    let mut extensions = Extensions::default();
-    extensions.insert(http.http);
-    if let Some(p) = http.principal {
-        extensions.insert(p);
-    }
+    let extensions = http.into_extensions();
     // The revision is the session's, known once the session is found.
     admitted.version = session.state.lock().expect("session lock").version;
     let from = Origin::http_session(

@@ -1,10 +1,12 @@
 //! The messages of a request body and the HTTP request they came in, owned so that they
 //! can move into a task.
 
-use axum::http::HeaderValue;
+use axum::http::{HeaderMap, HeaderValue};
 use mcp_core::jsonrpc::{self, DecodeError, DecodeOptions, ErrorObject, Frame, Message, RequestId};
 use serde_json::value::RawValue;
 
+use crate::common::address::ClientAddress;
+use crate::common::extensions::Extensions;
 use crate::transport::http::HttpRequest;
 use crate::transport::http::auth::Principal;
 
@@ -72,12 +74,32 @@ pub(crate) fn http_request(parts: &axum::http::request::Parts) -> HttpRequest {
     }
 }
 
+/// Where the request came from: the connection's peer, where the server put it (as axum's
+/// `ConnectInfo`), and the `X-Forwarded-For` addresses (read only when there is a peer).
+fn client_address(
+    extensions: &axum::http::Extensions,
+    headers: &HeaderMap,
+) -> Option<ClientAddress> {
+    use axum::extract::ConnectInfo;
+    let peer = extensions.get::<ConnectInfo<std::net::SocketAddr>>()?.0;
+    let forwarded_for = (headers.get_all("x-forwarded-for").iter())
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|a| a.trim().parse().ok())
+        .collect();
+    Some(ClientAddress {
+        peer,
+        forwarded_for,
+    })
+}
+
 /// What the context of the request `parts` learns, the parts moved rather than copied
 /// (the request's own checks are over by then).
 pub(super) fn into_incoming(parts: axum::http::request::Parts) -> Incoming {
     let mut extensions = parts.extensions;
     Incoming {
         principal: extensions.remove::<Principal>(),
+        address: client_address(&extensions, &parts.headers),
         http: HttpRequest {
             method: parts.method,
             uri: parts.uri,
@@ -118,12 +140,29 @@ pub(super) fn detached(http: HttpRequest) -> HttpRequest {
 pub(crate) struct Incoming {
     pub(crate) http: HttpRequest,
     pub(crate) principal: Option<Principal>,
+    pub(crate) address: Option<ClientAddress>,
+}
+
+impl Incoming {
+    /// What a message's context carries of its HTTP request, as typed extensions.
+    pub(crate) fn into_extensions(self) -> Extensions {
+        let mut extensions = Extensions::default();
+        extensions.insert(self.http);
+        if let Some(p) = self.principal {
+            extensions.insert(p);
+        }
+        if let Some(a) = self.address {
+            extensions.insert(a);
+        }
+        extensions
+    }
 }
 
 pub(crate) fn incoming(parts: &axum::http::request::Parts) -> Incoming {
     Incoming {
         http: http_request(parts),
         principal: parts.extensions.get::<Principal>().cloned(),
+        address: client_address(&parts.extensions, &parts.headers),
     }
 }
 

@@ -11,7 +11,7 @@ use self::{answer::*, legacy::*, message::*, modern::*};
 // What the rest of the HTTP transport uses.
 pub(crate) use self::answer::SESSION_BUSY;
 pub(crate) use self::legacy::{LegacyCall, apply_unanswered, start_legacy_request};
-pub(crate) use self::message::{Msg, decode_all, incoming};
+pub(crate) use self::message::{Msg, decode_all, http_request, incoming};
 
 use std::sync::Arc;
 

@@ -14,7 +14,6 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::common::extensions::Extensions;
 use crate::context::Context;
 use crate::server::kernel::{self, Kernel, Mirror, Origin};
 use crate::session::intake;
@@ -240,11 +239,7 @@ pub(super) fn modern_context(
     tx: mpsc::Sender<Vec<u8>>,
     cancel: CancellationToken,
 ) -> Context {
-    let mut extensions = Extensions::default();
-    extensions.insert(http.http);
-    if let Some(p) = http.principal {
-        extensions.insert(p);
-    }
+    let extensions = http.into_extensions();
     let incoming = kernel::Incoming {
         method,
         id,
