@@ -7,8 +7,9 @@
 //! serves the rest; Claude Desktop's exact format; a bad file refused with its key and
 //! line; a rate limit's `retryAfterMs` through the gateway, in text and `--json`;
 //! `/healthz`, `/readyz` (503 while a fail-closed upstream is down) and `/metrics` (parsed
-//! as Prometheus text, the calls counted per tool and upstream). Every process has a
-//! timeout.
+//! as Prometheus text, the calls counted per tool and upstream); the file's rate limit
+//! telling anonymous callers apart behind a trusted proxy, and refusing a tool name the
+//! gateway does not show. Every process has a timeout.
 
 mod support;
 
@@ -680,4 +681,83 @@ async fn readyz_is_503_while_a_fail_closed_upstream_is_down() {
     assert_eq!(ready["upstreams"]["web"]["state"], "down", "{body}");
     // Alive all the same.
     assert_eq!(get(gw.port, "/healthz").await.0, 200);
+}
+
+#[tokio::test]
+async fn the_files_rate_limit_counts_anonymous_callers_apart_behind_a_trusted_proxy() {
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": {
+                "st": { "command": everything(), "args": ["--stdio"], "env": { "RUST_LOG": "off" } }
+            },
+            "gateway": { "rateLimit": { "tools": { "st_add": 2 }, "trustedProxies": ["127.0.0.1"] } }
+        })
+        .to_string(),
+    );
+    let gw = gateway_http(&config).await;
+    let url = gw.url("/mcp");
+    // As a reverse proxy on loopback would say who it forwards.
+    let call = |client: &'static str, rev: &'static str| {
+        let url = url.clone();
+        async move {
+            let header = format!("X-Forwarded-For:{client}");
+            mcp(&[
+                "call",
+                "--protocol",
+                rev,
+                "--header",
+                &header,
+                &url,
+                "st_add",
+                "a=1",
+                "b=1",
+            ])
+            .await
+        }
+    };
+    // Each client's session per call and both eras land in its one bucket of two.
+    call("203.0.113.1", "2025-11-25").await.expect(0);
+    call("203.0.113.1", "2026-07-28").await.expect(0);
+    let r = call("203.0.113.1", "2025-11-25").await.expect(4);
+    assert!(r.stderr.contains("retry after "), "{r:#?}");
+    // Another client is not held up; another tool is not limited.
+    call("203.0.113.2", "2026-07-28").await.expect(0);
+    call("203.0.113.2", "2025-11-25").await.expect(0);
+    call("203.0.113.2", "2026-07-28").await.expect(4);
+    mcp(&["call", &url, "st_stats"]).await.expect(0);
+}
+
+#[tokio::test]
+async fn a_rate_limit_naming_a_tool_the_gateway_does_not_show_is_a_load_error() {
+    // `add` is the upstream's own name; the gateway shows it as `st_add`.
+    let config = ConfigFile::new(
+        &serde_json::json!({
+            "mcpServers": {
+                "st": { "command": everything(), "args": ["--stdio"], "env": { "RUST_LOG": "off" } }
+            },
+            "gateway": { "rateLimit": { "tools": { "add": 2 } } }
+        })
+        .to_string(),
+    );
+    let r = mcp(&["gateway", "--config", config.path(), "--stdio"])
+        .await
+        .expect(2);
+    assert!(
+        r.stderr
+            .contains("gateway.rateLimit.tools.add: the gateway shows no tool of that name"),
+        "{r:#?}"
+    );
+    assert!(r.stderr.contains("st_add"), "{r:#?}");
+    // A key the file format does not have: its line.
+    let config = ConfigFile::new(
+        "{\"mcpServers\": {},\n \"gateway\": {\"rateLimit\": {\"perMinute\": 0}}}\n",
+    );
+    let r = mcp(&["gateway", "--config", config.path(), "--stdio"])
+        .await
+        .expect(2);
+    assert!(
+        r.stderr
+            .contains("line 2: `gateway.rateLimit.perMinute`: expected a whole number from 1"),
+        "{r:#?}"
+    );
 }

@@ -22,12 +22,20 @@
 //!       "docs":  { "namespace": "kb", "connection": "perCaller" },
 //!       "pets":  { "openapi": "https://pets.example.com/openapi.json",
 //!                  "include": { "tags": "pets" }, "auth": { "bearer": "${PETS_TOKEN}" } }
-//!     }
+//!     },
+//!     "rateLimit": { "perMinute": 600, "tools": { "kb_search": 30 },
+//!                    "trustedProxies": ["10.0.0.5"] }
 //!   }
 //! }
 //! ```
+//!
+//! `rateLimit` ([`RateLimitConfig`]) counts each caller's calls per tool: a caller is its
+//! principal, else its address (`X-Forwarded-For` believed only from `trustedProxies`), else
+//! its session (`"by"` picks one); `tools` names tools as the gateway shows them, prefix
+//! included, and a name the gateway does not show is a load error.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -163,6 +171,36 @@ pub struct Config {
     pub separator: String,
     /// The upstreams, in file order (disabled ones left out).
     pub upstreams: Vec<Upstream>,
+    /// `gateway.rateLimit`, if any.
+    pub rate_limit: Option<RateLimitConfig>,
+}
+
+/// `gateway.rateLimit`: calls per minute, per caller and per tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateLimitConfig {
+    /// For every tool not named in `tools`.
+    pub per_minute: Option<u32>,
+    /// A bucket's size (default: its per-minute count).
+    pub burst: Option<u32>,
+    /// Per tool, by the name the gateway shows.
+    pub tools: Vec<(String, u32)>,
+    /// Who a caller is.
+    pub by: CallerBy,
+    /// The reverse proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<IpAddr>,
+}
+
+/// `gateway.rateLimit.by`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallerBy {
+    /// The principal, else the address, else the session (the default).
+    Default,
+    /// The authenticated principal only (others share one bucket).
+    Principal,
+    /// The client's address only.
+    Address,
+    /// The legacy session only.
+    Session,
 }
 
 /// The keys of an `openapi` server besides the common ones.
@@ -250,6 +288,7 @@ impl Parser<'_> {
             name: "mcp-gateway".into(),
             separator: "_".into(),
             upstreams: Vec::new(),
+            rate_limit: None,
         };
         let mut per_server = Map::new();
         for (k, v) in &settings {
@@ -268,8 +307,12 @@ impl Parser<'_> {
                         .cloned()
                         .ok_or_else(|| self.err(&key, "expected an object keyed by server"))?;
                 }
+                "rateLimit" => config.rate_limit = Some(self.rate_limit(&key, v)?),
                 _ => {
-                    return Err(self.err(&key, "unknown key (known: name, separator, servers)"));
+                    return Err(self.err(
+                        &key,
+                        "unknown key (known: name, separator, servers, rateLimit)",
+                    ));
                 }
             }
         }
@@ -581,6 +624,75 @@ impl Parser<'_> {
             });
         }
         Ok(out)
+    }
+
+    fn rate_limit(&self, key: &str, v: &Value) -> Result<RateLimitConfig, ConfigError> {
+        let m = v
+            .as_object()
+            .ok_or_else(|| self.err(key, "expected an object"))?;
+        let mut r = RateLimitConfig {
+            per_minute: None,
+            burst: None,
+            tools: Vec::new(),
+            by: CallerBy::Default,
+            trusted_proxies: Vec::new(),
+        };
+        for (k, v) in m {
+            let key = format!("{key}.{k}");
+            match k.as_str() {
+                "perMinute" => r.per_minute = Some(self.count(&key, v)?),
+                "burst" => r.burst = Some(self.count(&key, v)?),
+                "tools" => {
+                    let tools = v
+                        .as_object()
+                        .ok_or_else(|| self.err(&key, "expected an object of tool: perMinute"))?;
+                    for (name, n) in tools {
+                        let n = self.count(&format!("{key}.{name}"), n)?;
+                        r.tools.push((name.clone(), n));
+                    }
+                }
+                "by" => {
+                    let words = ["principal", "address", "session"];
+                    r.by = match self.text(&key, v)?.as_str() {
+                        "principal" => CallerBy::Principal,
+                        "address" => CallerBy::Address,
+                        "session" => CallerBy::Session,
+                        other => {
+                            return Err(self.err(
+                                &key,
+                                format!("`{other}`: expected one of {}", words.join(", ")),
+                            ));
+                        }
+                    };
+                }
+                "trustedProxies" => {
+                    for (i, a) in self.strings(&key, Some(v))?.iter().enumerate() {
+                        let ip = a.parse().map_err(|_| {
+                            self.err(&format!("{key}[{i}]"), format!("`{a}`: not an IP address"))
+                        })?;
+                        r.trusted_proxies.push(ip);
+                    }
+                }
+                _ => {
+                    return Err(self.err(
+                        &key,
+                        "unknown key (known: perMinute, burst, tools, by, trustedProxies)",
+                    ));
+                }
+            }
+        }
+        if r.per_minute.is_none() && r.tools.is_empty() {
+            return Err(self.err(key, "limits nothing: give perMinute or tools"));
+        }
+        Ok(r)
+    }
+
+    /// A whole number from 1 up.
+    fn count(&self, key: &str, v: &Value) -> Result<u32, ConfigError> {
+        (v.as_u64())
+            .filter(|n| *n >= 1)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| self.err(key, "expected a whole number from 1"))
     }
 
     fn seconds(&self, key: &str, v: &Value) -> Result<Duration, ConfigError> {

@@ -18,6 +18,7 @@
 
 mod api;
 pub mod config;
+mod limits;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -73,6 +74,8 @@ struct Gateway {
     server: Server,
     readiness: ReadinessSet,
     live: Arc<Mutex<Vec<Live>>>,
+    /// `gateway.rateLimit`, replaced by each (re)load.
+    limits: limits::Limits,
 }
 
 /// Reads `path`, starts every upstream, and serves until the transport ends; with `watch`,
@@ -90,6 +93,7 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
     let readiness = ReadinessSet::new();
     let live: Arc<Mutex<Vec<Live>>> = Arc::default();
     let metrics = metrics(&live);
+    let limits = limits::Limits::default();
     let server = Server::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each upstream server's tools, prompts and resources, under its namespace unless configured otherwise.")
         .subscriptions(true)
@@ -97,6 +101,7 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         // cacheable for a minute, whatever a client cached before an upstream went down.
         .cache_hint(mcp_runtime::CacheHint::private(0))
         .middleware(metrics.clone())
+        .middleware(limits.clone())
         .middleware(readiness.clone())
         .try_build()
         .map_err(|e| Failure::usage(format!("gateway: {e}")))?;
@@ -104,6 +109,7 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         server: server.clone(),
         readiness,
         live,
+        limits,
     };
     let operator = operator(&gateway.live, metrics);
     apply(&mut gateway, &config, path).await?;
@@ -232,6 +238,12 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
             under,
         });
     }
+    // The rate limit names tools as the gateway will show them: checked before anything
+    // changes, so a bad name keeps the running configuration.
+    let (shown, unknown) = shown_tools(&next);
+    let limit = (gateway.limits)
+        .check(config.rate_limit.as_ref(), &shown, &unknown)
+        .map_err(|m| Failure::usage(format!("gateway config {path}: {m}")))?;
     let mut live = gateway.live.lock().expect("live lock");
     let same = |a: &Live, b: &Live| a.upstream == b.upstream && a.under == b.under;
     for l in live.iter() {
@@ -262,7 +274,31 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
         }
     }
     *live = next;
+    gateway.limits.set(limit);
     Ok(())
+}
+
+/// The tool names the gateway shows for `live`, and the prefixes of the servers whose
+/// names are not known yet (down since they started; `""`: an unprefixed one, which could
+/// be any name).
+fn shown_tools(live: &[Live]) -> (HashSet<String>, Vec<String>) {
+    let mut shown = HashSet::new();
+    let mut unknown = Vec::new();
+    for l in live {
+        let names: Vec<String> = match &l.source {
+            Source::Mcp(p) => p.tools().into_iter().map(|t| t.name).collect(),
+            Source::Api(t) => t.tools().map(|t| t.name.clone()).collect(),
+        };
+        let prefix = match &l.under {
+            Some((ns, sep)) => format!("{ns}{sep}"),
+            None => String::new(),
+        };
+        if names.is_empty() && l.source.down().is_some() {
+            unknown.push(prefix.clone());
+        }
+        shown.extend(names.into_iter().map(|n| format!("{prefix}{n}")));
+    }
+    (shown, unknown)
 }
 
 /// The file read and checked: a clear error naming the file, line and key, never a dump.
