@@ -659,3 +659,104 @@ async fn static_token_without_oauth_gets_plain_bearer_challenges() {
         r.body
     );
 }
+
+/// With `allow_anonymous`, a request without a token goes in with no principal, a bad token
+/// is still refused, and a tool that needs a scope asks an anonymous caller for a token (401
+/// naming the scope), on both eras.
+#[tokio::test]
+async fn anonymous_callers_go_in_and_scoped_tools_ask_them_for_a_token() {
+    let seen = Seen::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut auth = auth(addr).allow_anonymous();
+    auth.required_scopes.clear();
+    let opts = HttpOptions {
+        auth: Some(auth),
+        ..HttpOptions::default()
+    };
+    let server = Server::builder("anon-test", "1.0.0")
+        .tool(
+            Tool::new("hello").with_input_schema(json!({"type": "object", "properties": {}})),
+            |ctx: Context, _: NoArgs| async move {
+                let who = ctx.extensions().get::<Principal>();
+                let who = who.map_or("nobody", |p| p.subject.as_str()).to_owned();
+                Ok(CallToolResult::success(vec![ContentBlock::text(who)]))
+            },
+        )
+        .tool(
+            Tool::new("admin").with_input_schema(json!({"type": "object", "properties": {}})),
+            |_: Context, _: NoArgs| async move {
+                Ok(CallToolResult::success(vec![ContentBlock::text(
+                    "admin ok",
+                )]))
+            },
+        )
+        .middleware(seen.clone())
+        .without_tracing()
+        .build();
+    let stop = CancellationToken::new();
+    let st = stop.clone();
+    tokio::spawn(async move { server.serve_http_on(listener, opts, st).await });
+
+    let modern = |tool: &str| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
+        let h: Vec<(&str, String)> = vec![
+            ("mcp-protocol-version", "2026-07-28".into()),
+            ("mcp-method", "tools/call".into()),
+            ("mcp-name", tool.into()),
+        ];
+        (body, h)
+    };
+    let (body, h) = modern("hello");
+    let r = call(addr, "POST", "/mcp", &refs(&h), Some(&body)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "nobody");
+    let mut with_alice = refs(&h);
+    with_alice.push(ALICE);
+    let r = call(addr, "POST", "/mcp", &with_alice, Some(&body)).await;
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "alice",
+        "{}",
+        r.body
+    );
+    let mut bad = refs(&h);
+    bad.push(("authorization", "Bearer nope"));
+    assert_eq!(
+        call(addr, "POST", "/mcp", &bad, Some(&body)).await.status,
+        401
+    );
+
+    let (body, h) = modern("admin");
+    let r = call(addr, "POST", "/mcp", &refs(&h), Some(&body)).await;
+    assert_eq!(r.status, 401, "{}", r.body);
+    let www = r.header("www-authenticate").unwrap_or("").to_owned();
+    assert!(www.contains("scope=\"mcp:admin\""), "{www}");
+
+    // Legacy: the session opens anonymously, and its calls run with no principal.
+    let r = call(addr, "POST", "/mcp", &[], Some(&init())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.header("mcp-session-id").expect("a session").to_owned();
+    let legacy = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let hello = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "hello", "arguments": {}}});
+    let r = call(addr, "POST", "/mcp", &legacy, Some(&hello)).await;
+    assert!(r.body.contains("nobody"), "{}", r.body);
+    let r = call(addr, "POST", "/mcp", &legacy, Some(&admin(3))).await;
+    assert_eq!(r.status, 401, "{}", r.body);
+    assert!(
+        seen.0
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|w| w == "-" || w == "alice")
+    );
+    stop.cancel();
+}

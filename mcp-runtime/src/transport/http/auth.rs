@@ -153,6 +153,9 @@ pub struct AuthOptions {
     /// Further members of the metadata document (`resource_name`,
     /// `resource_documentation`, ...).
     pub metadata_extra: serde_json::Map<String, Value>,
+    /// Requests without an `Authorization` header go on with no [`Principal`] (a token
+    /// that is sent is still checked): see [`allow_anonymous`](Self::allow_anonymous).
+    pub anonymous: bool,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -164,6 +167,7 @@ impl std::fmt::Debug for AuthOptions {
             .field("required_scopes", &self.required_scopes)
             .field("tool_scopes", &self.tool_scopes)
             .field("method_scopes", &self.method_scopes)
+            .field("anonymous", &self.anonymous)
             .finish_non_exhaustive()
     }
 }
@@ -180,7 +184,19 @@ impl AuthOptions {
             tool_scopes: HashMap::new(),
             method_scopes: HashMap::new(),
             metadata_extra: serde_json::Map::new(),
+            anonymous: false,
         }
+    }
+
+    /// Lets requests without a token in, with no [`Principal`]: for a server (a gateway,
+    /// say) that serves everyone and tells signed-in callers apart (their own rate
+    /// limits, the tools their claims may see). A token that is sent is checked as ever
+    /// (a bad one is a 401), and a method or tool that needs a scope answers an anonymous
+    /// caller with the 401 challenge. With [`require_scopes`](Self::require_scopes) every
+    /// request needs a token all the same.
+    pub fn allow_anonymous(mut self) -> Self {
+        self.anonymous = true;
+        self
     }
 
     /// Adds an authorization server (its issuer URL).
@@ -261,7 +277,7 @@ impl AuthOptions {
         if self.tool_scopes.is_empty() && self.method_scopes.is_empty() {
             return None;
         }
-        let principal = parts.extensions.get::<Principal>()?;
+        let principal = parts.extensions.get::<Principal>();
         requests.into_iter().find_map(|(method, params)| {
             let tool = (method == "tools/call")
                 .then(|| called_tool(params))
@@ -282,19 +298,24 @@ impl AuthOptions {
         if self.tool_scopes.is_empty() && self.method_scopes.is_empty() {
             return None;
         }
-        let principal = parts.extensions.get::<Principal>()?;
+        let principal = parts.extensions.get::<Principal>();
         let tool = (method == "tools/call").then(tool).flatten();
         self.refuse_missing(principal, method, tool.as_deref())
     }
 
-    /// The refusal when `principal` lacks a scope that `method` (calling `tool`) needs.
+    /// The refusal when `principal` lacks a scope that `method` (calling `tool`) needs:
+    /// `403 insufficient_scope`, or the 401 challenge to an anonymous caller (`None`, let
+    /// in by [`allow_anonymous`](Self::allow_anonymous)).
     fn refuse_missing(
         &self,
-        principal: &Principal,
+        principal: Option<&Principal>,
         method: &str,
         tool: Option<&str>,
     ) -> Option<Response> {
         let needed = self.scopes_for(method, tool);
+        let Some(principal) = principal else {
+            return (!needed.is_empty()).then(|| self.token_required(&needed));
+        };
         let missing: Vec<&str> = needed
             .iter()
             .copied()
@@ -390,19 +411,19 @@ impl AuthOptions {
     }
 
     /// Authenticates one request: its principal, or the 401/403/500 to send.
-    pub(super) async fn authenticate(&self, parts: &Parts) -> Result<Principal, Response> {
+    pub(super) async fn authenticate(&self, parts: &Parts) -> Result<Option<Principal>, Response> {
         let token = bearer_token(parts);
         let Some(token) = token else {
-            let mut c = format!("Bearer {}", self.token_source());
-            if !self.required_scopes.is_empty() {
-                c.push_str(&format!(", scope=\"{}\"", self.required_scopes.join(" ")));
+            if self.anonymous
+                && parts
+                    .headers
+                    .get(axum::http::header::AUTHORIZATION)
+                    .is_none()
+            {
+                return Ok(None);
             }
-            return Err(challenge(
-                StatusCode::UNAUTHORIZED,
-                c,
-                "invalid_token",
-                "Authorization: Bearer token required",
-            ));
+            let required: Vec<&str> = self.required_scopes.iter().map(String::as_str).collect();
+            return Err(self.token_required(&required));
         };
         let principal = match self.validator.validate(token, parts).await {
             Ok(p) => p,
@@ -420,7 +441,22 @@ impl AuthOptions {
                 description: format!("missing scope: {}", missing.join(" ")),
             }));
         }
-        Ok(principal)
+        Ok(Some(principal))
+    }
+
+    /// The 401 challenge of a request without a token, naming `scopes` when some are
+    /// needed.
+    fn token_required(&self, scopes: &[&str]) -> Response {
+        let mut c = format!("Bearer {}", self.token_source());
+        if !scopes.is_empty() {
+            c.push_str(&format!(", scope=\"{}\"", scopes.join(" ")));
+        }
+        challenge(
+            StatusCode::UNAUTHORIZED,
+            c,
+            "invalid_token",
+            "Authorization: Bearer token required",
+        )
     }
 
     /// The response for a refused token.

@@ -618,9 +618,10 @@ impl HttpState {
             Some(auth) => {
                 let (mut parts, body) = req.into_parts();
                 match auth.authenticate(&parts).await {
-                    Ok(p) => {
+                    Ok(Some(p)) => {
                         parts.extensions.insert(p);
                     }
+                    Ok(None) => {}
                     Err(r) => return r,
                 }
                 axum::extract::Request::from_parts(parts, body)
