@@ -33,7 +33,8 @@
 //! What is in it:
 //! - tools written with `#[mcp::tool]`: `add` (a title and an icon), `media` (audio with
 //!   annotations and a resource link, each turned into text where a revision lacks it), `weather` (structured output), `countdown`
-//!   (progress), `sleep` (cancellation; `stats` counts what was cancelled), `log_demo`
+//!   (progress), `sleep` (cancellation; `stats`, tagged `admin`, counts what was
+//!   cancelled), `log_demo`
 //!   (`tracing` events reach the client through the log bridge), `ask_name` (elicitation),
 //!   `sign_in` (URL-mode elicitation),
 //!   `summarize` (sampling), `list_roots` (roots), `report` (may run as a task),
@@ -193,7 +194,7 @@ struct Stats {
 }
 
 /// What the server has observed.
-#[mcp::tool(read_only)]
+#[mcp::tool(read_only, tags("admin"))]
 async fn stats() -> Json<Stats> {
     Json(Stats {
         cancelled: CANCELLED.load(Ordering::SeqCst),

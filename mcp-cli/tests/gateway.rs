@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use support::{Listening, everything, free_port, listen, mcp};
+use support::{Listening, everything, free_port, issuer, listen, mcp};
 use tokio::process::Command;
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
@@ -43,6 +43,11 @@ impl ConfigFile {
 
     fn path(&self) -> &str {
         self.path.to_str().unwrap()
+    }
+
+    /// Replaces the file's text.
+    fn rewrite(&mut self, text: &str) {
+        std::fs::write(&self.path, text).unwrap();
     }
 
     /// `mcp gateway --config FILE` as one TARGET command line (served over stdio).
@@ -758,6 +763,102 @@ async fn a_rate_limit_naming_a_tool_the_gateway_does_not_show_is_a_load_error() 
     assert!(
         r.stderr
             .contains("line 2: `gateway.rateLimit.perMinute`: expected a whole number from 1"),
+        "{r:#?}"
+    );
+}
+
+#[tokio::test]
+async fn identity_principals_and_anonymous_callers_each_their_limit_and_a_role_sees_its_tag() {
+    let iss = issuer();
+    let mut config = ConfigFile::new("{}");
+    let jwks = config.dir.join("jwks.json");
+    std::fs::write(&jwks, iss.jwks.to_string()).unwrap();
+    config.rewrite(
+        &serde_json::json!({
+            "mcpServers": {
+                "st": { "command": everything(), "args": ["--stdio"], "env": { "RUST_LOG": "off" } }
+            },
+            "gateway": {
+                "auth": { "resource": "http://gateway.test/mcp", "issuer": "http://issuer.test",
+                          "jwks": jwks, "anonymous": true },
+                "rateLimit": { "tools": { "st_add": 2 }, "trustedProxies": ["127.0.0.1"] },
+                "visibility": { "tags": { "admin": { "claim": "role", "values": ["admin"] } } }
+            }
+        })
+        .to_string(),
+    );
+    let gw = gateway_http(&config).await;
+    let url = gw.url("/mcp");
+    let (alice, bob) = (iss.token("alice", "admin"), iss.token("bob", "user"));
+    let as_ = |who: Vec<String>| {
+        let url = url.clone();
+        async move {
+            let mut args: Vec<&str> = vec!["call"];
+            args.extend(who.iter().map(String::as_str));
+            args.extend([url.as_str(), "st_add", "a=1", "b=1"]);
+            mcp(&args).await
+        }
+    };
+    let token = |t: &str| vec!["--token".to_owned(), t.to_owned()];
+    let anon = |ip: &str| vec!["--header".to_owned(), format!("X-Forwarded-For:{ip}")];
+    // Two principals and two anonymous callers: a bucket of two each.
+    for who in [
+        token(&alice),
+        token(&bob),
+        anon("203.0.113.1"),
+        anon("203.0.113.2"),
+    ] {
+        as_(who.clone()).await.expect(0);
+        as_(who.clone()).await.expect(0);
+        let r = as_(who.clone()).await.expect(4);
+        assert!(r.stderr.contains("retry after "), "{who:?}: {r:#?}");
+    }
+    // A principal's bucket is its own whatever address it comes from.
+    let mut alice_elsewhere = token(&alice);
+    alice_elsewhere.extend(anon("198.51.100.7"));
+    as_(alice_elsewhere).await.expect(4);
+
+    // `st_stats` is tagged `admin`: listed and callable for the admin role only.
+    let list = |who: Vec<String>| {
+        let url = url.clone();
+        async move {
+            let mut args: Vec<&str> = vec!["list", "--json", "--quiet"];
+            args.extend(who.iter().map(String::as_str));
+            args.extend([url.as_str(), "tools"]);
+            let r = mcp(&args).await.expect(0);
+            let tools = r.json()["tools"].as_array().cloned().unwrap_or_default();
+            (tools.iter())
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert!(list(token(&alice)).await.contains(&"st_stats".to_owned()));
+    for who in [token(&bob), anon("203.0.113.9")] {
+        let names = list(who.clone()).await;
+        assert!(names.contains(&"st_add".to_owned()), "{names:?}");
+        assert!(
+            !names.contains(&"st_stats".to_owned()),
+            "{who:?}: {names:?}"
+        );
+    }
+    let stats = |who: Vec<String>| {
+        let url = url.clone();
+        async move {
+            let mut args: Vec<&str> = vec!["call"];
+            args.extend(who.iter().map(String::as_str));
+            args.extend([url.as_str(), "st_stats"]);
+            mcp(&args).await
+        }
+    };
+    stats(token(&alice)).await.expect(0);
+    assert_ne!(stats(token(&bob)).await.code, 0);
+
+    // A token the JWKS did not sign is refused, not taken as anonymous.
+    let forged = issuer().token("alice", "admin");
+    let r = as_(token(&forged)).await;
+    assert_ne!(r.code, 0, "{r:#?}");
+    assert!(
+        r.stderr.contains("401") || r.stderr.to_lowercase().contains("token"),
         "{r:#?}"
     );
 }

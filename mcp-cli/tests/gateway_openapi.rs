@@ -428,3 +428,60 @@ async fn the_files_credentials_reach_the_api_each_scheme_checked_by_it() {
     assert_eq!(v["isError"], true, "{r:#?}");
     assert_eq!(v["_meta"]["status"], 401, "{r:#?}");
 }
+
+/// The caller's token authenticates it to the gateway and stops there: the API behind an
+/// `openapi` entry, which echoes the headers it received, sees no `Authorization` header,
+/// in both eras, while the entry's own credentials (configured: a header) do reach it.
+#[tokio::test]
+async fn the_callers_token_never_reaches_the_api_unless_configured() {
+    let Some(api) = fastapi().await else { return };
+    let iss = support::issuer();
+    let config = ConfigFile::new("{}");
+    let jwks = config.dir.join("jwks.json");
+    std::fs::write(&jwks, iss.jwks.to_string()).unwrap();
+    std::fs::write(
+        &config.path,
+        serde_json::json!({
+            "mcpServers": {},
+            "gateway": {
+                "auth": { "resource": "http://gateway.test/mcp", "issuer": "http://issuer.test",
+                          "jwks": jwks },
+                "servers": { "api": {
+                    "openapi": format!("{}/openapi.json", api.base),
+                    "include": { "operationIds": ["echo_headers"] },
+                    "headers": { "X-Configured": "yes" }
+                } }
+            }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let gw = gateway_http(&config, &[]).await;
+    let url = gw.url("/mcp");
+    let token = iss.token("alice", "admin");
+    for rev in ["2025-11-25", "2026-07-28"] {
+        let r = mcp(&[
+            "call",
+            "--json",
+            "--quiet",
+            "--protocol",
+            rev,
+            "--token",
+            &token,
+            &url,
+            "api_echo_headers",
+        ])
+        .await
+        .expect(0);
+        let seen = &r.json()["structuredContent"];
+        assert_eq!(seen["x-configured"], "yes", "{rev}: {r:#?}");
+        assert!(
+            seen.get("authorization").is_none(),
+            "{rev}: the token crossed: {seen}"
+        );
+        assert!(!r.stdout.contains(&token), "{rev}: {r:#?}");
+    }
+    // Without a token the gateway itself refuses (no `anonymous` in the file).
+    let r = mcp(&["call", &url, "api_echo_headers"]).await;
+    assert_ne!(r.code, 0, "{r:#?}");
+}

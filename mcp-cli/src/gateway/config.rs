@@ -173,6 +173,37 @@ pub struct Config {
     pub upstreams: Vec<Upstream>,
     /// `gateway.rateLimit`, if any.
     pub rate_limit: Option<RateLimitConfig>,
+    /// `gateway.auth`, if any.
+    pub auth: Option<AuthConfig>,
+    /// `gateway.visibility`: per tag, who may see the tools that carry it.
+    pub visibility: Vec<TagRule>,
+}
+
+/// `gateway.auth`: bearer JWTs checked against a JWKS.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuthConfig {
+    /// The gateway's canonical URL, as clients request tokens for it.
+    pub resource: String,
+    /// The token issuer (`iss`), also named as the authorization server.
+    pub issuer: String,
+    /// The audience tokens must carry (default: `resource`).
+    pub audience: String,
+    /// Where the keys are: an `http://` URL, or a JSON file's path.
+    pub jwks: String,
+    /// Whether a request without a token goes in (with no principal).
+    pub anonymous: bool,
+}
+
+/// `gateway.visibility.tags.TAG`: the tools tagged `tag` are listed and callable only by
+/// principals whose claim `claim` holds one of `values`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TagRule {
+    /// The tag (`_meta.tags`).
+    pub tag: String,
+    /// The claim read (a string, or an array of strings).
+    pub claim: String,
+    /// The values that may see the tag.
+    pub values: Vec<String>,
 }
 
 /// `gateway.rateLimit`: calls per minute, per caller and per tool.
@@ -289,6 +320,8 @@ impl Parser<'_> {
             separator: "_".into(),
             upstreams: Vec::new(),
             rate_limit: None,
+            auth: None,
+            visibility: Vec::new(),
         };
         let mut per_server = Map::new();
         for (k, v) in &settings {
@@ -308,10 +341,12 @@ impl Parser<'_> {
                         .ok_or_else(|| self.err(&key, "expected an object keyed by server"))?;
                 }
                 "rateLimit" => config.rate_limit = Some(self.rate_limit(&key, v)?),
+                "auth" => config.auth = Some(self.auth(&key, v)?),
+                "visibility" => config.visibility = self.visibility(&key, v)?,
                 _ => {
                     return Err(self.err(
                         &key,
-                        "unknown key (known: name, separator, servers, rateLimit)",
+                        "unknown key (known: name, separator, servers, rateLimit, auth, visibility)",
                     ));
                 }
             }
@@ -685,6 +720,100 @@ impl Parser<'_> {
             return Err(self.err(key, "limits nothing: give perMinute or tools"));
         }
         Ok(r)
+    }
+
+    fn auth(&self, key: &str, v: &Value) -> Result<AuthConfig, ConfigError> {
+        let m = v
+            .as_object()
+            .ok_or_else(|| self.err(key, "expected an object"))?;
+        let known = "resource, issuer, audience, jwks, anonymous";
+        let (mut resource, mut issuer, mut audience, mut jwks, mut anonymous) =
+            (None, None, None, None, false);
+        for (k, v) in m {
+            let key = format!("{key}.{k}");
+            match k.as_str() {
+                "resource" => resource = Some(self.expanded(&key, v)?),
+                "issuer" => issuer = Some(self.expanded(&key, v)?),
+                "audience" => audience = Some(self.expanded(&key, v)?),
+                "jwks" => {
+                    let j = self.expanded(&key, v)?;
+                    if j.starts_with("https://") {
+                        return Err(self.err(
+                            &key,
+                            "an https:// JWKS is not fetched yet: save it to a file and name the file, or serve it over http:// inside your network",
+                        ));
+                    }
+                    jwks = Some(j);
+                }
+                "anonymous" => {
+                    anonymous = v
+                        .as_bool()
+                        .ok_or_else(|| self.err(&key, "expected true or false"))?;
+                }
+                _ => return Err(self.err(&key, format!("unknown key (known: {known})"))),
+            }
+        }
+        let need = |v: Option<String>, name: &str| {
+            v.ok_or_else(|| {
+                self.err(
+                    key,
+                    format!("missing `{name}` (needs: resource, issuer, jwks)"),
+                )
+            })
+        };
+        let resource = need(resource, "resource")?;
+        Ok(AuthConfig {
+            audience: audience.unwrap_or_else(|| resource.clone()),
+            resource,
+            issuer: need(issuer, "issuer")?,
+            jwks: need(jwks, "jwks")?,
+            anonymous,
+        })
+    }
+
+    fn visibility(&self, key: &str, v: &Value) -> Result<Vec<TagRule>, ConfigError> {
+        let m = v
+            .as_object()
+            .ok_or_else(|| self.err(key, "expected an object"))?;
+        let mut rules = Vec::new();
+        for (k, v) in m {
+            let key = format!("{key}.{k}");
+            if k != "tags" {
+                return Err(self.err(&key, "unknown key (known: tags)"));
+            }
+            let tags = v
+                .as_object()
+                .ok_or_else(|| self.err(&key, "expected an object keyed by tag"))?;
+            for (tag, rule) in tags {
+                let key = format!("{key}.{tag}");
+                let r = rule.as_object().ok_or_else(|| {
+                    self.err(&key, "expected { \"claim\": ..., \"values\": [...] }")
+                })?;
+                let claim = match r.get("claim") {
+                    Some(c) => self.text(&format!("{key}.claim"), c)?,
+                    None => return Err(self.err(&key, "missing `claim`")),
+                };
+                let values = self.strings(&format!("{key}.values"), r.get("values"))?;
+                if values.is_empty() {
+                    return Err(self.err(&key, "`values` must name at least one value"));
+                }
+                if let Some(other) = r.keys().find(|k| *k != "claim" && *k != "values") {
+                    return Err(self.err(
+                        &format!("{key}.{other}"),
+                        "unknown key (known: claim, values)",
+                    ));
+                }
+                rules.push(TagRule {
+                    tag: tag.clone(),
+                    claim,
+                    values,
+                });
+            }
+        }
+        if rules.len() > 8 {
+            return Err(self.err(key, "at most 8 tags may be reserved"));
+        }
+        Ok(rules)
     }
 
     /// A whole number from 1 up.

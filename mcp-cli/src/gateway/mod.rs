@@ -18,7 +18,7 @@
 
 mod api;
 pub mod config;
-mod limits;
+mod policies;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -27,7 +27,8 @@ use std::time::Duration;
 use mcp_runtime::metrics::Metrics;
 use mcp_runtime::openapi::OpenApiTools;
 use mcp_runtime::proxy::{FailureMode, Proxy, ReadinessSet, Sharing, Upstream};
-use mcp_runtime::transport::http::{HttpOptions, Operator};
+use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
+use mcp_runtime::transport::http::{AuthOptions, HttpOptions, Operator};
 use mcp_runtime::{CancellationToken, Server};
 
 use crate::Failure;
@@ -74,14 +75,16 @@ struct Gateway {
     server: Server,
     readiness: ReadinessSet,
     live: Arc<Mutex<Vec<Live>>>,
-    /// `gateway.rateLimit`, replaced by each (re)load.
-    limits: limits::Limits,
+    /// `gateway.rateLimit` and `gateway.visibility`, replaced by each (re)load.
+    policies: policies::Policies,
 }
 
 /// Reads `path`, starts every upstream, and serves until the transport ends; with `watch`,
 /// reloads the file when it changes.
 pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> {
     let config = load(path)?;
+    // Fixed for the gateway's life (a reload changes the upstreams and the policies).
+    let inbound = config.auth.as_ref().map(auth).transpose()?;
     let addr = match serve {
         Serve::Http(a) => Some(a.parse::<std::net::SocketAddr>().map_err(|_| {
             Failure::usage(format!(
@@ -93,7 +96,7 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
     let readiness = ReadinessSet::new();
     let live: Arc<Mutex<Vec<Live>>> = Arc::default();
     let metrics = metrics(&live);
-    let limits = limits::Limits::default();
+    let policies = policies::Policies::default();
     let server = Server::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each upstream server's tools, prompts and resources, under its namespace unless configured otherwise.")
         .subscriptions(true)
@@ -101,7 +104,8 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         // cacheable for a minute, whatever a client cached before an upstream went down.
         .cache_hint(mcp_runtime::CacheHint::private(0))
         .middleware(metrics.clone())
-        .middleware(limits.clone())
+        .middleware(policies.visibility.clone())
+        .middleware(policies.rate.clone())
         .middleware(readiness.clone())
         .try_build()
         .map_err(|e| Failure::usage(format!("gateway: {e}")))?;
@@ -109,7 +113,7 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         server: server.clone(),
         readiness,
         live,
-        limits,
+        policies,
     };
     let operator = operator(&gateway.live, metrics);
     apply(&mut gateway, &config, path).await?;
@@ -130,6 +134,7 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
             eprintln!("mcp gateway: serving http://{bound}/mcp");
             let opts = HttpOptions {
                 operator: Some(operator),
+                auth: inbound,
                 ..HttpOptions::default()
             };
             server
@@ -241,8 +246,13 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
     // The rate limit names tools as the gateway will show them: checked before anything
     // changes, so a bad name keeps the running configuration.
     let (shown, unknown) = shown_tools(&next);
-    let limit = (gateway.limits)
-        .check(config.rate_limit.as_ref(), &shown, &unknown)
+    let in_force = (gateway.policies)
+        .check(
+            config.rate_limit.as_ref(),
+            &config.visibility,
+            &shown,
+            &unknown,
+        )
         .map_err(|m| Failure::usage(format!("gateway config {path}: {m}")))?;
     let mut live = gateway.live.lock().expect("live lock");
     let same = |a: &Live, b: &Live| a.upstream == b.upstream && a.under == b.under;
@@ -274,7 +284,7 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
         }
     }
     *live = next;
-    gateway.limits.set(limit);
+    gateway.policies.set(in_force);
     Ok(())
 }
 
@@ -411,6 +421,28 @@ fn prefix_name(labelled: &str, ns: &str, sep: &str) -> String {
         Some((kind, rest)) => format!("{kind}`{ns}{sep}{rest}"),
         None => labelled.to_owned(),
     }
+}
+
+/// `gateway.auth`: bearer JWTs for the gateway's URL, checked against the JWKS named
+/// (fetched over `http://`, or read from a file now), anonymous callers let in when the
+/// file says so. The metadata clients discover the issuer by is served as usual.
+fn auth(a: &config::AuthConfig) -> Result<AuthOptions, Failure> {
+    let keys = if a.jwks.starts_with("http://") {
+        JwksSource::url(&a.jwks)
+    } else {
+        std::fs::read(&a.jwks)
+            .map_err(|e| format!("cannot read {}: {e}", a.jwks))
+            .and_then(|doc| JwksSource::from_json(&doc))
+    }
+    .map_err(|e| Failure::usage(format!("gateway.auth.jwks: {e}")))?;
+    let validator = JwtValidator::new(a.issuer.clone(), a.audience.clone(), keys);
+    let opts =
+        AuthOptions::new(a.resource.clone(), validator).authorization_server(a.issuer.clone());
+    Ok(if a.anonymous {
+        opts.allow_anonymous()
+    } else {
+        opts
+    })
 }
 
 /// The gateway's metrics: each request labelled with the upstream that serves its tool,

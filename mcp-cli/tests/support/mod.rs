@@ -191,3 +191,40 @@ pub fn ts_everything() -> Option<PathBuf> {
         "the TypeScript server-everything",
     )
 }
+
+/// An ES256 key: what signs the tests' tokens (issuer `http://issuer.test`, audience
+/// `http://gateway.test/mcp`), and its JWKS document.
+pub struct Issuer {
+    key: jsonwebtoken::EncodingKey,
+    pub jwks: serde_json::Value,
+}
+
+pub fn issuer() -> Issuer {
+    use jsonwebtoken::jwk::{Jwk, JwkSet};
+    use p256::elliptic_curve::Generate;
+    use p256::pkcs8::EncodePrivateKey;
+    let der = p256::SecretKey::generate().to_pkcs8_der().unwrap();
+    let key = jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes());
+    let mut jwk = Jwk::from_encoding_key(&key, jsonwebtoken::Algorithm::ES256).unwrap();
+    jwk.common.key_id = Some("k1".into());
+    let jwks = serde_json::to_value(JwkSet { keys: vec![jwk] }).unwrap();
+    Issuer { key, jwks }
+}
+
+impl Issuer {
+    /// A token for the gateway, for `sub`, with `role`.
+    pub fn token(&self, sub: &str, role: &str) -> String {
+        let exp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            + 3600;
+        let claims = serde_json::json!({
+            "iss": "http://issuer.test", "aud": "http://gateway.test/mcp",
+            "sub": sub, "exp": exp, "role": role
+        });
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+        header.kid = Some("k1".into());
+        jsonwebtoken::encode(&header, &claims, &self.key).unwrap()
+    }
+}
