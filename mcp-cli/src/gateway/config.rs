@@ -160,6 +160,27 @@ pub struct Upstream {
     pub health_interval: Option<Duration>,
     /// One connection per caller rather than one shared.
     pub per_caller: bool,
+    /// `gateway.servers.NAME.oauth`: the gateway's own OAuth client toward an HTTP server.
+    pub oauth: Option<OAuthClient>,
+}
+
+/// The gateway's OAuth client toward one HTTP server (the client credentials grant): the
+/// server's authorization server is discovered from it, as any MCP client does.
+#[derive(Clone, PartialEq, Eq)]
+pub struct OAuthClient {
+    /// The client's id at the authorization server.
+    pub client_id: String,
+    /// Its secret (`${VAR}` expanded; never printed).
+    pub client_secret: Option<String>,
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .finish()
+    }
 }
 
 /// The whole file.
@@ -455,6 +476,7 @@ impl Parser<'_> {
             timeout: None,
             health_interval: None,
             per_caller: false,
+            oauth: None,
         };
         if let Some(s) = settings {
             self.settings(&mut u, s)?;
@@ -506,10 +528,16 @@ impl Parser<'_> {
                 "connection" => u.per_caller = word(&["shared", "perCaller"])? == "perCaller",
                 "timeout" => u.timeout = Some(self.seconds(&key, v)?),
                 "healthInterval" => u.health_interval = Some(self.seconds(&key, v)?),
+                "oauth" => {
+                    if !matches!(u.transport, Transport::Http { .. }) {
+                        return Err(self.err(&key, "applies to a server with a `url` only"));
+                    }
+                    u.oauth = Some(self.oauth(&key, v)?);
+                }
                 _ => {
                     return Err(self.err(
                         &key,
-                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection; for an API: openapi, base, include, exclude, auth, headers)",
+                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection, oauth; for an API: openapi, base, include, exclude, auth, headers)",
                     ));
                 }
             }
@@ -557,6 +585,7 @@ impl Parser<'_> {
             timeout: None,
             health_interval: None,
             per_caller: false,
+            oauth: None,
         };
         self.settings(&mut u, s)?;
         Ok(u)
@@ -720,6 +749,31 @@ impl Parser<'_> {
             return Err(self.err(key, "limits nothing: give perMinute or tools"));
         }
         Ok(r)
+    }
+
+    /// `{"clientId": ..., "clientSecret": ...}` (the scopes are the ones the server's
+    /// challenge or metadata names).
+    fn oauth(&self, key: &str, v: &Value) -> Result<OAuthClient, ConfigError> {
+        let m = v
+            .as_object()
+            .ok_or_else(|| self.err(key, "expected an object with clientId"))?;
+        let mut client_id = None;
+        let mut client = OAuthClient {
+            client_id: String::new(),
+            client_secret: None,
+        };
+        for (k, v) in m {
+            let key = format!("{key}.{k}");
+            match k.as_str() {
+                "clientId" => client_id = Some(self.expanded(&key, v)?),
+                "clientSecret" => client.client_secret = Some(self.expanded(&key, v)?),
+                _ => {
+                    return Err(self.err(&key, "unknown key (known: clientId, clientSecret)"));
+                }
+            }
+        }
+        client.client_id = client_id.ok_or_else(|| self.err(key, "missing `clientId`"))?;
+        Ok(client)
     }
 
     fn auth(&self, key: &str, v: &Value) -> Result<AuthConfig, ConfigError> {

@@ -24,6 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::client::oauth::{ClientSecret, OAuth};
 use mcp_runtime::metrics::Metrics;
 use mcp_runtime::openapi::OpenApiTools;
 use mcp_runtime::proxy::{FailureMode, Proxy, ReadinessSet, Sharing, Upstream};
@@ -218,7 +219,7 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
             );
             sources.push(Source::Api(tools));
         } else {
-            let proxy = Proxy::start(upstream_of(u)).await;
+            let proxy = Proxy::start(upstream_of(u).map_err(Failure::usage)?).await;
             match proxy.down() {
                 None => eprintln!("mcp gateway: `{}` is up", u.key),
                 Some(why) => eprintln!("mcp gateway: `{}` is down for now: {why}", u.key),
@@ -320,7 +321,7 @@ pub fn load(path: &str) -> Result<Config, Failure> {
 }
 
 /// The proxy's view of one upstream of the file.
-fn upstream_of(u: &config::Upstream) -> Upstream {
+fn upstream_of(u: &config::Upstream) -> Result<Upstream, String> {
     let mut up = match &u.transport {
         Transport::Stdio {
             command,
@@ -342,6 +343,14 @@ fn upstream_of(u: &config::Upstream) -> Upstream {
             for (k, v) in headers {
                 up = up.header(k.clone(), v.clone());
             }
+            if let Some(o) = &u.oauth {
+                let secret = ClientSecret::new(o.client_id.clone(), o.client_secret.clone());
+                let client = OAuth::builder(url.clone())
+                    .client_credentials_grant(secret)
+                    .build()
+                    .map_err(|e| format!("gateway.servers.{}.oauth: {e}", u.key))?;
+                up = up.oauth(client);
+            }
             up
         }
         Transport::OpenApi(_) => unreachable!("an OpenAPI entry is served by `api`, not a proxy"),
@@ -359,7 +368,7 @@ fn upstream_of(u: &config::Upstream) -> Upstream {
     if let Some(h) = u.health_interval {
         up = up.health_interval(h);
     }
-    up
+    Ok(up)
 }
 
 /// Which upstreams are prefixed: `always` ones, `onClash` ones whose names meet another's
