@@ -13,14 +13,14 @@ use mcp_runtime::Server;
 use mcp_runtime::openapi::{self, ApiKeyIn, Auth, OpenApi, OpenApiTools, Selection};
 use serde_json::{Map, Value};
 
-use super::config::{self, Credential};
 use crate::Failure;
+use mcp_runtime::proxy::config::{self, Credential};
 
 /// Reads the document of `api` (the upstream `u` of the file at `path`) and builds its
 /// tools; any problem is a load error naming the file, the line and the key.
 pub async fn build(
     path: &str,
-    u: &config::Upstream,
+    u: &config::Entry,
     api: &config::Api,
 ) -> Result<Arc<OpenApiTools>, Failure> {
     let fail = |e: openapi::OpenApiError| {

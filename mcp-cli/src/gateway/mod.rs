@@ -17,23 +17,21 @@
 //! same namespace and prefix rules.
 
 mod api;
-pub mod config;
 mod policies;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::client::oauth::{ClientSecret, OAuth};
 use mcp_runtime::metrics::Metrics;
 use mcp_runtime::openapi::OpenApiTools;
-use mcp_runtime::proxy::{FailureMode, Proxy, ReadinessSet, Sharing, Upstream};
+use mcp_runtime::proxy::{Proxy, ReadinessSet};
 use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
 use mcp_runtime::transport::http::{AuthOptions, HttpOptions, Operator};
 use mcp_runtime::{CancellationToken, Server};
 
 use crate::Failure;
-use config::{Config, Prefix, Transport};
+use mcp_runtime::proxy::config::{self, Config};
 
 /// How the gateway is served.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +63,7 @@ impl Source {
 
 /// One upstream being served: as the file said, what serves it, and how it is attached.
 struct Live {
-    upstream: config::Upstream,
+    upstream: config::Entry,
     source: Source,
     /// Under `(namespace, separator)`, or unprefixed.
     under: Option<(String, String)>,
@@ -197,10 +195,10 @@ async fn reload_on_change(path: String, mut current: Config, mut gateway: Gatewa
 /// whole of it (nothing changes). Then what leaves, or is attached otherwise, is detached
 /// (its items leave the lists, announced), and what comes is attached.
 async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(), Failure> {
-    let old: Vec<(config::Upstream, Source)> = (gateway.live.lock().expect("live lock").iter())
+    let old: Vec<(config::Entry, Source)> = (gateway.live.lock().expect("live lock").iter())
         .map(|l| (l.upstream.clone(), l.source.clone()))
         .collect();
-    let kept = |u: &config::Upstream| old.iter().find(|(o, _)| o == u).map(|(_, s)| s.clone());
+    let kept = |u: &config::Entry| old.iter().find(|(o, _)| o == u).map(|(_, s)| s.clone());
     let mut apis = HashMap::new();
     for u in &config.upstreams {
         if let (config::Transport::OpenApi(a), None) = (&u.transport, kept(u)) {
@@ -219,7 +217,7 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
             );
             sources.push(Source::Api(tools));
         } else {
-            let proxy = Proxy::start(upstream_of(u).map_err(Failure::usage)?).await;
+            let proxy = Proxy::start(u.upstream().map_err(Failure::usage)?).await;
             match proxy.down() {
                 None => eprintln!("mcp gateway: `{}` is up", u.key),
                 Some(why) => eprintln!("mcp gateway: `{}` is down for now: {why}", u.key),
@@ -320,61 +318,7 @@ pub fn load(path: &str) -> Result<Config, Failure> {
         .map_err(|e| Failure::usage(format!("gateway config {path}: {e}")))
 }
 
-/// The proxy's view of one upstream of the file.
-fn upstream_of(u: &config::Upstream) -> Result<Upstream, String> {
-    let mut up = match &u.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => {
-            let mut up = Upstream::stdio(command, args);
-            for (k, v) in env {
-                up = up.env(k, v);
-            }
-            match cwd {
-                Some(dir) => up.cwd(dir),
-                None => up,
-            }
-        }
-        Transport::Http { url, headers } => {
-            let mut up = Upstream::http(url);
-            for (k, v) in headers {
-                up = up.header(k.clone(), v.clone());
-            }
-            if let Some(o) = &u.oauth {
-                let secret = ClientSecret::new(o.client_id.clone(), o.client_secret.clone());
-                let client = OAuth::builder(url.clone())
-                    .client_credentials_grant(secret)
-                    .build()
-                    .map_err(|e| format!("gateway.servers.{}.oauth: {e}", u.key))?;
-                up = up.oauth(client);
-            }
-            up
-        }
-        Transport::OpenApi(_) => unreachable!("an OpenAPI entry is served by `api`, not a proxy"),
-    };
-    up = up.name(u.key.clone());
-    if u.fail_closed {
-        up = up.failure_mode(FailureMode::Closed);
-    }
-    if u.per_caller {
-        up = up.sharing(Sharing::PerCaller);
-    }
-    if let Some(t) = u.timeout {
-        up = up.timeout(t);
-    }
-    if let Some(h) = u.health_interval {
-        up = up.health_interval(h);
-    }
-    Ok(up)
-}
-
-/// Which upstreams are prefixed: `always` ones, `onClash` ones whose names meet another's
-/// (or that are down at start: their names are not known), never `never` ones; a clash
-/// left among the unprefixed, or between a prefixed name and an unprefixed one, is an
-/// error naming both.
+/// Which upstreams are prefixed ([`Config::prefixes`]), from the names each offers now.
 fn prefixed(config: &Config, sources: &[Source]) -> Result<Vec<bool>, Failure> {
     let names = |s: &Source| -> Vec<String> {
         let (tools, prompts) = match s {
@@ -386,50 +330,10 @@ fn prefixed(config: &Config, sources: &[Source]) -> Result<Vec<bool>, Failure> {
         tools.chain(prompts).collect()
     };
     let all: Vec<Vec<String>> = sources.iter().map(names).collect();
-    let mut out: Vec<bool> = (config.upstreams.iter())
-        .map(|u| u.prefix == Prefix::Always)
-        .collect();
-    // The unprefixed names: every `never` upstream's, then each `onClash` one's that meets
-    // none of them (in file order).
-    let mut taken: HashSet<&String> = (config.upstreams.iter().zip(&all))
-        .filter(|(u, _)| u.prefix == Prefix::Never)
-        .flat_map(|(_, names)| names)
-        .collect();
-    for (i, u) in config.upstreams.iter().enumerate() {
-        if u.prefix != Prefix::OnClash {
-            continue;
-        }
-        let unknown = sources[i].down().is_some() && all[i].is_empty();
-        out[i] = unknown || all[i].iter().any(|n| taken.contains(n));
-        if !out[i] {
-            taken.extend(&all[i]);
-        }
-    }
-    // What each name ends up as, and whose it is.
-    let mut owner: HashMap<String, &str> = HashMap::new();
-    for (i, u) in config.upstreams.iter().enumerate() {
-        for n in &all[i] {
-            let shown = match out[i] {
-                true => prefix_name(n, &u.namespace, &config.separator),
-                false => n.clone(),
-            };
-            if let Some(first) = owner.insert(shown.clone(), &u.key) {
-                return Err(Failure::usage(format!(
-                    "gateway: `{first}` and `{}` both offer {shown}: give one of them \"prefix\": \"always\" or \"onClash\" under gateway.servers",
-                    u.key
-                )));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// `tool `name`` → `tool `ns_name``.
-fn prefix_name(labelled: &str, ns: &str, sep: &str) -> String {
-    match labelled.split_once('`') {
-        Some((kind, rest)) => format!("{kind}`{ns}{sep}{rest}"),
-        None => labelled.to_owned(),
-    }
+    let down: Vec<bool> = sources.iter().map(|s| s.down().is_some()).collect();
+    config
+        .prefixes(&all, &down)
+        .map_err(|m| Failure::usage(format!("gateway: {m}")))
 }
 
 /// `gateway.auth`: bearer JWTs for the gateway's URL, checked against the JWKS named

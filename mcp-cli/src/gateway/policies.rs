@@ -14,7 +14,7 @@ use mcp_runtime::policies::{
 use mcp_runtime::{Context, HandlerResult, Principal};
 use serde_json::Value;
 
-use super::config::{CallerBy, RateLimitConfig, TagRule};
+use mcp_runtime::proxy::config::{CallerBy, RateLimitConfig, TagRule};
 
 /// The policies in force, each a layer of the gateway's server holding the file's
 /// policy, if it has one.

@@ -16,9 +16,13 @@
 //! - `relay.rs`: one forwarded request (progress, cancellation, input requests, logging);
 //! - `subscriptions.rs`: the upstream subscribed to the resources downstream clients
 //!   subscribe to, while they do;
-//! - `meta.rs`: what of `_meta` crosses the hop.
+//! - `meta.rs`: what of `_meta` crosses the hop;
+//! - `config.rs`: the `mcpServers` file (`mcp gateway`'s, and a [`ClientGroup`]'s);
+//! - `group.rs`: [`ClientGroup`], one client of many servers (proxies served in memory).
 
 mod callers;
+pub mod config;
+mod group;
 mod health;
 mod install;
 mod meta;
@@ -27,6 +31,7 @@ mod subscriptions;
 mod table;
 mod upstream;
 
+pub use group::{ClientGroup, GroupError, MemberState};
 pub use health::{Readiness, ReadinessSet};
 pub use table::{Proxy, READY_FOR};
 pub use upstream::{FailureMode, ProxyError, Sharing, Upstream};

@@ -1,4 +1,5 @@
-//! The configuration file of `mcp gateway`: the standard `mcpServers` JSON (Claude Desktop's
+//! The `mcpServers` file, as `mcp gateway` and [`ClientGroup`](super::ClientGroup) read it:
+//! the standard `mcpServers` JSON (Claude Desktop's
 //! format, which Cursor and others share), accepted as it is, with the gateway's own settings
 //! under the key `gateway` in the same file. Every string of a server entry may name
 //! environment variables as `${VAR}` (or `${VAR:-default}`). A mistake is an error naming
@@ -58,14 +59,20 @@ pub enum Prefix {
 pub enum Transport {
     /// A child process over stdio.
     Stdio {
+        /// The program.
         command: String,
+        /// Its arguments.
         args: Vec<String>,
+        /// Environment variables set for it.
         env: Vec<(String, String)>,
+        /// Its working directory.
         cwd: Option<String>,
     },
     /// Streamable HTTP (falling back to HTTP+SSE).
     Http {
+        /// The server's URL.
         url: String,
+        /// Headers sent on every request.
         headers: Vec<(String, String)>,
     },
     /// Not an MCP server: an HTTP API described by an OpenAPI document (an entry under
@@ -120,14 +127,22 @@ pub struct Rule {
 pub enum Credential {
     /// An API key: where (`header`, `query`, `cookie`), its name, its value.
     ApiKey {
+        /// `header`, `query` or `cookie`.
         place: String,
+        /// The header, parameter or cookie name.
         name: String,
+        /// The key.
         value: String,
     },
     /// `Authorization: Bearer TOKEN`.
     Bearer(String),
     /// `Authorization: Basic ...`.
-    Basic { user: String, password: String },
+    Basic {
+        /// The user name.
+        user: String,
+        /// The password.
+        password: String,
+    },
 }
 
 impl std::fmt::Debug for Credential {
@@ -141,9 +156,9 @@ impl std::fmt::Debug for Credential {
     }
 }
 
-/// One upstream of the file.
+/// One server of the file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Upstream {
+pub struct Entry {
     /// Its key under `mcpServers`.
     pub key: String,
     /// How it is reached.
@@ -191,7 +206,7 @@ pub struct Config {
     /// Between a namespace and a name (default `_`).
     pub separator: String,
     /// The upstreams, in file order (disabled ones left out).
-    pub upstreams: Vec<Upstream>,
+    pub upstreams: Vec<Entry>,
     /// `gateway.rateLimit`, if any.
     pub rate_limit: Option<RateLimitConfig>,
     /// `gateway.auth`, if any.
@@ -412,7 +427,7 @@ impl Parser<'_> {
         name: &str,
         entry: &Value,
         settings: Option<&Value>,
-    ) -> Result<Option<Upstream>, ConfigError> {
+    ) -> Result<Option<Entry>, ConfigError> {
         let at = format!("mcpServers.{name}");
         if name.is_empty() {
             return Err(self.err(&at, "a server's name must not be empty"));
@@ -467,7 +482,7 @@ impl Parser<'_> {
                 ));
             }
         }
-        let mut u = Upstream {
+        let mut u = Entry {
             key: name.to_owned(),
             transport,
             namespace: name.to_owned(),
@@ -485,7 +500,7 @@ impl Parser<'_> {
     }
 
     /// `gateway.servers.NAME`.
-    fn settings(&self, u: &mut Upstream, s: &Value) -> Result<(), ConfigError> {
+    fn settings(&self, u: &mut Entry, s: &Value) -> Result<(), ConfigError> {
         let at = format!("gateway.servers.{}", u.key);
         let s = s
             .as_object()
@@ -546,7 +561,7 @@ impl Parser<'_> {
     }
 
     /// `gateway.servers.NAME` with `openapi`: an HTTP API, its settings beside.
-    fn api(&self, name: &str, s: &Value) -> Result<Upstream, ConfigError> {
+    fn api(&self, name: &str, s: &Value) -> Result<Entry, ConfigError> {
         let at = format!("gateway.servers.{name}");
         let o = s
             .as_object()
@@ -576,7 +591,7 @@ impl Parser<'_> {
             auth: self.credentials(&format!("{at}.auth"), o.get("auth"))?,
             headers: self.pairs(&format!("{at}.headers"), o.get("headers"))?,
         };
-        let mut u = Upstream {
+        let mut u = Entry {
             key: name.to_owned(),
             transport: Transport::OpenApi(api),
             namespace: name.to_owned(),
@@ -1066,6 +1081,139 @@ impl Scan<'_> {
         }
         let raw = std::str::from_utf8(&self.b[start..self.i.min(self.b.len())]).unwrap_or("\"\"");
         serde_json::from_str(raw).unwrap_or_default()
+    }
+}
+
+impl Entry {
+    /// How the proxy reaches this server (an `openapi` entry is not an MCP server: an
+    /// error). The error names the key at fault.
+    pub fn upstream(&self) -> Result<super::Upstream, String> {
+        use super::{FailureMode, Sharing, Upstream};
+        let mut up = match &self.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut up = Upstream::stdio(command, args);
+                for (k, v) in env {
+                    up = up.env(k, v);
+                }
+                match cwd {
+                    Some(dir) => up.cwd(dir),
+                    None => up,
+                }
+            }
+            Transport::Http { url, headers } => {
+                let mut up = Upstream::http(url);
+                for (k, v) in headers {
+                    up = up.header(k.clone(), v.clone());
+                }
+                if let Some(o) = &self.oauth {
+                    up = up.oauth(self.oauth_client(url, o)?);
+                }
+                up
+            }
+            Transport::OpenApi(_) => {
+                return Err(format!(
+                    "gateway.servers.{}: an OpenAPI document, not an MCP server (`mcp gateway` serves it)",
+                    self.key
+                ));
+            }
+        };
+        up = up.name(self.key.clone());
+        if self.fail_closed {
+            up = up.failure_mode(FailureMode::Closed);
+        }
+        if self.per_caller {
+            up = up.sharing(Sharing::PerCaller);
+        }
+        if let Some(t) = self.timeout {
+            up = up.timeout(t);
+        }
+        if let Some(h) = self.health_interval {
+            up = up.health_interval(h);
+        }
+        Ok(up)
+    }
+
+    /// The OAuth client of `oauth` toward `url` (the client credentials grant).
+    #[cfg(feature = "http")]
+    fn oauth_client(
+        &self,
+        url: &str,
+        o: &OAuthClient,
+    ) -> Result<crate::client::oauth::OAuth, String> {
+        use crate::client::oauth::{ClientSecret, OAuth};
+        let secret = ClientSecret::new(o.client_id.clone(), o.client_secret.clone());
+        OAuth::builder(url.to_owned())
+            .client_credentials_grant(secret)
+            .build()
+            .map_err(|e| format!("gateway.servers.{}.oauth: {e}", self.key))
+    }
+
+    /// Without HTTP there is no OAuth client (and no `url` server to use one).
+    #[cfg(not(feature = "http"))]
+    fn oauth_client(&self, _: &str, _: &OAuthClient) -> Result<std::convert::Infallible, String> {
+        Err(format!(
+            "gateway.servers.{}.oauth: needs the `http` feature",
+            self.key
+        ))
+    }
+}
+
+impl Config {
+    /// Which servers are prefixed, given the names each offers now (`names[i]`, labelled
+    /// `tool `x`` or `prompt `x``) and whether it is down (`down[i]`): `always` ones,
+    /// `onClash` ones whose names meet another's (or that are down with no names known),
+    /// never `never` ones. A clash left among the unprefixed, or between a prefixed name
+    /// and an unprefixed one, is an error naming both.
+    pub fn prefixes(&self, names: &[Vec<String>], down: &[bool]) -> Result<Vec<bool>, String> {
+        let mut out: Vec<bool> = (self.upstreams.iter())
+            .map(|u| u.prefix == Prefix::Always)
+            .collect();
+        // The unprefixed names: every `never` server's, then each `onClash` one's that meets
+        // none of them (in file order).
+        let mut taken: std::collections::HashSet<&String> = (self.upstreams.iter().zip(names))
+            .filter(|(u, _)| u.prefix == Prefix::Never)
+            .flat_map(|(_, names)| names)
+            .collect();
+        for (i, u) in self.upstreams.iter().enumerate() {
+            if u.prefix != Prefix::OnClash {
+                continue;
+            }
+            let unknown = down[i] && names[i].is_empty();
+            out[i] = unknown || names[i].iter().any(|n| taken.contains(n));
+            if !out[i] {
+                taken.extend(&names[i]);
+            }
+        }
+        // What each name ends up as, and whose it is.
+        let mut owner: HashMap<String, &str> = HashMap::new();
+        for (i, u) in self.upstreams.iter().enumerate() {
+            for n in &names[i] {
+                let shown = match out[i] {
+                    true => prefix_name(n, &u.namespace, &self.separator),
+                    false => n.clone(),
+                };
+                if let Some(first) = owner.insert(shown.clone(), &u.key) {
+                    return Err(format!(
+                        "`{first}` and `{}` both offer {shown}: give one of them \"prefix\": \"always\" or \"onClash\" under gateway.servers",
+                        u.key
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `tool `name`` → `tool `ns_name``.
+fn prefix_name(labelled: &str, ns: &str, sep: &str) -> String {
+    match labelled.split_once('`') {
+        Some((kind, rest)) => format!("{kind}`{ns}{sep}{rest}"),
+        None => labelled.to_owned(),
     }
 }
 
