@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # A chaos run: the deployment of deploy/cluster.sh (three replicas of examples/everything
-# behind nginx, Redis under Sentinel: a primary, two replicas, three sentinels) driven by
+# behind nginx, Redis under Sentinel: a primary, two replicas, three sentinels; or with
+# --redis cluster a Redis Cluster of three primaries with a replica each) driven by
 # clients (deploy/chaos_driver.py: plain HTTP legacy sessions with streamed answers and
 # resumes, our client `mcp call` in both eras, and the official Python SDK client in both
 # eras when interop's venv is there) while faults are injected one at a time, again and
 # again, each healed before the next:
 #
 #   replica      SIGKILL a replica of ours, started again 8 s later
-#   primary      SIGKILL the Redis primary (`redis-failover`), back 8 s later as a replica
+#   primary      SIGKILL the Redis primary (`redis-failover`; Cluster: the primary of slot
+#                0), back 8 s later as a replica
 #   redis-replica  SIGKILL a Redis replica, back 8 s later
-#   sentinel     SIGKILL a sentinel, back 8 s later
+#   sentinel     SIGKILL a sentinel, back 8 s later (Sentinel only)
 #   nginx-view   nginx stops routing to a replica (`down` in its upstream, reloaded), and
 #                routes to it again 8 s later
 #
-#   deploy/chaos.sh [--duration S] [--every MIN-MAX] [--out DIR]
+#   deploy/chaos.sh [--redis sentinel|cluster] [--duration S] [--every MIN-MAX] [--out DIR]
 #
 # --duration: how long the clients run (default 600); faults start 15 s in and stop 20 s
 # before the end. --every: seconds between two faults, drawn at random (default 20-30).
@@ -33,8 +35,10 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DURATION=600 EVERY_MIN=20 EVERY_MAX=30
 PORT="${MCP_CLUSTER_PORT:-27300}"
 OUT=""
+MODE=sentinel
 while [ $# -gt 0 ]; do
     case "$1" in
+    --redis) MODE="${2:?}"; shift ;;
     --duration) DURATION="${2:?}"; shift ;;
     --every) EVERY_MIN="${2%-*}" EVERY_MAX="${2#*-}"; shift ;;
     --out) OUT="${2:?}"; shift ;;
@@ -44,6 +48,7 @@ while [ $# -gt 0 ]; do
 done
 case "$DURATION$EVERY_MIN$EVERY_MAX" in *[!0-9]*) echo "chaos: numbers expected" >&2; exit 2 ;; esac
 [ "$EVERY_MIN" -le "$EVERY_MAX" ] || { echo "chaos: --every MIN-MAX with MIN <= MAX" >&2; exit 2; }
+case "$MODE" in sentinel | cluster) ;; *) echo "chaos: --redis sentinel|cluster, got '$MODE'" >&2; exit 2 ;; esac
 OUT="${OUT:-/tmp/mcp-chaos-$PORT}"
 export MCP_CLUSTER_PORT="$PORT" MCP_CLUSTER_DIR="$OUT/cluster" MCP_CLUSTER_TTL=$((DURATION + 300))
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -70,7 +75,7 @@ if [ -z "$CLI" ]; then
     CLI="$CARGO_TARGET_DIR/debug/mcp"
 fi
 
-timeout 1800 "$CLUSTER" --redis sentinel start >"$OUT/start.log"
+timeout 1800 "$CLUSTER" --redis "$MODE" start >"$OUT/start.log"
 URL="$(sed -n 's/^url=//p' "$OUT/start.log")"
 REDIS_PORT=$((PORT + 4))
 
@@ -83,6 +88,14 @@ PYTHONDONTWRITEBYTECODE=1 timeout -s KILL $((DURATION + 300)) \
     "$PY" "$ROOT/deploy/chaos_driver.py" "$URL" "$DURATION" "$OUT" "$CLI" >"$OUT/driver.log" 2>&1 &
 DRIVER_PID=$!
 
+# The Redis data nodes: name and port.
+if [ "$MODE" = sentinel ]; then
+    NODES=(redis redis-replica redis-replica2)
+    kinds=(replica primary redis-replica sentinel nginx-view)
+else
+    NODES=(redis1 redis2 redis3 redis4 redis5 redis6)
+    kinds=(replica primary redis-replica nginx-view)
+fi
 primary_port() { redis-cli -p $((REDIS_PORT + 3)) sentinel get-master-addr-by-name mymaster 2>/dev/null | sed -n 2p || true; }
 nginx_route() { # replica-port down|up
     local conf="$MCP_CLUSTER_DIR/nginx/nginx.conf"
@@ -96,7 +109,6 @@ nginx_route() { # replica-port down|up
 
 start=$(date +%s)
 sleep 15
-kinds=(replica primary redis-replica sentinel nginx-view)
 k=0
 while :; do
     wait_s=$((EVERY_MIN + RANDOM % (EVERY_MAX - EVERY_MIN + 1)))
@@ -114,6 +126,7 @@ while :; do
         ;;
     primary)
         p="$(primary_port)"
+        [ "$MODE" = cluster ] && p=slot0
         log_fault inject "primary redis:$p"
         timeout 60 "$CLUSTER" redis-failover >&2 || true
         sleep "$HEAL_AFTER"
@@ -121,12 +134,12 @@ while :; do
         log_fault heal "primary redis:$p"
         ;;
     redis-replica)
-        p="$(primary_port)"
         names=()
-        for name in redis redis-replica redis-replica2; do
-            case "$name" in redis) np=$REDIS_PORT ;; redis-replica) np=$((REDIS_PORT + 1)) ;; *) np=$((REDIS_PORT + 2)) ;; esac
-            [ "$np" != "$p" ] && names+=("$name")
+        for i in "${!NODES[@]}"; do
+            role="$(redis-cli -p $((REDIS_PORT + i)) role 2>/dev/null | head -1 || true)"
+            [ "$role" = slave ] && names+=("${NODES[$i]}")
         done
+        [ "${#names[@]}" -gt 0 ] || { log_fault skip "redis-replica none"; continue; }
         victim="${names[$((RANDOM % ${#names[@]}))]}"
         log_fault inject "redis-replica $victim"
         timeout 10 "$CLUSTER" redis-kill "$victim"
