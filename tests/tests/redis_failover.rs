@@ -290,7 +290,10 @@ async fn failover(redis: Redis) {
     // Acknowledged before the kill, served within BACK_WITHIN of it: the session serves a call...
     let add = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "add", "arguments": {"a": 20, "b": 22}}});
-    let r = past_503("the session's call", deadline, || post(&c, Some(&sid), &add)).await;
+    let r = past_503("the session's call", deadline, || {
+        post(&c, Some(&sid), &add)
+    })
+    .await;
     assert_eq!(
         r.status, 200,
         "the session opened before the failover: {}",

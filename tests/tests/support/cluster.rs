@@ -231,9 +231,8 @@ fn free_port_base(count: u16, bus: Option<u16>) -> u16 {
         let base = u16::try_from(20000 + slot * 5).expect("below 32500");
         let free = (0..count).all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok())
             && bus.is_none_or(|from| {
-                (from..count).all(|i| {
-                    std::net::TcpListener::bind(("127.0.0.1", base + 10000 + i)).is_ok()
-                })
+                (from..count)
+                    .all(|i| std::net::TcpListener::bind(("127.0.0.1", base + 10000 + i)).is_ok())
             });
         if free {
             return base;
