@@ -45,6 +45,7 @@ OPS: list[tuple[float, float, str, str, bool, str]] = []  # start, end, client, 
 ACKED: list[tuple[str, list[tuple[str, str]]]] = []  # session, its countdown's events
 LOST: list[str] = []
 KEEP = 300  # acknowledged sessions kept and checked at once
+ENDED: set[str] = set()  # sessions this driver ended (DELETE): a 404 on them is no loss
 TWICE: list[str] = []
 
 
@@ -107,7 +108,8 @@ def check_session(client: str, sid: str, stored: list[tuple[str, str]], final: b
     r = call(client, "old-session-call", "POST", add, sid)
     if r and r[0] == 404:
         with LOCK:
-            LOST.append(f"session {sid} (404{' at the end' if final else ''})")
+            if sid not in ENDED:
+                LOST.append(f"session {sid} (404{' at the end' if final else ''})")
     elif r is None or r[0] != 200:
         # Unavailable, not lost: judged again later.
         pass
@@ -120,7 +122,8 @@ def check_session(client: str, sid: str, stored: list[tuple[str, str]], final: b
     record(start, client, "resume", status == 200, f"{status} {text[:100]}")
     if status == 404:
         with LOCK:
-            LOST.append(f"stream of {sid} (404)")
+            if sid not in ENDED:
+                LOST.append(f"stream of {sid} (404)")
     if status != 200:
         return
     got = events(text)
@@ -157,6 +160,8 @@ def raw_worker(name: str) -> None:
                     with LOCK:
                         ACKED.append((sid, ev))
                         old = ACKED.pop(0) if len(ACKED) > KEEP else None
+                        if old:
+                            ENDED.add(old[0])
                     if old:
                         # Below each replica's session cap (an evicted session's stored
                         # events are forgotten): the oldest is ended and no longer checked.
