@@ -264,7 +264,8 @@ redis_cluster_form() {
             redis-cli -p "$p" cluster info | grep -q 'cluster_state:ok' || ok=0
             redis-cli -p "$p" cluster info | grep -q 'cluster_slots_ok:16384' || ok=0
         done
-        [ "$(cluster_any_node cluster nodes | grep -c ' slave ')" -ge 3 ] || ok=0
+        # Flags such as `myself,slave`: field 3.
+        [ "$(cluster_any_node cluster nodes | awk '$3 ~ /slave/ && $3 !~ /fail/' | wc -l)" -ge 3 ] || ok=0
         [ "$ok" = 1 ] && return 0
         sleep 0.1
     done
