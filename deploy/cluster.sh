@@ -4,13 +4,23 @@
 #
 #   deploy/cluster.sh [--redis standalone|cluster|sentinel] COMMAND
 #
-# `--redis cluster` makes Redis a Redis Cluster of three primaries (no replicas) on the
-# fourth port after MCP_CLUSTER_PORT and the two after it (each node's cluster bus on its
-# port + 10000), given to the replicas as one `redis+cluster://` URL; `--redis sentinel` a
-# primary (fourth port), its replica (fifth) and three sentinels (the next three) watching
-# it as `mymaster`, given as one `redis+sentinel://` URL; `standalone` (the default, or
-# MCP_CLUSTER_REDIS) is one Redis. `start` remembers the choice in
-# MCP_CLUSTER_DIR for the later commands. Commands:
+# `--redis cluster` makes Redis a Redis Cluster of three primaries and a replica of each
+# (six nodes from the fourth port after MCP_CLUSTER_PORT; each node's cluster bus on its
+# port + 10000; a primary is failed over 2 s after it stops answering), given to the
+# replicas as one `redis+cluster://` URL of the three first nodes; `--redis sentinel` a
+# primary (fourth port), two replicas of it (fifth, sixth) and three sentinels (the next
+# three) watching it as `mymaster`, given as one `redis+sentinel://` URL; `standalone` (the
+# default, or MCP_CLUSTER_REDIS) is one Redis. `start` remembers the choice in
+# MCP_CLUSTER_DIR for the later commands.
+#
+# Losing any one Redis node loses nothing acknowledged and keeps the service up: under
+# Sentinel and Cluster every write a client is told of waits until one replica holds it
+# (`WAIT 1`; under Cluster the replicas get `--redis-replicas 1`), and there is a replica
+# more than waited for under Sentinel (after the primary's loss, the sentinels point the
+# other replica at the promoted one). While fewer replicas answer than waited for (a
+# Cluster primary just promoted has none), writes are acknowledged with a warning and
+# counted (the default); MCP_CLUSTER_ARGS='--redis-fewer-replicas refuse' makes them 503
+# instead. Commands:
 #
 #   deploy/cluster.sh start         build, start every part, wait until each answers; the
 #                                   last line printed is `url=http://127.0.0.1:PORT/mcp`
@@ -22,10 +32,12 @@
 #   deploy/cluster.sh redis-start   start Redis again on the same ports and data (sentinel:
 #                                   a data node that is not the primary the sentinels name
 #                                   starts as its replica, so the old primary rejoins)
-#   deploy/cluster.sh redis-failover  (sentinel) SIGKILL the primary the sentinels name, and
-#                                   wait up to 30 s until they name the other one; writes
-#                                   wait for a replica, so they are 503 until `redis-start`
-#                                   brings the old primary back as its replica
+#   deploy/cluster.sh redis-failover  (sentinel, cluster) SIGKILL the primary the sentinels
+#                                   name (cluster: the primary of the first slots), and
+#                                   wait up to 30 s until another is named (cluster: until
+#                                   its replica serves its slots); `redis-start` brings the
+#                                   old one back as a replica
+#   deploy/cluster.sh redis-kill NAME  SIGKILL one Redis process (a name `status` lists)
 #   deploy/cluster.sh status        which parts are running
 #
 # Ports come from MCP_CLUSTER_PORT (default 8300): nginx on it, the replicas on the next
@@ -61,16 +73,19 @@ if [ -z "$REDIS_MODE" ]; then
 fi
 case "$REDIS_MODE" in
 standalone) REDIS_NODES=(redis) ;;
-cluster) REDIS_NODES=(redis1 redis2 redis3) ;;
-sentinel) REDIS_NODES=(redis redis-replica sentinel1 sentinel2 sentinel3) ;;
+cluster) REDIS_NODES=(redis1 redis2 redis3 redis4 redis5 redis6) ;;
+sentinel) REDIS_NODES=(redis redis-replica redis-replica2 sentinel1 sentinel2 sentinel3) ;;
 *)
     echo "cluster: --redis standalone|cluster|sentinel expected, got '$REDIS_MODE'" >&2
     exit 2
     ;;
 esac
 redis_node_port() { echo $((REDIS_PORT + $1)); } # 0-based
+# Sentinel: the data nodes, then the sentinels.
+DATA_NODES=3
+SENTINEL_PORT=$((REDIS_PORT + DATA_NODES))
 if [ "$REDIS_MODE" = sentinel ]; then
-    REDIS_URL="redis+sentinel://127.0.0.1:$((REDIS_PORT + 2)),127.0.0.1:$((REDIS_PORT + 3)),127.0.0.1:$((REDIS_PORT + 4))/mymaster"
+    REDIS_URL="redis+sentinel://127.0.0.1:$SENTINEL_PORT,127.0.0.1:$((SENTINEL_PORT + 1)),127.0.0.1:$((SENTINEL_PORT + 2))/mymaster"
 elif [ "$REDIS_MODE" = cluster ]; then
     REDIS_URL="redis+cluster://127.0.0.1:$REDIS_PORT,127.0.0.1:$((REDIS_PORT + 1)),127.0.0.1:$((REDIS_PORT + 2))"
 else
@@ -161,14 +176,20 @@ redis_start() {
         mkdir -p "$DIR/$name"
         extra=()
         case "$REDIS_MODE:$name" in
-        cluster:*) extra=(--cluster-enabled yes --cluster-config-file "$DIR/$name/nodes.conf") ;;
-        sentinel:redis | sentinel:redis-replica)
+        cluster:*)
+            # A primary that stops answering is failed over after 2 s; meanwhile the other
+            # primaries serve their slots.
+            extra=(--cluster-enabled yes --cluster-config-file "$DIR/$name/nodes.conf"
+                --cluster-node-timeout 2000 --cluster-require-full-coverage no
+                --repl-diskless-sync-delay 0)
+            ;;
+        sentinel:redis | sentinel:redis-replica*)
             # A node coming back after a failover rejoins as a replica of the primary the
             # sentinels name now (at the first start: the replica of the first node).
             # No wait before a replica's full sync: it is what writes wait for (WAIT).
             extra=(--repl-diskless-sync-delay 0)
             primary="$(sentinel_primary_port)"
-            if [ -z "$primary" ] && [ "$name" = redis-replica ]; then primary="$REDIS_PORT"; fi
+            if [ -z "$primary" ] && [ "$name" != redis ]; then primary="$REDIS_PORT"; fi
             if [ -n "$primary" ] && [ "$primary" != "$port" ]; then
                 extra+=(--replicaof 127.0.0.1 "$primary")
             fi
@@ -196,48 +217,71 @@ redis_start() {
 # The port of the primary the first running sentinel names; empty when none answers.
 sentinel_primary_port() {
     local i
-    for i in 2 3 4; do
-        if running "sentinel$((i - 1))"; then
-            redis-cli -p "$((REDIS_PORT + i))" sentinel get-master-addr-by-name mymaster 2>/dev/null | sed -n 2p
+    for i in 0 1 2; do
+        if running "sentinel$((i + 1))"; then
+            redis-cli -p "$((SENTINEL_PORT + i))" sentinel get-master-addr-by-name mymaster 2>/dev/null | sed -n 2p
             return 0
         fi
     done
 }
 
-# Waits up to 30 s until the first sentinel knows the replica and the two other sentinels
-# (before that, a failover cannot happen).
+# Waits up to 30 s until the first running sentinel knows both replicas and the two other
+# sentinels (before that, a failover cannot happen).
 redis_sentinels_ready() {
-    local s1=$((REDIS_PORT + 2))
+    local s1=$SENTINEL_PORT i
+    for i in 0 1 2; do
+        if running "sentinel$((i + 1))"; then
+            s1=$((SENTINEL_PORT + i))
+            break
+        fi
+    done
     for _ in $(seq 1 300); do
-        if [ "$(redis-cli -p "$s1" sentinel replicas mymaster | grep -c '^name$')" -ge 1 ] &&
+        if [ "$(redis-cli -p "$s1" sentinel replicas mymaster | grep -c '^name$')" -ge 2 ] &&
             [ "$(redis-cli -p "$s1" sentinel sentinels mymaster | grep -c '^name$')" -ge 2 ]; then
             return 0
         fi
         sleep 0.1
     done
-    echo "cluster: the sentinels did not meet the replica and each other; see $DIR/sentinel1.log" >&2
+    echo "cluster: the sentinels did not meet the replicas and each other; see $DIR/sentinel1.log" >&2
     return 1
 }
 
-# Makes the three nodes one cluster (once; restarted nodes find each other again from
-# their nodes.conf), then waits up to 20 s until every slot is served.
+# Makes the six nodes one cluster, three primaries and a replica of each (once; restarted
+# nodes find each other again from their nodes.conf), then waits up to 30 s until every
+# running node sees every slot served and every primary has its replica.
 redis_cluster_form() {
-    local p0 p1 p2
-    p0="$(redis_node_port 0)" p1="$(redis_node_port 1)" p2="$(redis_node_port 2)"
-    if ! redis-cli -p "$p0" cluster info | grep -q 'cluster_slots_assigned:16384'; then
-        redis-cli --cluster create "127.0.0.1:$p0" "127.0.0.1:$p1" "127.0.0.1:$p2" \
-            --cluster-replicas 0 --cluster-yes >>"$DIR/redis1.log" 2>&1
+    local i nodes=() ok p
+    for i in "${!REDIS_NODES[@]}"; do nodes+=("127.0.0.1:$(redis_node_port "$i")"); done
+    if ! cluster_any_node cluster info | grep -q 'cluster_slots_assigned:16384'; then
+        redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
+            >>"$DIR/redis1.log" 2>&1
     fi
-    for _ in $(seq 1 200); do
-        if redis-cli -p "$p0" cluster info | grep -q 'cluster_state:ok' &&
-            redis-cli -p "$p1" cluster info | grep -q 'cluster_state:ok' &&
-            redis-cli -p "$p2" cluster info | grep -q 'cluster_state:ok'; then
-            return 0
-        fi
+    for _ in $(seq 1 300); do
+        ok=1
+        for i in "${!REDIS_NODES[@]}"; do
+            running "${REDIS_NODES[$i]}" || continue
+            p="$(redis_node_port "$i")"
+            redis-cli -p "$p" cluster info | grep -q 'cluster_state:ok' || ok=0
+            redis-cli -p "$p" cluster info | grep -q 'cluster_slots_ok:16384' || ok=0
+        done
+        # Flags such as `myself,slave`: field 3.
+        [ "$(cluster_any_node cluster nodes | awk '$3 ~ /slave/ && $3 !~ /fail/' | wc -l)" -ge 3 ] || ok=0
+        [ "$ok" = 1 ] && return 0
         sleep 0.1
     done
     echo "cluster: the Redis Cluster did not form; see $DIR/redis1.log" >&2
     return 1
+}
+
+# `redis-cli ARGS` against the first running cluster node.
+cluster_any_node() {
+    local i
+    for i in "${!REDIS_NODES[@]}"; do
+        if running "${REDIS_NODES[$i]}"; then
+            redis-cli -p "$(redis_node_port "$i")" "$@"
+            return
+        fi
+    done
 }
 
 redis_stop() {
@@ -264,6 +308,8 @@ replica_start() { # n
     keys="$(request_state_keys)"
     local extra=()
     read -r -a extra <<<"${MCP_CLUSTER_ARGS:-}"
+    # A Redis Cluster may have no replicas, so writes wait for one only when asked.
+    [ "$REDIS_MODE" = cluster ] && extra=(--redis-replicas 1 "${extra[@]}")
     spawn "replica$n" env MCP_REQUEST_STATE_KEYS="$keys" "$BIN" --http "127.0.0.1:$(replica_port "$n")" --redis "$REDIS_URL" "${extra[@]}"
     wait_port "replica$n" "$(replica_port "$n")"
 }
@@ -300,6 +346,66 @@ need_replica() { # n
     esac
     echo "cluster: replica number 1..$REPLICAS expected, got '${1:-}'" >&2
     exit 2
+}
+
+# SIGKILLs the process named $1.
+kill_node() {
+    local f
+    f="$(pidfile "$1")"
+    [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+}
+
+# The name of the data node on port $1.
+node_on_port() {
+    local i
+    for i in "${!REDIS_NODES[@]}"; do
+        [ "$(redis_node_port "$i")" = "$1" ] && echo "${REDIS_NODES[$i]}" && return 0
+    done
+}
+
+sentinel_failover() {
+    local old now
+    old="$(sentinel_primary_port)"
+    kill_node "$(node_on_port "$old")"
+    for _ in $(seq 1 300); do
+        now="$(sentinel_primary_port)"
+        if [ -n "$now" ] && [ "$now" != "$old" ]; then
+            echo "primary=127.0.0.1:$now (was $old)"
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "cluster: no failover from $old within 30 s" >&2
+    return 1
+}
+
+# The port of the primary that serves slot 0, as the first running node sees it.
+slot0_primary() {
+    cluster_any_node cluster nodes | awk '$3 ~ /master/ && $3 !~ /fail/ && $9 ~ /^0-/ {
+        split($2, a, "[:@]"); print a[2] }'
+}
+
+# Kills the primary of slot 0 and waits until another node serves it.
+cluster_failover() {
+    local old now
+    old="$(slot0_primary)"
+    if [ -z "$old" ]; then
+        echo "cluster: no primary serves slot 0" >&2
+        return 1
+    fi
+    kill_node "$(node_on_port "$old")"
+    for _ in $(seq 1 300); do
+        now="$(slot0_primary)"
+        if [ -n "$now" ] && [ "$now" != "$old" ] &&
+            redis-cli -p "$now" role | head -1 | grep -q master; then
+            echo "primary=127.0.0.1:$now (was $old)"
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "cluster: no failover from $old within 30 s" >&2
+    return 1
 }
 
 cmd="${1:-}"
@@ -343,27 +449,24 @@ restart-all)
     ;;
 redis-stop) redis_stop ;;
 redis-failover)
-    if [ "$REDIS_MODE" != sentinel ]; then
-        echo "cluster: redis-failover needs --redis sentinel (this one is $REDIS_MODE)" >&2
+    case "$REDIS_MODE" in
+    sentinel) sentinel_failover ;;
+    cluster) cluster_failover ;;
+    *)
+        echo "cluster: redis-failover needs --redis sentinel or cluster (this one is $REDIS_MODE)" >&2
+        exit 2
+        ;;
+    esac
+    ;;
+redis-kill)
+    name="${2:-}"
+    if [[ " ${REDIS_NODES[*]} " != *" $name "* ]]; then
+        echo "cluster: one of ${REDIS_NODES[*]} expected, got '$name'" >&2
         exit 2
     fi
-    s1=$((REDIS_PORT + 2))
-    old="$(redis-cli -p "$s1" sentinel get-master-addr-by-name mymaster | sed -n 2p)"
-    victim=redis
-    [ "$old" = "$((REDIS_PORT + 1))" ] && victim=redis-replica
-    f="$(pidfile "$victim")"
+    f="$(pidfile "$name")"
     [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null || true
     rm -f "$f"
-    for _ in $(seq 1 300); do
-        now="$(redis-cli -p "$s1" sentinel get-master-addr-by-name mymaster | sed -n 2p)"
-        if [ -n "$now" ] && [ "$now" != "$old" ]; then
-            echo "primary=127.0.0.1:$now (was $old)"
-            exit 0
-        fi
-        sleep 0.1
-    done
-    echo "cluster: no failover from $old within 30 s" >&2
-    exit 1
     ;;
 redis-start) redis_start ;;
 status)

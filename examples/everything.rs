@@ -22,6 +22,12 @@
 //! same clients (a task started on one is polled, answered and cancelled through any); give
 //! them the same `requestState` keys in `MCP_REQUEST_STATE_KEYS` (base64, comma separated).
 //!
+//! `--redis-replicas N` makes each write a client is told of wait until `N` Redis replicas
+//! hold it (`RedisConfig::wait_for_replicas`; default: one under Sentinel, none otherwise);
+//! `--redis-fewer-replicas refuse` fails such a write (503) when fewer hold it in time,
+//! `accept` (the default) acknowledges it with a warning and a count
+//! (`RedisConfig::when_fewer_replicas`).
+//!
 //! `--rate-limit TOOL=N` lets each caller (its address over HTTP, else its session) call
 //! `TOOL` `N` times a minute (`mcp::policies::RateLimit`): over it a
 //! call answers `-32029` with `retryAfterMs`. With `--redis` the buckets live in Redis, so
@@ -472,7 +478,7 @@ fn builder(
 
 fn usage() -> ! {
     eprintln!(
-        "usage: everything (--stdio | --http HOST:PORT | --sse HOST:PORT) [--protocol-versions REV,REV...] [--redis URL] [--rate-limit TOOL=N]"
+        "usage: everything (--stdio | --http HOST:PORT | --sse HOST:PORT) [--protocol-versions REV,REV...] [--redis URL [--redis-replicas N] [--redis-fewer-replicas accept|refuse]] [--rate-limit TOOL=N]"
     );
     std::process::exit(2)
 }
@@ -501,14 +507,24 @@ fn parse_versions(list: &str) -> Result<SupportedVersions, String> {
 struct Args {
     serve: Serve,
     versions: SupportedVersions,
-    redis: Option<String>,
+    redis: Option<RedisArgs>,
     rate_limit: Option<(String, u32)>,
+}
+
+/// `--redis URL`, `--redis-replicas N`, `--redis-fewer-replicas accept|refuse`.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+struct RedisArgs {
+    url: String,
+    replicas: Option<u32>,
+    refuse: bool,
 }
 
 fn parse_args(args: &[String]) -> Args {
     let mut serve = None;
     let mut versions = SupportedVersions::all();
     let mut redis = None;
+    let mut replicas = None;
+    let mut refuse = None;
     let mut rate_limit = None;
     let mut it = args.iter().map(String::as_str);
     while let Some(flag) = it.next() {
@@ -532,6 +548,17 @@ fn parse_args(args: &[String]) -> Args {
             "--redis" if redis.is_none() => {
                 redis = Some(it.next().unwrap_or_else(|| usage()).to_owned());
             }
+            "--redis-replicas" if replicas.is_none() => {
+                let n = it.next().and_then(|n| n.parse::<u32>().ok());
+                replicas = Some(n.unwrap_or_else(|| usage()));
+            }
+            "--redis-fewer-replicas" if refuse.is_none() => {
+                refuse = Some(match it.next() {
+                    Some("accept") => false,
+                    Some("refuse") => true,
+                    _ => usage(),
+                });
+            }
             "--rate-limit" if rate_limit.is_none() => {
                 let spec = it.next().unwrap_or_else(|| usage());
                 let (tool, n) = spec.split_once('=').unwrap_or_else(|| usage());
@@ -545,6 +572,14 @@ fn parse_args(args: &[String]) -> Args {
     if matches!(serve, Serve::Stdio) && redis.is_some() {
         usage(); // the stores are those of the HTTP transport
     }
+    if redis.is_none() && (replicas.is_some() || refuse.is_some()) {
+        usage(); // about the Redis of --redis
+    }
+    let redis = redis.map(|url| RedisArgs {
+        url,
+        replicas,
+        refuse: refuse.unwrap_or(false),
+    });
     Args {
         serve,
         versions,
@@ -566,8 +601,8 @@ struct Shared {
 
 /// The HTTP options, the `requestState` sealing, the subscription bus and the task store:
 /// in this process by default, in Redis with `--redis`.
-async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
-    let Some(url) = redis else {
+async fn stores(redis: Option<RedisArgs>) -> std::io::Result<Shared> {
+    let Some(redis) = redis else {
         return Ok(Shared {
             opts: HttpOptions::default(),
             request_state: RequestStateConfig::default(),
@@ -578,7 +613,17 @@ async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
     };
     #[cfg(feature = "redis")]
     {
-        let stores = mcp::runtime::backends::redis::RedisConfig::new(url.as_str())
+        use mcp::runtime::backends::redis::{FewerReplicas, RedisConfig};
+        let url = redis.url;
+        let mut config = RedisConfig::new(url.as_str());
+        if let Some(n) = redis.replicas {
+            // The timeout of the default: half the call timeout (the cap).
+            config = config.wait_for_replicas(n, std::time::Duration::from_secs(1));
+        }
+        if redis.refuse {
+            config = config.when_fewer_replicas(FewerReplicas::Refuse);
+        }
+        let stores = config
             .connect()
             .await
             .map_err(|e| std::io::Error::other(format!("--redis {url}: {e}")))?;
@@ -604,7 +649,10 @@ async fn stores(redis: Option<String>) -> std::io::Result<Shared> {
     }
     #[cfg(not(feature = "redis"))]
     {
-        eprintln!("everything: --redis {url} needs the `redis` feature (--features http,redis)");
+        eprintln!(
+            "everything: --redis {} needs the `redis` feature (--features http,redis)",
+            redis.url
+        );
         std::process::exit(2)
     }
 }

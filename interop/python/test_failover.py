@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Interop through a Redis failover: the official Python MCP SDK client runs the Streamable
 HTTP exercise of test_everything.py again and again through nginx, against replicas whose
-Redis is a primary, a replica and three Sentinels, while the test that started it
-(tests/tests/redis_failover.rs) kills the primary (`deploy/cluster.sh redis-failover`) and brings
-it back as the new primary's replica (`redis-start`).
+Redis is a primary with two replicas and three Sentinels, or a Redis Cluster with a replica
+per primary, while the test that started it (tests/tests/redis_failover.rs) kills a primary
+(`deploy/cluster.sh redis-failover`) and does not bring it back.
 
 Usage: test_failover.py BINARY REV=BASE_URL [REV=BASE_URL ...]   (as test_everything.py)
 Env: FAILOVER_DIR (required): the directory shared with the test; the test creates

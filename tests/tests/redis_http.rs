@@ -477,6 +477,7 @@ async fn a_session_evicted_at_the_cap_is_served_from_redis_until_its_key_expires
     let idle = Duration::from_secs(3);
     let opts = HttpOptions {
         session_store: stores.session_store(),
+        event_store: Some(stores.event_store()),
         max_sessions: 4,
         session_idle_timeout: idle,
         ..HttpOptions::default()
@@ -484,8 +485,24 @@ async fn a_session_evicted_at_the_cap_is_served_from_redis_until_its_key_expires
     let served = http::serve(RedisTest.into_server(), opts).await;
     let addr = served.addr;
 
-    let mut sids = Vec::new();
-    for _ in 0..20 {
+    // The first session has a stream stored before it is evicted.
+    let r = send(addr, "POST", None, Some(initialize())).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let first = r.header("mcp-session-id").expect("a session id").to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        send(addr, "POST", Some(&first), Some(note)).await.status,
+        202
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let r = send(addr, "POST", Some(&first), Some(call)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let stored = sse_events(&r.body);
+    assert_eq!(stored.len(), 5, "{}", r.body);
+
+    let mut sids = vec![first];
+    for _ in 0..19 {
         let r = send(addr, "POST", None, Some(initialize())).await;
         assert_eq!(r.status, 200, "{}", r.body);
         sids.push(r.header("mcp-session-id").expect("a session id").to_owned());
@@ -494,6 +511,14 @@ async fn a_session_evicted_at_the_cap_is_served_from_redis_until_its_key_expires
     let r = send(addr, "POST", Some(&sids[0]), Some(whoami_call())).await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(text(&r), "roaming-client");
+    // Evicted here, not ended: its stream is still replayed from Redis.
+    let r = http::mcp_send(addr, "GET", Some(&sids[0]), None, Some(&stored[0].0)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        sse_events(&r.body),
+        stored[1..].to_vec(),
+        "every stored event"
+    );
 
     // Every session key has an expiry within the idle timeout.
     let keys = support::redis::keys_with_ttl(redis.port, "http:session:");

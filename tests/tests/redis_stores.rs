@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
+use mcp::runtime::backends::redis::{FewerReplicas, RedisConfig, RedisStores};
 use mcp::runtime::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
 use mcp::runtime::tasks::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
 use mcp::runtime::{ReplayGuard, SubscriptionBus};
@@ -953,6 +953,7 @@ async fn a_write_no_replica_holds_is_not_acknowledged() {
         .prefix("w:")
         .timeout(Duration::from_millis(600))
         .wait_for_replicas(1, Duration::from_millis(200))
+        .when_fewer_replicas(FewerReplicas::Refuse)
         .connect()
         .await
         .unwrap();
@@ -1010,7 +1011,20 @@ async fn a_write_no_replica_holds_is_not_acknowledged() {
     );
     eprintln!("session create, median of 200: {waited:?} with WAIT 1, {unwaited:?} without");
 
-    // Without it, nothing is acknowledged: each write fails (a 503 on HTTP) in bounded time.
+    // The default, accepting fewer replicas: with the replica there, nothing is counted.
+    let accepting = RedisConfig::new(primary.url())
+        .prefix("w:")
+        .timeout(Duration::from_millis(600))
+        .wait_for_replicas(1, Duration::from_millis(200))
+        .connect()
+        .await
+        .unwrap();
+    let lenient = accepting.session_store();
+    lenient.create("a1", &record("a"), ttl).await.unwrap();
+    assert_eq!(accepting.under_replicated_writes(), 0);
+
+    // Without it, under `Refuse` nothing is acknowledged: each write fails (a 503 on HTTP)
+    // in bounded time.
     replica.stop();
     let unreplicated =
         |e: &StoreError| matches!(e, StoreError::Unavailable(m) if m.contains("WAIT"));
@@ -1037,6 +1051,25 @@ async fn a_write_no_replica_holds_is_not_acknowledged() {
     );
     // Reads still answer.
     assert!(sessions.load("s").await.unwrap().is_some());
+
+    // Under `Accept` (the default) the write is acknowledged and counted; the first one
+    // waits the whole 200 ms, the next ones (the shortfall remembered) hardly wait.
+    lenient.create("a2", &record("a"), ttl).await.unwrap();
+    assert_eq!(accepting.under_replicated_writes(), 1);
+    let t = Instant::now();
+    for i in 0..10 {
+        lenient
+            .create(&format!("a3-{i}"), &record("a"), ttl)
+            .await
+            .unwrap();
+    }
+    assert_eq!(accepting.under_replicated_writes(), 11);
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "ten writes short of a replica do not each wait 200 ms: {:?}",
+        t.elapsed()
+    );
+    assert!(lenient.load("a3-9").await.unwrap().is_some());
 
     // A deployment that waits for no replica is told at once.
     plain

@@ -1,5 +1,5 @@
-//! The loopback deployment of `deploy/cluster.sh` (Redis: one, or a primary with a replica
-//! and three Sentinels; three `examples/everything` replicas; nginx round-robin in front)
+//! The loopback deployment of `deploy/cluster.sh` (Redis: one, a primary with two replicas
+//! and three Sentinels, or a Redis Cluster of three primaries with a replica each; three `examples/everything` replicas; nginx round-robin in front)
 //! for a test of its own, stopped on drop. Needs `redis-server` and `nginx`: without them a
 //! test fails when `CI` is set and says `SKIPPED` otherwise.
 
@@ -27,8 +27,10 @@ pub struct Cluster {
 pub enum Redis {
     /// One Redis.
     Standalone,
-    /// A primary, its replica and three Sentinels watching them (`redis-failover`).
+    /// A primary, its two replicas and three Sentinels watching them (`redis-failover`).
     Sentinel,
+    /// A Redis Cluster: three primaries and a replica of each (`redis-failover`).
+    Cluster,
 }
 
 impl Redis {
@@ -36,6 +38,7 @@ impl Redis {
         match self {
             Redis::Standalone => "standalone",
             Redis::Sentinel => "sentinel",
+            Redis::Cluster => "cluster",
         }
     }
 
@@ -43,7 +46,7 @@ impl Redis {
     fn nodes(self) -> u16 {
         match self {
             Redis::Standalone => 1,
-            Redis::Sentinel => 5,
+            Redis::Sentinel | Redis::Cluster => 6,
         }
     }
 }
@@ -80,7 +83,9 @@ impl Cluster {
             .and_then(Path::parent)
             .expect("test binary lives in <target>/<profile>/deps")
             .to_path_buf();
-        let port = free_port_base(REPLICAS + 1 + redis.nodes());
+        // A cluster node's bus listens on its port + 10000.
+        let bus = (redis == Redis::Cluster).then_some(REPLICAS + 1);
+        let port = free_port_base(REPLICAS + 1 + redis.nodes(), bus);
         let dir = target.join(format!("cluster-test-{port}"));
         let _ = std::fs::remove_dir_all(&dir);
         let mut cluster = Cluster {
@@ -216,14 +221,19 @@ fn features() -> String {
         .join(",")
 }
 
-/// A base port whose next `count - 1` are free too (nginx, three replicas, the Redis nodes).
-fn free_port_base(count: u16) -> u16 {
+/// A base port whose next `count - 1` are free too (nginx, three replicas, the Redis nodes),
+/// and with `bus` those from `bus` on 10000 higher (a Redis Cluster node's bus).
+fn free_port_base(count: u16, bus: Option<u16>) -> u16 {
     let pid = std::process::id();
     for attempt in 0..200u32 {
         // Below Linux's ephemeral range (32768..), which outgoing connections draw from.
         let slot = (pid % 2500 + attempt * 37) % 2500;
         let base = u16::try_from(20000 + slot * 5).expect("below 32500");
-        let free = (0..count).all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok());
+        let free = (0..count).all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok())
+            && bus.is_none_or(|from| {
+                (from..count)
+                    .all(|i| std::net::TcpListener::bind(("127.0.0.1", base + 10000 + i)).is_ok())
+            });
         if free {
             return base;
         }

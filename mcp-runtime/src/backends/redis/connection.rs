@@ -6,7 +6,8 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use ::redis::aio::{ConnectionLike, ConnectionManager, MultiplexedConnection};
 use ::redis::cluster_async::ClusterConnection;
@@ -27,12 +28,95 @@ pub(super) struct Conn {
     wait: Option<ReplicaWait>,
 }
 
-/// How many replicas must hold a write before a client is told of it, and how long Redis
-/// may wait for them (`WAIT <replicas> <timeout>`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How many replicas must hold a write before a client is told of it, how long Redis may
+/// wait for them (`WAIT <replicas> <timeout>`), and what a shortfall does.
+#[derive(Debug, Clone)]
 pub(super) struct ReplicaWait {
     pub(super) replicas: u32,
     pub(super) timeout: Duration,
+    pub(super) fewer: FewerReplicas,
+    pub(super) shortfall: Arc<Shortfall>,
+}
+
+/// What a write a client is told of does when fewer replicas than asked hold it in time
+/// ([`RedisConfig::when_fewer_replicas`](super::RedisConfig::when_fewer_replicas)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FewerReplicas {
+    /// The write is acknowledged all the same (it is on the primary, and on the replicas
+    /// that answered), with a warning in the log and a count
+    /// ([`RedisStores::under_replicated_writes`](super::RedisStores::under_replicated_writes)):
+    /// losing one Redis node does not stop the service, but a second loss before the
+    /// replicas are back may lose such writes. The default.
+    #[default]
+    Accept,
+    /// The call fails as the store being unavailable (a 503 with `Retry-After` on HTTP):
+    /// nothing is acknowledged that fewer replicas hold, and the service stops while too
+    /// few replicas are reachable.
+    Refuse,
+}
+
+/// How long a shortfall is remembered: in that time, under [`FewerReplicas::Accept`],
+/// `WAIT` gives the replicas at most [`DEGRADED_WAIT`] (a missing replica would otherwise
+/// cost every write the whole timeout), and the first write they all hold in it ends it;
+/// after it, one write waits the whole timeout again.
+const DEGRADED_FOR: Duration = Duration::from_secs(10);
+
+/// `WAIT`'s timeout while a shortfall is remembered: enough for a replica on the same
+/// network to acknowledge.
+const DEGRADED_WAIT: Duration = Duration::from_millis(5);
+
+/// Writes acknowledged with fewer replicas than asked, shared by every store of one
+/// [`RedisStores`](super::RedisStores).
+#[derive(Debug)]
+pub(super) struct Shortfall {
+    /// How many writes were acknowledged short of replicas.
+    count: AtomicU64,
+    /// When the last shortfall was seen, and when it was last logged.
+    last: std::sync::Mutex<(Option<Instant>, Option<Instant>)>,
+}
+
+impl Shortfall {
+    pub(super) fn new() -> Self {
+        Self {
+            count: AtomicU64::new(0),
+            last: std::sync::Mutex::new((None, None)),
+        }
+    }
+
+    pub(super) fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    fn degraded(&self) -> bool {
+        let last = self.last.lock().expect("not poisoned");
+        last.0.is_some_and(|at| at.elapsed() < DEGRADED_FOR)
+    }
+
+    /// Counts one write acknowledged short of replicas; warns at most every 10 s.
+    fn accepted(&self, held: u32, w: &ReplicaWait) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let now = Instant::now();
+        let mut last = self.last.lock().expect("not poisoned");
+        last.0 = Some(now);
+        if last
+            .1
+            .is_none_or(|at| now.duration_since(at) >= Duration::from_secs(10))
+        {
+            last.1 = Some(now);
+            tracing::warn!(
+                held,
+                asked = w.replicas,
+                total = self.count(),
+                "redis: a write acknowledged with fewer replicas than asked (WAIT); \
+                 losing the primary now may lose it"
+            );
+        }
+    }
+
+    /// The replicas answered in full again.
+    fn recovered(&self) {
+        self.last.lock().expect("not poisoned").0 = None;
+    }
 }
 
 /// What a call goes over: both reconnect by themselves.
@@ -92,7 +176,7 @@ impl SentinelLink {
         &self,
         req: &Request<'_>,
         resend: Resend,
-        wait: Option<ReplicaWait>,
+        wait: Option<&ReplicaWait>,
     ) -> RedisResult<T> {
         let mut con = self.connection().await?;
         match req.run(&mut con, wait).await {
@@ -129,20 +213,32 @@ impl Request<'_> {
     async fn run<T: FromRedisValue>(
         &self,
         con: &mut impl ConnectionLike,
-        wait: Option<ReplicaWait>,
+        wait: Option<&ReplicaWait>,
     ) -> RedisResult<T> {
         let out = match self {
             Request::Cmd(cmd) => cmd.query_async(con).await,
             Request::Script(script) => script.invoke_async(con).await,
         }?;
         if let Some(w) = wait {
+            let degraded = w.fewer == FewerReplicas::Accept && w.shortfall.degraded();
+            let timeout = if degraded {
+                w.timeout.min(DEGRADED_WAIT)
+            } else {
+                w.timeout
+            };
             let held: u32 = ::redis::cmd("WAIT")
                 .arg(w.replicas)
-                .arg(millis(w.timeout))
+                .arg(millis(timeout))
                 .query_async(con)
                 .await?;
-            if held < w.replicas {
+            if held >= w.replicas {
+                if degraded {
+                    w.shortfall.recovered();
+                }
+            } else if w.fewer == FewerReplicas::Refuse {
                 return Err(not_replicated(held, w));
+            } else {
+                w.shortfall.accepted(held, w);
             }
         }
         Ok(out)
@@ -153,7 +249,7 @@ impl Request<'_> {
         &self,
         con: &mut impl ConnectionLike,
         resend: Resend,
-        wait: Option<ReplicaWait>,
+        wait: Option<&ReplicaWait>,
     ) -> RedisResult<T> {
         match self.run(con, wait).await {
             Err(e) if resend.allows(&e) => self.run(con, wait).await,
@@ -165,7 +261,7 @@ impl Request<'_> {
 /// The write is on the primary but on fewer replicas than asked: not to be acknowledged (a
 /// failover now could lose it). Neither a dropped connection nor a failover, so it is not
 /// sent again; the request fails as the store being unavailable (503, retried).
-fn not_replicated(held: u32, w: ReplicaWait) -> RedisError {
+fn not_replicated(held: u32, w: &ReplicaWait) -> RedisError {
     RedisError::from((
         ErrorKind::Extension,
         "write not replicated",
@@ -212,8 +308,8 @@ impl Conn {
     }
 
     /// The replicas a write a client is told of must reach, if any.
-    pub(super) fn replica_wait(&self) -> Option<ReplicaWait> {
-        self.wait
+    pub(super) fn replica_wait(&self) -> Option<&ReplicaWait> {
+        self.wait.as_ref()
     }
 
     /// Runs one command within the timeout; sends it again once (within the same timeout)
@@ -244,7 +340,8 @@ impl Conn {
         cmd: &Cmd,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        self.call(Request::Cmd(cmd), resend, self.wait).await
+        self.call(Request::Cmd(cmd), resend, self.wait.as_ref())
+            .await
     }
 
     /// A script that writes what a client is told of, as [`write_cmd`](Self::write_cmd).
@@ -253,14 +350,15 @@ impl Conn {
         script: &ScriptInvocation<'_>,
         resend: Resend,
     ) -> Result<T, StoreError> {
-        self.call(Request::Script(script), resend, self.wait).await
+        self.call(Request::Script(script), resend, self.wait.as_ref())
+            .await
     }
 
     async fn call<T: FromRedisValue>(
         &self,
         req: Request<'_>,
         resend: Resend,
-        wait: Option<ReplicaWait>,
+        wait: Option<&ReplicaWait>,
     ) -> Result<T, StoreError> {
         // WAIT's own time comes on top of the call's.
         let bound = self.timeout + wait.map_or(Duration::ZERO, |w| w.timeout);

@@ -58,6 +58,7 @@ mod stores;
 mod tasks;
 
 pub use bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
+pub use connection::FewerReplicas;
 pub use events::RedisEventStore;
 pub use rate::RedisRateStore;
 pub use relay::RedisAnswerRelay;

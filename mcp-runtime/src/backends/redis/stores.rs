@@ -9,7 +9,9 @@ use std::time::Duration;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::bus::{DEFAULT_BACKLOG, DEFAULT_QUEUE, RedisBus};
-use super::connection::{Conn, Connector, Link, ReplicaWait, Resend, SentinelLink};
+use super::connection::{
+    Conn, Connector, FewerReplicas, Link, ReplicaWait, Resend, SentinelLink, Shortfall,
+};
 use super::events::RedisEventStore;
 use super::rate::RedisRateStore;
 use super::relay::RedisAnswerRelay;
@@ -51,6 +53,8 @@ pub struct RedisConfig {
     /// `WAIT` after the writes a client is told of: `None` the topology's default, `Some(0,
     /// _)` none.
     wait: Option<(u32, Option<Duration>)>,
+    /// What a write does when fewer replicas hold it in time.
+    fewer: FewerReplicas,
 }
 
 impl fmt::Debug for RedisConfig {
@@ -68,6 +72,7 @@ impl fmt::Debug for RedisConfig {
             .field("max_events_per_stream", &self.max_events_per_stream)
             .field("tasks", &self.tasks)
             .field("replica_wait", &self.replica_wait())
+            .field("fewer_replicas", &self.fewer)
             .finish()
     }
 }
@@ -113,6 +118,7 @@ impl RedisConfig {
             max_events_per_stream: 1024,
             tasks: TaskLimits::default(),
             wait: None,
+            fewer: FewerReplicas::Accept,
         }
     }
 
@@ -185,20 +191,35 @@ impl RedisConfig {
     /// Before a client is told of a write (a session created or changed, an event given its
     /// id, a task written, a `requestState` marked used, an answer or a server event relayed),
     /// wait until `replicas` replicas hold it (`WAIT replicas timeout` on the connection that
-    /// wrote), at most `timeout` (capped at half the call [`timeout`](Self::timeout)); with
-    /// fewer in time the call fails with [`StoreError::Unavailable`] (on HTTP a 503 with
-    /// `Retry-After`), so a failover that promotes a replica cannot lose what a client was
-    /// told. Writes the client was not told of yet (the bus's background appends) are sent
-    /// again until the replicas hold them. `replicas` 0 waits for none.
+    /// wrote), at most `timeout` (capped at half the call [`timeout`](Self::timeout)), so a
+    /// failover that promotes a replica does not lose what a client was told. When fewer
+    /// hold it in time, [`when_fewer_replicas`](Self::when_fewer_replicas) decides: by
+    /// default the write is acknowledged all the same, with a warning and a count
+    /// ([`RedisStores::under_replicated_writes`]). Writes the client was not told of yet (the
+    /// bus's background appends) wait alike. `replicas` 0 waits for none.
     ///
     /// The default: one replica under Sentinel ([`sentinel`](Self::sentinel),
     /// `redis+sentinel://`), half the call timeout; none for one Redis (no replica to wait
     /// for) and for a Redis Cluster (the primaries of a cluster need not have replicas; with
-    /// them, ask here: `WAIT` then goes to every primary and the fewest count). While no
-    /// replica is reachable (after a failover, until the old primary comes back as a replica
-    /// of the new one), writes that wait fail.
+    /// them, ask here: `WAIT` then goes to every primary and the fewest count).
+    ///
+    /// To survive the loss of any one Redis node with every acknowledged write on a
+    /// surviving node, run one more replica than you wait for: under Sentinel a primary
+    /// with two replicas and one waited for (the sentinels point the remaining replica at
+    /// the promoted one), so after any one loss a replica still acknowledges.
     pub fn wait_for_replicas(mut self, replicas: u32, timeout: Duration) -> Self {
         self.wait = Some((replicas, Some(timeout)));
+        self
+    }
+
+    /// What a write a client is told of does when fewer replicas than
+    /// [`wait_for_replicas`](Self::wait_for_replicas) asks hold it in time:
+    /// [`FewerReplicas::Accept`] (the default: the service stays up while a Redis node is
+    /// lost, each such write counted and logged) or [`FewerReplicas::Refuse`] (the write
+    /// fails as [`StoreError::Unavailable`], a 503 with `Retry-After` on HTTP, until the
+    /// replicas are back).
+    pub fn when_fewer_replicas(mut self, fewer: FewerReplicas) -> Self {
+        self.fewer = fewer;
         self
     }
 
@@ -213,6 +234,8 @@ impl RedisConfig {
         let half = self.timeout / 2;
         (replicas > 0).then(|| ReplicaWait {
             replicas,
+            fewer: self.fewer,
+            shortfall: Arc::new(Shortfall::new()),
             timeout: timeout
                 .unwrap_or(half)
                 .min(half)
@@ -397,6 +420,14 @@ impl RedisStores {
         ))
     }
 
+    /// How many writes a client was told of reached fewer replicas than
+    /// [`RedisConfig::wait_for_replicas`] asks (acknowledged under
+    /// [`FewerReplicas::Accept`]); 0 when writes wait for no replica. A number to watch: it
+    /// grows while a Redis node is lost, and a second loss then may lose those writes.
+    pub fn under_replicated_writes(&self) -> u64 {
+        self.conn.replica_wait().map_or(0, |w| w.shortfall.count())
+    }
+
     /// The prefix of every key.
     pub fn key_prefix(&self) -> &str {
         self.conn.prefix()
@@ -409,6 +440,7 @@ impl fmt::Debug for RedisStores {
             .field("prefix", &self.conn.prefix())
             .field("timeout", &self.conn.timeout())
             .field("replica_wait", &self.conn.replica_wait())
+            .field("under_replicated_writes", &self.under_replicated_writes())
             .field("event_ttl", &self.event_ttl)
             .field("max_events_per_stream", &self.max_events_per_stream)
             .field("tasks", &self.tasks)
@@ -454,6 +486,15 @@ mod tests {
             "capped at half the call timeout"
         );
         assert!(format!("{asked:?}").contains("replicas: 2"));
+        assert!(
+            format!("{asked:?}").contains("fewer_replicas: Accept"),
+            "the default"
+        );
+        let refuse = asked.when_fewer_replicas(FewerReplicas::Refuse);
+        assert_eq!(
+            refuse.replica_wait().map(|w| w.fewer),
+            Some(FewerReplicas::Refuse)
+        );
     }
 
     #[test]

@@ -395,10 +395,13 @@ impl HttpState {
     /// too (it would otherwise be adopted again, and an abandoned session would cost memory
     /// until it expired). A shared store keeps it until its time to live is over.
     fn forget(&self, s: &HttpSession) {
-        s.close();
         if self.opts.session_store.shared() {
+            // Other replicas may serve it: its record and its stored events stay (issue
+            // 45's chaos run lost acknowledged events to evictions at the cap).
+            s.close_here();
             return;
         }
+        s.close();
         let store = self.opts.session_store.clone();
         let id = s.id.clone();
         let mut removal = Box::pin(async move {

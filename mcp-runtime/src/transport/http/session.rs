@@ -271,12 +271,21 @@ impl HttpSession {
         self.lanes.lock().expect("lanes lock").get(stream).cloned()
     }
 
-    /// Ends the session: in-flight work is cancelled, streams end.
+    /// Ends the session: in-flight work is cancelled, streams end, its stored events are
+    /// forgotten.
     pub(crate) fn close(&self) {
+        self.close_here();
+        self.outlet.forget_session();
+    }
+
+    /// Ends the session in this process only (evicted at the cap, or expired here, while a
+    /// shared store keeps it for the other replicas): in-flight work is cancelled, streams
+    /// end, and its stored events stay for the replica that serves it next (they expire
+    /// with the event store's bounds).
+    pub(crate) fn close_here(&self) {
         self.closed.cancel();
         self.in_flight.cancel_all();
         self.conn.fail_all();
-        self.outlet.forget_session();
     }
 }
 
