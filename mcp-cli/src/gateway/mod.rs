@@ -8,6 +8,8 @@
 //! while the gateway serves: unchanged upstreams keep their proxies, others are detached
 //! and attached (their items announced); an invalid file is reported and the running
 //! configuration kept. Upstreams going down and coming back are reported on stderr.
+//! Serving (stdio, or Streamable HTTP) and that report are `crate::serve`'s, shared with
+//! `mcp bridge` (a proxy of one upstream, not namespaced).
 //! An `openapi` entry is not an MCP server: its document is read with `mcp::openapi`
 //! (`api.rs`) and its operations are added to the gateway's table as tools, under the
 //! same namespace and prefix rules.
@@ -19,22 +21,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::Server;
 use mcp_runtime::openapi::OpenApiTools;
 use mcp_runtime::proxy::{FailureMode, Proxy, ReadinessSet, Sharing, Upstream};
-use mcp_runtime::transport::http::HttpOptions;
-use mcp_runtime::{CancellationToken, Server};
 
 use crate::Failure;
+use crate::serve::Serve;
 use config::{Config, Prefix, Transport};
-
-/// How the gateway is served.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Serve {
-    /// Over stdin and stdout (the default).
-    Stdio,
-    /// Streamable HTTP at `http://ADDR/mcp` (and HTTP+SSE at `/sse`).
-    Http(String),
-}
 
 /// What serves one upstream's items.
 #[derive(Clone)]
@@ -74,14 +67,8 @@ struct Gateway {
 /// reloads the file when it changes.
 pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> {
     let config = load(path)?;
-    let addr = match serve {
-        Serve::Http(a) => Some(a.parse::<std::net::SocketAddr>().map_err(|_| {
-            Failure::usage(format!(
-                "--http `{a}`: expected HOST:PORT, e.g. 127.0.0.1:8080"
-            ))
-        })?),
-        Serve::Stdio => None,
-    };
+    // A bad or busy address fails before any upstream is started.
+    let endpoint = serve.open().await?;
     let readiness = ReadinessSet::new();
     let server = Server::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each upstream server's tools, prompts and resources, under its namespace unless configured otherwise.")
@@ -98,27 +85,16 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         live: Arc::default(),
     };
     apply(&mut gateway, &config, path).await?;
-    tokio::spawn(report(gateway.live.clone()));
+    let live = gateway.live.clone();
+    tokio::spawn(crate::serve::report("mcp gateway", move || {
+        (live.lock().expect("live lock").iter())
+            .map(|l| (l.upstream.key.clone(), l.source.down()))
+            .collect()
+    }));
     if watch {
         tokio::spawn(reload_on_change(path.to_owned(), config, gateway));
     }
-    match addr {
-        None => server
-            .serve_stdio()
-            .await
-            .map_err(|e| Failure::new(3, format!("serving stdio failed: {e}"))),
-        Some(addr) => {
-            let listener = tokio::net::TcpListener::bind(addr)
-                .await
-                .map_err(|e| Failure::new(3, format!("cannot listen on {addr}: {e}")))?;
-            let bound = listener.local_addr().unwrap_or(addr);
-            eprintln!("mcp gateway: serving http://{bound}/mcp");
-            server
-                .serve_http_on(listener, HttpOptions::default(), CancellationToken::new())
-                .await
-                .map_err(|e| Failure::new(3, format!("serving http://{bound}/mcp failed: {e}")))
-        }
-    }
+    crate::serve::serve(&server, endpoint, "mcp gateway").await
 }
 
 /// Polls `path` (twice a second) and brings the gateway to each valid new version; an
@@ -361,24 +337,5 @@ fn prefix_name(labelled: &str, ns: &str, sep: &str) -> String {
     match labelled.split_once('`') {
         Some((kind, rest)) => format!("{kind}`{ns}{sep}{rest}"),
         None => labelled.to_owned(),
-    }
-}
-
-/// Says on stderr when an upstream goes down or comes back.
-async fn report(live: Arc<Mutex<Vec<Live>>>) {
-    let mut down: HashMap<String, bool> = HashMap::new();
-    loop {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        let now: Vec<(String, Option<String>)> = (live.lock().expect("live lock").iter())
-            .map(|l| (l.upstream.key.clone(), l.source.down()))
-            .collect();
-        for (key, why) in now {
-            let was = down.insert(key.clone(), why.is_some());
-            match (was, why) {
-                (Some(false), Some(why)) => eprintln!("mcp gateway: `{key}` is down: {why}"),
-                (Some(true), None) => eprintln!("mcp gateway: `{key}` is up again"),
-                _ => {}
-            }
-        }
     }
 }
