@@ -19,10 +19,15 @@ usage:
   mcp openapi inspect SPEC [--base URL] [--json]
   mcp gateway --config FILE [--stdio | --http HOST:PORT] [--watch]
 
-`mcp bridge --stdio URL` is a stdio server that relays to the remote server at URL, so a
-client that only speaks stdio can use it (start `mcp bridge --stdio URL` as its server).
+`mcp bridge --stdio URL` serves the remote server at URL over stdio, so a client that only
+speaks stdio can use it (start `mcp bridge --stdio URL` as its server); --header, --token
+and --sse say how URL is reached, --protocol pins the revision spoken to it.
 `mcp bridge --http HOST:PORT 'CMD ARGS'` serves the stdio server CMD over Streamable HTTP
-at http://HOST:PORT/mcp (a process per legacy session; one for 2026-07-28).
+at http://HOST:PORT/mcp (and HTTP+SSE at /sse): a process per legacy session, one for
+2026-07-28. A bridge is a gateway of one server, unprefixed: its name, tools, prompts and
+resources are the server's; progress, cancellation, logging and the server's requests
+(sampling, elicitation, roots) pass through; a legacy server is served at the legacy
+revisions up to its own; if it fails, its items leave the lists until it answers again.
 
 `mcp gateway --config FILE` is one MCP server in front of every server of FILE, the
 `mcpServers` JSON of Claude Desktop, Cursor and others (`command`/`args`/`env`/`cwd`, or
@@ -54,7 +59,8 @@ starts like JSON ({, [ or \") but does not parse is an error.
 
 options:
   --protocol REV    the revision to speak (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25,
-                    2026-07-28); default: negotiate (server/discover, then initialize)
+                    2026-07-28); default: negotiate (server/discover, then initialize);
+                    for mcp bridge, the revision spoken to the bridged server
   --header K:V      an HTTP header on every request (repeatable)
   --token TOKEN     a bearer token (Authorization: Bearer TOKEN)
   --sse             the URL is a 2024-11-05 HTTP+SSE endpoint (no Streamable HTTP attempt)
@@ -84,7 +90,8 @@ pub enum Command {
     Prompt,
     /// `mcp inspect`: capabilities, instructions, schemas and the portability check.
     Inspect,
-    /// `mcp bridge --stdio URL`: a stdio server relaying to a remote one.
+    /// `mcp bridge --stdio URL | --http HOST:PORT 'CMD'`: a proxy of one server, served
+    /// over the other transport.
     Bridge,
     /// `mcp dev CARGO_ARGS`: the user's server, rebuilt and restarted on a change.
     Dev,

@@ -38,20 +38,14 @@ pub async fn run(cli: &Cli) -> Result<(), Failure> {
     }
     if cli.command == Command::Gateway {
         let serve = match &cli.http {
-            Some(addr) => crate::gateway::Serve::Http(addr.clone()),
-            None => crate::gateway::Serve::Stdio,
+            Some(addr) => crate::serve::Serve::Http(addr.clone()),
+            None => crate::serve::Serve::Stdio,
         };
         let path = cli.config.as_deref().unwrap_or_default();
         return crate::gateway::run(path, &serve, cli.gateway_watch).await;
     }
-    match (cli.command, &cli.target, &cli.http) {
-        (Command::Bridge, crate::args::Target::Url(url), _) => {
-            return crate::bridge::stdio_to_remote(cli, url).await;
-        }
-        (Command::Bridge, crate::args::Target::Process(argv), Some(addr)) => {
-            return crate::serve_http::serve(cli, addr, argv.clone()).await;
-        }
-        _ => {}
+    if cli.command == Command::Bridge {
+        return crate::bridge::run(cli).await;
     }
     let kinds = list_kinds(cli)?;
     let client = connect(cli).await?;

@@ -11,7 +11,7 @@ mod dev;
 mod gateway;
 mod openapi;
 mod render;
-mod serve_http;
+mod serve;
 
 use std::process::ExitCode;
 

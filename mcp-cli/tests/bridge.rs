@@ -93,7 +93,7 @@ async fn the_python_sdk_stdio_client_exercises_everything_over_http_through_the_
     }
 }
 
-/// A stdio session with `mcp bridge --stdio URL`.
+/// A stdio session with `mcp bridge --stdio [FLAGS] URL`.
 struct Session {
     child: tokio::process::Child,
     stdin: tokio::process::ChildStdin,
@@ -102,8 +102,14 @@ struct Session {
 
 impl Session {
     fn start(url: &str) -> Self {
+        Self::with(&[], url)
+    }
+
+    fn with(flags: &[&str], url: &str) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
-            .args(["bridge", "--stdio", url])
+            .args(["bridge", "--stdio"])
+            .args(flags)
+            .arg(url)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
@@ -138,10 +144,13 @@ async fn the_bridge_relays_requests_errors_and_server_requests() {
     let bin = everything().to_str().unwrap().to_owned();
     let server = listen(&bin, &["--http", "127.0.0.1:{port}"], false).await;
     let mut s = Session::start(&server.url("/mcp"));
-    // Before initialize, nothing is relayed.
+    // Before initialize, nothing is served: the library's stdio server says to initialize.
     s.send(json!({"jsonrpc": "2.0", "id": 0, "method": "tools/list"}))
         .await;
-    assert_eq!(s.recv().await["error"]["code"], -32600);
+    let early = s.recv().await;
+    assert_eq!(early["error"]["code"], -32602, "{early}");
+    let why = early["error"]["message"].as_str().unwrap_or_default();
+    assert!(why.contains("send initialize first"), "{early}");
     // The client's revision, info and capabilities go upstream.
     s.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -192,22 +201,48 @@ async fn the_bridge_relays_requests_errors_and_server_requests() {
 async fn the_bridge_reaches_an_http_sse_server_at_a_pinned_legacy_revision() {
     let bin = everything().to_str().unwrap().to_owned();
     let server = listen(&bin, &["--sse", "127.0.0.1:{port}"], false).await;
-    let mut s = Session::start(&server.url("/sse"));
+    // Found by the fallback from Streamable HTTP, named by --sse, and with the upstream's
+    // revision pinned by --protocol (the fallback too).
+    for flags in [&[][..], &["--sse"], &["--protocol", "2024-11-05"]] {
+        let mut s = Session::with(flags, &server.url("/sse"));
+        // A legacy upstream: the bridge speaks no 2026-07-28, so a probing client falls
+        // back to initialize.
+        s.send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}),
+        )
+        .await;
+        let probe = s.recv().await;
+        assert_eq!(probe["error"]["code"], -32600, "{flags:?}: {probe}");
+        s.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "clientInfo": {"name": "old", "version": "1"},
+            "capabilities": {}}}),
+        )
+        .await;
+        let init = s.recv().await;
+        assert_eq!(
+            init["result"]["protocolVersion"], "2024-11-05",
+            "{flags:?}: {init}"
+        );
+        s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}))
+            .await;
+        assert_eq!(s.recv().await["result"]["content"][0]["text"], "3");
+        drop(s.stdin);
+        let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await;
+        assert!(status.expect("the bridge exits on EOF").unwrap().success());
+    }
+    // Pinned to 2024-11-05, the bridge serves no newer revision than its upstream's.
+    let mut s = Session::with(&["--protocol", "2024-11-05"], &server.url("/sse"));
     s.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2024-11-05", "clientInfo": {"name": "old", "version": "1"},
+        "protocolVersion": "2025-11-25", "clientInfo": {"name": "new", "version": "1"},
         "capabilities": {}}}),
     )
     .await;
     let init = s.recv().await;
     assert_eq!(init["result"]["protocolVersion"], "2024-11-05", "{init}");
-    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}))
-        .await;
-    assert_eq!(s.recv().await["result"]["content"][0]["text"], "3");
-    drop(s.stdin);
-    let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await;
-    assert!(status.expect("the bridge exits on EOF").unwrap().success());
 }
 
 /// `mcp bridge --http 127.0.0.1:PORT 'everything --stdio --protocol-versions REV'`.

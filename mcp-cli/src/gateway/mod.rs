@@ -8,10 +8,12 @@
 //! while the gateway serves: unchanged upstreams keep their proxies, others are detached
 //! and attached (their items announced); an invalid file is reported and the running
 //! configuration kept. Upstreams going down and coming back are reported on stderr.
+//! Serving (stdio, or Streamable HTTP) and that report are `crate::serve`'s, shared with
+//! `mcp bridge` (a proxy of one upstream, not namespaced).
 //! Over HTTP the gateway serves `/healthz`, `/readyz` (the upstreams and their states;
 //! not ready while a `failureMode: closed` upstream is down) and `/metrics` (Prometheus:
 //! requests, errors and latency per method, tool and upstream, and each upstream up or
-//! down) beside `/mcp` (`operator`).
+//! down) beside `/mcp` (`operator`), and checks bearer JWTs when the file asks (`auth`).
 //! An `openapi` entry is not an MCP server: its document is read with `mcp::openapi`
 //! (`api.rs`) and its operations are added to the gateway's table as tools, under the
 //! same namespace and prefix rules.
@@ -23,24 +25,16 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_runtime::Server;
 use mcp_runtime::metrics::Metrics;
 use mcp_runtime::openapi::OpenApiTools;
+use mcp_runtime::proxy::config::{self, Config};
 use mcp_runtime::proxy::{Proxy, ReadinessSet};
 use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
 use mcp_runtime::transport::http::{AuthOptions, HttpOptions, Operator};
-use mcp_runtime::{CancellationToken, Server};
 
 use crate::Failure;
-use mcp_runtime::proxy::config::{self, Config};
-
-/// How the gateway is served.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Serve {
-    /// Over stdin and stdout (the default).
-    Stdio,
-    /// Streamable HTTP at `http://ADDR/mcp` (and HTTP+SSE at `/sse`).
-    Http(String),
-}
+use crate::serve::Serve;
 
 /// What serves one upstream's items.
 #[derive(Clone)]
@@ -84,14 +78,8 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
     let config = load(path)?;
     // Fixed for the gateway's life (a reload changes the upstreams and the policies).
     let inbound = config.auth.as_ref().map(auth).transpose()?;
-    let addr = match serve {
-        Serve::Http(a) => Some(a.parse::<std::net::SocketAddr>().map_err(|_| {
-            Failure::usage(format!(
-                "--http `{a}`: expected HOST:PORT, e.g. 127.0.0.1:8080"
-            ))
-        })?),
-        Serve::Stdio => None,
-    };
+    // A bad or busy address fails before any upstream is started.
+    let endpoint = serve.open().await?;
     let readiness = ReadinessSet::new();
     let live: Arc<Mutex<Vec<Live>>> = Arc::default();
     let metrics = metrics(&live);
@@ -116,32 +104,21 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
     };
     let operator = operator(&gateway.live, metrics);
     apply(&mut gateway, &config, path).await?;
-    tokio::spawn(report(gateway.live.clone()));
+    let live = gateway.live.clone();
+    tokio::spawn(crate::serve::report("mcp gateway", move || {
+        (live.lock().expect("live lock").iter())
+            .map(|l| (l.upstream.key.clone(), l.source.down()))
+            .collect()
+    }));
     if watch {
         tokio::spawn(reload_on_change(path.to_owned(), config, gateway));
     }
-    match addr {
-        None => server
-            .serve_stdio()
-            .await
-            .map_err(|e| Failure::new(3, format!("serving stdio failed: {e}"))),
-        Some(addr) => {
-            let listener = tokio::net::TcpListener::bind(addr)
-                .await
-                .map_err(|e| Failure::new(3, format!("cannot listen on {addr}: {e}")))?;
-            let bound = listener.local_addr().unwrap_or(addr);
-            eprintln!("mcp gateway: serving http://{bound}/mcp");
-            let opts = HttpOptions {
-                operator: Some(operator),
-                auth: inbound,
-                ..HttpOptions::default()
-            };
-            server
-                .serve_http_on(listener, opts, CancellationToken::new())
-                .await
-                .map_err(|e| Failure::new(3, format!("serving http://{bound}/mcp failed: {e}")))
-        }
-    }
+    let opts = HttpOptions {
+        operator: Some(operator),
+        auth: inbound,
+        ..HttpOptions::default()
+    };
+    crate::serve::serve(&server, endpoint, "mcp gateway", opts).await
 }
 
 /// Polls `path` (twice a second) and brings the gateway to each valid new version; an
@@ -411,23 +388,4 @@ fn operator(live: &Arc<Mutex<Vec<Live>>>, metrics: Metrics) -> Operator {
         }
         (ready, serde_json::json!({ "upstreams": upstreams }))
     })
-}
-
-/// Says on stderr when an upstream goes down or comes back.
-async fn report(live: Arc<Mutex<Vec<Live>>>) {
-    let mut down: HashMap<String, bool> = HashMap::new();
-    loop {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        let now: Vec<(String, Option<String>)> = (live.lock().expect("live lock").iter())
-            .map(|l| (l.upstream.key.clone(), l.source.down()))
-            .collect();
-        for (key, why) in now {
-            let was = down.insert(key.clone(), why.is_some());
-            match (was, why) {
-                (Some(false), Some(why)) => eprintln!("mcp gateway: `{key}` is down: {why}"),
-                (Some(true), None) => eprintln!("mcp gateway: `{key}` is up again"),
-                _ => {}
-            }
-        }
-    }
 }

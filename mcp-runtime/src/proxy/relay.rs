@@ -319,6 +319,7 @@ fn refused(call: &InFlight, e: InteractionError) -> ErrorObject {
 }
 
 /// The [`ClientHandler`] of one upstream connection.
+#[derive(Clone)]
 pub(crate) struct RelayHandler(pub(crate) Arc<Relay>);
 
 impl RelayHandler {

@@ -227,16 +227,27 @@ impl Proxy {
 
     /// A builder of the server that serves this upstream: named as the upstream names
     /// itself, with its instructions, change notifications on, and [`Proxy::readiness`].
+    /// When a tool of the upstream may run as a task (its `execution.taskSupport`), the
+    /// server has a task engine of its own (an [`InMemoryTaskStore`]; set another with
+    /// [`ServerBuilder::task_store`]): it declares tasks as the upstream does, and a call
+    /// made as a task runs as one here, forwarded upstream as a plain call.
     /// Build it, then [`Proxy::attach`] the entries (or use [`Proxy::server`]).
+    ///
+    /// [`InMemoryTaskStore`]: crate::tasks::InMemoryTaskStore
     pub fn builder(&self) -> ServerBuilder {
         let session = self.shared.client().map(|c| c.session());
         let (name, version) = match session.as_ref().and_then(|s| s.server_info.as_ref()) {
             Some(i) => (i.name.clone(), i.version.clone()),
             None => ("proxy".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
         };
-        let b = Server::builder(name, version)
+        let mut b = Server::builder(name, version)
             .subscriptions(true)
             .middleware(self.readiness());
+        if crate::features::tasks::methods::any_task_tool(&self.tools()) {
+            // The upstream's tool definitions declare task support: a server that lists
+            // them without running tasks would declare what it refuses.
+            b = b.task_store(crate::features::tasks::InMemoryTaskStore::default());
+        }
         match session.and_then(|s| s.instructions) {
             Some(text) => b.instructions(text),
             None => b,

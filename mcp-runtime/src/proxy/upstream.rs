@@ -22,9 +22,14 @@ enum Target {
         env: Vec<(OsString, OsString)>,
         cwd: Option<std::path::PathBuf>,
     },
-    /// A Streamable HTTP endpoint (falling back to HTTP+SSE on the same URL).
+    /// A Streamable HTTP endpoint (falling back to HTTP+SSE on the same URL), or with
+    /// `sse` a 2024-11-05 HTTP+SSE endpoint only.
     #[cfg(feature = "http")]
-    Http { url: String, headers: Headers },
+    Http {
+        url: String,
+        headers: Headers,
+        sse: bool,
+    },
 }
 
 /// Headers configured for an HTTP upstream; their values may be secrets, so `Debug` shows
@@ -126,12 +131,27 @@ impl Upstream {
     }
 
     /// A Streamable HTTP endpoint (`http://host:port/mcp`); a server that refuses it as a
-    /// legacy one would (400/404/405) is reached over HTTP+SSE at the same URL.
+    /// legacy one would (400/404/405) is reached over HTTP+SSE at the same URL (in
+    /// [`ConnectMode::Auto`] and with a legacy revision pinned by [`Upstream::mode`]).
     #[cfg(feature = "http")]
     pub fn http(url: impl Into<String>) -> Self {
         Self::new(Target::Http {
             url: url.into(),
             headers: Headers::default(),
+            sse: false,
+        })
+    }
+
+    /// A 2024-11-05 HTTP+SSE endpoint (`http://host:port/sse`), with no Streamable HTTP
+    /// attempt: the handshake offers the legacy revision pinned by [`Upstream::mode`], else
+    /// the newest legacy one (a 2026-07-28 mode fails to connect: that revision does not
+    /// run over HTTP+SSE). Headers and credentials as for [`Upstream::http`].
+    #[cfg(feature = "http")]
+    pub fn sse(url: impl Into<String>) -> Self {
+        Self::new(Target::Http {
+            url: url.into(),
+            headers: Headers::default(),
+            sse: true,
         })
     }
 
@@ -336,15 +356,20 @@ impl Upstream {
 
     /// Connects, with `handler` answering the upstream's requests; bounded by the connect
     /// timeout.
-    pub(crate) async fn connect(&self, handler: impl ClientHandler) -> Result<Client, ProxyError> {
-        let builder = Client::builder()
-            .info(Implementation::new("mcp-proxy", env!("CARGO_PKG_VERSION")))
-            .capabilities(relayed_capabilities())
-            .handler(handler)
-            .mode(self.mode)
-            .request_timeout(self.timeout)
-            // The proxy keeps its own copy of the lists and re-reads them on list_changed.
-            .no_cache();
+    pub(crate) async fn connect(
+        &self,
+        handler: impl ClientHandler + Clone,
+    ) -> Result<Client, ProxyError> {
+        let builder = || {
+            Client::builder()
+                .info(Implementation::new("mcp-proxy", env!("CARGO_PKG_VERSION")))
+                .capabilities(relayed_capabilities())
+                .handler(handler.clone())
+                .mode(self.mode)
+                .request_timeout(self.timeout)
+                // The proxy keeps its own copy of the lists and re-reads them on list_changed.
+                .no_cache()
+        };
         let connecting = async {
             match &self.target {
                 Target::Stdio {
@@ -361,20 +386,35 @@ impl Upstream {
                     if let Some(dir) = cwd {
                         cmd.current_dir(dir);
                     }
-                    builder.spawn(cmd).await
+                    builder().spawn(cmd).await
                 }
                 #[cfg(feature = "http")]
-                Target::Http { url, headers } => {
-                    let mut builder = builder.connect_timeout(self.connect_timeout);
-                    for (k, v) in &headers.0 {
-                        builder = builder.header(k, v);
-                    }
-                    let builder = match &self.credentials {
-                        Some(Credentials::Bearer(t)) => builder.bearer_token(t.clone()),
-                        Some(Credentials::OAuth(o)) => builder.token_provider(o.clone()),
-                        None => builder,
+                Target::Http { url, headers, sse } => {
+                    let http = || {
+                        let mut builder = builder().connect_timeout(self.connect_timeout);
+                        for (k, v) in &headers.0 {
+                            builder = builder.header(k, v);
+                        }
+                        match &self.credentials {
+                            Some(Credentials::Bearer(t)) => builder.bearer_token(t.clone()),
+                            Some(Credentials::OAuth(o)) => builder.token_provider(o.clone()),
+                            None => builder,
+                        }
                     };
-                    builder.connect_http(url).await
+                    if *sse {
+                        return http().connect_sse(url).await;
+                    }
+                    match http().connect_http(url).await {
+                        // A pinned legacy revision the endpoint refuses as Streamable HTTP
+                        // (an HTTP+SSE endpoint); `ConnectMode::Auto` falls back itself.
+                        Err(ClientError::Http {
+                            status: 400 | 404 | 405,
+                            ..
+                        }) if matches!(self.mode, ConnectMode::Legacy(_)) => {
+                            http().connect_sse(url).await
+                        }
+                        other => other,
+                    }
                 }
             }
         };

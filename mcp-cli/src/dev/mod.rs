@@ -1,6 +1,6 @@
 //! `mcp dev [--watch PATH]... CARGO_ARGS... [-- SERVER_ARGS...]`: runs the user's stdio
 //! server with `cargo run`, serving the client attached to `mcp dev`'s own stdin/stdout
-//! through the relay of [`crate::bridge`]. The package's files are polled (their mtimes and
+//! through the relay of `relay.rs`. The package's files are polled (their mtimes and
 //! sizes, every 300 ms; no watcher crate); on a change `cargo build` runs, and when it
 //! succeeds the server is restarted: a new `cargo run`, the client's `initialize` (or
 //! `server/discover`) replayed to it, the old process shut down, and the client sent
@@ -15,7 +15,9 @@ use tokio::sync::mpsc;
 
 use crate::Failure;
 use crate::args::Cli;
-use crate::bridge::{Upstream, relay_stdio};
+use relay::relay_stdio;
+
+mod relay;
 
 /// How often the files are polled.
 const POLL: Duration = Duration::from_millis(300);
@@ -44,7 +46,7 @@ pub async fn run(cli: &Cli, watch: &[PathBuf], cargo_args: &[String]) -> Result<
     }
     let (tx, rx) = mpsc::unbounded_channel();
     let watcher = tokio::spawn(watch_loop(roots, build_args, tx));
-    let out = relay_stdio(cli, Upstream::Cargo(cargo_args.to_vec()), Some(rx)).await;
+    let out = relay_stdio(cli, cargo_args, rx).await;
     watcher.abort();
     out
 }
