@@ -353,6 +353,17 @@ pub(crate) struct Fields {
     client_capabilities: Option<Span>,
 }
 
+impl Fields {
+    /// The same fields read from a text whose bytes from `at` on moved by `delta`.
+    pub(crate) fn shifted(&self, at: usize, delta: isize) -> Fields {
+        Fields {
+            client_info: self.client_info.map(|s| s.shifted(at, delta)),
+            client_capabilities: self.client_capabilities.map(|s| s.shifted(at, delta)),
+            ..self.clone()
+        }
+    }
+}
+
 /// Where a pass over params or `_meta` is, so that a failure names what failed.
 #[derive(Clone, Copy)]
 enum At {
@@ -550,6 +561,7 @@ pub(crate) fn scan_params(text: &str) -> Option<Index> {
     let mut members = Members::default();
     let mut dup = false;
     let mut fields = Fields::default();
+    let mut meta_span = None;
     let b = text.as_bytes();
     each_member(text, 0, |key, start| {
         if key == "_meta" {
@@ -561,7 +573,9 @@ pub(crate) fn scan_params(text: &str) -> Option<Index> {
                 return Some(start + 4);
             }
             meta = Some(true);
-            return scan_meta(text, start, &mut fields);
+            let end = scan_meta(text, start, &mut fields)?;
+            meta_span = Some(Span { start, end });
+            return Some(end);
         }
         let end = skip_value(b, start)?;
         if let Some(slot) = members.slot(key) {
@@ -576,12 +590,13 @@ pub(crate) fn scan_params(text: &str) -> Option<Index> {
     }
     Some(Index {
         meta: meta.unwrap_or(false).then_some(fields),
+        meta_span,
         members,
     })
 }
 
 /// The index just past the JSON value that starts at `i` (valid JSON assumed).
-fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
+pub(crate) fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
     use crate::fast_json::string_close;
     match *b.get(i)? {
         b'"' => Some(string_close(b, i + 1)?.0 + 1),
@@ -619,10 +634,10 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
 /// Calls `f(key, value_start)` for each member of the object at `b[at..]`; `f` returns the
 /// index just past the value. Returns the index past the object; `None` when a key has
 /// escapes, the text is not an object, or `f` says `None`.
-fn each_member(
-    text: &str,
+pub(crate) fn each_member<'a>(
+    text: &'a str,
     at: usize,
-    mut f: impl FnMut(&str, usize) -> Option<usize>,
+    mut f: impl FnMut(&'a str, usize) -> Option<usize>,
 ) -> Option<usize> {
     use crate::fast_json::{skip_ws, string_close};
     let b = text.as_bytes();
@@ -855,9 +870,18 @@ impl RequestMeta {
 
     /// The whole `_meta` object as sent, typed keys included.
     pub fn raw(&self) -> &RawValue {
-        match &self.source {
-            Source::Meta(meta) => meta,
-            Source::Params(params) => match locate_meta(Some(params.get())) {
+        let params = match &self.source {
+            Source::Meta(meta) => return meta,
+            Source::Params(params) => params,
+        };
+        // Where the params' one scan found it (its text alone checked to be a value), else
+        // located anew.
+        let text = params.get().get();
+        let scanned = (params.index().and_then(|i| i.meta_span))
+            .and_then(|s| serde_json::from_str(&text[s.start..s.end]).ok());
+        match scanned {
+            Some(meta) => meta,
+            None => match locate_meta(Some(params.get())) {
                 Ok(MetaLocation::Present(meta)) => meta,
                 _ => unreachable!("these params were read with a `_meta` object"),
             },

@@ -50,7 +50,22 @@ struct Inner {
 #[derive(Debug)]
 pub(crate) struct Index {
     pub(crate) meta: Option<crate::meta::Fields>,
+    /// Where the `_meta` object stands (absent or `null`: `None`).
+    pub(crate) meta_span: Option<Span>,
     pub(crate) members: Members,
+}
+
+impl Index {
+    /// This index for the same text with the bytes from `at` on moved by `delta`.
+    fn shifted(&self, at: usize, delta: isize) -> Index {
+        let mut members = self.members;
+        members.each(|s| *s = s.shifted(at, delta));
+        Index {
+            meta: self.meta.as_ref().map(|f| f.shifted(at, delta)),
+            meta_span: self.meta_span.map(|s| s.shifted(at, delta)),
+            members,
+        }
+    }
 }
 
 impl Params {
@@ -77,6 +92,66 @@ impl Params {
         let mut members = self.0.index.get()?.as_ref()?.members;
         let span = *members.slot(key)?;
         Some(span.map(|s| &self.0.raw.get()[s.start..s.end]))
+    }
+
+    /// The `_meta` object as sent, found by the one scan (made now if no reader has asked
+    /// yet): `Some(None)` when the params have none (or a `null` one), `None` when the scan
+    /// left the params to serde.
+    ///
+    /// ```
+    /// use mcp_core::params::Params;
+    /// use serde_json::value::RawValue;
+    ///
+    /// let raw: &RawValue = serde_json::from_str(r#"{"name":"add","_meta":{"k":1}}"#).unwrap();
+    /// assert_eq!(Params::from(raw).meta().unwrap().unwrap().get(), r#"{"k":1}"#);
+    /// ```
+    pub fn meta(&self) -> Option<Option<&RawValue>> {
+        let span = self.index()?.meta_span;
+        // Its text alone is checked to become a `RawValue`.
+        Some(span.and_then(|s| serde_json::from_str(&self.get().get()[s.start..s.end]).ok()))
+    }
+
+    /// These params with the value of top-level member `key` replaced by `value` (JSON
+    /// text, such as a quoted name), every other byte as it was: how a server that forwards
+    /// a request renames what it names (a mounted child's tool, a proxied upstream's)
+    /// without decoding the rest (a tool's arguments). The new params keep the index, so
+    /// nothing scans them again. `None` when the scan does not know where `key` stands
+    /// (the keys [`member`](Self::member) answers for), the params lack it, or `value` is
+    /// not one JSON value.
+    ///
+    /// ```
+    /// use mcp_core::params::Params;
+    /// use serde_json::value::RawValue;
+    ///
+    /// let raw: &RawValue = serde_json::from_str(r#"{"name":"ns_add","arguments":{"a":1}}"#).unwrap();
+    /// let params = Params::from(raw);
+    /// let child = params.with_member("name", r#""add""#).unwrap();
+    /// assert_eq!(child.get().get(), r#"{"name":"add","arguments":{"a":1}}"#);
+    /// assert_eq!(child.member("arguments"), Some(Some(r#"{"a":1}"#)));
+    /// ```
+    pub fn with_member(&self, key: &str, value: &str) -> Option<Params> {
+        let index = self.index()?;
+        let mut members = index.members;
+        let span = (*members.slot(key)?)?;
+        let text = self.get().get();
+        let mut out = String::with_capacity(text.len() + value.len());
+        out.push_str(&text[..span.start]);
+        out.push_str(value);
+        out.push_str(&text[span.end..]);
+        // The whole text is checked once to become a `RawValue` (serde makes no unchecked
+        // one); a value that is not one JSON value fails here.
+        crate::passes::params_pass();
+        let raw = RawValue::from_string(out).ok()?;
+        let delta = value.len() as isize - (span.end - span.start) as isize;
+        let mut shifted = index.shifted(span.end, delta);
+        *shifted.members.slot(key).expect("a recorded key") = Some(Span {
+            start: span.start,
+            end: span.start + value.len(),
+        });
+        Some(Self(Arc::new(Inner {
+            raw,
+            index: OnceLock::from(Some(shifted)),
+        })))
     }
 
     /// The index, scanning the params the first time it is asked for; `None` when the
@@ -129,6 +204,24 @@ pub(crate) struct Members {
 }
 
 impl Members {
+    /// Calls `f` on each recorded span.
+    fn each(&mut self, mut f: impl FnMut(&mut Span)) {
+        for s in [
+            &mut self.name,
+            &mut self.uri,
+            &mut self.task_id,
+            &mut self.arguments,
+            &mut self.task,
+            &mut self.input_responses,
+            &mut self.request_state,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            f(s);
+        }
+    }
+
     /// The place of member `key`, when it is one of those remembered.
     pub(crate) fn slot(&mut self, key: &str) -> Option<&mut Option<Span>> {
         Some(match key {
@@ -149,4 +242,18 @@ impl Members {
 pub(crate) struct Span {
     pub(crate) start: usize,
     pub(crate) end: usize,
+}
+
+impl Span {
+    /// The span in a text whose bytes from `at` on moved by `delta` (the span is before
+    /// `at` or wholly after it).
+    pub(crate) fn shifted(self, at: usize, delta: isize) -> Span {
+        if self.start < at {
+            return self;
+        }
+        Span {
+            start: self.start.wrapping_add_signed(delta),
+            end: self.end.wrapping_add_signed(delta),
+        }
+    }
 }

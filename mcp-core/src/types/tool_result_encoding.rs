@@ -44,6 +44,7 @@ impl CallToolResult {
         &self,
         extra_meta: Option<&RawValue>,
     ) -> Result<Box<RawValue>, serde_json::Error> {
+        crate::passes::result_encode();
         let text = text_len(&self.content);
         if text < FAST_FROM && extra_meta.is_none() {
             // Nothing to add: the derived encoding, a little cheaper than the `Fields` view.
@@ -72,6 +73,174 @@ impl CallToolResult {
         let mut out = Vec::with_capacity(text + 128);
         write_fast(&mut out, &self.content, fields)?;
         RawValue::from_string(String::from_utf8(out).expect("the encoder writes UTF-8"))
+    }
+}
+
+impl CallToolResult {
+    /// A result another server encoded for the same revision (`encoded`: what a mounted
+    /// server or a proxied upstream answered) made this server's answer without decoding
+    /// it: the members of its `_meta` named in `drop` left out (the keys of the connection
+    /// it came over, a stamp this server replaces), each member of `stamp` (a JSON object,
+    /// such as the `serverInfo` [`encode`](Self::encode) adds) that its `_meta` then lacks
+    /// added (a `_meta` made, last, when it has none; left out when emptied), and
+    /// `resultType` as a 2026-07-28 (`modern`) result has it (`"complete"` when absent) or
+    /// an older one does not. Every other byte is copied as it was; a result that needs no
+    /// change is handed back as it is.
+    ///
+    /// `Err` with `encoded` when a scan cannot tell the text is a result this can reshape:
+    /// not an object, `content` missing or not an array, `isError` not a boolean, `_meta`
+    /// not an object, a key written with escapes, a repeated member. Decode it then (which
+    /// words what is wrong).
+    ///
+    /// ```
+    /// use mcp_core::types::CallToolResult;
+    /// use serde_json::value::RawValue;
+    ///
+    /// let child: Box<RawValue> = serde_json::from_str(
+    ///     r#"{"content":[],"_meta":{"k":1,"io.modelcontextprotocol/serverInfo":{"name":"c"}},"resultType":"complete"}"#,
+    /// ).unwrap();
+    /// let stamp: &RawValue = serde_json::from_str(r#"{"io.modelcontextprotocol/serverInfo":{"name":"p"}}"#).unwrap();
+    /// let ours = CallToolResult::restamp_encoded(
+    ///     child, &["io.modelcontextprotocol/serverInfo"], Some(stamp), true,
+    /// ).unwrap();
+    /// assert_eq!(
+    ///     ours.get(),
+    ///     r#"{"content":[],"_meta":{"k":1,"io.modelcontextprotocol/serverInfo":{"name":"p"}},"resultType":"complete"}"#
+    /// );
+    /// ```
+    pub fn restamp_encoded(
+        encoded: Box<RawValue>,
+        drop: &[&str],
+        stamp: Option<&RawValue>,
+        modern: bool,
+    ) -> Result<Box<RawValue>, Box<RawValue>> {
+        match Self::restamped(&encoded, drop, stamp, modern) {
+            Some(Some(raw)) => Ok(raw),
+            Some(None) => Ok(encoded),
+            None => Err(encoded),
+        }
+    }
+
+    /// [`restamp_encoded`](Self::restamp_encoded)'s work: `Some(None)` when nothing changes,
+    /// `None` when a scan cannot tell.
+    fn restamped(
+        encoded: &RawValue,
+        drop: &[&str],
+        stamp: Option<&RawValue>,
+        modern: bool,
+    ) -> Option<Option<Box<RawValue>>> {
+        use crate::meta::{each_member, skip_value};
+        let text = encoded.get();
+        let b = text.as_bytes();
+        // Where a member's key (its opening quote) stands: `each_member` hands out the key
+        // as a slice of the text.
+        let at = |key: &str| key.as_ptr() as usize - text.as_ptr() as usize - 1;
+        // Each member as (key, its whole text's span); `_meta`'s value span.
+        let mut members: Vec<(&str, usize, usize)> = Vec::with_capacity(6);
+        let mut meta = None;
+        let mut content = false;
+        each_member(text, 0, |key, start| {
+            let end = skip_value(b, start)?;
+            if members.iter().any(|(k, ..)| *k == key) {
+                return None;
+            }
+            let value = &text[start..end];
+            match key {
+                "content" if !value.starts_with('[') => return None,
+                "content" => content = true,
+                "isError" if value != "true" && value != "false" => return None,
+                "_meta" if !value.starts_with('{') => return None,
+                "_meta" => meta = Some(start),
+                _ => {}
+            }
+            members.push((key, at(key), end));
+            Some(end)
+        })?;
+        if !content {
+            return None;
+        }
+        let has_type = members.iter().any(|(k, ..)| *k == "resultType");
+        // The new `_meta` object's text, when it changes (`Some(None)`: left out).
+        let mut new_meta: Option<Option<String>> = None;
+        match meta {
+            None => {
+                if let Some(stamp) = stamp.filter(|s| s.get().trim() != "{}") {
+                    new_meta = Some(Some(stamp.get().to_owned()));
+                }
+            }
+            Some(start) => {
+                let mut kept: Vec<&str> = Vec::new();
+                let mut out = String::from("{");
+                let mut changed = false;
+                each_member(text, start, |key, vstart| {
+                    let end = skip_value(b, vstart)?;
+                    if drop.contains(&key) {
+                        changed = true;
+                    } else {
+                        if !kept.is_empty() {
+                            out.push(',');
+                        }
+                        out.push_str(&text[at(key)..end]);
+                        kept.push(key);
+                    }
+                    Some(end)
+                })?;
+                if let Some(stamp) = stamp {
+                    let st = stamp.get();
+                    let sat = |key: &str| key.as_ptr() as usize - st.as_ptr() as usize - 1;
+                    let mut added = 0;
+                    each_member(st, 0, |key, vstart| {
+                        let end = skip_value(st.as_bytes(), vstart)?;
+                        if !kept.contains(&key) {
+                            if !kept.is_empty() || added > 0 {
+                                out.push(',');
+                            }
+                            out.push_str(&st[sat(key)..end]);
+                            added += 1;
+                        }
+                        Some(end)
+                    })?;
+                    changed |= added > 0;
+                }
+                out.push('}');
+                if changed {
+                    new_meta = Some((out != "{}").then_some(out));
+                }
+            }
+        }
+        let type_changes = has_type != modern;
+        if new_meta.is_none() && !type_changes {
+            return Some(None);
+        }
+        let mut out = String::with_capacity(text.len() + stamp.map_or(0, |s| s.get().len()) + 32);
+        out.push('{');
+        let mut first = true;
+        let mut push = |out: &mut String, member: &str| {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(member);
+        };
+        for &(key, start, end) in &members {
+            match key {
+                "_meta" => match &new_meta {
+                    Some(Some(m)) => push(&mut out, &format!("\"_meta\":{m}")),
+                    Some(None) => {}
+                    None => push(&mut out, &text[start..end]),
+                },
+                "resultType" if !modern => {}
+                _ => push(&mut out, &text[start..end]),
+            }
+        }
+        if modern && !has_type {
+            push(&mut out, "\"resultType\":\"complete\"");
+        }
+        if let (None, Some(Some(m))) = (meta, &new_meta) {
+            push(&mut out, &format!("\"_meta\":{m}"));
+        }
+        out.push('}');
+        RawValue::from_string(out).ok().map(Some)
     }
 }
 
@@ -310,5 +479,74 @@ mod tests {
         // What is not an object cannot be merged.
         let not_object: Box<RawValue> = serde_json::from_str("[1]").unwrap();
         assert!(r.encode(Some(&not_object)).is_err());
+    }
+
+    /// The typed way to the same answer: decoded, `drop` taken out of `_meta`, adapted
+    /// (`resultType` as the era has it), encoded with `stamp`.
+    fn typed(encoded: &RawValue, drop: &[&str], stamp: Option<&RawValue>, modern: bool) -> Value {
+        let mut r: CallToolResult = serde_json::from_str(encoded.get()).unwrap();
+        if let Some(m) = &mut r.meta {
+            m.retain(|k, _| !drop.contains(&k.as_str()));
+            if m.is_empty() {
+                r.meta = None;
+            }
+        }
+        r.result_type = modern.then_some(ResultType::Complete);
+        serde_json::from_str(r.encode(stamp).unwrap().get()).unwrap()
+    }
+
+    #[test]
+    fn restamping_the_encoded_answer_writes_what_the_typed_way_writes() {
+        let info = crate::meta::SERVER_INFO;
+        let stamp: Box<RawValue> =
+            serde_json::from_str(&format!(r#"{{"{info}":{{"name":"parent"}}}}"#)).unwrap();
+        let mut child_stamp = Meta::new();
+        child_stamp.insert(info.into(), json!({"name": "child"}));
+        child_stamp.insert("traceparent".into(), json!("00-x"));
+        for mut r in results() {
+            for meta in [r.meta.clone(), Some(child_stamp.clone())] {
+                r.meta = meta;
+                let encoded = r.encode(None).unwrap();
+                for drop in [&[][..], &[info, "z"][..]] {
+                    for s in [None, Some(&*stamp)] {
+                        for modern in [false, true] {
+                            let got =
+                                CallToolResult::restamp_encoded(encoded.clone(), drop, s, modern);
+                            // A key written with escapes is left to the decoder.
+                            let escaped = (r.meta.iter().flatten()).any(|(k, _)| k.contains('"'));
+                            let Ok(got) = got else {
+                                assert!(escaped, "{encoded}");
+                                continue;
+                            };
+                            let got: Value = serde_json::from_str(got.get()).unwrap();
+                            assert_eq!(got, typed(&encoded, drop, s, modern), "{encoded}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn restamping_leaves_an_answer_it_cannot_read_by_a_scan_to_the_decoder() {
+        for text in [
+            r#"{"content":5}"#,
+            r#"{"isError":"yes","content":[]}"#,
+            r#"{"structuredContent":{}}"#,
+            r#"{"content":[],"_meta":null}"#,
+            r#"{"content":[],"content":[]}"#,
+            r#"{"cont\u0065nt":[]}"#,
+            "[1]",
+        ] {
+            let raw: Box<RawValue> = serde_json::from_str(text).unwrap();
+            assert!(
+                CallToolResult::restamp_encoded(raw, &[], None, false).is_err(),
+                "{text}"
+            );
+        }
+        // Nothing to change: the same text back.
+        let raw: Box<RawValue> = serde_json::from_str(r#"{ "content" : [ ] }"#).unwrap();
+        let back = CallToolResult::restamp_encoded(raw, &["x"], None, false).unwrap();
+        assert_eq!(back.get(), r#"{ "content" : [ ] }"#);
     }
 }

@@ -129,7 +129,7 @@ impl Client {
         let p = self.shaped(CallToolParams::new(name, args))?;
         let mut opts = opts;
         let raw = match self
-            .round_trips("tools/call", Some(p.clone()), &mut opts)
+            .round_trips("tools/call", Some(p.clone()), &[], &mut opts)
             .await
         {
             // 2026 HTTP: -32020 on a call means the `Mcp-Param-*` headers, made from the
@@ -144,7 +144,8 @@ impl Client {
                 self.with_cache_mode(super::CacheMode::Refresh)
                     .list_all_tools()
                     .await?;
-                self.round_trips("tools/call", Some(p), &mut opts).await?
+                self.round_trips("tools/call", Some(p), &[], &mut opts)
+                    .await?
             }
             other => other?,
         };

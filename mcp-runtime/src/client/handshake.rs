@@ -77,6 +77,7 @@ impl Client {
             .send_request(
                 "initialize",
                 Some(value),
+                &[],
                 &mut RequestOptions::default(),
                 None,
                 None,
@@ -113,7 +114,7 @@ impl Client {
             ..RequestOptions::default()
         };
         let raw = match self
-            .send_request("server/discover", None, &mut opts, Some(version), None)
+            .send_request("server/discover", None, &[], &mut opts, Some(version), None)
             .await
         {
             Ok(raw) => raw,

@@ -122,6 +122,7 @@ impl Client {
                 .send_request(
                     "subscriptions/listen",
                     Some(params),
+                    &[],
                     &mut opts,
                     version,
                     Some(tx),

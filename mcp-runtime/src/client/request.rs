@@ -51,7 +51,7 @@ impl Drop for PendingGuard<'_> {
             params.insert("reason".into(), self.reason.into());
             // 2026 notifications need no envelope, but stamping one is harmless and some
             // servers (ours, today) only apply a modern-era notification that carries it.
-            let Ok(text) = encode_params(self.inner, Some(params), self.modern) else {
+            let Ok(text) = encode_params(self.inner, Some(params), &[], self.modern) else {
                 return;
             };
             let mut buf = Vec::new();
@@ -87,14 +87,17 @@ impl Client {
         params: Option<Value>,
         mut opts: RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
-        self.round_trips(method, params, &mut opts).await
+        self.round_trips(method, params, &[], &mut opts).await
     }
 
-    /// [`Client::request_raw`] with the options borrowed (a retry reuses them).
-    pub(super) async fn round_trips(
+    /// [`Client::request_raw`] with the options borrowed (a retry reuses them), and `raw`
+    /// members written into the params as they are (what a proxy forwards without decoding:
+    /// a call's `arguments`), after those of `params`.
+    pub(crate) async fn round_trips(
         &self,
         method: &str,
         params: Option<Value>,
+        raw: &[(&str, &RawValue)],
         opts: &mut RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let version = self.current_version();
@@ -109,9 +112,11 @@ impl Client {
         };
         // The response cache (2026 cacheable methods only): a fresh entry answers, unless
         // the connection is closed (a closed client fails its calls, cached or not).
-        let plan = self
-            .cache_plan(method, original.as_ref(), opts.cache, version)
-            .await;
+        // Params with raw members are not keyed by the cache (no cached method has them).
+        let plan = match raw.is_empty() {
+            true => (self.cache_plan(method, original.as_ref(), opts.cache, version)).await,
+            false => None,
+        };
         let cache = self.inner.shared.cache.get();
         if let (Some(plan), Some(cache)) = (&plan, cache)
             && !self.is_closed()
@@ -122,7 +127,10 @@ impl Client {
         let mut round = original.clone().map(Value::Object);
         let mut rounds = 0;
         let outcome = loop {
-            match self.send_request(method, round, opts, version, None).await {
+            match self
+                .send_request(method, round, raw, opts, version, None)
+                .await
+            {
                 Err(ClientError::InputRequired(raw))
                     if version.is_some()
                         && rounds < opts.input_rounds.unwrap_or(MAX_INPUT_ROUNDS) =>
@@ -175,6 +183,7 @@ impl Client {
         &self,
         method: &str,
         params: Option<Value>,
+        raw: &[(&str, &RawValue)],
         opts: &mut RequestOptions,
         version: Option<ProtocolVersion>,
         listen: Option<mpsc::UnboundedSender<ServerNotification>>,
@@ -190,7 +199,7 @@ impl Client {
         };
         let traced = RequestSpan::begin(method, params.as_ref(), version, || self.telemetry_peer());
         let out = self
-            .send_traced(method, params, opts, version, listen, &traced)
+            .send_traced(method, params, raw, opts, version, listen, &traced)
             .instrument(traced.span().clone())
             .await;
         traced.finish(method, &out);
@@ -198,10 +207,12 @@ impl Client {
     }
 
     /// [`Client::send_request`] inside the request's span.
+    #[allow(clippy::too_many_arguments)]
     async fn send_traced(
         &self,
         method: &str,
         mut params: Option<Map<String, Value>>,
+        raw: &[(&str, &RawValue)],
         opts: &mut RequestOptions,
         version: Option<ProtocolVersion>,
         listen: Option<mpsc::UnboundedSender<ServerNotification>>,
@@ -240,7 +251,7 @@ impl Client {
                 serde_json::to_value(level).expect("levels serialize"),
             );
         }
-        let params_text = encode_params(inner, params, modern)?;
+        let params_text = encode_params(inner, params, raw, modern)?;
         let mut buf = Vec::new();
         jsonrpc::write_request(&mut buf, &id, method, params_text.as_deref());
 
@@ -319,24 +330,31 @@ async fn progress(
     }
 }
 
-/// A request's or notification's params as JSON text: on a modern connection (`modern`
-/// set) with the 2026 `_meta` envelope (protocol version, client capabilities and info,
-/// replacing any the caller put there), written from the client's pre-encoded capabilities
-/// and info; as they are otherwise.
+/// A request's or notification's params as JSON text, the `raw` members written as they
+/// are after the others: on a modern connection (`modern` set) with the 2026 `_meta`
+/// envelope (protocol version, client capabilities and info, replacing any the caller put
+/// there), written from the client's pre-encoded capabilities and info; as they are
+/// otherwise.
 fn encode_params(
     inner: &Inner,
     params: Option<Map<String, Value>>,
+    raw: &[(&str, &RawValue)],
     modern: Option<ProtocolVersion>,
 ) -> Result<Option<String>, ClientError> {
     let text = match (modern, &params) {
         (Some(version), _) => serde_json::to_string(&Stamped {
             params: params.as_ref(),
+            raw,
             version,
             info: &inner.info_json,
             caps: &inner.caps_json,
         }),
-        (None, Some(p)) => serde_json::to_string(p),
-        (None, None) => return Ok(None),
+        (None, Some(p)) if raw.is_empty() => serde_json::to_string(p),
+        (None, p) if !raw.is_empty() => serde_json::to_string(&Members {
+            params: p.as_ref(),
+            raw,
+        }),
+        (None, _) => return Ok(None),
     };
     text.map(Some)
         .map_err(|e| ClientError::Encode(e.to_string()))
@@ -346,6 +364,7 @@ fn encode_params(
 /// encoded without copying the client's info and capabilities into them.
 struct Stamped<'a> {
     params: Option<&'a Map<String, Value>>,
+    raw: &'a [(&'a str, &'a RawValue)],
     version: ProtocolVersion,
     info: &'a RawValue,
     caps: &'a RawValue,
@@ -362,7 +381,29 @@ impl Serialize for Stamped<'_> {
                 m.serialize_entry(k, v)?;
             }
         }
+        for (k, v) in self.raw {
+            m.serialize_entry(k, v)?;
+        }
         m.serialize_entry("_meta", &Envelope { own, stamp: self })?;
+        m.end()
+    }
+}
+
+/// Params without the envelope: the members of `params`, then the `raw` ones.
+struct Members<'a> {
+    params: Option<&'a Map<String, Value>>,
+    raw: &'a [(&'a str, &'a RawValue)],
+}
+
+impl Serialize for Members<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.params.into_iter().flatten() {
+            m.serialize_entry(k, v)?;
+        }
+        for (k, v) in self.raw {
+            m.serialize_entry(k, v)?;
+        }
         m.end()
     }
 }
@@ -476,6 +517,7 @@ mod tests {
             let v = ProtocolVersion::LATEST;
             let written = serde_json::to_string(&Stamped {
                 params: params.as_ref(),
+                raw: &[],
                 version: v,
                 info: &info_raw,
                 caps: &caps_raw,

@@ -141,7 +141,7 @@ impl<H: ServerHandler> Dispatcher<H> {
         )
         .started()
         .await?;
-        let Some(fut) = handler.call_tool(&name, hctx, args) else {
+        let Some(fut) = handler.answer_tool(&name, hctx, args) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
         };
         let result = CatchUnwind::new(fut).await;

@@ -1,28 +1,49 @@
 //! `tools/call` results shaped for the wire: adapted for the revision, stamped with
 //! `serverInfo` on modern ones, and encoded by the type's one encoder
-//! ([`CallToolResult::encode`], which keeps its long-text fast path private).
+//! ([`CallToolResult::encode`], which keeps its long-text fast path private). A result
+//! forwarded from another server (a mounted child, a proxy's upstream) that was shaped for
+//! the caller's revision is passed on as it was written, re-stamped in place
+//! ([`CallToolResult::restamp_encoded`]); one shaped for another revision is decoded once to
+//! be translated.
 
 use mcp_core::types::{Adapt, CallToolResult};
 use mcp_core::version::{Era, ProtocolVersion};
 
 use super::dispatcher::{DispatchCore, ServerInfoStamp};
 use crate::common::error::{HandlerResult, Reply};
+use crate::handler::forwarded::ToolAnswer;
 
 impl DispatchCore {
     /// [`shape`](Self::shape) for a `tools/call` result: the same bytes (the tests compare
-    /// them), written by the result's own encoder.
+    /// them), written by the result's own encoder; a forwarded result of the caller's
+    /// revision re-stamped without being decoded.
     pub(crate) fn shape_tool_result(
         &self,
-        mut value: CallToolResult,
+        answer: ToolAnswer,
         version: Option<ProtocolVersion>,
     ) -> HandlerResult {
         let rev = version.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
-        value.adapt(rev);
-        let stamp = (rev.era() == Era::Modern).then(|| {
+        let modern = rev.era() == Era::Modern;
+        let stamp = modern.then(|| {
             self.server_info[rev as usize]
                 .get_or_init(|| ServerInfoStamp::new(&self.identity.info, rev))
         });
-        Ok(Reply::Result(value.encode(stamp.map(|s| &*s.meta))?))
+        let stamp = stamp.map(|s| &*s.meta);
+        let mut value = match answer {
+            ToolAnswer::Typed(value) => value,
+            ToolAnswer::Forwarded(mut f) => {
+                if f.version.is_none_or(|v| v == rev) {
+                    match CallToolResult::restamp_encoded(f.raw, f.drop, stamp, modern) {
+                        Ok(raw) => return Ok(Reply::Result(raw)),
+                        // Not readable by a scan: the decoder decides (and words why).
+                        Err(raw) => f.raw = raw,
+                    }
+                }
+                f.decode()?
+            }
+        };
+        value.adapt(rev);
+        Ok(Reply::Result(value.encode(stamp)?))
     }
 }
 

@@ -5,6 +5,7 @@ mod argument_path;
 pub(crate) mod cell;
 pub mod completion;
 mod declare;
+pub(crate) mod forwarded;
 pub mod overlay;
 mod portable_schema;
 pub mod prompt_def;

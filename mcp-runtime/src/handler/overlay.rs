@@ -17,6 +17,7 @@ use mcp_core::types::{
 };
 use serde_json::value::RawValue;
 
+use super::forwarded::ToolAnswer;
 use super::{Registry, ServerHandler};
 use crate::common::error::McpError;
 use crate::context::Context;
@@ -121,6 +122,29 @@ impl<H: ServerHandler> Overlay<H> {
         (e.resource_templates().iter())
             .find(|t| templates.iter().any(|s| s.uri_template == t.uri_template))
             .map(|t| taken("resource template", &t.uri_template))
+    }
+}
+
+impl<H: ServerHandler> Overlay<H> {
+    /// [`ServerHandler::call_tool`] as the dispatcher calls it: a run-time entry that
+    /// forwards to another server answers with that server's JSON, undecoded.
+    pub(crate) fn answer_tool(
+        &self,
+        name: &str,
+        ctx: Context,
+        arguments: Option<Box<RawValue>>,
+    ) -> Option<impl Future<Output = Result<ToolAnswer, McpError>> + Send + '_> {
+        if let Some(b) = &self.base
+            && (self.extra.tools().is_empty() || b.tools().iter().any(|t| t.name == name))
+        {
+            let call = b.call_tool(name, ctx, arguments)?;
+            return Some(futures_either::left(async move {
+                call.await.map(ToolAnswer::Typed)
+            }));
+        }
+        (self.extra)
+            .answer_tool(name, ctx, arguments)
+            .map(futures_either::right)
     }
 }
 

@@ -18,6 +18,7 @@ use crate::chain::middleware::BoxFuture;
 use crate::common::error::McpError;
 use crate::context::Context;
 use crate::handler::completion::{IntoCompletion, RefKind, ResolvedArguments};
+use crate::handler::forwarded::ToolAnswer;
 
 /// The server's offer and the calls into it.
 ///
@@ -100,7 +101,7 @@ pub trait ServerHandler: Send + Sync + 'static {
     }
 }
 
-type ToolFn = dyn Fn(Context, Option<Box<RawValue>>) -> BoxFuture<'static, Result<CallToolResult, McpError>>
+type ToolFn = dyn Fn(Context, Option<Box<RawValue>>) -> BoxFuture<'static, Result<ToolAnswer, McpError>>
     + Send
     + Sync;
 type PromptFn = dyn Fn(Context, HashMap<String, String>) -> BoxFuture<'static, Result<GetPromptResult, McpError>>
@@ -142,14 +143,45 @@ impl Registry {
         F: Fn(Context, Option<Box<RawValue>>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
+        self.put_tool(
+            tool,
+            Arc::new(move |ctx, args| {
+                let call = handler(ctx, args);
+                Box::pin(async move { call.await.map(ToolAnswer::Typed) })
+            }),
+        );
+    }
+
+    /// Registers a tool whose handler forwards the call to another server and answers with
+    /// what that server wrote (a mounted child, a proxy's upstream), which the dispatcher
+    /// passes on without decoding when it can. Replaces a tool of the same name.
+    pub(crate) fn add_forwarding_tool<F, Fut>(&mut self, tool: Tool, handler: F)
+    where
+        F: Fn(Context, Option<Box<RawValue>>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolAnswer, McpError>> + Send + 'static,
+    {
+        self.put_tool(
+            tool,
+            Arc::new(move |ctx, args| Box::pin(handler(ctx, args))),
+        );
+    }
+
+    fn put_tool(&mut self, tool: Tool, call: Arc<ToolFn>) {
         self.generation += 1;
         let name = tool.name.clone();
         self.tools.retain(|t| t.name != name);
         self.tools.push(tool);
-        self.tool_fns.insert(
-            name,
-            Arc::new(move |ctx, args| Box::pin(handler(ctx, args))),
-        );
+        self.tool_fns.insert(name, call);
+    }
+
+    /// Calls tool `name`, its answer as the table has it (a forwarded one undecoded).
+    pub(crate) fn answer_tool(
+        &self,
+        name: &str,
+        ctx: Context,
+        arguments: Option<Box<RawValue>>,
+    ) -> Option<BoxFuture<'static, Result<ToolAnswer, McpError>>> {
+        self.tool_fns.get(name).map(|f| f(ctx, arguments))
     }
 
     /// Registers a prompt.
@@ -345,7 +377,13 @@ impl ServerHandler for Registry {
         ctx: Context,
         arguments: Option<Box<RawValue>>,
     ) -> Option<impl Future<Output = Result<CallToolResult, McpError>> + Send + '_> {
-        self.tool_fns.get(name).map(|f| f(ctx, arguments))
+        let call = self.answer_tool(name, ctx, arguments)?;
+        Some(async move {
+            match call.await? {
+                ToolAnswer::Typed(r) => Ok(r),
+                ToolAnswer::Forwarded(f) => f.decode(),
+            }
+        })
     }
     fn prompts(&self) -> &[Prompt] {
         &self.prompts

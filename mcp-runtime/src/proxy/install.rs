@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use mcp_core::types::{
-    CallToolResult, Completion, CompletionReference, GetPromptResult, Prompt, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, Tool,
+    Completion, CompletionReference, GetPromptResult, Prompt, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, Tool,
 };
 use serde_json::value::RawValue;
 
@@ -19,6 +19,7 @@ use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
 use crate::handler::Registry;
 use crate::handler::cell::Changes;
+use crate::handler::forwarded::ToolAnswer;
 use crate::handler::resource_def::template_variables;
 use crate::server::mount::{child_uri, namespaced_uri};
 
@@ -36,13 +37,13 @@ pub(super) struct Lists {
 pub(super) trait Source: Send + Sync + 'static {
     /// Whether the upstream answers `completion/complete`.
     fn offers_completions(&self) -> bool;
-    /// `tools/call` of the upstream's tool `name`.
+    /// `tools/call` of the upstream's tool `name`: its answer as the upstream wrote it.
     fn call_tool(
         self: Arc<Self>,
         ctx: Context,
         name: String,
         args: Option<Box<RawValue>>,
-    ) -> BoxFuture<'static, Result<CallToolResult, McpError>>;
+    ) -> BoxFuture<'static, Result<ToolAnswer, McpError>>;
     /// `prompts/get` of the upstream's prompt `name`.
     fn get_prompt(
         self: Arc<Self>,
@@ -203,7 +204,7 @@ pub(super) fn install<S: Source>(
             let (s, name) = (shared.clone(), t.name.clone());
             let mut tool = t.clone();
             tool.name = naming.name(&t.name);
-            r.add_tool(tool, move |ctx, args| {
+            r.add_forwarding_tool(tool, move |ctx, args| {
                 s.clone().call_tool(ctx, name.clone(), args)
             });
         }

@@ -13,7 +13,7 @@ use crate::context::Context;
 
 /// The keys of `_meta` a connection owns: never copied from one side of the hop to the
 /// other.
-const CONNECTION_OWNED: &[&str] = &[
+pub(super) const CONNECTION_OWNED: &[&str] = &[
     meta::PROTOCOL_VERSION,
     meta::CLIENT_CAPABILITIES,
     meta::CLIENT_INFO,
@@ -35,11 +35,54 @@ pub(crate) fn strip(meta: &mut Option<Meta>) {
 }
 
 /// The `_meta` of the downstream request that goes upstream: its application keys and
-/// trace context, none of the connection's own.
+/// trace context, none of the connection's own. Only `_meta` is read (where the params' one
+/// scan found it), and of it only the members that cross are decoded.
 pub(crate) fn forwarded(ctx: &Context) -> Option<Meta> {
-    let mut m = request_meta(ctx.params()?)?;
-    m.retain(|k, _| !CONNECTION_OWNED.contains(&k.as_str()));
+    let raw = match ctx.params.as_ref()?.meta() {
+        Some(meta) => meta?,
+        // Params the scan leaves to serde (a key written with escapes).
+        None => {
+            return request_meta(ctx.params()?)
+                .map(|mut m| {
+                    m.retain(|k, _| !CONNECTION_OWNED.contains(&k.as_str()));
+                    m
+                })
+                .filter(|m| !m.is_empty());
+        }
+    };
+    let members: Vec<(std::borrow::Cow<'_, str>, &RawValue)> =
+        serde_json::from_str::<Members<'_>>(raw.get()).ok()?.0;
+    let m: Meta = (members.into_iter())
+        .filter(|(k, _)| !CONNECTION_OWNED.contains(&k.as_ref()))
+        .filter_map(|(k, v)| Some((k.into_owned(), serde_json::from_str(v.get()).ok()?)))
+        .collect();
     (!m.is_empty()).then_some(m)
+}
+
+/// The members of a JSON object, their values undecoded, in order.
+struct Members<'a>(Vec<(std::borrow::Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a `_meta` object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    out.push((k, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// The `_meta` object of a params object, if it has one.

@@ -31,8 +31,8 @@ use mcp_core::types::{
     ListRootsResult, LoggingMessageParams, ProgressParams, UrlElicitationRequiredData,
 };
 use mcp_core::version::Era;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::client::{Client, ClientError, ClientHandler, RequestOptions, ServerNotification};
@@ -166,15 +166,17 @@ impl Relay {
         }
     }
 
-    /// Sends `method` with `params` upstream on behalf of `ctx`, relaying progress, logs,
-    /// input requests and cancellation; the raw result.
+    /// Sends `method` with `params` (and the `raw` members, written as they came: a call's
+    /// arguments) upstream on behalf of `ctx`, relaying progress, logs, input requests and
+    /// cancellation; the raw result.
     pub(crate) async fn forward(
         &self,
         client: &Client,
         ctx: &Context,
         timeout: Duration,
         method: &str,
-        params: Value,
+        params: Map<String, Value>,
+        raw: &[(&str, &RawValue)],
     ) -> Result<Box<RawValue>, McpError> {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let (defer_tx, mut defer_rx) = oneshot::channel();
@@ -195,7 +197,10 @@ impl Relay {
             }));
         }
         opts.log_level = ctx.log_level();
-        let upstream = CURRENT.scope(call, client.request_raw(method, Some(params), opts));
+        let request = async move {
+            (client.round_trips(method, Some(Value::Object(params)), raw, &mut opts)).await
+        };
+        let upstream = CURRENT.scope(call, request);
         tokio::pin!(upstream);
         let outcome = loop {
             tokio::select! {

@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
-    CallToolResult, CompleteResult, Completion, CompletionReference, GetPromptResult, LoggingLevel,
-    Prompt, ReadResourceResult, ResourceTemplate, ServerCapabilities, SubscriptionFilter, Tool,
+    CompleteResult, Completion, CompletionReference, GetPromptResult, LoggingLevel, Prompt,
+    ReadResourceResult, ResourceTemplate, ServerCapabilities, SubscriptionFilter, Tool,
 };
-use mcp_core::version::Era;
+use mcp_core::version::{Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -37,6 +37,7 @@ use crate::context::Context;
 use crate::features::handle::{HandleError, ServerHandle, WeakHandle};
 use crate::handler::ServerHandler;
 use crate::handler::cell::Changes;
+use crate::handler::forwarded::{Forwarded, ToolAnswer};
 use crate::handler::resource_def::match_template;
 use crate::server::{Server, ServerBuilder};
 
@@ -473,59 +474,74 @@ impl Shared {
         self.callers.as_ref()?.lease(ctx).await
     }
 
-    async fn forward<T: DeserializeOwned>(
+    /// Sends `method` upstream with `params` and the `raw` members on behalf of `ctx`: the
+    /// upstream's result as it wrote it, and the revision it speaks.
+    async fn forward(
         self: &Arc<Self>,
         ctx: &Context,
         method: &str,
         params: Map<String, Value>,
-    ) -> Result<T, McpError> {
+        raw: &[(&str, &RawValue)],
+    ) -> Result<(Box<RawValue>, ProtocolVersion), McpError> {
         let timeout = self.upstream.call_timeout();
-        let raw = match self.caller_lease(ctx).await {
+        let answer = match self.caller_lease(ctx).await {
             Some(lease) => {
                 let lease = lease.map_err(unavailable)?;
                 let conn = lease.conn();
+                let version = conn.client.protocol_version();
                 (conn.relay)
-                    .forward(&conn.client, ctx, timeout, method, Value::Object(params))
+                    .forward(&conn.client, ctx, timeout, method, params, raw)
                     .await
+                    .map(|r| (r, version))
             }
             None => {
                 let client = self.live_client().await.map_err(unavailable)?;
+                let version = client.protocol_version();
                 (self.relay)
-                    .forward(&client, ctx, timeout, method, Value::Object(params))
+                    .forward(&client, ctx, timeout, method, params, raw)
                     .await
+                    .map(|r| (r, version))
             }
         };
-        self.answered(raw.is_ok());
-        if matches!(&raw, Err(e) if !matches!(e, McpError::Cancelled)) {
+        self.answered(answer.is_ok());
+        if matches!(&answer, Err(e) if !matches!(e, McpError::Cancelled)) {
             // Whether the upstream still answers is checked at once.
             self.health.poke();
         }
-        serde_json::from_str(raw?.get()).map_err(|e| {
-            McpError::Protocol(ErrorObject::new(
-                jsonrpc::INTERNAL_ERROR,
-                format!("the upstream server's {method} result is invalid: {e}"),
-            ))
-        })
+        answer
     }
 
+    /// [`forward`](Self::forward), the result decoded as `T`.
+    async fn forward_typed<T: DeserializeOwned>(
+        self: &Arc<Self>,
+        ctx: &Context,
+        method: &'static str,
+        params: Map<String, Value>,
+    ) -> Result<T, McpError> {
+        let (raw, _) = self.forward(ctx, method, params, &[]).await?;
+        serde_json::from_str(raw.get()).map_err(|e| invalid_result(method, e))
+    }
+
+    /// `tools/call`: the caller's arguments and the `_meta` that crosses, sent as they came
+    /// (the arguments never decoded); the upstream's answer as it wrote it, which the
+    /// serving dispatcher re-stamps, or translates when the caller speaks another revision.
     pub(super) async fn call_tool(
         self: &Arc<Self>,
         ctx: Context,
         name: &str,
         args: Option<Box<RawValue>>,
-    ) -> Result<CallToolResult, McpError> {
-        let arguments = match args {
-            Some(raw) => serde_json::from_str(raw.get())
-                .map_err(|e| McpError::invalid_params(format!("Invalid arguments: {e}")))?,
-            None => Value::Object(Map::new()),
-        };
+    ) -> Result<ToolAnswer, McpError> {
         let mut p = params_with_meta(&ctx);
         p.insert("name".into(), name.into());
-        p.insert("arguments".into(), arguments);
-        let mut r: CallToolResult = self.forward(&ctx, "tools/call", p).await?;
-        meta::strip(&mut r.meta);
-        r.result_type = None;
-        Ok(r)
+        let arguments = args.as_deref().unwrap_or(&EMPTY_OBJECT);
+        let (raw, version) =
+            (self.forward(&ctx, "tools/call", p, &[("arguments", arguments)])).await?;
+        Ok(ToolAnswer::Forwarded(Forwarded {
+            raw,
+            version: Some(version),
+            drop: meta::CONNECTION_OWNED,
+            invalid: |e| invalid_result("tools/call", e),
+        }))
     }
 
     pub(super) async fn get_prompt(
@@ -543,7 +559,7 @@ impl Shared {
                 .collect();
             p.insert("arguments".into(), Value::Object(args));
         }
-        let mut r: GetPromptResult = self.forward(&ctx, "prompts/get", p).await?;
+        let mut r: GetPromptResult = self.forward_typed(&ctx, "prompts/get", p).await?;
         meta::strip(&mut r.meta);
         r.result_type = None;
         Ok(r)
@@ -556,7 +572,7 @@ impl Shared {
     ) -> Result<ReadResourceResult, McpError> {
         let mut p = params_with_meta(&ctx);
         p.insert("uri".into(), uri.into());
-        let mut r: ReadResourceResult = self.forward(&ctx, "resources/read", p).await?;
+        let mut r: ReadResourceResult = self.forward_typed(&ctx, "resources/read", p).await?;
         meta::strip(&mut r.meta);
         r.result_type = None;
         Ok(r)
@@ -583,7 +599,7 @@ impl Shared {
         }
         p.remove("_meta");
         p.extend(params_with_meta(&ctx));
-        let r: CompleteResult = self.forward(&ctx, "completion/complete", p).await?;
+        let r: CompleteResult = self.forward_typed(&ctx, "completion/complete", p).await?;
         Ok(r.completion)
     }
 
@@ -630,6 +646,18 @@ impl Shared {
             &why,
         ))
     }
+}
+
+/// `{}`: the arguments of a call that sent none.
+static EMPTY_OBJECT: std::sync::LazyLock<Box<RawValue>> =
+    std::sync::LazyLock::new(|| RawValue::from_string("{}".into()).expect("an object"));
+
+/// An upstream result that does not decode: `-32603` saying so.
+fn invalid_result(method: &str, e: serde_json::Error) -> McpError {
+    McpError::Protocol(ErrorObject::new(
+        jsonrpc::INTERNAL_ERROR,
+        format!("the upstream server's {method} result is invalid: {e}"),
+    ))
 }
 
 /// A proxy error as the caller sees it: `-32603` naming the upstream and why.
@@ -872,7 +900,7 @@ impl Source for Shared {
         ctx: Context,
         name: String,
         args: Option<Box<RawValue>>,
-    ) -> BoxFuture<'static, Result<CallToolResult, McpError>> {
+    ) -> BoxFuture<'static, Result<ToolAnswer, McpError>> {
         Box::pin(async move { Shared::call_tool(&self, ctx, &name, args).await })
     }
 

@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex};
 
 use mcp_core::meta::SERVER_INFO;
 use mcp_core::types::{
-    CallToolResult, CompleteResult, Completion, CompletionReference, GetPromptResult, Meta,
-    ReadResourceResult, ResourceContents, Tool,
+    CompleteResult, Completion, CompletionReference, GetPromptResult, Meta, ReadResourceResult,
+    ResourceContents, Tool,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -34,6 +34,7 @@ use crate::features::handle::{MountedHandle, ServerHandle};
 use crate::features::subscriptions::ServerEvent;
 use crate::handler::Registry;
 use crate::handler::cell::{Changes, Listing, RegistryEditor};
+use crate::handler::forwarded::{Forwarded, ToolAnswer};
 
 /// How a server is mounted: the separator between the namespace and a tool's or prompt's
 /// name (default `_`: `weather_forecast`).
@@ -259,7 +260,7 @@ impl Mount {
             self.rewrite_tool_meta(&mut tool);
             let (m, child_name) = (this.clone(), t.name.clone());
             edits.push(Box::new(move |r: &mut Registry| {
-                r.add_tool(tool, move |ctx, _args| {
+                r.add_forwarding_tool(tool, move |ctx, _args| {
                     m.clone().call_tool(ctx, child_name.clone())
                 });
             }));
@@ -404,22 +405,32 @@ impl Mount {
         }
     }
 
-    /// `ctx` for the child: the method's params with `key` set to the child's `value`, the
-    /// child's handle for [`Context::server`], and no caller's visibility.
+    /// `ctx` for the child: the method's params as received with `key` set to the child's
+    /// `value` (renamed in place: the rest, a tool's arguments and `_meta`, is not
+    /// decoded), the child's handle for [`Context::server`], and no caller's visibility.
     fn child_ctx(
         &self,
         mut ctx: Context,
         key: &str,
         value: impl Into<Value>,
     ) -> Result<Context, McpError> {
-        let mut params: serde_json::Map<String, Value> = match ctx.params() {
-            Some(p) => serde_json::from_str(p.get())
-                .map_err(|_| McpError::invalid_params("Invalid params"))?,
-            None => Default::default(),
-        };
-        params.insert(key.to_owned(), value.into());
-        ctx.set_params(&params)
-            .map_err(|e| McpError::internal(e.to_string()))?;
+        let value = value.into();
+        let renamed = (ctx.params.as_ref())
+            .and_then(|p| p.with_member(key, &serde_json::to_string(&value).ok()?));
+        match renamed {
+            Some(params) => ctx.params = Some(params),
+            // A member the params' scan does not record (`ref`), or params it left to serde.
+            None => {
+                let mut params: serde_json::Map<String, Value> = match ctx.params() {
+                    Some(p) => serde_json::from_str(p.get())
+                        .map_err(|_| McpError::invalid_params("Invalid params"))?,
+                    None => Default::default(),
+                };
+                params.insert(key.to_owned(), value);
+                ctx.set_params(&params)
+                    .map_err(|e| McpError::internal(e.to_string()))?;
+            }
+        }
         ctx.extensions_mut()
             .insert(MountedHandle(self.child.clone()));
         // The parent's visibility was applied to the parent's names; the child's own
@@ -429,18 +440,25 @@ impl Mount {
         Ok(ctx)
     }
 
+    /// `tools/call` of the child's tool `name`: its answer as the child wrote it, for the
+    /// same revision as the parent's (the parent re-stamps it, decoding nothing).
     async fn call_tool(
         self: Arc<Self>,
         ctx: Context,
         name: String,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<ToolAnswer, McpError> {
         let child = self.child_ctx(ctx, "name", name.as_str())?;
         let reply = (self.endpoint.call_boxed(child).await)
             .map_err(|e| as_parents(e, "tool", &name, &self.tool_name(&name)))?;
-        let mut r: CallToolResult = decode(reply)?;
-        r.result_type = None;
-        strip_stamp(&mut r.meta);
-        Ok(r)
+        match reply {
+            Reply::Result(raw) => Ok(ToolAnswer::Forwarded(Forwarded {
+                raw,
+                version: None,
+                drop: &[SERVER_INFO],
+                invalid: |e| McpError::internal(format!("a mounted server's result: {e}")),
+            })),
+            Reply::None => Err(McpError::internal("a mounted server sent no result")),
+        }
     }
 
     async fn get_prompt(
