@@ -93,7 +93,6 @@ use mcp_core::types::CacheScope;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-pub use crate::common::BoxFuture;
 pub use memory::{DEFAULT_MEMORY_ENTRIES, MemoryStore};
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_CACHE_PREFIX, RedisCacheStore};

@@ -37,7 +37,7 @@
 // request, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
-pub mod auth;
+mod auth;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 mod lane;
@@ -60,6 +60,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::Response;
 use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 use crate::chain::middleware::{BoxFuture, Chain};
 use crate::handler::ServerHandler;
@@ -67,23 +68,19 @@ use crate::server::Server;
 use crate::server::kernel::Kernel;
 use crate::server::serving::ErasedServer;
 use crate::server::serving::HttpInputs;
+use crate::session::{
+    AnswerRelay, EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore,
+};
 
 pub use axum;
-pub use tokio_util::sync::CancellationToken;
 
 use self::session::HttpSession;
 
-pub use self::auth::{AuthError, AuthOptions, Principal, TokenValidator};
+pub use self::auth::{
+    AuthError, AuthFuture, AuthOptions, FnValidator, TokenValidator, WELL_KNOWN, validator_fn,
+};
 pub use self::loopback::LoopbackHttp;
 pub use self::resume::SseStreamControl;
-pub use crate::session::event_store;
-pub use crate::session::event_store::{
-    EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId,
-};
-pub use crate::session::{
-    AnswerRelay, InMemorySessionStore, Relayed, RelayedAnswer, SessionRecord, SessionStore,
-    StoreError,
-};
 
 /// How `Host` and `Origin` are checked (DNS-rebinding protection).
 #[derive(Debug, Clone, Default)]
