@@ -7,7 +7,7 @@ item is reachable by two paths outside `mcp::prelude`. `#[doc(hidden)]` items (`
 are not walked. Items of other crates (tokio, axum, schemars) are leaves: a re-exported crate
 counts once, its contents are its own.
 
-    python3 scripts/public_paths.py            # builds the JSON (stable toolchain, RUSTC_BOOTSTRAP)
+    python3 scripts/public_paths.py            # builds the JSON (stable rustdoc, RUSTC_BOOTSTRAP)
     python3 scripts/public_paths.py --list     # prints every path too
 """
 
@@ -35,7 +35,10 @@ def target_dir():
 
 
 def build(docdir):
-    env = dict(os.environ, RUSTC_BOOTSTRAP="1")
+    # RUSTC_BOOTSTRAP for rustdoc alone (through a wrapper): set for cargo, it would change
+    # every dependency's fingerprint and rebuild them all.
+    wrapper = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rustdoc-json.sh")
+    env = dict(os.environ, RUSTDOC=wrapper)
     for pkg, _ in CRATES:
         subprocess.run(
             ["cargo", "rustdoc", "-q", "-p", pkg, "--all-features", "--",

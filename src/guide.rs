@@ -1,6 +1,6 @@
 //! The guide: how to build with `mcp`, one chapter per topic. Every example is a doctest
 //! that runs: it serves the server over an in-memory pipe (or a loopback HTTP port) and
-//! checks what an [`mcp::client::Client`](crate::Client) sees, the way you can test your own server.
+//! checks what an [`mcp::client::Client`](crate::client::Client) sees, the way you can test your own server.
 //!
 //! The chapters' examples use the client, and some use the HTTP transports, TLS, JWT or
 //! OpenTelemetry, so each chapter is in the documentation built with the features its

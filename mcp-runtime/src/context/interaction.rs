@@ -207,7 +207,7 @@ impl Context {
     /// Asks the user to fill a form derived from `T` (`elicitation/create`, form mode).
     ///
     /// `T`'s schemars schema must be a flat struct of the spec's primitive fields (see
-    /// [`crate::context::elicit_schema`]); anything else fails with [`InteractionError::Form`], which
+    /// [`form_schema`](crate::form_schema)); anything else fails with [`InteractionError::Form`], which
     /// [`crate::context::elicit_schema::form_schema`] reports up front (call it in a test).
     pub fn elicit<T>(&self, message: impl Into<String>) -> Ask<'_, ElicitForm<T>>
     where

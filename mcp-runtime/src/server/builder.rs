@@ -379,7 +379,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// delegated to the child through its own middleware (the parent's runs around it). A
     /// change of the child's lists while serving reaches the parent's clients as the
     /// parent's `list_changed`. A name or URI the parent already offers (its own or an
-    /// earlier mount's) fails [`try_build`](Self::try_build); see [`crate::server::mount`].
+    /// earlier mount's) fails [`try_build`](Self::try_build); see [`MountOptions`](crate::MountOptions).
     ///
     /// ```
     /// # use mcp_runtime::{McpError, Server};
@@ -558,7 +558,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// Turns change notifications on or off (default off): `subscriptions/listen` (2026),
     /// `resources/subscribe` and `*/list_changed` on legacy sessions, and the `listChanged`
     /// / `subscribe` capabilities that promise them. On, events fan out through an
-    /// [`InMemoryBus`](crate::InMemoryBus) unless [`subscription_bus`](Self::subscription_bus)
+    /// [`InMemoryBus`](crate::session::InMemoryBus) unless [`subscription_bus`](Self::subscription_bus)
     /// names another.
     pub fn subscriptions(mut self, on: bool) -> Self {
         self.bus = match (on, self.bus.take()) {

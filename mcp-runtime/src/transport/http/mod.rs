@@ -26,7 +26,7 @@
 //! early ([`HttpOptions::sse_close_after`], [`SseStreamControl`]). 2026-07-28 requests
 //! ignore `Last-Event-ID`.
 //!
-//! Authorization ([`HttpOptions::auth`], see [`auth`]): bearer tokens checked by a
+//! Authorization ([`HttpOptions::auth`], see [`AuthOptions`]): bearer tokens checked by a
 //! [`TokenValidator`] on every MCP path, 401/403 challenges pointing at the RFC 9728
 //! metadata document, which is served at the well-known paths.
 //!
@@ -166,7 +166,7 @@ pub struct HttpOptions {
     /// client resumes with `GET` + `Last-Event-ID`. Needs an event store. Default `None`.
     pub sse_close_after: Option<Duration>,
     /// Bearer-token authorization of every MCP path, and the protected resource
-    /// metadata document (see [`auth`]). Default `None`: no authorization.
+    /// metadata document (see [`AuthOptions`]). Default `None`: no authorization.
     pub auth: Option<AuthOptions>,
     /// Where legacy Streamable HTTP sessions are kept beyond this process: what
     /// `initialize` committed, the log level, resource subscriptions and owner, with
