@@ -6,6 +6,21 @@
 //! [`guide::transports`], [`guide::auth`], [`guide::client`], [`guide::testing`] and
 //! [`guide::tracing`].
 //!
+//! # Where things are
+//!
+//! Each public item has one path (`scripts/public_paths.py` checks it in CI); the
+//! [`prelude`] repeats the common ones for a glob import.
+//!
+//! | path | holds |
+//! | --- | --- |
+//! | `mcp::` | the macros, and what a server's code names: [`Server`], [`ServerBuilder`], [`Context`], [`McpError`], [`Middleware`], [`Next`], [`BoxFuture`], the handler traits and injected parameters |
+//! | [`types`], [`jsonrpc`], [`version`], [`meta`], [`codec`], [`headers`] | the protocol: every entity of every revision, JSON-RPC, revisions and eras |
+//! | [`middleware`] | static chains, the boxed slot, closures as middleware; ready-made layers in [`policies`], [`transform`], [`hooks`], [`tracing_layer`] |
+//! | [`transport`] | `stdio`, `framing`, and with `http` `transport::http` (Streamable HTTP, HTTP+SSE, auth, `LoopbackHttp` for tests) |
+//! | [`session`] | session, event and subscription stores, the answer relay, `request_state` |
+//! | [`tasks`], [`skills`], [`apps`], [`caching`], [`pagination`], [`telemetry`], [`logging`] | one feature each |
+//! | `client`, `proxy`, `openapi`, [`backends`] | the client (feature `client`), a proxied upstream, an OpenAPI document as tools, the Redis backends |
+//!
 //! # Features
 //!
 //! With no features, `mcp` is a server over stdio, any byte stream or an in-memory pipe, with

@@ -16,7 +16,6 @@ use crate::common::BoxFuture;
 use crate::common::error::McpError;
 use crate::context::Context;
 
-
 /// Where a UI resource's HTML comes from.
 #[derive(Clone)]
 enum Source {
