@@ -15,7 +15,7 @@
 //! | --- | --- |
 //! | `mcp::` | the macros, and what a server's code names: [`Server`], [`ServerBuilder`], [`Context`], [`McpError`], [`Middleware`], [`Next`], [`BoxFuture`], the handler traits and injected parameters |
 //! | [`types`], [`jsonrpc`], [`version`], [`meta`], [`codec`], [`headers`] | the protocol: every entity of every revision, JSON-RPC, revisions and eras |
-//! | [`middleware`] | static chains, the boxed slot, closures as middleware; ready-made layers in [`policies`], [`transform`], [`hooks`], [`tracing_layer`] |
+//! | [`middleware`](mod@middleware) | static chains, the boxed slot, closures as middleware; ready-made layers in [`policies`], [`transform`], [`hooks`], [`tracing_layer`] |
 //! | [`transport`] | `stdio`, `framing`, and with `http` `transport::http` (Streamable HTTP, HTTP+SSE, auth, `LoopbackHttp` for tests) |
 //! | [`session`] | session, event and subscription stores, the answer relay, `request_state` |
 //! | [`tasks`], [`skills`], [`apps`], [`caching`], [`pagination`], [`telemetry`], [`logging`] | one feature each |
