@@ -22,7 +22,7 @@
 //!
 //! ```no_run
 //! # use mcp_runtime::{Context, McpError};
-//! # use mcp_runtime::interaction::Elicitation;
+//! # use mcp_runtime::Elicitation;
 //! #[derive(schemars::JsonSchema, serde::Deserialize)]
 //! struct Name { name: String }
 //!

@@ -56,7 +56,7 @@ pub type Composed<C, H> =
 ///
 /// ```
 /// use mcp_runtime::{Server, McpError};
-/// use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+/// use mcp_core::types::{CallToolResult, ContentBlock, Tool};
 ///
 /// #[derive(serde::Deserialize)]
 /// struct Args { query: String }
@@ -383,7 +383,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     ///
     /// ```
     /// # use mcp_runtime::{McpError, Server};
-    /// # use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+    /// # use mcp_core::types::{CallToolResult, ContentBlock, Tool};
     /// let weather = Server::builder("weather", "1.0.0")
     ///     .tool(Tool::new("forecast"), |_ctx, _: serde_json::Value| async {
     ///         Ok::<_, McpError>(CallToolResult::success(vec![ContentBlock::text("sunny")]))
@@ -440,7 +440,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     ///
     /// ```
     /// # use mcp_runtime::{McpError, Server};
-    /// # use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+    /// # use mcp_core::types::{CallToolResult, ContentBlock, Tool};
     /// use mcp_runtime::transform::{ToolTransform, ToolTransforms};
     ///
     /// let server = Server::builder("shop", "1.0.0")

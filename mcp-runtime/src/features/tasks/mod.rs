@@ -20,7 +20,7 @@
 //!
 //! ```
 //! use mcp_runtime::{McpError, Server};
-//! use mcp_runtime::core::types::{CallToolResult, ContentBlock, TaskSupport, Tool};
+//! use mcp_core::types::{CallToolResult, ContentBlock, TaskSupport, Tool};
 //!
 //! let server = Server::builder("jobs", "1.0.0")
 //!     .tool(
