@@ -14,8 +14,8 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mcp::core::types::{CallToolResult, ContentBlock};
 use mcp::prelude::*;
+use mcp::types::{CallToolResult, ContentBlock};
 
 /// The view's URI: the tools below point at it.
 pub const VIEW: &str = "ui://dice/view";

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! Clients then connect to `http://127.0.0.1:3000/mcp` with `Authorization: Bearer s3cret`
-//! (with `mcp::Client`: `Client::builder().bearer_token("s3cret").connect_http(url)`). A
+//! (with `mcp::client::Client`: `Client::builder().bearer_token("s3cret").connect_http(url)`). A
 //! request without the token gets `401` with `WWW-Authenticate: Bearer realm="mcp"`: with no
 //! authorization server named, clients ask their user for a token instead of starting OAuth.
 //! `tests/tests/examples.rs` runs it on loopback.
@@ -15,10 +15,11 @@
 use std::net::SocketAddr;
 
 use axum::http::{HeaderName, Method};
+use mcp::Principal;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
-use mcp::runtime::transport::http::axum::{self, Router, routing::get};
-use mcp::runtime::transport::http::{AuthOptions, HttpHandle, HttpOptions};
+use mcp::transport::http::axum::{self, Router, routing::get};
+use mcp::transport::http::{AuthError, validator_fn};
+use mcp::transport::http::{AuthOptions, HttpHandle, HttpOptions};
 use tower_http::cors::CorsLayer;
 use tower_http::trace::TraceLayer;
 

@@ -1,5 +1,5 @@
 //! The Bookshop server: `--stdio` serves MCP over stdio; no arguments runs an in-memory demo
-//! in which `mcp::Client` connects, lists the tools and calls one.
+//! in which `mcp::client::Client` connects, lists the tools and calls one.
 
 use mcp::prelude::*;
 use serde_json::json;
@@ -30,8 +30,8 @@ async fn log_timing(ctx: Context, next: Next<'_>) -> HandlerResult {
 struct Bookshop;
 
 /// The demo: a client talks to the Bookshop over an in-memory pipe, as any MCP client would.
-async fn demo() -> Result<(), mcp::runtime::client::ClientError> {
-    let client = mcp::Client::connect(Bookshop.into_server().serve_in_memory()).await?;
+async fn demo() -> Result<(), mcp::client::ClientError> {
+    let client = mcp::client::Client::connect(Bookshop.into_server().serve_in_memory()).await?;
     let info = client.server_info().unwrap_or_default();
     let protocol = client.protocol_version();
     println!(

@@ -15,7 +15,7 @@
 //!
 //! `--redis URL` (built with the `redis` feature) keeps the HTTP sessions, the resumable
 //! streams' events, the used `requestState`s and the tasks in Redis
-//! (`mcp::runtime::backends::redis`), and fans change notifications out over Redis pub/sub (a
+//! (`mcp::backends::redis`), and fans change notifications out over Redis pub/sub (a
 //! `touch_note` on one process reaches the subscribers every process holds), as well as a
 //! client's answer to an elicitation, sampling or roots request posted to another process
 //! than the one asking, so several `everything` processes behind one load balancer serve the
@@ -60,14 +60,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mcp::RequestStateConfig;
+use mcp::CancellationToken;
+use mcp::caching::CacheHint;
+use mcp::logging::ClientLogLayer;
 use mcp::policies::{Limit, RateLimit, RateStore};
 use mcp::prelude::*;
-use mcp::runtime::SubscriptionBus;
-use mcp::runtime::caching::CacheHint;
-use mcp::runtime::log_bridge::ClientLogLayer;
-use mcp::runtime::skills::{EmbeddedFile, SkillSet};
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::session::SubscriptionBus;
+use mcp::session::request_state::RequestStateConfig;
+use mcp::skills::{EmbeddedFile, SkillSet};
+use mcp::transport::http::HttpOptions;
 use mcp::types::{
     Annotations, AudioContent, CompletionReference, CreateMessageParams, ElicitAction,
     GetPromptResult, PromptMessage, ReadResourceResult, Resource, ResourceContents,
@@ -595,7 +596,7 @@ struct Shared {
     opts: HttpOptions,
     request_state: RequestStateConfig,
     bus: Option<Arc<dyn SubscriptionBus>>,
-    tasks: Option<Arc<dyn mcp::runtime::tasks::TaskStore>>,
+    tasks: Option<Arc<dyn mcp::tasks::TaskStore>>,
     rates: Option<Arc<dyn RateStore>>,
 }
 
@@ -613,7 +614,7 @@ async fn stores(redis: Option<RedisArgs>) -> std::io::Result<Shared> {
     };
     #[cfg(feature = "redis")]
     {
-        use mcp::runtime::backends::redis::{FewerReplicas, RedisConfig};
+        use mcp::backends::redis::{FewerReplicas, RedisConfig};
         let url = redis.url;
         let mut config = RedisConfig::new(url.as_str());
         if let Some(n) = redis.replicas {
@@ -715,7 +716,7 @@ async fn main() -> std::io::Result<()> {
                 ..opts
             };
             let stop = CancellationToken::new();
-            mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
+            mcp::transport::stdio::stop_on_signals(stop.clone());
             let listener = tokio::net::TcpListener::bind(addr).await?;
             eprintln!(
                 "everything on http://{addr}{path} ({})",

@@ -199,7 +199,7 @@ async fn demo_upstreams(timeout: Duration) -> std::io::Result<Vec<(String, Upstr
     let url = format!("http://{}/mcp", listener.local_addr()?);
     let clock = demo_clock();
     tokio::spawn(async move {
-        let opts = mcp::runtime::transport::http::HttpOptions::default();
+        let opts = mcp::transport::http::HttpOptions::default();
         let never = mcp::CancellationToken::new();
         let _ = clock.serve_http_on(listener, opts, never).await;
     });

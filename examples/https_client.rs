@@ -9,7 +9,7 @@
 //!
 //! `tests/tests/client_tls.rs` runs it against a loopback HTTPS server with a CA made by the test.
 
-use mcp::runtime::client::{ClientError, TlsConfig};
+use mcp::client::{ClientError, TlsConfig};
 
 /// The names of the tools of the server at `url`; `ca_pem`: a private CA to trust beside the
 /// platform's roots; `token`: a bearer token to send.
@@ -22,7 +22,7 @@ pub async fn tool_names(
     if let Some(pem) = ca_pem {
         tls = tls.add_root_pem(pem)?;
     }
-    let mut builder = mcp::Client::builder().tls(tls);
+    let mut builder = mcp::client::Client::builder().tls(tls);
     if let Some(token) = token {
         builder = builder.bearer_token(token);
     }

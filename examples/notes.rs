@@ -6,7 +6,7 @@
 //! cargo run --example notes      # serves MCP over stdio (logs go to stderr)
 //! ```
 //!
-//! `tests/tests/examples.rs` drives it in process with `mcp::Client`.
+//! `tests/tests/examples.rs` drives it in process with `mcp::client::Client`.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

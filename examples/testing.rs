@@ -1,5 +1,5 @@
 //! Testing a server in process: the server is served over an in-memory pipe and driven by
-//! `mcp::Client`, as a real client would drive it, with no port, process or sleep. The tests
+//! `mcp::client::Client`, as a real client would drive it, with no port, process or sleep. The tests
 //! are at the bottom of this file; they run with
 //!
 //! ```text
@@ -28,12 +28,12 @@ async fn main() -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp::runtime::client::{ClientError, ConnectMode};
+    use mcp::client::{ClientError, ConnectMode};
     use serde_json::json;
 
     /// A client connected to a fresh server, over an in-memory pipe.
-    async fn client() -> mcp::Client {
-        mcp::Client::connect(Calculator.into_server().serve_in_memory())
+    async fn client() -> mcp::client::Client {
+        mcp::client::Client::connect(Calculator.into_server().serve_in_memory())
             .await
             .expect("the server answers the handshake")
     }
@@ -79,7 +79,7 @@ mod tests {
                 "2026-07-28" => ConnectMode::Modern(version.parse().unwrap()),
                 _ => ConnectMode::Legacy(version.parse().unwrap()),
             };
-            let client = mcp::Client::builder()
+            let client = mcp::client::Client::builder()
                 .mode(mode)
                 .connect(Calculator.into_server().serve_in_memory())
                 .await

@@ -1,6 +1,6 @@
 //! The guide: how to build with `mcp`, one chapter per topic. Every example is a doctest
 //! that runs: it serves the server over an in-memory pipe (or a loopback HTTP port) and
-//! checks what an [`mcp::Client`](crate::Client) sees, the way you can test your own server.
+//! checks what an [`mcp::client::Client`](crate::client::Client) sees, the way you can test your own server.
 //!
 //! The chapters' examples use the client, and some use the HTTP transports, TLS, JWT or
 //! OpenTelemetry, so each chapter is in the documentation built with the features its
@@ -16,7 +16,7 @@
 //! - [`transports`]: stdio, Streamable HTTP and HTTP+SSE, mounting the router in an axum app,
 //!   proxies, limits, several replicas.
 //! - [`auth`]: bearer tokens, static or JWT, and the OAuth protected resource metadata.
-//! - [`client`]: `mcp::Client`: connecting, timeouts, progress, cancellation, TLS, OAuth.
+//! - [`client`]: `mcp::client::Client`: connecting, timeouts, progress, cancellation, TLS, OAuth.
 //! - [`composition`]: run-time entries beside declared ones, the builder keeping what the
 //!   attribute declared, mounting servers under a namespace, proxying upstream servers,
 //!   tool transforms.

@@ -6,6 +6,21 @@
 //! [`guide::transports`], [`guide::auth`], [`guide::client`], [`guide::testing`] and
 //! [`guide::tracing`].
 //!
+//! # Where things are
+//!
+//! Each public item has one path (`scripts/public_paths.py` checks it in CI); the
+//! [`prelude`] repeats the common ones for a glob import.
+//!
+//! | path | holds |
+//! | --- | --- |
+//! | `mcp::` | the macros, and what a server's code names: [`Server`], [`ServerBuilder`], [`Context`], [`McpError`], [`Middleware`], [`Next`], [`BoxFuture`], the handler traits and injected parameters |
+//! | [`types`], [`jsonrpc`], [`version`], [`meta`], [`codec`], [`headers`] | the protocol: every entity of every revision, JSON-RPC, revisions and eras |
+//! | [`middleware`](mod@middleware) | static chains, the boxed slot, closures as middleware; ready-made layers in [`policies`], [`transform`], [`hooks`], [`tracing_layer`] |
+//! | [`transport`] | `stdio`, `framing`, and with `http` `transport::http` (Streamable HTTP, HTTP+SSE, auth, `LoopbackHttp` for tests) |
+//! | [`session`] | session, event and subscription stores, the answer relay, `request_state` |
+//! | [`tasks`], [`skills`], [`apps`], [`caching`], [`pagination`], [`telemetry`], [`logging`] | one feature each |
+//! | `client`, `proxy`, `openapi`, [`backends`] | the client (feature `client`), a proxied upstream, an OpenAPI document as tools, the Redis backends |
+//!
 //! # Features
 //!
 //! With no features, `mcp` is a server over stdio, any byte stream or an in-memory pipe, with
@@ -14,15 +29,15 @@
 //!
 //! | feature | gives |
 //! | --- | --- |
-//! | `http` | the HTTP transports (`runtime::transport::http`: Streamable HTTP for both eras, HTTP+SSE, bearer auth); with `client`, the client's HTTP transports and OAuth |
-//! | `client` | `Client` and `runtime::client` (streams, child processes, in memory) |
+//! | `http` | the HTTP transports (`mcp::transport::http`: Streamable HTTP for both eras, HTTP+SSE, bearer auth); with `client`, the client's HTTP transports and OAuth |
+//! | `client` | `mcp::client` (`Client`) (streams, child processes, in memory) |
 //! | `schema-validation` | `ServerBuilder::tool_with_schema`: a hand-written JSON Schema enforced with `jsonschema` |
 //! | `jwt` | JWT bearer tokens checked against a JWKS (implies `http`) |
 //! | `oauth-signing` | the OAuth client's `private_key_jwt` and DPoP (implies `http`, `client`) |
-//! | `otel` | the OpenTelemetry MCP semantic conventions: server spans parented by `_meta.traceparent`, client spans that inject it, the four duration histograms (`runtime::telemetry::metrics`) |
-//! | `tls` | the client over `https://`: rustls with the platform's trust store, `runtime::client::TlsConfig` for private CAs (implies `http`, `client`) |
+//! | `otel` | the OpenTelemetry MCP semantic conventions: server spans parented by `_meta.traceparent`, client spans that inject it, the four duration histograms (`mcp::telemetry::metrics`) |
+//! | `tls` | the client over `https://`: rustls with the platform's trust store, `mcp::client::TlsConfig` for private CAs (implies `http`, `client`) |
 //! | `tls-webpki-roots` | Mozilla's root certificates compiled in (`TlsConfig::webpki_roots`) |
-//! | `redis` | Redis backends for the session store, the event store, the replay guard and the task store, and a subscription bus and an answer relay over Redis pub/sub (`runtime::backends::redis`), so several processes serve one deployment |
+//! | `redis` | Redis backends for the session store, the event store, the replay guard and the task store, and a subscription bus and an answer relay over Redis pub/sub (`mcp::backends::redis`), so several processes serve one deployment |
 //! | `full` | all of the above |
 //!
 //! ```
@@ -65,46 +80,43 @@ struct MiddlewareDoctests;
 #[doc = include_str!("../mcp-macros/docs/server.md")]
 struct ServerDoctests;
 
-pub use mcp_core as core;
+// The face: one path per item (scripts/public_paths.py checks it), laid out in the crate
+// docs' "Where things are".
 pub use mcp_core::{codec, headers, jsonrpc, meta, types, version};
 pub use mcp_macros::{completion, middleware, prompt, resource, server, tool};
-pub use mcp_runtime as runtime;
-pub use mcp_runtime::CancellationToken;
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use mcp_runtime::client::Client;
-/// An HTTP API's OpenAPI document served as tools: `mcp::openapi::{OpenApi, Document,
-/// Selection, Rule, Auth}` (see [`mcp_runtime::openapi`] and the OpenAPI chapter of the
-/// guide).
+#[cfg(feature = "schema-validation")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schema-validation")))]
+pub use mcp_runtime::SchemaChecked;
+pub use mcp_runtime::middleware::{BoxFuture, Middleware, Next};
 #[cfg(feature = "openapi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 pub use mcp_runtime::openapi;
-pub use mcp_runtime::policies;
-/// An upstream server served as if local: `mcp::proxy::{Proxy, Upstream}` (see
-/// [`mcp_runtime::proxy`] and the composition chapter of the guide). Needs the `client`
-/// feature; an HTTP upstream (`Upstream::http`) needs `http` too.
+pub use mcp_runtime::{
+    Ask, BuildError, CacheTarget, CancellationToken, Changes, ClientAddress, CompletionDef,
+    Composed, Context, Declarations, Dispatcher, ElicitForm, ElicitUrl, Elicitation, Extensions,
+    FilterAction, Filters, FormAnswer, FormSchemaError, HandleError, HandlerResult, InputResolver,
+    InteractionError, IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult, Json,
+    MaybeTraced, McpError, MessageFilter, MountOptions, Overlay, ParkedInputs, Peer, PeerError,
+    Principal, Progress, ProgressError, PromptDef, Provides, Query, RawForm, Registry, Reply,
+    ResolvedArguments, ResourceDef, Roots, Sample, Server, ServerBuilder, ServerHandle,
+    ServerHandler, ServerOptions, State, ToolDef, ToolError, form_schema, portability_problems,
+};
+pub use mcp_runtime::{
+    apps, backends, caching, hooks, metrics, pagination, policies, session, skills, tasks,
+    telemetry, tracing_layer, transform, transport,
+};
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use mcp_runtime::proxy;
-pub use mcp_runtime::{
-    BuildError, ClientView, Context, Extensions, FilterAction, HandlerResult, McpError,
-    MessageFilter, Middleware, Next, Peer, PeerError, Reply, Server, ServerBuilder, ServerHandler,
-    ServerOptions, middleware,
-};
-pub use mcp_runtime::{
-    CompletionDef, Elicitation, InputResolver, InteractionError, IntoCompletion, Progress,
-    Provides, RequestStateConfig, RequestStateKey, ResolvedArguments, State,
-};
-pub use mcp_runtime::{IntoPromptResult, IntoReadResult, PromptDef, ResourceDef};
-pub use mcp_runtime::{IntoToolResult, Json, ToolDef, ToolError};
+pub use mcp_runtime::{client, proxy};
 
-/// Serving a server to a test: over an in-memory pipe
-/// ([`Server::serve_in_memory`], driven by `mcp::Client::connect`) or, with the `http`
-/// feature, on a free loopback port for as long as a [`LoopbackHttp`](testing::LoopbackHttp)
-/// lives. See the [testing chapter](crate::guide::testing).
-pub mod testing {
-    #[cfg(feature = "http")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-    pub use mcp_runtime::transport::http::LoopbackHttp;
+/// The plumbing under [`Middleware`]: static chains ([`Chain`](middleware::Chain)), the
+/// boxed slot, closures as middleware ([`from_fn`](middleware::from_fn)). The attribute
+/// `#[mcp::middleware]` shares the name (macros live in a namespace of their own).
+pub mod middleware {
+    pub use mcp_runtime::middleware::{
+        Chain, DynEndpoint, DynLayers, DynMiddleware, Endpoint, FnMiddleware, Layered, Named,
+        from_fn,
+    };
 }
 
 /// `tracing` events inside a handler sent to that request's client as log messages (see
@@ -124,12 +136,10 @@ pub mod __private {
     };
     pub use mcp_core::version::ProtocolVersion;
     pub use mcp_runtime::__private::*;
-    pub use mcp_runtime::injected::{Progress, Provides, State};
-    pub use mcp_runtime::middleware::DynMiddleware;
-    pub use mcp_runtime::middleware::{Endpoint, Next};
+    pub use mcp_runtime::middleware::{DynMiddleware, Endpoint, Middleware, Next};
     pub use mcp_runtime::{
-        CacheTarget, Context, Declarations, HandlerResult, McpError, Middleware, Server,
-        ServerHandler,
+        CacheTarget, Context, Declarations, HandlerResult, McpError, Progress, Provides, Server,
+        ServerHandler, State,
     };
     pub use schemars;
     pub use serde;
@@ -406,8 +416,11 @@ pub mod prelude {
     pub use mcp_core::version::{Era, ProtocolVersion};
     pub use mcp_macros::{completion, middleware, prompt, resource, server, tool};
     pub use mcp_runtime::CancellationToken;
+    #[cfg(feature = "client")]
+    pub use mcp_runtime::client::Client;
     pub use mcp_runtime::middleware::Endpoint;
-    pub use mcp_runtime::{Context, HandlerResult, McpError, Middleware, Next, Server};
+    pub use mcp_runtime::middleware::{BoxFuture, Middleware, Next};
+    pub use mcp_runtime::{Context, HandlerResult, McpError, Server};
     pub use mcp_runtime::{Elicitation, IntoToolResult, Json, ToolError};
     pub use mcp_runtime::{Progress, ResolvedArguments, State};
 }

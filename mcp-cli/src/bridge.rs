@@ -23,7 +23,7 @@
 use std::time::Duration;
 
 use mcp_core::version::{Era, ProtocolVersion, SupportedVersions};
-use mcp_runtime::CacheHint;
+use mcp_runtime::caching::CacheHint;
 use mcp_runtime::client::ConnectMode;
 use mcp_runtime::proxy::{Proxy, Sharing, Upstream};
 use mcp_runtime::transport::http::HttpOptions;

@@ -1,7 +1,7 @@
 //! The subcommands: each connects, asks, prints, and shuts the connection down.
 
 use mcp_runtime::client::{Client, ClientError, Transport};
-use mcp_runtime::handler::portability_problems;
+use mcp_runtime::portability_problems;
 use serde_json::{Map, Value, json};
 
 use crate::Failure;

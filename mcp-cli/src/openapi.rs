@@ -5,8 +5,8 @@
 //! other commands: 1 when a schema is not portable, 2 bad usage, 3 a document that cannot
 //! be read or served (the error names the place).
 
-use mcp_runtime::handler::portability_problems;
 use mcp_runtime::openapi::{OpenApi, OpenApiTools};
+use mcp_runtime::portability_problems;
 use serde_json::{Value, json};
 
 use crate::Failure;

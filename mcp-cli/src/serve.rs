@@ -69,7 +69,7 @@ pub async fn serve(
                 .map_err(|e| Failure::new(3, format!("cannot listen: {e}")))?;
             eprintln!("{who}: serving http://{bound}/mcp");
             let stop = CancellationToken::new();
-            mcp_runtime::server::stdio::stop_on_signals(stop.clone());
+            mcp_runtime::transport::stdio::stop_on_signals(stop.clone());
             // As `Server::serve_http` (the port is the server's own): HTTP+SSE at `/sse` too.
             let opts = HttpOptions {
                 legacy_sse: Some(("/sse".into(), "/messages".into())),

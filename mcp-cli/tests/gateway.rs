@@ -929,7 +929,7 @@ async fn protected_server(
     issuer: &str,
 ) -> (String, mcp_runtime::CancellationToken) {
     use mcp_core::types::{CallToolResult, ContentBlock, Tool};
-    use mcp_runtime::transport::http::auth::validator_fn;
+    use mcp_runtime::transport::http::validator_fn;
     use mcp_runtime::transport::http::{AuthError, AuthOptions, HttpOptions, HttpRequest};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());

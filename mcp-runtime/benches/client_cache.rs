@@ -8,12 +8,12 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_runtime::client::{CacheMode, Client, ConnectMode};
-use mcp_runtime::core::types::{
-    CallToolResult, ReadResourceResult, Resource, ResourceContents, Tool,
-};
-use mcp_runtime::core::version::ProtocolVersion;
-use mcp_runtime::{CacheHint, Server};
+use mcp_core::types::{CallToolResult, ReadResourceResult, Resource, ResourceContents, Tool};
+use mcp_core::version::ProtocolVersion;
+use mcp_runtime::Server;
+use mcp_runtime::caching::CacheHint;
+use mcp_runtime::client::cache::CacheMode;
+use mcp_runtime::client::{Client, ConnectMode};
 use serde_json::json;
 
 fn bench(c: &mut Criterion) {

@@ -32,13 +32,12 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool, into_string_for};
-use mcp_runtime::core::version::ProtocolVersion;
-use mcp_runtime::middleware::{DynEndpoint, DynLayers, DynMiddleware};
-use mcp_runtime::{
-    Chain, Context, Endpoint, HandlerResult, McpError, Middleware, Next, Reply, Server,
-    ServerHandler,
+use mcp_core::types::{CallToolResult, ContentBlock, Tool, into_string_for};
+use mcp_core::version::ProtocolVersion;
+use mcp_runtime::middleware::{
+    Chain, DynEndpoint, DynLayers, DynMiddleware, Endpoint, Middleware, Next,
 };
+use mcp_runtime::{Context, HandlerResult, McpError, Reply, Server, ServerHandler};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};

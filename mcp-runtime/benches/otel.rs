@@ -14,9 +14,9 @@
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_core::types::{CallToolResult, ContentBlock, Tool};
 use mcp_runtime::Server;
 use mcp_runtime::client::Client;
-use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
 
 fn server() -> Server {
     Server::builder("bench", "1")

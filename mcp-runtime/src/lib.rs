@@ -3,7 +3,8 @@
 //!
 //! - [`Server`] / [`ServerBuilder`]: handler tables, capabilities, options.
 //! - [`Context`]: what each message's middleware and handler see and can do.
-//! - [`middleware`]: the [`Middleware`] trait, [`Next`], static chains and the boxed slot.
+//! - [`middleware`]: the [`Middleware`](middleware::Middleware) trait,
+//!   [`Next`](middleware::Next), static chains and the boxed slot.
 //! - [`transport`]: byte-stream framing (newline and `Content-Length`), stdio.
 //! - [`tasks`]: tool calls run in the background (2025-11-25 core tasks, 2026 extension).
 //!
@@ -26,68 +27,66 @@
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub use mcp_core as core;
-
 // The layers (their order and what each may import: ARCHITECTURE.md, checked by
-// scripts/layers.py).
+// scripts/layers.py) are private; the face is chosen below, one path per item: the API a
+// server is written with at the root, each specialised area in one module.
 pub mod backends;
 mod chain;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod common;
-pub mod context;
+mod context;
 mod dispatch;
 mod features;
-pub mod handler;
+mod handler;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod proxy;
-pub mod server;
+mod server;
 pub mod session;
 pub mod transport;
 mod wire;
 
-// The public module paths of before the layers.
+// Areas: each module is the one home of its items.
 pub use chain::{hooks, log_bridge, metrics, middleware, policies, tracing_layer, transform};
-pub use common::{error, extensions, pagination, telemetry};
-pub use context::{elicit_schema, injected, interaction, parked_inputs, peer};
+pub use common::{pagination, telemetry};
 pub use dispatch::caching;
-pub use features::{apps, handle, skills, subscriptions, tasks};
+pub use features::{apps, skills, tasks};
+
+// The root: what a server's code names.
+pub use common::address::ClientAddress;
+pub use common::error::{HandlerResult, McpError, Reply};
+pub use common::extensions::Extensions;
+pub use common::principal::Principal;
+pub use context::elicit_schema::{FormSchemaError, form_schema};
+pub use context::injected::{CancellationToken, Progress, Provides, State};
+pub use context::interaction::{
+    Ask, ElicitForm, ElicitUrl, Elicitation, FormAnswer, InputResolver, InteractionError, Query,
+    RawForm, Roots, Sample,
+};
+pub use context::parked_inputs::ParkedInputs;
+pub use context::peer::{Peer, PeerError};
+pub use context::{Context, ProgressError};
+pub use dispatch::Dispatcher;
+pub use features::handle::{Changes, HandleError, ServerHandle};
+pub use features::subscriptions::{DEFAULT_MAX_LISTENS, SUBSCRIPTION_ID_KEY};
+pub use handler::completion::{CompletionDef, IntoCompletion, ResolvedArguments};
+pub use handler::prompt_def::{IntoPromptResult, PromptDef};
+pub use handler::resource_def::{IntoReadResult, ResourceDef};
 #[cfg(feature = "schema-validation")]
 #[cfg_attr(docsrs, doc(cfg(feature = "schema-validation")))]
-pub use handler::schema_check;
-pub use handler::{completion, prompt_def, resource_def, tool, tool_def, tool_result};
-pub use session::request_state;
-pub use wire::filter;
-
-pub use caching::{CacheHint, CachePolicy};
-pub use common::BoxFuture;
-pub use common::address::ClientAddress;
-pub use common::principal::Principal;
-pub use completion::{CompletionDef, IntoCompletion, ResolvedArguments};
-pub use context::{ClientView, Context, ProgressError};
-pub use dispatch::Dispatcher;
-pub use error::{HandlerResult, McpError, Reply};
-pub use extensions::Extensions;
-pub use filter::{FilterAction, MessageFilter};
-pub use handle::{Changes, HandleError, ServerHandle};
-pub use handler::{CacheTarget, Declarations, Overlay, Registry, ServerHandler};
-pub use injected::{CancellationToken, Progress, Provides, State};
-pub use interaction::{Elicitation, InputResolver, InteractionError};
-pub use middleware::{Chain, Endpoint, Middleware, Next};
-pub use peer::{Peer, PeerError};
-pub use prompt_def::{IntoPromptResult, PromptDef};
-pub use request_state::{InMemoryReplayGuard, ReplayGuard, RequestStateConfig, RequestStateKey};
-pub use resource_def::{IntoReadResult, ResourceDef};
+pub use handler::schema_check::SchemaChecked;
+pub use handler::tool_def::{ToolDef, is_valid_tool_name};
+pub use handler::tool_result::{IntoToolResult, Json, ToolError};
+pub use handler::{
+    CacheTarget, Declarations, Overlay, Registry, ServerHandler, portability_problems,
+};
 pub use server::stream::ServerOptions;
-pub use server::{BuildError, MountOptions, Server, ServerBuilder};
-pub use session::ServerIdentity;
-pub use subscriptions::{InMemoryBus, ServerEvent, SubscriptionBus};
-pub use tool_def::ToolDef;
-pub use tool_result::{IntoToolResult, Json, ToolError};
+pub use server::{BuildError, Composed, MaybeTraced, MountOptions, Server, ServerBuilder};
+pub use wire::filter::{FilterAction, Filters, MessageFilter};
 
 /// What the macros' generated code (through the `mcp` facade's own `__private`) calls in
 /// the runtime, in one place; not a public API.

@@ -12,12 +12,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use mcp_core::types::{CallToolResult, ContentBlock, Tool};
-use mcp_runtime::transport::http::auth::Principal;
+use mcp_runtime::CancellationToken;
+use mcp_runtime::Principal;
 use mcp_runtime::transport::http::axum;
 use mcp_runtime::transport::http::jwt::jsonwebtoken::jwk::{Jwk, JwkSet};
 use mcp_runtime::transport::http::jwt::jsonwebtoken::{self, Algorithm, EncodingKey, Header};
 use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
-use mcp_runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions};
+use mcp_runtime::transport::http::{AuthOptions, HttpOptions};
 use mcp_runtime::{Context, Server};
 use serde_json::{Value, json};
 

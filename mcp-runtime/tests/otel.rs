@@ -1,8 +1,8 @@
 //! With the `otel` feature, a message's span is exported as a child of the remote span named
 //! by the request's `_meta.traceparent`.
 
+use mcp_core::types::{CallToolResult, ContentBlock, Tool};
 use mcp_runtime::Server;
-use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

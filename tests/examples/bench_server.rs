@@ -111,7 +111,7 @@ fn parse_args() -> Result<Args, String> {
     Ok(out)
 }
 
-async fn serve<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
+async fn serve<C: mcp::middleware::Chain, H: mcp::ServerHandler>(
     server: Server<C, H>,
     args: &Args,
 ) -> std::io::Result<()> {
@@ -122,12 +122,12 @@ async fn serve<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
 }
 
 #[cfg(feature = "http")]
-async fn serve_http<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
+async fn serve_http<C: mcp::middleware::Chain, H: mcp::ServerHandler>(
     server: Server<C, H>,
     addr: SocketAddr,
     args: &Args,
 ) -> std::io::Result<()> {
-    let mut opts = mcp::runtime::transport::http::HttpOptions::default();
+    let mut opts = mcp::transport::http::HttpOptions::default();
     if let Some(n) = args.max_sessions {
         opts.max_sessions = n;
     }
@@ -136,7 +136,7 @@ async fn serve_http<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
     }
     // The token's type is inferred from `serve_http_on`, so no direct dependency is needed.
     let stop = Default::default();
-    mcp::runtime::transport::stdio::stop_on_signals(Clone::clone(&stop));
+    mcp::transport::stdio::stop_on_signals(Clone::clone(&stop));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     server.serve_http_on(listener, opts, stop).await
 }
@@ -144,10 +144,10 @@ async fn serve_http<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
 /// Legacy sessions, stream events and relayed answers in the Redis at `url`.
 #[cfg(all(feature = "http", feature = "redis"))]
 async fn redis_stores(
-    opts: &mut mcp::runtime::transport::http::HttpOptions,
+    opts: &mut mcp::transport::http::HttpOptions,
     url: &str,
 ) -> std::io::Result<()> {
-    let stores = mcp::runtime::backends::redis::RedisConfig::new(url)
+    let stores = mcp::backends::redis::RedisConfig::new(url)
         .connect()
         .await
         .map_err(|e| std::io::Error::other(format!("--redis {url}: {e}")))?;
@@ -159,10 +159,7 @@ async fn redis_stores(
 
 /// Built without `redis`: `--redis` is refused.
 #[cfg(all(feature = "http", not(feature = "redis")))]
-async fn redis_stores(
-    _: &mut mcp::runtime::transport::http::HttpOptions,
-    url: &str,
-) -> std::io::Result<()> {
+async fn redis_stores(_: &mut mcp::transport::http::HttpOptions, url: &str) -> std::io::Result<()> {
     Err(std::io::Error::other(format!(
         "--redis {url}: this bench_server was built without the `redis` feature"
     )))
@@ -170,7 +167,7 @@ async fn redis_stores(
 
 /// Built without `http` (the stdio-only binary the stdio rows use): `--http` is refused.
 #[cfg(not(feature = "http"))]
-async fn serve_http<C: mcp::runtime::Chain, H: mcp::ServerHandler>(
+async fn serve_http<C: mcp::middleware::Chain, H: mcp::ServerHandler>(
     _: Server<C, H>,
     addr: SocketAddr,
     _: &Args,
@@ -225,6 +222,6 @@ async fn run(args: Args) -> std::io::Result<()> {
 }
 
 /// The builder the macro's `into_server` starts from.
-fn builder() -> mcp::runtime::ServerBuilder {
+fn builder() -> mcp::ServerBuilder {
     Server::builder("bench", env!("CARGO_PKG_VERSION"))
 }

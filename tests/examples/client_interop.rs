@@ -1,4 +1,4 @@
-//! Drives our `mcp::Client` against a real server of another SDK and checks what it answers:
+//! Drives our `mcp::client::Client` against a real server of another SDK and checks what it answers:
 //!
 //! ```text
 //! client_interop --profile python     --stdio "python3 interop/client/python_server.py stdio"
@@ -30,9 +30,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use mcp::runtime::client::cache::{CacheStore, MemoryStore};
-use mcp::runtime::client::{
-    CacheMode, Client, ClientBuilder, ClientError, ClientHandler, ConnectMode, RequestOptions,
+use mcp::client::cache::CacheMode;
+use mcp::client::cache::{CacheStore, MemoryStore};
+use mcp::client::{
+    Client, ClientBuilder, ClientError, ClientHandler, ConnectMode, RequestOptions,
     ServerNotification,
 };
 use mcp_core::jsonrpc::ErrorObject;
@@ -1429,7 +1430,7 @@ async fn counted(c: &Client) -> Result<(String, u64), String> {
 }
 
 /// Waits on `sub` for a notification `method`.
-async fn next_of(sub: &mut mcp::runtime::client::Subscription, method: &str) -> Result<(), String> {
+async fn next_of(sub: &mut mcp::client::Subscription, method: &str) -> Result<(), String> {
     loop {
         match sub.next().await {
             Some(n) if n.method == method => return Ok(()),

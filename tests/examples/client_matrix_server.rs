@@ -17,13 +17,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mcp::core::version::SupportedVersions;
 use mcp::prelude::*;
 use mcp::types::{
     CompletionReference, CreateMessageParams, GetPromptResult, Icon, LoggingLevel, Prompt,
     PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents,
     ResourceTemplate, SamplingMessage,
 };
+use mcp::version::SupportedVersions;
 use mcp::{Elicitation, InteractionError, ServerBuilder};
 use serde_json::json;
 
@@ -352,7 +352,7 @@ async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let versions = match args.get(1).map(String::as_str) {
         None => SupportedVersions::all(),
-        Some(v) => match mcp::core::version::ProtocolVersion::parse(v) {
+        Some(v) => match mcp::version::ProtocolVersion::parse(v) {
             Some(v) => SupportedVersions::only(&[v]),
             None => {
                 eprintln!("unknown revision {v}");

@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp::runtime::client::oauth::{ClientSecret, IdentityAssertion, OAuth, SigningKey};
-use mcp::runtime::client::{Client, ClientError, ClientHandler, ConnectMode};
+use mcp::client::oauth::{ClientSecret, IdentityAssertion, OAuth, SigningKey};
+use mcp::client::{Client, ClientError, ClientHandler, ConnectMode};
 use mcp_core::jsonrpc::ErrorObject;
 use mcp_core::types::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,

@@ -22,8 +22,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp::ServerOptions;
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
 use mcp::version::{ProtocolVersion, SupportedVersions};
 use serde_json::{Value, json};
 use support::http::{self, Resp};

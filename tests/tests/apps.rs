@@ -11,12 +11,12 @@ mod apps_example;
 
 mod support;
 
-use mcp::core::types::{
+use mcp::apps::UiResource;
+use mcp::prelude::*;
+use mcp::types::{
     APP_MIME_TYPE, CallToolResult, ContentBlock, ReadResourceResult, Resource, ResourceContents,
     Tool, UI_EXTENSION, UiToolMeta, UiVisibility,
 };
-use mcp::prelude::*;
-use mcp::runtime::apps::UiResource;
 use serde_json::{Value, json};
 use support::{Wire, envelope};
 
@@ -560,9 +560,9 @@ fn every_build_time_check() {
 
 #[tokio::test]
 async fn the_client_reads_ui_metadata_and_the_view() {
-    use mcp::Client;
-    use mcp::core::version::ProtocolVersion as V;
-    use mcp::runtime::client::ConnectMode;
+    use mcp::client::Client;
+    use mcp::client::ConnectMode;
+    use mcp::version::ProtocolVersion as V;
     let s = Full.into_server();
     for mode in [
         ConnectMode::Legacy(V::V2025_11_25),

@@ -4,8 +4,8 @@
 
 mod support;
 
+use mcp::caching::CacheHint;
 use mcp::prelude::*;
-use mcp::runtime::CacheHint;
 use mcp_core::types::{CacheScope, ReadResourceResult, Resource, ResourceContents};
 use serde_json::{Value, json};
 use support::{Wire, modern};

@@ -7,9 +7,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::Client;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

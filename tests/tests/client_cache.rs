@@ -10,17 +10,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::types::{
+use mcp::ServerBuilder;
+use mcp::caching::CacheHint;
+use mcp::client::Client;
+use mcp::client::cache::CacheMode;
+use mcp::client::cache::MemoryStore;
+use mcp::client::{ClientHandler, ConnectMode, RequestOptions};
+use mcp::jsonrpc::ErrorObject;
+use mcp::prelude::*;
+use mcp::session::request_state::RequestStateConfig;
+use mcp::types::{
     ClientCapabilities, ElicitParams, ElicitResult, ElicitationCapability, ReadResourceResult,
     Resource, ResourceContents, SubscriptionFilter,
 };
-use mcp::prelude::*;
-use mcp::runtime::CacheHint;
-use mcp::runtime::client::cache::MemoryStore;
-use mcp::runtime::client::{CacheMode, ClientHandler, ConnectMode, RequestOptions};
-use mcp::{RequestStateConfig, ServerBuilder};
 use serde_json::{Value, json};
 
 use ProtocolVersion as V;
@@ -136,7 +138,7 @@ impl ClientHandler for Host {
     }
 }
 
-fn modern() -> mcp::runtime::client::ClientBuilder {
+fn modern() -> mcp::client::ClientBuilder {
     Client::builder()
         .mode(ConnectMode::Modern(V::V2026_07_28))
         .handler(Host)
@@ -458,7 +460,8 @@ async fn cache_a_negative_ttl_is_read_as_zero_and_not_cached() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn cache_http_partitions_follow_the_bearer_token() {
-    use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+    use mcp::CancellationToken;
+    use mcp::transport::http::HttpOptions;
     let counter = Counter::default();
     let s = server(&counter, CacheHint::private(60_000)).build();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -502,7 +505,7 @@ async fn cache_http_partitions_follow_the_bearer_token() {
 #[cfg(feature = "redis")]
 #[tokio::test]
 async fn cache_redis_store_is_shared_by_a_fleet() {
-    use mcp::runtime::client::cache::RedisCacheStore;
+    use mcp::client::cache::RedisCacheStore;
     use support::redis::{RedisServer, assert_every_key_expires, keys_with_ttl};
     let Some(redis) = RedisServer::start() else {
         return;
@@ -632,7 +635,7 @@ async fn cache_a_known_discover_result_connects_without_a_round_trip() {
 
 #[tokio::test]
 async fn cache_a_refresh_supersedes_the_other_scope_and_a_zero_ttl_drops_the_entry() {
-    use mcp::core::types::CacheScope;
+    use mcp::types::CacheScope;
     // `res://flip` carries whatever hint the test sets, and counts its reads.
     let hint = Arc::new(Mutex::new((60_000u64, CacheScope::Private)));
     let reads = Arc::new(AtomicUsize::new(0));
@@ -654,7 +657,7 @@ async fn cache_a_refresh_supersedes_the_other_scope_and_a_zero_ttl_drops_the_ent
         })
         .without_tracing()
         // Only the read is kept (by default `server/discover` would be too).
-        .cache_hint_for("server/discover", mcp::runtime::CacheHint::private(0))
+        .cache_hint_for("server/discover", mcp::caching::CacheHint::private(0))
         .build();
     let store = Arc::new(MemoryStore::default());
     let client = |p: &'static str| {
@@ -700,8 +703,10 @@ async fn cache_a_closed_client_fails_its_calls_even_when_cached() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn cache_a_result_fetched_while_the_token_changed_is_not_stored() {
-    use mcp::runtime::client::{BoxFuture, ClientError, TokenProvider};
-    use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+    use mcp::BoxFuture;
+    use mcp::CancellationToken;
+    use mcp::client::{ClientError, TokenProvider};
+    use mcp::transport::http::HttpOptions;
     struct Rotating(Arc<Mutex<String>>);
     impl TokenProvider for Rotating {
         fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {

@@ -103,7 +103,7 @@ async fn until(group: &ClientGroup, what: &str, ok: impl Fn(&[String]) -> bool) 
     panic!("{what}: last list {:?}", tool_names(group).await);
 }
 
-fn text(r: &mcp::core::types::CallToolResult) -> String {
+fn text(r: &mcp::types::CallToolResult) -> String {
     r.content[0].as_text().expect("a text block").to_owned()
 }
 

@@ -1,4 +1,4 @@
-//! `mcp::Client` over HTTP against our own server on loopback: legacy Streamable HTTP at
+//! `mcp::client::Client` over HTTP against our own server on loopback: legacy Streamable HTTP at
 //! 2025-11-25 and 2025-03-26, pinned 2026-07-28, auto detection (modern, legacy fallback,
 //! 2024-11-05 HTTP+SSE fallback), the explicit HTTP+SSE transport, progress, session
 //! re-initialization after a 404, cancellation by drop, `Mcp-Param-*` headers, bearer
@@ -10,11 +10,12 @@ use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::Bytes;
-use mcp::Client;
-use mcp::core::version::SupportedVersions;
+use mcp::CancellationToken;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode, RequestOptions, Transport};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode, RequestOptions, Transport};
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions, HttpRequest};
+use mcp::transport::http::{HttpOptions, HttpRequest};
+use mcp::version::SupportedVersions;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -276,7 +277,7 @@ async fn legacy_streamable_http_at_2025_11_25_and_2025_03_26() {
         assert_eq!(c.transport(), Transport::StreamableHttp);
         assert_eq!(c.server_info().unwrap().name, "http-client-test");
         let sid = c.http_session_id().expect("a session");
-        c.set_log_level(mcp::core::types::LoggingLevel::Warning)
+        c.set_log_level(mcp::types::LoggingLevel::Warning)
             .await
             .unwrap();
         exercise(&c).await;

@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use mcp::Client;
+use mcp::client::Client;
+use mcp::client::{ClientHandler, ConnectMode, ServerNotification};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientHandler, ConnectMode, ServerNotification};
-use mcp::runtime::transport::http::axum::{self, Router, http::HeaderMap, routing};
+use mcp::transport::http::axum::{self, Router, http::HeaderMap, routing};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 

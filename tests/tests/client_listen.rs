@@ -7,10 +7,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::types::SubscriptionFilter;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode};
+use mcp::types::SubscriptionFilter;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;

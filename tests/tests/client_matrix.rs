@@ -1,4 +1,4 @@
-//! `mcp::Client` against our own server over every transport × revision × connect mode.
+//! `mcp::client::Client` against our own server over every transport × revision × connect mode.
 //!
 //! One server (`tests/examples/client_matrix_server.rs`: in process, or spawned for stdio) and one
 //! scripted session ([`session`]) that checks, per revision, exactly what the revision
@@ -18,19 +18,20 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::version::{Era, SupportedVersions};
-use mcp::prelude::*;
-use mcp::runtime::client::{
+use mcp::CancellationToken;
+use mcp::client::Client;
+use mcp::client::{
     ClientError, ClientHandler, ConnectMode, RequestOptions, ServerNotification, StderrMode,
     Transport as Wire,
 };
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::jsonrpc::ErrorObject;
+use mcp::prelude::*;
+use mcp::transport::http::HttpOptions;
 use mcp::types::{
     CompleteParams, CompletionReference, CreateMessageParams, CreateMessageResult, ElicitParams,
     ElicitResult, ListRootsResult, LoggingLevel, Root, SubscriptionFilter, TextContent,
 };
+use mcp::version::{Era, SupportedVersions};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
@@ -180,7 +181,7 @@ fn connect_mode(v: V, mode: Mode) -> ConnectMode {
     }
 }
 
-fn client_builder(v: V, mode: Mode, host: &Arc<Host>) -> mcp::runtime::client::ClientBuilder {
+fn client_builder(v: V, mode: Mode, host: &Arc<Host>) -> mcp::client::ClientBuilder {
     let caps = serde_json::from_value(json!({
         "roots": {"listChanged": true},
         "sampling": {},

@@ -1,4 +1,4 @@
-//! `mcp::Client` against our own servers over the in-memory pipe: each legacy revision, a
+//! `mcp::client::Client` against our own servers over the in-memory pipe: each legacy revision, a
 //! pinned modern connection, auto detection both ways, typed calls, pagination, progress,
 //! server-to-client sampling, cancellation by drop, timeouts.
 
@@ -6,18 +6,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::types::{
+use mcp::client::Client;
+use mcp::client::{ClientError, ClientHandler, ConnectMode, RequestOptions, ServerNotification};
+use mcp::jsonrpc::ErrorObject;
+use mcp::prelude::*;
+use mcp::types::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, GetPromptResult, Prompt,
     PromptMessage, ReadResourceResult, Resource, ResourceContents, SamplingCapability,
     SamplingMessage, TextContent,
 };
-use mcp::core::version::SupportedVersions;
-use mcp::prelude::*;
-use mcp::runtime::client::{
-    ClientError, ClientHandler, ConnectMode, RequestOptions, ServerNotification,
-};
+use mcp::version::SupportedVersions;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -235,7 +233,7 @@ async fn legacy_at_each_revision() {
         assert_eq!(session.server_info.as_ref().unwrap().name, "client-test");
         assert_eq!(session.instructions.as_deref(), Some("be nice"));
         assert!(session.capabilities.tools.is_some());
-        c.set_log_level(mcp::core::types::LoggingLevel::Warning)
+        c.set_log_level(mcp::types::LoggingLevel::Warning)
             .await
             .unwrap();
         exercise(&c).await;
@@ -250,7 +248,7 @@ async fn pinned_modern() {
     assert!(c.server_capabilities().tools.is_some());
     assert_eq!(c.session().instructions.as_deref(), Some("be nice"));
     assert!(matches!(
-        c.set_log_level(mcp::core::types::LoggingLevel::Info).await,
+        c.set_log_level(mcp::types::LoggingLevel::Info).await,
         Err(ClientError::Unsupported(_))
     ));
     exercise(&c).await;
@@ -660,7 +658,7 @@ async fn progress_extends_the_timeout_up_to_the_cap() {
 
 #[tokio::test]
 async fn roots_and_elicitation_go_to_the_handler() {
-    use mcp::core::types::{
+    use mcp::types::{
         ElicitAction, ElicitParams, ElicitResult, ElicitationCapability, ListRootsResult, Root,
         RootsCapability,
     };

@@ -18,10 +18,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use mcp::Client;
-use mcp::core::version::ProtocolVersion as V;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode, RequestOptions, Transport};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode, RequestOptions, Transport};
+use mcp::version::ProtocolVersion as V;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::net::{TcpListener, TcpStream};
@@ -116,7 +116,7 @@ fn pair() -> (DuplexStream, Fake) {
     )
 }
 
-fn legacy() -> mcp::runtime::client::ClientBuilder {
+fn legacy() -> mcp::client::ClientBuilder {
     Client::builder()
         .mode(ConnectMode::Legacy(V::V2025_11_25))
         .request_timeout(Duration::from_secs(5))
@@ -538,13 +538,9 @@ for line in sys.stdin:
 }
 
 async fn spawn(cmd: tokio::process::Command) -> Client {
-    within(
-        legacy()
-            .stderr(mcp::runtime::client::StderrMode::Capture)
-            .spawn(cmd),
-    )
-    .await
-    .unwrap()
+    within(legacy().stderr(mcp::client::StderrMode::Capture).spawn(cmd))
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -1105,7 +1101,7 @@ struct SseFake {
 
 #[tokio::test]
 async fn a_cut_sse_stream_is_reconnected_with_last_event_id_and_the_answer_replayed() {
-    use mcp::runtime::transport::http::axum::{self, Router, http::HeaderMap, routing};
+    use mcp::transport::http::axum::{self, Router, http::HeaderMap, routing};
     let fake: Arc<Mutex<SseFake>> = Arc::default();
     let (f1, f2) = (fake.clone(), fake.clone());
     let app = Router::new()

@@ -6,14 +6,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcp::Client;
-use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::types::{
+use mcp::client::Client;
+use mcp::client::{ClientError, ClientHandler, ConnectMode, MAX_INPUT_ROUNDS};
+use mcp::jsonrpc::ErrorObject;
+use mcp::prelude::*;
+use mcp::types::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, Root,
     TextContent,
 };
-use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ClientHandler, ConnectMode, MAX_INPUT_ROUNDS};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

@@ -13,13 +13,15 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use mcp::Client;
+use mcp::CancellationToken;
+use mcp::Principal;
+use mcp::client::Client;
+use mcp::client::oauth::{ClientSecret, OAuth};
+use mcp::client::{ClientError, ConnectMode};
 use mcp::prelude::*;
-use mcp::runtime::client::oauth::{ClientSecret, OAuth};
-use mcp::runtime::client::{ClientError, ConnectMode};
-use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
-use mcp::runtime::transport::http::axum::{self, Router, extract::RawQuery, routing};
-use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions, HttpRequest};
+use mcp::transport::http::axum::{self, Router, extract::RawQuery, routing};
+use mcp::transport::http::{AuthError, validator_fn};
+use mcp::transport::http::{AuthOptions, HttpOptions, HttpRequest};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -362,7 +364,7 @@ async fn servers(config: AsConfig) -> (As, Running) {
 const LEGACY: ConnectMode = ConnectMode::Legacy(V::V2025_11_25);
 const MODERN: ConnectMode = ConnectMode::Modern(V::V2026_07_28);
 
-fn oauth(url: &str) -> mcp::runtime::client::oauth::OAuthBuilder {
+fn oauth(url: &str) -> mcp::client::oauth::OAuthBuilder {
     OAuth::builder(url)
         .redirect_uri("http://127.0.0.1:9/callback")
         .client_name("oauth-test-client")

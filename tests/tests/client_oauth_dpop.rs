@@ -14,12 +14,13 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::{Jwk, ThumbprintHash};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use mcp::Client;
+use mcp::CancellationToken;
+use mcp::client::Client;
+use mcp::client::oauth::{ClientSecret, OAuth, SigningKey};
+use mcp::client::{ClientError, ConnectMode};
 use mcp::prelude::*;
-use mcp::runtime::client::oauth::{ClientSecret, OAuth, SigningKey};
-use mcp::runtime::client::{ClientError, ConnectMode};
-use mcp::runtime::transport::http::axum::{self, Router, extract::State, middleware, routing};
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::axum::{self, Router, extract::State, middleware, routing};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -509,7 +510,7 @@ async fn connect(url: &str, mode: ConnectMode, o: &OAuth) -> Result<Client, Clie
         .await
 }
 
-fn machine(url: &str) -> mcp::runtime::client::oauth::OAuthBuilder {
+fn machine(url: &str) -> mcp::client::oauth::OAuthBuilder {
     OAuth::builder(url).client_credentials_grant(ClientSecret::new(CLIENT_ID, None))
 }
 
@@ -517,7 +518,7 @@ fn machine(url: &str) -> mcp::runtime::client::oauth::OAuthBuilder {
 async fn raw_post(url: &str, authorization: &str, proof: &str) -> u16 {
     use http_body_util::Full;
     use hyper::body::Bytes;
-    use mcp::runtime::client::hyper_util;
+    use mcp::client::hyper_util;
     let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .build_http::<Full<Bytes>>();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

@@ -4,9 +4,9 @@
 //! the failing paths, an error result and a tool never listed are not checked, on 2026 and
 //! on a legacy revision.
 
-use mcp::Client;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode};
 use serde_json::{Value, json};
 
 use ProtocolVersion as V;

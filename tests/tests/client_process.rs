@@ -1,4 +1,4 @@
-//! `mcp::Client` over a child process: the Bookshop example spawned with `--stdio` (auto and
+//! `mcp::client::Client` over a child process: the Bookshop example spawned with `--stdio` (auto and
 //! legacy), stderr captured, graceful shutdown; and shell "servers" that crash mid-request or
 //! ignore stdin EOF (SIGTERM) or SIGTERM too (SIGKILL). Nothing may hang.
 
@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use mcp::Client;
-use mcp::core::version::ProtocolVersion as V;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode, ShutdownTimeouts, StderrMode};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode, ShutdownTimeouts, StderrMode};
+use mcp::version::ProtocolVersion as V;
 use serde_json::json;
 use tokio::process::Command;
 
@@ -291,7 +291,7 @@ async fn a_default_server_and_a_default_client_answer_the_second_tools_list_from
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let asked = c.with_cache_mode(mcp::runtime::client::CacheMode::Bypass);
+    let asked = c.with_cache_mode(mcp::client::cache::CacheMode::Bypass);
     let unanswered = tokio::time::timeout(Duration::from_millis(300), asked.list_tools(None)).await;
     assert!(
         unanswered.is_err(),

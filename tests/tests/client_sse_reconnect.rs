@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use mcp::Client;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode, Transport};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode, Transport};
-use mcp::runtime::transport::http::axum::{self, Router, extract::RawQuery, routing};
+use mcp::transport::http::axum::{self, Router, extract::RawQuery, routing};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
-use mcp::runtime::client::{ClientError, ConnectMode, TlsConfig};
+use mcp::client::{ClientError, ConnectMode, TlsConfig};
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio::net::TcpListener;
@@ -85,9 +85,9 @@ async fn serve_https(pki: &Pki) -> u16 {
 
 /// Connects within 20 s (a failure to connect must come back, never hang).
 async fn connect(
-    builder: mcp::runtime::client::ClientBuilder,
+    builder: mcp::client::ClientBuilder,
     url: &str,
-) -> Result<mcp::Client, ClientError> {
+) -> Result<mcp::client::Client, ClientError> {
     tokio::time::timeout(Duration::from_secs(20), builder.connect_http(url))
         .await
         .expect("connecting took more than 20 s")
@@ -105,7 +105,7 @@ async fn trusted_private_ca_serves_both_eras() {
         let tls = TlsConfig::custom_roots_only()
             .add_root_pem(pki.ca_pem.as_bytes())
             .unwrap();
-        let client = connect(mcp::Client::builder().tls(tls).mode(mode), &url)
+        let client = connect(mcp::client::Client::builder().tls(tls).mode(mode), &url)
             .await
             .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
         let r = client
@@ -117,7 +117,7 @@ async fn trusted_private_ca_serves_both_eras() {
     }
     // The platform's roots plus the CA work the same.
     let tls = TlsConfig::platform().add_root_der(pki.chain[1].to_vec());
-    let client = connect(mcp::Client::builder().tls(tls), &url)
+    let client = connect(mcp::client::Client::builder().tls(tls), &url)
         .await
         .unwrap();
     assert_eq!(client.list_all_tools().await.unwrap()[0].name, "echo");
@@ -129,7 +129,7 @@ async fn untrusted_or_misnamed_certificates_are_refused_with_the_reason() {
     let port = serve_https(&pki).await;
     // The platform's roots do not hold a CA made a moment ago.
     let err = connect(
-        mcp::Client::builder().probe_timeout(Duration::from_secs(5)),
+        mcp::client::Client::builder().probe_timeout(Duration::from_secs(5)),
         &format!("https://localhost:{port}/mcp"),
     )
     .await
@@ -143,7 +143,7 @@ async fn untrusted_or_misnamed_certificates_are_refused_with_the_reason() {
         .add_root_pem(pki.ca_pem.as_bytes())
         .unwrap();
     let err = connect(
-        mcp::Client::builder().tls(tls),
+        mcp::client::Client::builder().tls(tls),
         &format!("https://127.0.0.1:{port}/mcp"),
     )
     .await

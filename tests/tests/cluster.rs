@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use mcp::Client;
-use mcp::core::version::ProtocolVersion as V;
-use mcp::runtime::client::ConnectMode;
+use mcp::client::Client;
+use mcp::client::ConnectMode;
+use mcp::version::ProtocolVersion as V;
 use serde_json::{Value, json};
 use support::http::{self, Resp};
 

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
+use mcp::CancellationToken;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
-use mcp::runtime::{Changes, Registry, ServerHandle, ServerHandler};
+use mcp::transport::http::HttpOptions;
+use mcp::{Changes, Registry, ServerHandle, ServerHandler};
 use mcp_core::types::{GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceContents};
 use serde_json::{Value, json};
 use support::{Wire, code};
@@ -400,12 +401,12 @@ async fn a_tool_added_at_run_time_gets_its_2026_header_checks() {
 /// Lets `initialize` reach the dispatcher, then refuses it.
 struct RefuseInitialize;
 
-impl mcp::runtime::Middleware for RefuseInitialize {
-    async fn handle<E: mcp::runtime::Endpoint + ?Sized>(
+impl mcp::Middleware for RefuseInitialize {
+    async fn handle<E: mcp::middleware::Endpoint + ?Sized>(
         &self,
         ctx: Context,
-        next: mcp::runtime::Next<'_, E>,
-    ) -> mcp::runtime::HandlerResult {
+        next: mcp::Next<'_, E>,
+    ) -> mcp::HandlerResult {
         let refuse = ctx.method() == "initialize";
         let out = next.run(ctx).await;
         if refuse {

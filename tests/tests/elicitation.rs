@@ -398,9 +398,9 @@ async fn sampling_and_roots() {
 
 #[test]
 fn form_errors_are_available_up_front() {
-    let e = mcp::runtime::elicit_schema::form_schema::<Nested>().unwrap_err();
+    let e = mcp::form_schema::<Nested>().unwrap_err();
     assert_eq!(e.field.as_deref(), Some("inner"));
-    assert!(mcp::runtime::elicit_schema::form_schema::<Signup>().is_ok());
+    assert!(mcp::form_schema::<Signup>().is_ok());
     // At build time.
     let built = Server::builder("s", "1")
         .elicitation_form::<Signup>()

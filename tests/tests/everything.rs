@@ -13,7 +13,10 @@ use support::Wire;
 
 #[tokio::test]
 async fn add_reports_an_overflow_as_a_tool_error() {
-    let server = everything::server(SupportedVersions::all(), mcp::RequestStateConfig::default());
+    let server = everything::server(
+        SupportedVersions::all(),
+        mcp::session::request_state::RequestStateConfig::default(),
+    );
     let mut wire = Wire::new(server.serve_in_memory());
     wire.initialize("2025-11-25").await;
     // Its listing is the plain text tool it was: no output schema.

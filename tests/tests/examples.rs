@@ -1,5 +1,5 @@
 //! The examples that serve, run as a user would run them: `examples/notes.rs` driven in
-//! process by `mcp::Client`, `examples/axum_app.rs` on loopback through HTTP. (`testing.rs`
+//! process by `mcp::client::Client`, `examples/axum_app.rs` on loopback through HTTP. (`testing.rs`
 //! runs its own tests; `https_client.rs` runs in `tests/client_tls.rs`.)
 
 #[path = "../../examples/notes.rs"]
@@ -12,14 +12,15 @@ mod axum_app;
 
 use std::sync::{Arc, Mutex};
 
-use mcp::runtime::client::RequestOptions;
+use mcp::client::RequestOptions;
 use serde_json::{Value, json};
 
 #[tokio::test]
 async fn the_notes_server_does_what_its_tools_resources_and_prompt_say() {
-    let client = mcp::Client::connect(notes::Notes::default().into_server().serve_in_memory())
-        .await
-        .unwrap();
+    let client =
+        mcp::client::Client::connect(notes::Notes::default().into_server().serve_in_memory())
+            .await
+            .unwrap();
     assert!(
         client
             .session()
@@ -118,7 +119,7 @@ async fn the_notes_server_does_what_its_tools_resources_and_prompt_say() {
 
 #[tokio::test]
 async fn the_axum_app_serves_its_routes_and_mcp_behind_its_token() {
-    use mcp::runtime::transport::http::axum;
+    use mcp::transport::http::axum;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let url = format!("http://{addr}/mcp");
@@ -149,9 +150,12 @@ async fn the_axum_app_serves_its_routes_and_mcp_behind_its_token() {
     );
 
     // No token: refused with a plain bearer challenge. The token: served.
-    let refused = mcp::Client::builder().connect_http(&url).await.unwrap_err();
+    let refused = mcp::client::Client::builder()
+        .connect_http(&url)
+        .await
+        .unwrap_err();
     assert_eq!(refused.http_status(), Some(401), "{refused}");
-    let client = mcp::Client::builder()
+    let client = mcp::client::Client::builder()
         .bearer_token("s3cret")
         .connect_http(&url)
         .await

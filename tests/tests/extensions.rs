@@ -6,11 +6,11 @@
 
 mod support;
 
-use mcp::Client;
-use mcp::core::types::{CallToolResult, ContentBlock, Tool, UI_EXTENSION};
-use mcp::core::version::ProtocolVersion as V;
+use mcp::client::Client;
+use mcp::client::ConnectMode;
 use mcp::prelude::*;
-use mcp::runtime::client::ConnectMode;
+use mcp::types::{CallToolResult, ContentBlock, Tool, UI_EXTENSION};
+use mcp::version::ProtocolVersion as V;
 use serde_json::{Value, json};
 use support::{Wire, envelope};
 
@@ -217,7 +217,7 @@ async fn skills_and_tasks_stay_modern_only_beside_a_declared_extension() {
     let s = Server::builder("both", "1.0.0")
         .extension(X, json!({}))
         .tool(
-            Tool::new("slow").with_task_support(mcp::core::types::TaskSupport::Optional),
+            Tool::new("slow").with_task_support(mcp::types::TaskSupport::Optional),
             |_: Context, _: Value| async {
                 Ok(CallToolResult::success(vec![ContentBlock::text("done")]))
             },

@@ -11,8 +11,9 @@ use std::io::BufRead;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use mcp::CancellationToken;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::transport::http::HttpOptions;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

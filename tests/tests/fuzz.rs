@@ -292,9 +292,7 @@ mod jsonrpc {
 
 mod framing {
     use super::*;
-    use mcp::runtime::transport::framing::{
-        FrameReader, Framing, ReadEvent, SKIPPED_HEAD, write_frame,
-    };
+    use mcp::transport::framing::{FrameReader, Framing, ReadEvent, SKIPPED_HEAD, write_frame};
     use std::io;
     use std::pin::Pin;
     use std::task::{Context, Poll};
@@ -663,7 +661,7 @@ mod headers {
 
 mod template {
     use super::*;
-    use mcp::runtime::resource_def::match_template;
+    use mcp::__private::match_template;
 
     /// Percent-encodes every byte outside the unreserved set (and `/` unless `keep_slash`).
     fn encode(s: &str, keep_slash: bool) -> String {

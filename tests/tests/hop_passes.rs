@@ -24,12 +24,12 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp::ServerOptions;
-use mcp::core::version::{Era, SupportedVersions};
+use mcp::client::ConnectMode;
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Upstream};
-use mcp::runtime::client::ConnectMode;
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
+use mcp::version::{Era, SupportedVersions};
 use serde_json::{Value, json};
 use support::{Wire, modern};
 
@@ -119,10 +119,10 @@ async fn call(wire: &mut Wire, v: V, tool: &str) -> ((usize, usize), Value) {
     // Warm up: nothing lazy is counted below.
     wire.send(&msg).await;
     response(wire).await;
-    mcp::core::passes::reset();
+    mcp_core::passes::reset();
     wire.send(&msg).await;
     let answer = response(wire).await;
-    let counted = mcp::core::passes::results();
+    let counted = mcp_core::passes::results();
     let text = &answer["result"]["content"][0]["text"];
     assert_eq!(text, "Found 3 books matching 'hops'.", "{answer}");
     let info = &answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
@@ -170,10 +170,10 @@ async fn a_forwarded_result_is_decoded_and_encoded_only_to_be_translated() {
             "params": modern(json!({"name": "search_books", "arguments": {"query": "x"}}))});
         direct.send(&msg).await;
         response(&mut direct).await;
-        mcp::core::passes::reset();
+        mcp_core::passes::reset();
         direct.send(&msg).await;
         response(&mut direct).await;
-        mcp::core::passes::results()
+        mcp_core::passes::results()
     };
     assert_eq!(own, (0, 1), "a direct call: the server's one encode");
 

@@ -11,9 +11,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http_body_util::BodyExt;
+use mcp::CancellationToken;
+use mcp::Principal;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
-use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions};
+use mcp::transport::http::{AuthError, validator_fn};
+use mcp::transport::http::{AuthOptions, HttpOptions};
 use serde_json::{Value, json};
 use support::http::{self, Resp};
 
@@ -38,7 +40,7 @@ impl Middleware for Seen {
 /// Calls of the `admin` tool that reached it.
 static ADMIN_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-fn server(seen: Seen) -> Server<impl mcp::runtime::Chain> {
+fn server(seen: Seen) -> Server<impl mcp::middleware::Chain> {
     Server::builder("auth-test", "1.0.0")
         .tool(
             Tool::new("whoami").with_input_schema(json!({"type": "object", "properties": {}})),
@@ -79,7 +81,7 @@ impl Drop for Running {
 
 fn auth(addr: SocketAddr) -> AuthOptions {
     let validator = validator_fn(|token: String, req| async move {
-        let _: mcp::runtime::transport::http::HttpRequest = req;
+        let _: mcp::transport::http::HttpRequest = req;
         let rw = ["mcp:read", "mcp:write"];
         match token.as_str() {
             "alice-token" => Ok(Principal::new("alice").with_scopes(rw)),

@@ -7,8 +7,8 @@ mod support;
 use std::net::SocketAddr;
 
 use mcp::prelude::*;
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
 use serde_json::{Value, json};
 use support::http::{self, Resp};
 

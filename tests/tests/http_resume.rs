@@ -9,8 +9,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use http_body_util::BodyExt;
+use mcp::CancellationToken;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpHandle, HttpOptions, SseStreamControl};
+use mcp::transport::http::{HttpHandle, HttpOptions, SseStreamControl};
 use serde_json::{Value, json};
 use support::http;
 
@@ -41,7 +42,7 @@ impl Middleware for Emitter {
     }
 }
 
-fn server() -> Server<impl mcp::runtime::Chain> {
+fn server() -> Server<impl mcp::middleware::Chain> {
     Server::builder("resume-test", "1.0.0")
         .tool(
             Tool::new("ticker").with_input_schema(json!({"type": "object", "properties": {}})),
@@ -95,7 +96,7 @@ async fn start(opts: HttpOptions) -> Running {
     let stop = CancellationToken::new();
     let st = stop.clone();
     tokio::spawn(async move {
-        mcp::runtime::transport::http::axum::serve(listener, router)
+        mcp::transport::http::axum::serve(listener, router)
             .with_graceful_shutdown(async move { st.cancelled().await })
             .await
     });
@@ -565,7 +566,7 @@ async fn a_handler_closes_its_stream_and_the_client_resumes() {
 async fn a_resume_whose_answer_was_evicted_is_410_gone() {
     // Two events per session: three ticker calls (eleven events each) push out the first
     // call's answer, and all but the answer of the second.
-    let store = std::sync::Arc::new(mcp::runtime::session::InMemoryEventStore::new(2));
+    let store = std::sync::Arc::new(mcp::session::InMemoryEventStore::new(2));
     let s = start(HttpOptions {
         event_store: Some(store),
         ..HttpOptions::default()

@@ -12,8 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use http_body_util::BodyExt;
+use mcp::CancellationToken;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::transport::http::HttpOptions;
 use serde_json::{Value, json};
 use support::http;
 use tokio::sync::Notify;
@@ -385,8 +386,8 @@ async fn a_mounted_router_refuses_new_requests_while_draining() {
     let (router, handle) = server(gate).http_router(opts);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let a = listener.local_addr().unwrap();
-    let app = mcp::runtime::transport::http::axum::Router::new().nest("/api", router);
-    tokio::spawn(async move { mcp::runtime::transport::http::axum::serve(listener, app).await });
+    let app = mcp::transport::http::axum::Router::new().nest("/api", router);
+    tokio::spawn(async move { mcp::transport::http::axum::serve(listener, app).await });
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"}}});

@@ -11,8 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use http_body_util::BodyExt;
+use mcp::CancellationToken;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, DnsRebinding, HttpOptions};
+use mcp::transport::http::{DnsRebinding, HttpOptions};
 use serde_json::{Value, json};
 use support::http::{self, Resp};
 
@@ -42,7 +43,7 @@ fn server(flags: Arc<Flags>) -> Server {
             |ctx: Context, _: NoArgs| async move {
                 let has_headers = ctx
                     .extensions()
-                    .get::<mcp::runtime::transport::http::HttpRequest>()
+                    .get::<mcp::transport::http::HttpRequest>()
                     .and_then(|r| r.headers.get("x-test"))
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_owned)
@@ -355,7 +356,7 @@ async fn modern_only_server_refuses_get_delete_and_initialize() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let s = Server::builder("m", "1")
-        .supported_versions(mcp::core::version::SupportedVersions::only(&[
+        .supported_versions(mcp::version::SupportedVersions::only(&[
             ProtocolVersion::V2026_07_28,
         ]))
         .build();
@@ -1304,7 +1305,7 @@ async fn keep_alive_comments_on_idle_streams() {
 
 #[tokio::test]
 async fn router_mounts_in_an_axum_app() {
-    use mcp::runtime::transport::http::axum;
+    use mcp::transport::http::axum;
     let flags = Arc::new(Flags::default());
     let (router, handle) = server(flags).http_router(HttpOptions::default());
     let app = axum::Router::new().merge(router);
@@ -1322,7 +1323,7 @@ async fn router_mounts_in_an_axum_app() {
 
 #[tokio::test]
 async fn nested_under_a_prefix_the_2024_endpoint_event_names_the_mounted_path() {
-    use mcp::runtime::transport::http::axum;
+    use mcp::transport::http::axum;
     let flags = Arc::new(Flags::default());
     let opts = HttpOptions {
         legacy_sse: Some(("/sse".into(), "/messages".into())),

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use mcp::ServerOptions;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
 use serde_json::{Value, json};
 use support::Wire;
 use support::http::{self, Resp};

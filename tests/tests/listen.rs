@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
+use mcp::CancellationToken;
+use mcp::ServerHandle;
 use mcp::prelude::*;
-use mcp::runtime::ServerHandle;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::transport::http::HttpOptions;
 use mcp_core::types::{GetPromptResult, Prompt, PromptMessage, ReadResourceResult, Resource};
 use serde_json::{Value, json};
 use support::{Wire, code, modern};
@@ -240,7 +241,7 @@ async fn extension_fields_without_their_extension_are_not_acknowledged() {
         ack["params"]["notifications"],
         json!({"toolsListChanged": true})
     );
-    h.publish(mcp::runtime::ServerEvent::task("t1", Default::default()));
+    h.publish(mcp::session::ServerEvent::task("t1", Default::default()));
     w.expect_silence(100).await;
 }
 
@@ -434,12 +435,12 @@ async fn http_shutdown_ends_listen_streams_with_their_closing_result() {
 /// Logs and reports progress on every request it sees, listen included.
 struct Chatty;
 
-impl mcp::runtime::Middleware for Chatty {
-    async fn handle<E: mcp::runtime::Endpoint + ?Sized>(
+impl mcp::Middleware for Chatty {
+    async fn handle<E: mcp::middleware::Endpoint + ?Sized>(
         &self,
         ctx: Context,
-        next: mcp::runtime::Next<'_, E>,
-    ) -> mcp::runtime::HandlerResult {
+        next: mcp::Next<'_, E>,
+    ) -> mcp::HandlerResult {
         let sent = ctx
             .log(
                 mcp_core::types::LoggingLevel::Error,
@@ -489,7 +490,7 @@ async fn no_log_or_progress_message_ever_goes_on_a_listen_stream() {
 async fn a_lagging_stream_resynchronises_with_one_notification_per_watched_kind() {
     // One event of buffer; on this single-threaded runtime the listener cannot run between
     // the three publishes, so two are dropped and the stream is marked lagged.
-    let bus = std::sync::Arc::new(mcp::runtime::InMemoryBus::new(1));
+    let bus = std::sync::Arc::new(mcp::session::InMemoryBus::new(1));
     let s = Server::builder("lag", "1.0.0")
         .subscription_bus(bus.clone())
         .build();
@@ -501,7 +502,7 @@ async fn a_lagging_stream_resynchronises_with_one_notification_per_watched_kind(
     ))
     .await;
     w.recv().await;
-    use mcp::runtime::ServerEvent as E;
+    use mcp::session::ServerEvent as E;
     h.publish(E::ToolsListChanged);
     h.publish(E::PromptsListChanged);
     h.publish(E::ToolsListChanged);
@@ -522,8 +523,8 @@ async fn a_lagging_stream_resynchronises_with_one_notification_per_watched_kind(
 
 #[tokio::test]
 async fn closed_connections_leave_no_bus_subscriber_behind() {
-    use mcp::runtime::SubscriptionBus;
-    let bus = std::sync::Arc::new(mcp::runtime::InMemoryBus::default());
+    use mcp::session::SubscriptionBus;
+    let bus = std::sync::Arc::new(mcp::session::InMemoryBus::default());
     let s = Server::builder("subs", "1.0.0")
         .subscription_bus(bus.clone())
         .tool(
@@ -637,7 +638,7 @@ impl SeesHttp {
     fn record(&self, ctx: &Context) {
         let http = ctx
             .extensions()
-            .get::<mcp::runtime::transport::http::HttpRequest>()
+            .get::<mcp::transport::http::HttpRequest>()
             .expect("an HTTP request");
         let header = |name: &str| {
             http.headers
@@ -653,12 +654,12 @@ impl SeesHttp {
     }
 }
 
-impl mcp::runtime::Middleware for SeesHttp {
-    async fn handle<E: mcp::runtime::Endpoint + ?Sized>(
+impl mcp::Middleware for SeesHttp {
+    async fn handle<E: mcp::middleware::Endpoint + ?Sized>(
         &self,
         ctx: Context,
-        next: mcp::runtime::Next<'_, E>,
-    ) -> mcp::runtime::HandlerResult {
+        next: mcp::Next<'_, E>,
+    ) -> mcp::HandlerResult {
         if ctx.method() != "subscriptions/listen" {
             return next.run(ctx.clone()).await;
         }

@@ -261,7 +261,7 @@ async fn post_modern(addr: std::net::SocketAddr, name: &str, body: Value) -> Vec
 #[tokio::test]
 async fn over_streamable_http_logs_go_on_the_request_stream() {
     install();
-    let http = mcp::testing::LoopbackHttp::start(&builder().build(), Default::default())
+    let http = mcp::transport::http::LoopbackHttp::start(&builder().build(), Default::default())
         .await
         .unwrap();
     let addr = http.addr();

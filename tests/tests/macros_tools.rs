@@ -251,7 +251,9 @@ fn object_outputs_are_not_wrapped_and_plain_tools_have_no_output_schema() {
     assert_eq!(add.description.as_deref(), Some("Adds two numbers."));
 }
 
-async fn connect<S: mcp::ServerHandler>(server: mcp::Server<impl mcp::runtime::Chain, S>) -> Wire {
+async fn connect<S: mcp::ServerHandler>(
+    server: mcp::Server<impl mcp::middleware::Chain, S>,
+) -> Wire {
     let mut wire = Wire::new(server.serve_in_memory());
     wire.initialize("2025-11-25").await;
     wire

@@ -1,5 +1,5 @@
 //! `ServerBuilder::mount`: a server built with us (macros or builder) mounted into another
-//! under a namespace, driven with `mcp::Client` in both eras (2025-11-25, 2026-07-28) over
+//! under a namespace, driven with `mcp::client::Client` in both eras (2025-11-25, 2026-07-28) over
 //! the in-memory pipe and Streamable HTTP: names and URIs (every RFC 6570 operator still
 //! expanding, `ui://` kept), the child's middleware inside the parent's, build-time
 //! conflicts, and the child's list changes reaching the parent's clients.
@@ -7,15 +7,16 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::types::{
+use mcp::CancellationToken;
+use mcp::MountOptions;
+use mcp::client::Client;
+use mcp::client::{ConnectMode, ServerNotification};
+use mcp::prelude::*;
+use mcp::transport::http::HttpOptions;
+use mcp::types::{
     GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource,
     ResourceContents, ResourceTemplate, SubscriptionFilter, Tool,
 };
-use mcp::prelude::*;
-use mcp::runtime::MountOptions;
-use mcp::runtime::client::{ConnectMode, ServerNotification};
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
 use serde_json::{Value, json};
 
 use ProtocolVersion as V;
@@ -108,7 +109,7 @@ impl Weather {
 
 /// The parent: a builder server with a local tool, `Weather` mounted as `wx`, with the
 /// parent's own middleware outside.
-fn gateway() -> Server<(parent_layer,), mcp::runtime::Registry> {
+fn gateway() -> Server<(parent_layer,), mcp::Registry> {
     Server::builder("gateway", "1.0.0")
         .subscriptions(true)
         .tool(
@@ -153,10 +154,7 @@ const MODES: [ConnectMode; 2] = [
     ConnectMode::Modern(V::V2026_07_28),
 ];
 
-async fn in_memory(
-    server: &Server<(parent_layer,), mcp::runtime::Registry>,
-    mode: ConnectMode,
-) -> Client {
+async fn in_memory(server: &Server<(parent_layer,), mcp::Registry>, mode: ConnectMode) -> Client {
     Client::builder()
         .mode(mode)
         .connect(server.serve_in_memory())
@@ -175,7 +173,7 @@ impl Drop for Http {
     }
 }
 
-async fn over_http(server: Server<(parent_layer,), mcp::runtime::Registry>) -> Http {
+async fn over_http(server: Server<(parent_layer,), mcp::Registry>) -> Http {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
@@ -312,7 +310,7 @@ async fn the_mounted_child_is_served(c: &Client) {
     assert!(c.read_resource("data://stations").await.is_err());
     // Under it but absent from the child: the error names the URI asked for, as one the
     // parent lacks does, never the child's own (a tool the child hides: visibility.rs).
-    let absent = |e: mcp::runtime::client::ClientError| e.as_rpc().cloned().unwrap();
+    let absent = |e: mcp::client::ClientError| e.as_rpc().cloned().unwrap();
     let missing = absent(c.read_resource("data://wx/nowhere").await.unwrap_err());
     let theirs = absent(c.read_resource("data://nowhere").await.unwrap_err());
     assert_eq!(missing.code, theirs.code);
@@ -604,9 +602,9 @@ async fn a_mounted_server_can_be_mounted_again_and_a_macro_server_can_mount() {
 /// a legacy connection.
 #[tokio::test]
 async fn a_mounted_tool_asks_the_client_in_both_eras() {
-    use mcp::core::jsonrpc::ErrorObject;
-    use mcp::core::types::{ElicitParams, ElicitResult};
-    use mcp::runtime::client::ClientHandler;
+    use mcp::client::ClientHandler;
+    use mcp::jsonrpc::ErrorObject;
+    use mcp::types::{ElicitParams, ElicitResult};
 
     struct Answer;
     impl ClientHandler for Answer {

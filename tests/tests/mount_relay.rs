@@ -1,4 +1,4 @@
-//! What crosses a mount and a proxy hop besides calls, driven with `mcp::Client` in both
+//! What crosses a mount and a proxy hop besides calls, driven with `mcp::client::Client` in both
 //! eras downstream (2025-11-25, 2026-07-28): `notifications/resources/updated` of a mounted
 //! child and of a proxied upstream (our own server over Streamable HTTP on loopback, both
 //! eras upstream), exactly once per change, under the namespaced URI, to the clients that
@@ -10,18 +10,18 @@
 
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::types::{
+use mcp::ResolvedArguments;
+use mcp::client::Client;
+use mcp::client::{ConnectMode, ServerNotification, Subscription};
+use mcp::prelude::*;
+use mcp::proxy::{Proxy, Upstream};
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
+use mcp::types::{
     CompleteParams, CompletionArgument, CompletionContext, CompletionReference, GetPromptResult,
     Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents,
     ResourceTemplate, SubscriptionFilter, Tool,
 };
-use mcp::prelude::*;
-use mcp::proxy::{Proxy, Upstream};
-use mcp::runtime::ResolvedArguments;
-use mcp::runtime::client::{ConnectMode, ServerNotification, Subscription};
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
@@ -445,7 +445,7 @@ async fn complete(
     argument: &str,
     value: &str,
     context: &[(&str, &str)],
-) -> Result<Vec<String>, mcp::runtime::client::ClientError> {
+) -> Result<Vec<String>, mcp::client::ClientError> {
     let context = (!context.is_empty()).then(|| CompletionContext {
         arguments: Some(
             (context.iter())

@@ -12,13 +12,16 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
+use mcp::CancellationToken;
+use mcp::Elicitation;
+use mcp::ParkedInputs;
+use mcp::Principal;
 use mcp::prelude::*;
-use mcp::runtime::parked_inputs::ParkedInputs;
-use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
-use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions};
+use mcp::session::request_state::{RequestStateConfig, RequestStateKey};
+use mcp::transport::http::{AuthError, validator_fn};
+use mcp::transport::http::{AuthOptions, HttpOptions};
 use mcp::types::{CreateMessageParams, Prompt, ReadResourceResult, Resource, ResourceContents};
 use mcp::types::{GetPromptResult, SamplingMessage};
-use mcp::{Elicitation, RequestStateConfig, RequestStateKey};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use support::{Wire, code};
@@ -719,7 +722,7 @@ async fn retry_members_written_with_escapes_are_still_a_retry() {
 
 #[tokio::test]
 async fn a_single_use_state_is_refused_on_replay_and_a_default_one_is_not() {
-    use mcp::runtime::request_state::InMemoryReplayGuard;
+    use mcp::session::request_state::InMemoryReplayGuard;
 
     let answer = |st: &str| json!({"inputResponses": {"user_name": accept(json!({"name": "Ada"}))}, "requestState": st});
 

@@ -16,8 +16,8 @@ mod support;
 
 use std::net::SocketAddr;
 
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
 use serde_json::{Value, json};
 use support::http::{self, Resp};
 use support::{Wire, modern};
@@ -58,9 +58,9 @@ async fn post(addr: SocketAddr, body: &Value) -> Value {
 
 /// The passes `f` made: (over the params, over the arguments alone).
 async fn passes_of<F: std::future::Future<Output = Value>>(f: F) -> ((usize, usize), Value) {
-    mcp::core::passes::reset();
+    mcp_core::passes::reset();
     let answer = f.await;
-    (mcp::core::passes::counts(), answer)
+    (mcp_core::passes::counts(), answer)
 }
 
 #[tokio::test]

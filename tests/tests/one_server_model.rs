@@ -1,16 +1,16 @@
 //! One server model: a `#[mcp::server]` table with run-time entries beside its declared
 //! ones (and `list_changed` sent), `Server::builder(..).handler(X)` keeping what `X`
-//! declares, and the settings keys of `#[mcp::server(...)]`, driven with `mcp::Client` in
+//! declares, and the settings keys of `#[mcp::server(...)]`, driven with `mcp::client::Client` in
 //! both eras.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::types::{ReadResourceResult, Resource, ResourceContents, SubscriptionFilter};
+use mcp::client::Client;
+use mcp::client::{ConnectMode, ServerNotification};
 use mcp::prelude::*;
-use mcp::runtime::client::{ConnectMode, ServerNotification};
-use mcp::runtime::{HandleError, ServerHandler};
+use mcp::types::{ReadResourceResult, Resource, ResourceContents, SubscriptionFilter};
+use mcp::{HandleError, ServerHandler};
 use serde_json::json;
 
 use ProtocolVersion as V;
@@ -61,7 +61,7 @@ fn notebook() -> Notebook {
 }
 
 async fn connect(
-    server: &Server<impl mcp::runtime::Chain + 'static, impl ServerHandler>,
+    server: &Server<impl mcp::middleware::Chain + 'static, impl ServerHandler>,
     mode: ConnectMode,
 ) -> Client {
     Client::builder()

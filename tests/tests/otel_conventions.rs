@@ -16,11 +16,12 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::types::{Prompt, Resource, ResourceContents};
+use mcp::CancellationToken;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode};
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::transport::http::HttpOptions;
+use mcp::types::{Prompt, Resource, ResourceContents};
 use opentelemetry::baggage::BaggageExt as _;
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
 use opentelemetry::{KeyValue, Value as OtelValue};

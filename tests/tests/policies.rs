@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
-use mcp::Client;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode};
 use mcp::policies::{
     CallerKey, ItemSet, Limit, RateLimit, ReadOnly, ResponseLimit, Select, ToolTimeout, Visibility,
 };
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode};
 use mcp::{Server, ServerHandler};
 use serde_json::json;
 
@@ -57,9 +57,7 @@ async fn big_json(n: usize) -> Json<Blob> {
 struct Library;
 
 /// The JSON-RPC error of a failed call.
-fn rpc(
-    r: Result<mcp::core::types::CallToolResult, ClientError>,
-) -> mcp::core::jsonrpc::ErrorObject {
+fn rpc(r: Result<mcp::types::CallToolResult, ClientError>) -> mcp::jsonrpc::ErrorObject {
     match r {
         Err(e) => e
             .as_rpc()
@@ -69,7 +67,7 @@ fn rpc(
     }
 }
 
-fn text(r: &mcp::core::types::CallToolResult) -> &str {
+fn text(r: &mcp::types::CallToolResult) -> &str {
     r.content[0].as_text().expect("a text block")
 }
 
@@ -169,7 +167,7 @@ async fn read_only_leaves_tools_out_before_paging_so_every_page_is_full() {
         .map(|i| {
             let mut t = Tool::new(format!("{}{i}", if i % 2 == 1 { "r" } else { "w" }));
             if i % 2 == 1 {
-                t.annotations = Some(mcp::core::types::ToolAnnotations {
+                t.annotations = Some(mcp::types::ToolAnnotations {
                     read_only_hint: Some(true),
                     ..Default::default()
                 });
@@ -186,7 +184,7 @@ async fn read_only_leaves_tools_out_before_paging_so_every_page_is_full() {
     let server = b.middleware(ReadOnly::new(&tools)).build();
     let client = Client::connect(server.serve_in_memory()).await.unwrap();
     let first = client.list_tools(None).await.unwrap();
-    let names = |p: &mcp::core::types::ListToolsResult| -> Vec<String> {
+    let names = |p: &mcp::types::ListToolsResult| -> Vec<String> {
         p.tools.iter().map(|t| t.name.clone()).collect()
     };
     assert_eq!(names(&first), ["r1", "r3"]);
@@ -259,7 +257,7 @@ async fn policies_compose_in_a_static_tuple_too() {
 }
 
 /// The milliseconds a refusal says to wait, checking it is a rate-limit refusal.
-fn retry_after_ms(e: &mcp::core::jsonrpc::ErrorObject) -> u64 {
+fn retry_after_ms(e: &mcp::jsonrpc::ErrorObject) -> u64 {
     assert_eq!(
         (e.code, e.message.as_str()),
         (-32029, "Rate limit exceeded"),
@@ -335,7 +333,7 @@ async fn after_the_wait_it_names_a_call_is_admitted_again() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn over_http_the_limit_holds_per_caller_named_by_a_header() {
-    use mcp::runtime::transport::http::{HttpOptions, HttpRequest};
+    use mcp::transport::http::{HttpOptions, HttpRequest};
 
     let by_user = CallerKey::from_fn(|ctx| {
         let req = ctx.extensions().get::<HttpRequest>()?;
@@ -346,7 +344,7 @@ async fn over_http_the_limit_holds_per_caller_named_by_a_header() {
         .middleware(RateLimit::new(Limit::per_minute(3)).caller(by_user))
         .middleware(ReadOnly::new(Library.tools()))
         .build();
-    let http = mcp::testing::LoopbackHttp::start(&server, HttpOptions::default())
+    let http = mcp::transport::http::LoopbackHttp::start(&server, HttpOptions::default())
         .await
         .unwrap();
     let url = http.url();
@@ -396,13 +394,13 @@ async fn over_http_the_limit_holds_per_caller_named_by_a_header() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn over_http_an_anonymous_caller_is_its_address_not_its_session() {
-    use mcp::runtime::transport::http::HttpOptions;
+    use mcp::transport::http::HttpOptions;
 
     let server = Server::builder("library", "1")
         .handler(Library)
         .middleware(RateLimit::new(Limit::per_minute(3)))
         .build();
-    let http = mcp::testing::LoopbackHttp::start(&server, HttpOptions::default())
+    let http = mcp::transport::http::LoopbackHttp::start(&server, HttpOptions::default())
         .await
         .unwrap();
     let connect = |mode: ConnectMode| {
@@ -442,7 +440,7 @@ async fn over_http_an_anonymous_caller_is_its_address_not_its_session() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn behind_a_trusted_proxy_callers_are_told_apart_by_x_forwarded_for() {
-    use mcp::runtime::transport::http::HttpOptions;
+    use mcp::transport::http::HttpOptions;
 
     let loopback: std::net::IpAddr = "127.0.0.1".parse().unwrap();
     for (key, apart) in [
@@ -453,7 +451,7 @@ async fn behind_a_trusted_proxy_callers_are_told_apart_by_x_forwarded_for() {
             .handler(Library)
             .middleware(RateLimit::new(Limit::per_minute(1)).caller(key))
             .build();
-        let http = mcp::testing::LoopbackHttp::start(&server, HttpOptions::default())
+        let http = mcp::transport::http::LoopbackHttp::start(&server, HttpOptions::default())
             .await
             .unwrap();
         // As the proxy writes it: what the client sent, then the address it came from.
@@ -547,7 +545,7 @@ async fn each_caller_sees_and_calls_only_its_tools() {
 async fn a_callers_own_list_is_never_cached_as_public() {
     let server = Server::builder("library", "1")
         .handler(Library)
-        .cache_hint_for("tools/list", mcp::runtime::CacheHint::public(60_000))
+        .cache_hint_for("tools/list", mcp::caching::CacheHint::public(60_000))
         .middleware(Visibility::new(ItemSet::only([Select::tool("lookup")])))
         .build();
     let client = Client::connect(server.serve_in_memory()).await.unwrap();
@@ -559,7 +557,7 @@ async fn a_callers_own_list_is_never_cached_as_public() {
     // The same list for everyone (the read-only guard) keeps the server's hint.
     let server = Server::builder("library", "1")
         .handler(Library)
-        .cache_hint_for("tools/list", mcp::runtime::CacheHint::public(60_000))
+        .cache_hint_for("tools/list", mcp::caching::CacheHint::public(60_000))
         .middleware(ReadOnly::new(Library.tools()))
         .build();
     let client = Client::connect(server.serve_in_memory()).await.unwrap();
@@ -578,8 +576,7 @@ impl Middleware for NameAsPrincipal {
         next: Next<'_, E>,
     ) -> HandlerResult {
         if let Some(name) = ctx.client_info().map(|i| i.name.clone()) {
-            ctx.extensions_mut()
-                .insert(mcp::runtime::Principal::new(name));
+            ctx.extensions_mut().insert(mcp::Principal::new(name));
         }
         next.run(ctx).await
     }

@@ -1,5 +1,5 @@
 //! `mcp::proxy`: an upstream served as if local, alone and mounted, driven with
-//! `mcp::Client` in both eras downstream (2025-11-25, 2026-07-28) against an upstream of
+//! `mcp::client::Client` in both eras downstream (2025-11-25, 2026-07-28) against an upstream of
 //! both eras: our own server over real Streamable HTTP on loopback, and `examples/everything`
 //! as a child process over stdio. Each relay is asserted end to end: lists, calls, prompts,
 //! resources and templates; progress in order with the caller's token; a downstream cancel
@@ -15,18 +15,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::types::{
+use mcp::client::Client;
+use mcp::client::{ClientError, ClientHandler, ConnectMode, RequestOptions};
+use mcp::jsonrpc::ErrorObject;
+use mcp::prelude::*;
+use mcp::proxy::{FailureMode, Proxy, READY_FOR, Upstream};
+use mcp::transport::http::LoopbackHttp;
+use mcp::transport::http::{HttpOptions, HttpRequest};
+use mcp::types::{
     ElicitParams, ElicitResult, GetPromptResult, LoggingLevel, Prompt, PromptArgument,
     PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
     SubscriptionFilter,
 };
-use mcp::prelude::*;
-use mcp::proxy::{FailureMode, Proxy, READY_FOR, Upstream};
-use mcp::runtime::client::{ClientError, ClientHandler, ConnectMode, RequestOptions};
-use mcp::runtime::transport::http::{HttpOptions, HttpRequest};
-use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
 
 use ProtocolVersion as V;
@@ -212,7 +212,7 @@ impl ClientHandler for Downstream {
 
 async fn downstream(server: &Server, mode: ConnectMode, handler: Downstream) -> Client {
     Client::builder()
-        .info(mcp::core::types::Implementation::new(
+        .info(mcp::types::Implementation::new(
             "downstream-client",
             "1.0.0",
         ))
@@ -473,7 +473,7 @@ async fn meta_app_keys_and_trace_context_pass_connection_keys_and_tokens_never()
                 .unwrap();
             for down in [LEGACY, MODERN] {
                 let c = Client::builder()
-                    .info(mcp::core::types::Implementation::new(
+                    .info(mcp::types::Implementation::new(
                         "downstream-client",
                         "1.0.0",
                     ))

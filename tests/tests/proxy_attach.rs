@@ -7,17 +7,17 @@
 
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::types::{
+use mcp::client::Client;
+use mcp::client::{ConnectMode, ServerNotification};
+use mcp::prelude::*;
+use mcp::proxy::{Proxy, ReadinessSet, Upstream};
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
+use mcp::types::{
     CompleteParams, CompletionArgument, CompletionReference, GetPromptResult, Prompt,
     PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents,
     ResourceTemplate,
 };
-use mcp::prelude::*;
-use mcp::proxy::{Proxy, ReadinessSet, Upstream};
-use mcp::runtime::client::{ConnectMode, ServerNotification};
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 

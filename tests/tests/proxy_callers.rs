@@ -15,16 +15,18 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use mcp::Client;
+use mcp::CancellationToken;
+use mcp::Principal;
+use mcp::client::Client;
+use mcp::client::ConnectMode;
+use mcp::client::oauth::{ClientSecret, OAuth};
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Sharing, Upstream};
-use mcp::runtime::client::ConnectMode;
-use mcp::runtime::client::oauth::{ClientSecret, OAuth};
-use mcp::runtime::transport::http::auth::{AuthError, Principal, validator_fn};
-use mcp::runtime::transport::http::axum::response::IntoResponse;
-use mcp::runtime::transport::http::axum::{self, Router, routing};
-use mcp::runtime::transport::http::{AuthOptions, CancellationToken, HttpOptions, HttpRequest};
-use mcp::testing::LoopbackHttp;
+use mcp::transport::http::LoopbackHttp;
+use mcp::transport::http::axum::response::IntoResponse;
+use mcp::transport::http::axum::{self, Router, routing};
+use mcp::transport::http::{AuthError, validator_fn};
+use mcp::transport::http::{AuthOptions, HttpOptions, HttpRequest};
 use serde_json::{Value, json};
 
 mod support;
@@ -632,11 +634,11 @@ fn asking_server() -> Server {
 /// A downstream client that answers every form with `name`.
 struct Named(&'static str);
 
-impl mcp::runtime::client::ClientHandler for Named {
+impl mcp::client::ClientHandler for Named {
     async fn elicit(
         &self,
-        _: mcp::core::types::ElicitParams,
-    ) -> Result<mcp::core::types::ElicitResult, mcp::core::jsonrpc::ErrorObject> {
+        _: mcp::types::ElicitParams,
+    ) -> Result<mcp::types::ElicitResult, mcp::jsonrpc::ErrorObject> {
         Ok(
             serde_json::from_value(json!({"action": "accept", "content": {"name": self.0}}))
                 .unwrap(),

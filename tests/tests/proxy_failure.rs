@@ -11,11 +11,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp::Client;
+use mcp::client::Client;
+use mcp::client::ConnectMode;
 use mcp::prelude::*;
 use mcp::proxy::{FailureMode, Proxy, Upstream};
-use mcp::runtime::client::ConnectMode;
-use mcp::runtime::transport::http::HttpOptions;
+use mcp::transport::http::HttpOptions;
 use serde_json::{Value, json};
 
 use ProtocolVersion as V;
@@ -197,7 +197,7 @@ async fn until_tools(c: &Client, what: &str, ok: impl Fn(&[String]) -> bool) -> 
 
 /// The `tools/list_changed` notifications `rx` holds now.
 fn tool_changes(
-    rx: &mut tokio::sync::broadcast::Receiver<mcp::runtime::client::ServerNotification>,
+    rx: &mut tokio::sync::broadcast::Receiver<mcp::client::ServerNotification>,
 ) -> usize {
     let mut n = 0;
     while let Ok(note) = rx.try_recv() {

@@ -14,12 +14,12 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::types::{ElicitParams, ElicitResult, LoggingLevel};
+use mcp::client::Client;
+use mcp::client::{ClientError, ClientHandler, ConnectMode, RequestOptions};
+use mcp::jsonrpc::ErrorObject;
 use mcp::prelude::*;
 use mcp::proxy::Proxy;
-use mcp::runtime::client::{ClientError, ClientHandler, ConnectMode, RequestOptions};
+use mcp::types::{ElicitParams, ElicitResult, LoggingLevel};
 use serde_json::{Value, json};
 use support::upstreams::{python, ts_everything};
 
@@ -76,7 +76,7 @@ async fn progress_of(c: &Client, tool: &str, args: Value) -> (String, Vec<f64>) 
 /// The next `*/list_changed` within `secs`, then none for a while.
 async fn one_list_change(
     label: &str,
-    notes: &mut tokio::sync::broadcast::Receiver<mcp::runtime::client::ServerNotification>,
+    notes: &mut tokio::sync::broadcast::Receiver<mcp::client::ServerNotification>,
 ) -> String {
     let first = tokio::time::timeout(Duration::from_secs(5), async {
         loop {

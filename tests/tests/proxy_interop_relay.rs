@@ -17,13 +17,11 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::types::{
-    CompleteParams, CompletionArgument, CompletionReference, SubscriptionFilter,
-};
+use mcp::client::Client;
+use mcp::client::{ConnectMode, ServerNotification, Subscription};
 use mcp::prelude::*;
 use mcp::proxy::Proxy;
-use mcp::runtime::client::{ConnectMode, ServerNotification, Subscription};
+use mcp::types::{CompleteParams, CompletionArgument, CompletionReference, SubscriptionFilter};
 use serde_json::json;
 use support::upstreams::{python, ts_everything};
 use tokio::sync::broadcast;

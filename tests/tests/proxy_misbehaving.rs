@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
-use mcp::Client;
+use mcp::client::Client;
+use mcp::client::ConnectMode;
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Upstream};
-use mcp::runtime::client::ConnectMode;
 use serde_json::json;
 
 use ProtocolVersion as V;

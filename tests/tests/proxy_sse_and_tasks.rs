@@ -9,13 +9,13 @@ mod support;
 
 use std::time::Duration;
 
-use mcp::Client;
+use mcp::client::Client;
+use mcp::client::ConnectMode;
+use mcp::client::Transport;
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Upstream};
-use mcp::runtime::client::ConnectMode;
-use mcp::runtime::client::Transport;
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
 use mcp::types::TaskSupport;
 use serde_json::{Value, json};
 use support::Wire;

@@ -16,14 +16,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp::Client;
-use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::types::{ElicitAction, ElicitParams, ElicitResult, ElicitUrlParams};
+use mcp::client::Client;
+use mcp::client::{ClientError, ClientHandler, ConnectMode, ServerNotification};
+use mcp::jsonrpc::ErrorObject;
 use mcp::prelude::*;
 use mcp::proxy::{Proxy, Upstream};
-use mcp::runtime::client::{ClientError, ClientHandler, ConnectMode, ServerNotification};
-use mcp::runtime::transport::http::HttpOptions;
-use mcp::testing::LoopbackHttp;
+use mcp::transport::http::HttpOptions;
+use mcp::transport::http::LoopbackHttp;
+use mcp::types::{ElicitAction, ElicitParams, ElicitResult, ElicitUrlParams};
 use serde_json::{Value, json};
 use support::upstreams::ts_everything;
 

@@ -12,9 +12,9 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use mcp::runtime::backends::redis::{RedisBus, RedisConfig, RedisStores};
-use mcp::runtime::subscriptions::BusReceiver;
-use mcp::runtime::{ServerEvent, SubscriptionBus};
+use mcp::backends::redis::{RedisBus, RedisConfig, RedisStores};
+use mcp::session::BusReceiver;
+use mcp::session::{ServerEvent, SubscriptionBus};
 use support::redis::{RedisServer, Resp, raw};
 
 async fn stores(redis: &RedisServer, prefix: &str) -> RedisStores {
@@ -328,7 +328,7 @@ async fn with_redis_killed_and_restarted_while_one_publishes_every_event_arrives
 /// again while two relays forward, each message reaches each other relay once, in order.
 #[tokio::test]
 async fn with_connections_killed_while_two_relays_forward_every_message_arrives_once() {
-    use mcp::runtime::session::{AnswerRelay, Relayed, RelayedAnswer};
+    use mcp::session::{AnswerRelay, Relayed, RelayedAnswer};
     use serde_json::value::RawValue;
     let Some(redis) = RedisServer::start() else {
         return;

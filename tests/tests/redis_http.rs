@@ -13,10 +13,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use http_body_util::BodyExt;
+use mcp::backends::redis::{RedisConfig, RedisStores};
 use mcp::prelude::*;
-use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
-use mcp::runtime::session::{EventStore, SessionStore};
-use mcp::runtime::transport::http::HttpOptions;
+use mcp::session::{EventStore, SessionStore};
+use mcp::transport::http::HttpOptions;
 use serde_json::{Value, json};
 use support::http::{self, Resp, Served, read_until, sse_events};
 use support::redis::RedisServer;
@@ -250,7 +250,7 @@ async fn a_stream_written_on_one_replica_is_resumed_on_another() {
 
 /// A replica with a resource and change notifications over the stores' Redis bus; its
 /// handle publishes.
-async fn start_with_bus(stores: &RedisStores) -> (Served, mcp::runtime::ServerHandle) {
+async fn start_with_bus(stores: &RedisStores) -> (Served, mcp::ServerHandle) {
     use mcp_core::types::{ReadResourceResult, Resource, ResourceContents};
     let server = Server::builder("bus-test", "1.0.0")
         .subscription_bus(stores.bus())

@@ -11,9 +11,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use http_body_util::BodyExt;
+use mcp::backends::redis::{RedisConfig, RedisStores};
 use mcp::prelude::*;
-use mcp::runtime::backends::redis::{RedisConfig, RedisStores};
-use mcp::runtime::transport::http::HttpOptions;
+use mcp::transport::http::HttpOptions;
 use serde_json::{Value, json};
 use support::http::{self, Resp, Served, read_to_end, read_until, sse_events};
 use support::redis::RedisServer;

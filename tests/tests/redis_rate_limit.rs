@@ -15,8 +15,8 @@ mod support;
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
+use mcp::backends::redis::{RedisConfig, RedisRateStore};
 use mcp::policies::{Decision, Limit, RateStore};
-use mcp::runtime::backends::redis::{RedisConfig, RedisRateStore};
 use serde_json::{Value, json};
 use support::cluster::{Cluster, REPLICAS};
 use support::http::{self, Resp};

@@ -16,10 +16,11 @@ use std::collections::HashSet;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mcp::runtime::backends::redis::{FewerReplicas, RedisConfig, RedisStores};
-use mcp::runtime::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
-use mcp::runtime::tasks::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
-use mcp::runtime::{ReplayGuard, SubscriptionBus};
+use mcp::backends::redis::{FewerReplicas, RedisConfig, RedisStores};
+use mcp::session::SubscriptionBus;
+use mcp::session::request_state::ReplayGuard;
+use mcp::session::{EventStore, SessionRecord, SessionStore, StoreError, StreamId};
+use mcp::tasks::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
 use mcp::types::{CallToolResult, ContentBlock};
 use mcp::version::ProtocolVersion;
 use support::redis::{
@@ -807,7 +808,7 @@ async fn the_stores_and_the_bus_run_on_a_three_primary_cluster() {
     }
     let mut rx = bus_b.subscribe();
     for i in 0..5 {
-        bus_a.publish(mcp::runtime::ServerEvent::ResourceUpdated {
+        bus_a.publish(mcp::session::ServerEvent::ResourceUpdated {
             uri: format!("k://{i}"),
         });
     }
@@ -817,7 +818,7 @@ async fn the_stores_and_the_bus_run_on_a_three_primary_cluster() {
             .expect("an event within 5 s");
         assert_eq!(
             e,
-            Some(mcp::runtime::ServerEvent::ResourceUpdated {
+            Some(mcp::session::ServerEvent::ResourceUpdated {
                 uri: format!("k://{i}")
             })
         );
@@ -879,7 +880,7 @@ async fn the_stores_and_the_bus_follow_a_sentinel_failover() {
     }
     let rx = bus_b.subscribe();
     const N: usize = 30;
-    let updated = |i: usize| mcp::runtime::ServerEvent::ResourceUpdated {
+    let updated = |i: usize| mcp::session::ServerEvent::ResourceUpdated {
         uri: format!("f://{i}"),
     };
     for i in 0..N / 3 {
@@ -992,7 +993,7 @@ async fn a_write_no_replica_holds_is_not_acknowledged() {
         .connect()
         .await
         .unwrap();
-    let median = |store: std::sync::Arc<mcp::runtime::backends::redis::RedisSessionStore>| async move {
+    let median = |store: std::sync::Arc<mcp::backends::redis::RedisSessionStore>| async move {
         let mut took = Vec::new();
         for i in 0..200 {
             let t = Instant::now();

@@ -979,7 +979,7 @@ fn item_27_default_tracing_layer_spans_and_opt_out() {
 
 #[tokio::test]
 async fn item_28_typed_hooks_fire_once_per_message() {
-    use mcp::runtime::hooks::{on_call_tool, on_list_tools};
+    use mcp::hooks::{on_call_tool, on_list_tools};
     let calls = Arc::new(Mutex::new(0));
     let c2 = calls.clone();
     let server = base()

@@ -14,8 +14,10 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
+use mcp::CancellationToken;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions, InMemorySessionStore};
+use mcp::session::InMemorySessionStore;
+use mcp::transport::http::HttpOptions;
 use serde_json::json;
 use support::http::{self, Resp};
 

@@ -10,10 +10,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp::prelude::*;
-use mcp::runtime::core::types::LoggingLevel;
-use mcp::runtime::transport::http::{
-    HttpOptions, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
-};
+use mcp::session::InMemorySessionStore;
+use mcp::session::SessionRecord;
+use mcp::session::SessionStore;
+use mcp::session::StoreError;
+use mcp::transport::http::HttpOptions;
+use mcp::types::LoggingLevel;
 use serde_json::{Value, json};
 use support::http::{self, Resp, Served};
 
@@ -144,13 +146,13 @@ impl SessionStore for Down {
         _: &'a str,
         _: &'a SessionRecord,
         _: Duration,
-    ) -> mcp::runtime::BoxFuture<'a, Result<(), StoreError>> {
+    ) -> mcp::BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async { Err(StoreError::Unavailable("connection refused".into())) })
     }
     fn load<'a>(
         &'a self,
         _: &'a str,
-    ) -> mcp::runtime::BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
+    ) -> mcp::BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
         Box::pin(async { Err(StoreError::Unavailable("connection refused".into())) })
     }
     fn save<'a>(
@@ -158,17 +160,17 @@ impl SessionStore for Down {
         _: &'a str,
         _: &'a SessionRecord,
         _: Duration,
-    ) -> mcp::runtime::BoxFuture<'a, Result<bool, StoreError>> {
+    ) -> mcp::BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async { Err(StoreError::Unavailable("connection refused".into())) })
     }
     fn touch<'a>(
         &'a self,
         _: &'a str,
         _: Duration,
-    ) -> mcp::runtime::BoxFuture<'a, Result<bool, StoreError>> {
+    ) -> mcp::BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async { Err(StoreError::Unavailable("connection refused".into())) })
     }
-    fn remove<'a>(&'a self, _: &'a str) -> mcp::runtime::BoxFuture<'a, Result<(), StoreError>> {
+    fn remove<'a>(&'a self, _: &'a str) -> mcp::BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async { Err(StoreError::Unavailable("connection refused".into())) })
     }
 }

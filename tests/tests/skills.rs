@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use mcp::prelude::*;
-use mcp::runtime::skills::{EmbeddedFile, SkillSet, SkillsError};
+use mcp::skills::{EmbeddedFile, SkillSet, SkillsError};
 use serde_json::{Value, json};
 use support::{Wire, code, modern};
 

@@ -365,7 +365,7 @@ fn initialize_bytes(version: &str) -> Vec<u8> {
 // ---------------------------------------------------------------------------------------
 
 /// The README's first command, `cargo run --example bookshop`: its demo drives the server with
-/// `mcp::Client` over an in-memory pipe and prints what the client saw.
+/// `mcp::client::Client` over an in-memory pipe and prints what the client saw.
 #[test]
 fn bookshop_demo_prints_what_the_client_saw() {
     let out = std::process::Command::new(example("bookshop"))

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp::prelude::*;
-use mcp::runtime::tasks::{TaskEvent, TaskOptions};
+use mcp::tasks::{TaskEvent, TaskOptions};
 use mcp::types::{InputRequest, InputRequests, InputResponse, TaskSupport};
 use serde_json::{Value, json};
 use support::{Wire, code, envelope, modern};
@@ -1151,7 +1151,7 @@ async fn legacy_task_messages_carry_the_related_task_and_a_waiting_request_means
 
 /// Two servers (two replicas) over one store, polling it every 20 ms.
 fn replicas(finished: Arc<AtomicBool>) -> (Server, Server) {
-    let store = Arc::new(mcp::runtime::tasks::InMemoryTaskStore::default());
+    let store = Arc::new(mcp::tasks::InMemoryTaskStore::default());
     let options = TaskOptions {
         poll_interval: Duration::from_millis(20),
         ..TaskOptions::default()

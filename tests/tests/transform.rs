@@ -1,13 +1,13 @@
 //! `ServerBuilder::transform_tools`: renaming a tool, a new description, an argument hidden
 //! (a constant or a per-request value from the `Context`) or renamed, filters by name and
 //! tag; schemas rewritten to match; on local and mounted tools; checked at build time.
-//! Driven with `mcp::Client` in both eras over the in-memory pipe.
+//! Driven with `mcp::client::Client` in both eras over the in-memory pipe.
 
-use mcp::Client;
-use mcp::core::types::Tool;
+use mcp::client::Client;
+use mcp::client::ConnectMode;
 use mcp::prelude::*;
-use mcp::runtime::client::ConnectMode;
-use mcp::runtime::transform::{ToolTransform, ToolTransforms};
+use mcp::transform::{ToolTransform, ToolTransforms};
+use mcp::types::Tool;
 use serde_json::{Value, json};
 
 use ProtocolVersion as V;
@@ -18,7 +18,7 @@ fn echo_tool(name: &str, props: Value, required: &[&str], tags: &[&str]) -> Tool
         "type": "object", "properties": props, "required": required,
     }));
     if !tags.is_empty() {
-        let mut m = mcp::core::types::Meta::new();
+        let mut m = mcp::types::Meta::new();
         m.insert("tags".into(), json!(tags));
         t.meta = Some(m);
     }
@@ -67,7 +67,7 @@ fn transforms() -> ToolTransforms {
 }
 
 async fn connect(server: &Server, mode: ConnectMode) -> Client {
-    let info = mcp::core::types::Implementation {
+    let info = mcp::types::Implementation {
         name: "alice-client".into(),
         version: "1".into(),
         ..Default::default()
@@ -329,11 +329,11 @@ fn a_filter_naming_no_tool_fails_the_build_with_the_names_it_could_mean() {
 #[derive(Clone, Default)]
 struct SeenNames(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
-impl mcp::middleware::Middleware for SeenNames {
+impl mcp::Middleware for SeenNames {
     async fn handle<E: mcp::middleware::Endpoint + ?Sized>(
         &self,
         ctx: Context,
-        next: mcp::middleware::Next<'_, E>,
+        next: mcp::Next<'_, E>,
     ) -> mcp::HandlerResult {
         if ctx.method() == "tools/call" {
             let p: Value = ctx.decode_params().unwrap();

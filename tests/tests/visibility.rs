@@ -10,13 +10,13 @@
 
 use std::sync::LazyLock;
 
-use mcp::Client;
-use mcp::core::jsonrpc::ErrorObject;
-use mcp::core::types::Tool;
+use mcp::client::Client;
+use mcp::client::{ClientError, ConnectMode};
+use mcp::jsonrpc::ErrorObject;
 use mcp::policies::{CallerKey, Denial, Hint, ItemSet, Kind, Select, Visibility};
 use mcp::prelude::*;
-use mcp::runtime::client::{ClientError, ConnectMode};
-use mcp::runtime::transport::http::{HttpOptions, HttpRequest};
+use mcp::transport::http::{HttpOptions, HttpRequest};
+use mcp::types::Tool;
 use mcp::{Server, ServerHandler};
 use serde_json::json;
 
@@ -125,7 +125,7 @@ enum Via {
 /// A client named `user` of `server` over `via`, legacy (2025-11-25) or 2026-07-28.
 async fn connect(
     server: &Server<(), Shop>,
-    http: &Option<mcp::testing::LoopbackHttp>,
+    http: &Option<mcp::transport::http::LoopbackHttp>,
     via: Via,
     legacy: bool,
     user: &str,
@@ -206,7 +206,7 @@ async fn each_caller_sees_its_own(via: Via) {
     let server = shop(admin_only());
     let http = match via {
         Via::Http => Some(
-            mcp::testing::LoopbackHttp::start(&server, HttpOptions::default())
+            mcp::transport::http::LoopbackHttp::start(&server, HttpOptions::default())
                 .await
                 .unwrap(),
         ),
@@ -287,7 +287,7 @@ async fn each_caller_sees_its_own(via: Via) {
             same_bytes(&hidden, &absent, "nowhere://x", uri);
         }
         // Completing an argument of a hidden prompt or template: as for an unknown one.
-        use mcp::core::types::{CompleteParams, CompletionReference as Ref};
+        use mcp::types::{CompleteParams, CompletionReference as Ref};
         let complete = |c: &Client, r: Ref, arg: &str| {
             let (c, p) = (c.clone(), CompleteParams::new(r, arg, ""));
             async move { c.complete(p).await }
@@ -412,7 +412,7 @@ fn many_tools(n: usize) -> Server {
             tool
         };
         b = b.tool(tool, |_ctx, _: serde_json::Value| async {
-            Ok::<_, McpError>(mcp::core::types::CallToolResult::default())
+            Ok::<_, McpError>(mcp::types::CallToolResult::default())
         });
     }
     b.middleware(Visibility::new(ItemSet::except([Select::tagged("hidden")])))
@@ -495,7 +495,7 @@ async fn hidden_items_leave_no_short_pages_and_cursors_walk_the_callers_list() {
 async fn a_callers_own_list_is_never_cached_as_public() {
     let server = Server::builder("shop", "1")
         .handler(Shop)
-        .cache_hint_for("tools/list", mcp::runtime::CacheHint::public(60_000))
+        .cache_hint_for("tools/list", mcp::caching::CacheHint::public(60_000))
         .middleware(Visibility::new(ItemSet::except([Select::tagged("admin")])))
         .build();
     let client = Client::connect(server.serve_in_memory()).await.unwrap();
@@ -506,7 +506,7 @@ async fn a_callers_own_list_is_never_cached_as_public() {
     // A caller that sees everything gets the shared list, hint as configured.
     let server = Server::builder("shop", "1")
         .handler(Shop)
-        .cache_hint_for("tools/list", mcp::runtime::CacheHint::public(60_000))
+        .cache_hint_for("tools/list", mcp::caching::CacheHint::public(60_000))
         .middleware(Visibility::new(ItemSet::all()))
         .build();
     let client = Client::connect(server.serve_in_memory()).await.unwrap();
@@ -561,7 +561,7 @@ async fn mounted_and_run_time_items_are_judged_by_their_tags() {
         .add_tool(
             Tool::new("late").with_tags(["admin"]),
             |_ctx, _: serde_json::Value| async {
-                Ok::<_, McpError>(mcp::core::types::CallToolResult::default())
+                Ok::<_, McpError>(mcp::types::CallToolResult::default())
             },
         )
         .unwrap();
@@ -584,16 +584,15 @@ async fn mounted_and_run_time_items_are_judged_by_their_tags() {
 #[test]
 fn the_builder_refuses_empty_and_repeated_tags() {
     let noop = |_ctx: Context, _: serde_json::Value| async {
-        Ok::<_, McpError>(mcp::core::types::CallToolResult::default())
+        Ok::<_, McpError>(mcp::types::CallToolResult::default())
     };
     let e = Server::builder("x", "1")
         .tool(Tool::new("a").with_tags(["ok", ""]), noop)
         .tool(Tool::new("b").with_tags(["x", "x"]), noop)
         .registry(|r| {
-            r.add_prompt(
-                mcp::core::types::Prompt::new("p").with_tags([""]),
-                |_, _| async { Ok::<_, McpError>(mcp::core::types::GetPromptResult::default()) },
-            )
+            r.add_prompt(mcp::types::Prompt::new("p").with_tags([""]), |_, _| async {
+                Ok::<_, McpError>(mcp::types::GetPromptResult::default())
+            })
         })
         .try_build()
         .err()
@@ -611,7 +610,7 @@ fn the_builder_refuses_empty_and_repeated_tags() {
 
 /// The URIs of the `notifications/resources/updated` a client hears within `ms`.
 async fn updated_uris(
-    notes: &mut tokio::sync::broadcast::Receiver<mcp::runtime::client::ServerNotification>,
+    notes: &mut tokio::sync::broadcast::Receiver<mcp::client::ServerNotification>,
     ms: u64,
 ) -> Vec<String> {
     let mut uris = Vec::new();

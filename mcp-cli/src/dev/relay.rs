@@ -26,8 +26,9 @@ use mcp_core::types::{
     Implementation, ListRootsResult,
 };
 use mcp_core::version::{Era, ProtocolVersion};
+use mcp_runtime::client::cache::CacheMode;
 use mcp_runtime::client::{
-    CacheMode, Client, ClientError, ClientHandler, ConnectMode, RequestOptions, ServerNotification,
+    Client, ClientError, ClientHandler, ConnectMode, RequestOptions, ServerNotification,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;

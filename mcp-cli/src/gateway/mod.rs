@@ -89,7 +89,7 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         .subscriptions(true)
         // The lists follow the upstreams, attached and detached while serving: never
         // cacheable for a minute, whatever a client cached before an upstream went down.
-        .cache_hint(mcp_runtime::CacheHint::private(0))
+        .cache_hint(mcp_runtime::caching::CacheHint::private(0))
         .middleware(metrics.clone())
         .middleware(policies.visibility.clone())
         .middleware(policies.rate.clone())

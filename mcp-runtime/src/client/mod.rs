@@ -61,6 +61,7 @@ use mcp_core::version::ProtocolVersion;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, mpsc};
 
+use cache::CacheMode;
 use conn::{Outgoing, Shared};
 pub use error::ClientError;
 pub use handler::{ClientHandler, ServerNotification};
@@ -69,11 +70,10 @@ pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};
 
 pub use builder::ClientBuilder;
-pub use cache::CacheMode;
 #[cfg(feature = "tls")]
 pub use http::tls::TlsConfig;
 #[cfg(feature = "http")]
-pub use http::{BoxFuture, Credentials, MAX_STEP_UPS, StaticToken, TokenProvider, hyper_util};
+pub use http::{Credentials, MAX_STEP_UPS, StaticToken, TokenProvider, hyper_util};
 /// The request sender `openapi` shares (one HTTP request on hyper, any scheme).
 #[cfg(feature = "openapi")]
 pub(crate) use http::{HttpSend, any_scheme_sender};
@@ -183,7 +183,7 @@ impl Client {
     ///
     /// ```no_run
     /// # async fn demo(client: mcp_runtime::client::Client) -> Result<(), mcp_runtime::client::ClientError> {
-    /// use mcp_runtime::client::CacheMode;
+    /// use mcp_runtime::client::cache::CacheMode;
     ///
     /// let tools = client.with_cache_mode(CacheMode::Refresh).list_all_tools().await?;
     /// # let _ = tools; Ok(()) }

@@ -9,7 +9,7 @@
 //! naming the field and the reason, instead of sending a form the client cannot render.
 //!
 //! ```
-//! use mcp_runtime::elicit_schema::form_schema;
+//! use mcp_runtime::form_schema;
 //!
 //! #[derive(schemars::JsonSchema, serde::Deserialize)]
 //! struct Signup {

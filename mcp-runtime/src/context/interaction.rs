@@ -22,7 +22,7 @@
 //!
 //! ```no_run
 //! # use mcp_runtime::{Context, McpError};
-//! # use mcp_runtime::interaction::Elicitation;
+//! # use mcp_runtime::Elicitation;
 //! #[derive(schemars::JsonSchema, serde::Deserialize)]
 //! struct Name { name: String }
 //!
@@ -207,7 +207,7 @@ impl Context {
     /// Asks the user to fill a form derived from `T` (`elicitation/create`, form mode).
     ///
     /// `T`'s schemars schema must be a flat struct of the spec's primitive fields (see
-    /// [`crate::context::elicit_schema`]); anything else fails with [`InteractionError::Form`], which
+    /// [`form_schema`](crate::form_schema)); anything else fails with [`InteractionError::Form`], which
     /// [`crate::context::elicit_schema::form_schema`] reports up front (call it in a test).
     pub fn elicit<T>(&self, message: impl Into<String>) -> Ask<'_, ElicitForm<T>>
     where

@@ -9,7 +9,5 @@ pub mod parked_inputs;
 pub mod peer;
 mod request;
 
-pub use crate::session::ClientView;
-pub use peer::Peer;
 pub(crate) use request::ContextParts;
 pub use request::{Context, ProgressError};

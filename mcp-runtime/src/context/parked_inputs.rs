@@ -13,7 +13,7 @@
 //!
 //! ```
 //! # use std::sync::Arc;
-//! # use mcp_runtime::parked_inputs::ParkedInputs;
+//! # use mcp_runtime::ParkedInputs;
 //! # fn run(ctx: mcp_runtime::Context) {
 //! let parked = ParkedInputs::new();
 //! let mut task_ctx = ctx.clone();

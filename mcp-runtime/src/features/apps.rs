@@ -2,7 +2,7 @@
 //! `_meta.ui`, the checks a server runs on its tools and resources before it serves, and
 //! the read-side finishing that copies a UI resource's `_meta.ui` onto its content.
 //!
-//! The wire types and the pure checks are in [`mcp_core::types::ext_apps`].
+//! The wire types and the pure checks are in `mcp_core::types` (`UiToolMeta`, `UiResourceMeta`, ...).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -15,8 +15,6 @@ use mcp_core::types::{
 use crate::common::BoxFuture;
 use crate::common::error::McpError;
 use crate::context::Context;
-
-pub use mcp_core::types::{UiToolMeta, UiVisibility};
 
 /// Where a UI resource's HTML comes from.
 #[derive(Clone)]

@@ -67,7 +67,7 @@ impl std::error::Error for HandleError {}
 ///
 /// ```
 /// use mcp_runtime::{McpError, Server};
-/// use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+/// use mcp_core::types::{CallToolResult, ContentBlock, Tool};
 ///
 /// let server = Server::builder("demo", "1.0.0").subscriptions(true).build();
 /// let handle = server.handle();

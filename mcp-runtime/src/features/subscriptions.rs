@@ -23,9 +23,7 @@ use crate::common::error::McpError;
 use crate::context::Context;
 use crate::context::peer::ConnShared;
 use crate::session::Session;
-pub use crate::session::bus::{
-    BusReceiver, BusSender, DEFAULT_BUFFER, InMemoryBus, ServerEvent, SubscriptionBus, subscription,
-};
+pub use crate::session::bus::{InMemoryBus, ServerEvent, SubscriptionBus};
 use crate::session::interest::{Interest, Lease};
 
 /// The `_meta` key naming the subscription on listen-stream notifications.
@@ -498,6 +496,7 @@ impl LegacyFeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::bus::subscription;
 
     #[tokio::test]
     async fn bus_fans_out_and_forgets_dropped_subscribers() {

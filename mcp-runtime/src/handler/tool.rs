@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 /// Decodes tool arguments into `T`; on failure, the `isError` result to send instead.
 ///
 /// ```
-/// use mcp_runtime::tool::decode_arguments;
+/// use mcp_runtime::__private::decode_arguments;
 /// #[derive(serde::Deserialize, Debug)]
 /// struct Args { a: i64, b: i64 }
 /// let raw = serde_json::value::to_raw_value(&serde_json::json!({"a": 1, "b": "x"})).unwrap();

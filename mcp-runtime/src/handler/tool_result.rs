@@ -1,7 +1,7 @@
 //! What a tool may return: [`IntoToolResult`], [`Json`] and [`ToolError`].
 //!
 //! ```
-//! use mcp_runtime::tool_result::{IntoToolResult, Json};
+//! use mcp_runtime::{IntoToolResult, Json};
 //!
 //! let r = "hello".into_tool_result().unwrap();
 //! assert_eq!(r.content[0].as_text(), Some("hello"));
@@ -189,7 +189,7 @@ impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
 /// `Result<_, ToolError>`.
 ///
 /// ```
-/// use mcp_runtime::tool_result::ToolError;
+/// use mcp_runtime::ToolError;
 /// fn parse(s: &str) -> Result<u32, ToolError> {
 ///     Ok(s.parse::<u32>()?)
 /// }

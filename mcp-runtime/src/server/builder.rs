@@ -56,7 +56,7 @@ pub type Composed<C, H> =
 ///
 /// ```
 /// use mcp_runtime::{Server, McpError};
-/// use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+/// use mcp_core::types::{CallToolResult, ContentBlock, Tool};
 ///
 /// #[derive(serde::Deserialize)]
 /// struct Args { query: String }
@@ -379,11 +379,11 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// delegated to the child through its own middleware (the parent's runs around it). A
     /// change of the child's lists while serving reaches the parent's clients as the
     /// parent's `list_changed`. A name or URI the parent already offers (its own or an
-    /// earlier mount's) fails [`try_build`](Self::try_build); see [`crate::server::mount`].
+    /// earlier mount's) fails [`try_build`](Self::try_build); see [`MountOptions`](crate::MountOptions).
     ///
     /// ```
     /// # use mcp_runtime::{McpError, Server};
-    /// # use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+    /// # use mcp_core::types::{CallToolResult, ContentBlock, Tool};
     /// let weather = Server::builder("weather", "1.0.0")
     ///     .tool(Tool::new("forecast"), |_ctx, _: serde_json::Value| async {
     ///         Ok::<_, McpError>(CallToolResult::success(vec![ContentBlock::text("sunny")]))
@@ -440,7 +440,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     ///
     /// ```
     /// # use mcp_runtime::{McpError, Server};
-    /// # use mcp_runtime::core::types::{CallToolResult, ContentBlock, Tool};
+    /// # use mcp_core::types::{CallToolResult, ContentBlock, Tool};
     /// use mcp_runtime::transform::{ToolTransform, ToolTransforms};
     ///
     /// let server = Server::builder("shop", "1.0.0")
@@ -558,7 +558,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// Turns change notifications on or off (default off): `subscriptions/listen` (2026),
     /// `resources/subscribe` and `*/list_changed` on legacy sessions, and the `listChanged`
     /// / `subscribe` capabilities that promise them. On, events fan out through an
-    /// [`InMemoryBus`](crate::InMemoryBus) unless [`subscription_bus`](Self::subscription_bus)
+    /// [`InMemoryBus`](crate::session::InMemoryBus) unless [`subscription_bus`](Self::subscription_bus)
     /// names another.
     pub fn subscriptions(mut self, on: bool) -> Self {
         self.bus = match (on, self.bus.take()) {

@@ -5,17 +5,17 @@
 //! each with its in-memory default (the Redis backends are `backends/redis/`). Imports
 //! `common` and `wire` only.
 
-pub mod bus;
-pub mod event_store;
+pub(crate) mod bus;
+pub(crate) mod event_store;
 mod identity;
 pub(crate) mod intake;
 pub(crate) mod interest;
-pub mod rate_store;
-pub mod relay;
+pub(crate) mod rate_store;
+pub(crate) mod relay;
 pub mod request_state;
 mod state;
-pub mod store;
-pub mod task_store;
+pub(crate) mod store;
+pub(crate) mod task_store;
 
 pub use bus::{BusReceiver, BusSender, InMemoryBus, ServerEvent, SubscriptionBus, subscription};
 pub use event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};

@@ -91,7 +91,7 @@ impl fmt::Debug for RequestStateKey {
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_runtime::request_state::{RequestStateConfig, RequestStateKey};
+/// use mcp_runtime::session::request_state::{RequestStateConfig, RequestStateKey};
 ///
 /// let new = RequestStateKey::from_bytes([7; 32]);
 /// let old = RequestStateKey::from_bytes([3; 32]);
@@ -286,7 +286,7 @@ impl RequestStateConfig {
     /// the same list, so a retry may reach any of them). `Ok(None)` when `var` is not set.
     ///
     /// ```
-    /// use mcp_runtime::request_state::RequestStateConfig;
+    /// use mcp_runtime::session::request_state::RequestStateConfig;
     ///
     /// // Two keys: [1; 32] in standard base64, [7; 32] in URL-safe base64 without padding.
     /// let keys = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=,BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc";
@@ -335,7 +335,7 @@ impl RequestStateConfig {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use mcp_runtime::request_state::{InMemoryReplayGuard, RequestStateConfig};
+    /// use mcp_runtime::session::request_state::{InMemoryReplayGuard, RequestStateConfig};
     ///
     /// let cfg = RequestStateConfig::default().single_use(Arc::new(InMemoryReplayGuard::default()));
     /// assert!(cfg.is_single_use());

@@ -3,9 +3,9 @@
 //! embedded resource and an image, and a tool whose input schema uses JSON Schema 2020-12
 //! keywords that must reach the client untouched.
 
+use mcp::__private::match_template;
 use mcp::ServerBuilder;
 use mcp::prelude::*;
-use mcp::runtime::resource_def::match_template;
 use mcp_core::types::{PromptArgument, Resource, ResourceContents, ResourceTemplate, Role};
 use serde_json::json;
 
@@ -133,7 +133,7 @@ fn tools(builder: ServerBuilder) -> ServerBuilder {
         )
 }
 
-fn resources(r: &mut mcp::runtime::Registry) {
+fn resources(r: &mut mcp::Registry) {
     r.add_resource(
         Resource {
             description: Some("A static binary resource (a PNG image)".into()),
@@ -179,7 +179,7 @@ fn resources(r: &mut mcp::runtime::Registry) {
     );
 }
 
-fn prompts(r: &mut mcp::runtime::Registry) {
+fn prompts(r: &mut mcp::Registry) {
     r.add_prompt(
         mcp_core::types::Prompt {
             description: Some("A prompt with two required arguments".into()),

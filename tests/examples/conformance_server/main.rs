@@ -15,8 +15,9 @@ mod sse_polling;
 mod subscriptions;
 mod tasks;
 
+use mcp::CancellationToken;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::{CancellationToken, HttpOptions};
+use mcp::transport::http::HttpOptions;
 
 fn server() -> Server {
     let builder = Server::builder("mcp-rust-conformance", "0.1.0");
@@ -47,7 +48,7 @@ async fn main() -> std::io::Result<()> {
         }
     }
     let stop = CancellationToken::new();
-    mcp::runtime::transport::stdio::stop_on_signals(stop.clone());
+    mcp::transport::stdio::stop_on_signals(stop.clone());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("conformance server on http://127.0.0.1:{port}/mcp (and /sse, /messages)");
     // The 2024-11-05 HTTP+SSE transport is opt-in; this server offers every transport.

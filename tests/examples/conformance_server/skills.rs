@@ -2,7 +2,7 @@
 //! file, loaded from disk, with `resources/directory/read`.
 
 use mcp::ServerBuilder;
-use mcp::runtime::skills::SkillSet;
+use mcp::skills::SkillSet;
 
 /// Serves `examples/conformance_server/skills/`.
 pub fn install(builder: ServerBuilder) -> ServerBuilder {

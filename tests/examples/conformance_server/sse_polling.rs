@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcp::ServerBuilder;
 use mcp::prelude::*;
-use mcp::runtime::transport::http::SseStreamControl;
+use mcp::transport::http::SseStreamControl;
 use serde_json::json;
 
 #[derive(serde::Deserialize)]

@@ -4,8 +4,9 @@
 //! serving) and `caching` (hints configured per server and per resource).
 
 use mcp::ServerBuilder;
+use mcp::ServerHandle;
+use mcp::caching::CacheHint;
 use mcp::prelude::*;
-use mcp::runtime::{CacheHint, ServerHandle};
 use mcp_core::types::{
     GetPromptResult, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContents,
 };
@@ -27,7 +28,7 @@ fn handle(ctx: &Context) -> Result<ServerHandle, McpError> {
 }
 
 fn toggle_tool(h: &ServerHandle) -> Result<bool, McpError> {
-    let internal = |e: mcp::runtime::HandleError| McpError::Internal(Box::new(e));
+    let internal = |e: mcp::HandleError| McpError::Internal(Box::new(e));
     if h.remove_tool("test_dynamic_tool").map_err(internal)? {
         return Ok(false);
     }
@@ -42,7 +43,7 @@ fn toggle_tool(h: &ServerHandle) -> Result<bool, McpError> {
 }
 
 fn toggle_prompt(h: &ServerHandle) -> Result<bool, McpError> {
-    let internal = |e: mcp::runtime::HandleError| McpError::Internal(Box::new(e));
+    let internal = |e: mcp::HandleError| McpError::Internal(Box::new(e));
     if h.remove_prompt("test_dynamic_prompt").map_err(internal)? {
         return Ok(false);
     }

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use mcp::ServerOptions;
-use mcp::core::version::SupportedVersions;
 use mcp::prelude::*;
+use mcp::version::SupportedVersions;
 use serde_json::json;
 
 #[derive(serde::Deserialize)]

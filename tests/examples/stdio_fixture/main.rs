@@ -6,7 +6,7 @@
 mod fixture;
 
 use mcp::ServerOptions;
-use mcp::core::version::{ProtocolVersion, SupportedVersions};
+use mcp::version::{ProtocolVersion, SupportedVersions};
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {

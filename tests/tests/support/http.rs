@@ -74,7 +74,7 @@ pub async fn mcp_send(
 #[cfg(feature = "http")]
 pub struct Served {
     pub addr: SocketAddr,
-    stop: mcp::runtime::transport::http::CancellationToken,
+    stop: mcp::CancellationToken,
 }
 
 #[cfg(feature = "http")]
@@ -87,16 +87,16 @@ impl Drop for Served {
 /// Serves `server` with `opts` on a free loopback port.
 #[cfg(feature = "http")]
 pub async fn serve<C, H>(
-    server: mcp::runtime::Server<C, H>,
-    opts: mcp::runtime::transport::http::HttpOptions,
+    server: mcp::Server<C, H>,
+    opts: mcp::transport::http::HttpOptions,
 ) -> Served
 where
-    C: mcp::runtime::Chain + 'static,
-    H: mcp::runtime::ServerHandler,
+    C: mcp::middleware::Chain + 'static,
+    H: mcp::ServerHandler,
 {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let stop = mcp::runtime::transport::http::CancellationToken::new();
+    let stop = mcp::CancellationToken::new();
     let st = stop.clone();
     tokio::spawn(async move { server.serve_http_on(listener, opts, st).await });
     Served { addr, stop }

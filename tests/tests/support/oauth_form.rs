@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use mcp::runtime::transport::http::axum;
+use mcp::transport::http::axum;
 use serde_json::Value;
 
 /// An `application/x-www-form-urlencoded` body as a map (a test helper: panics on bad input).

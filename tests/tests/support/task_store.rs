@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use mcp::runtime::tasks::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
+use mcp::tasks::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError, TaskUpdate};
 use mcp::types::{
     CallToolResult, ContentBlock, InputRequest, InputRequests, InputResponse, InputResponses,
     TaskStatus,
@@ -118,7 +118,7 @@ pub async fn lifecycle(s: &dyn TaskStore, tag: &str) {
     s.create(TaskRecord::new(id("f"), hour, None))
         .await
         .unwrap();
-    let err = mcp::core::jsonrpc::ErrorObject::invalid_params("bad");
+    let err = mcp::jsonrpc::ErrorObject::invalid_params("bad");
     let r = s
         .update(&id("f"), TaskUpdate::failed(err.clone()))
         .await

@@ -1,7 +1,7 @@
 //! The Bookshop server of `examples/bookshop.rs` on rmcp: the same tool, a timing log around
 //! every tool call (rmcp has no middleware chain, so the handler's `call_tool` does it), and
 //! the same two modes (`--stdio`, or an in-memory demo driven by rmcp's client, as ours is by
-//! `mcp::Client`). It exists to time a clean build
+//! `mcp::client::Client`). It exists to time a clean build
 //! against ours (`bench/build_time.sh`).
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};

@@ -50,9 +50,11 @@
 //!
 //! ```
 //! use mcp_core::version::ProtocolVersion;
-//! use mcp_runtime::client::{CacheMode, Client, ConnectMode, RequestOptions};
+//! use mcp_runtime::client::cache::CacheMode;
+//! use mcp_runtime::client::{Client, ConnectMode, RequestOptions};
 //! use mcp_core::types::{CallToolResult, Tool};
-//! use mcp_runtime::{CacheHint, Server};
+//! use mcp_runtime::Server;
+//! use mcp_runtime::caching::CacheHint;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -93,7 +95,6 @@ use mcp_core::types::CacheScope;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-pub use crate::common::BoxFuture;
 pub use memory::{DEFAULT_MEMORY_ENTRIES, MemoryStore};
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_CACHE_PREFIX, RedisCacheStore};

@@ -80,7 +80,7 @@ impl std::error::Error for CacheStoreError {}
 /// use mcp_runtime::client::cache::{
 ///     CacheKey, CacheStore, CacheStoreError, CachedResponse, Invalidation,
 /// };
-/// use mcp_runtime::client::cache::BoxFuture;
+/// use mcp_runtime::middleware::BoxFuture;
 ///
 /// /// A store that keeps nothing (every call goes to the server).
 /// struct Nothing;

@@ -14,7 +14,8 @@ pub use crate::common::BoxFuture;
 /// Supplies the bearer token sent with every HTTP request (`Authorization: Bearer …`).
 ///
 /// ```
-/// use mcp_runtime::client::{BoxFuture, ClientError, TokenProvider};
+/// use mcp_runtime::client::{ClientError, TokenProvider};
+/// use mcp_runtime::middleware::BoxFuture;
 ///
 /// struct FromEnv;
 /// impl TokenProvider for FromEnv {

@@ -12,7 +12,7 @@
 //!   `tasks/update` answers input requests, `tasks/cancel` acknowledges with an empty
 //!   result. Changes go to the [`TaskNotifier`] (the listen streams).
 //!
-//! A tool declares support with [`Tool::with_task_support`](crate::core::types::Tool) /
+//! A tool declares support with [`Tool::with_task_support`](mcp_core::types::Tool) /
 //! `#[mcp::tool(task = "optional")]`; the builder creates the [`TaskEngine`] when any tool
 //! does, over an [`InMemoryTaskStore`] unless [`ServerBuilder::task_store`] gives another
 //! [`TaskStore`]. A running tool finds its [`TaskHandle`] with [`Context::task`] and can
@@ -20,7 +20,7 @@
 //!
 //! ```
 //! use mcp_runtime::{McpError, Server};
-//! use mcp_runtime::core::types::{CallToolResult, ContentBlock, TaskSupport, Tool};
+//! use mcp_core::types::{CallToolResult, ContentBlock, TaskSupport, Tool};
 //!
 //! let server = Server::builder("jobs", "1.0.0")
 //!     .tool(

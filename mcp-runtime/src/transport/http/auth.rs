@@ -86,7 +86,8 @@ pub type AuthFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, AuthErro
 /// audience (the token must be issued for this server's `resource`: no passthrough).
 ///
 /// ```
-/// use mcp_runtime::transport::http::auth::{AuthError, AuthFuture, Principal, TokenValidator};
+/// use mcp_runtime::Principal;
+/// use mcp_runtime::transport::http::{AuthError, AuthFuture, TokenValidator};
 /// use mcp_runtime::transport::http::axum::http::request::Parts;
 ///
 /// struct Static;

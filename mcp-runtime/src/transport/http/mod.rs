@@ -26,7 +26,7 @@
 //! early ([`HttpOptions::sse_close_after`], [`SseStreamControl`]). 2026-07-28 requests
 //! ignore `Last-Event-ID`.
 //!
-//! Authorization ([`HttpOptions::auth`], see [`auth`]): bearer tokens checked by a
+//! Authorization ([`HttpOptions::auth`], see [`AuthOptions`]): bearer tokens checked by a
 //! [`TokenValidator`] on every MCP path, 401/403 challenges pointing at the RFC 9728
 //! metadata document, which is served at the well-known paths.
 //!
@@ -37,7 +37,7 @@
 // request, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
-pub mod auth;
+mod auth;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 mod lane;
@@ -61,6 +61,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::Response;
 use mcp_core::jsonrpc::{self, ErrorObject, RequestId};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 use crate::chain::middleware::{BoxFuture, Chain};
 use crate::handler::ServerHandler;
@@ -68,24 +69,20 @@ use crate::server::Server;
 use crate::server::kernel::Kernel;
 use crate::server::serving::ErasedServer;
 use crate::server::serving::HttpInputs;
+use crate::session::{
+    AnswerRelay, EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore,
+};
 
 pub use axum;
-pub use tokio_util::sync::CancellationToken;
 
 use self::session::HttpSession;
 
-pub use self::auth::{AuthError, AuthOptions, Principal, TokenValidator};
+pub use self::auth::{
+    AuthError, AuthFuture, AuthOptions, FnValidator, TokenValidator, WELL_KNOWN, validator_fn,
+};
 pub use self::loopback::LoopbackHttp;
 pub use self::operator::Operator;
 pub use self::resume::SseStreamControl;
-pub use crate::session::event_store;
-pub use crate::session::event_store::{
-    EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId,
-};
-pub use crate::session::{
-    AnswerRelay, InMemorySessionStore, Relayed, RelayedAnswer, SessionRecord, SessionStore,
-    StoreError,
-};
 
 /// How `Host` and `Origin` are checked (DNS-rebinding protection).
 #[derive(Debug, Clone, Default)]
@@ -171,7 +168,7 @@ pub struct HttpOptions {
     /// client resumes with `GET` + `Last-Event-ID`. Needs an event store. Default `None`.
     pub sse_close_after: Option<Duration>,
     /// Bearer-token authorization of every MCP path, and the protected resource
-    /// metadata document (see [`auth`]). Default `None`: no authorization.
+    /// metadata document (see [`AuthOptions`]). Default `None`: no authorization.
     pub auth: Option<AuthOptions>,
     /// Where legacy Streamable HTTP sessions are kept beyond this process: what
     /// `initialize` committed, the log level, resource subscriptions and owner, with

@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 use std::future::Future;
 
-use mcp::core::types::{
+use mcp::types::{
     CallToolResult, CompleteParams, Completion, GetPromptResult, Prompt, ReadResourceResult,
     Resource, ResourceTemplate, Tool,
 };
-use mcp::runtime::Declarations;
+use mcp::Declarations;
 use mcp::{Context, McpError, ServerHandler};
 use serde_json::value::RawValue;
 
