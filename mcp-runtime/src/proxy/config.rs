@@ -1105,6 +1105,7 @@ impl Entry {
                     None => up,
                 }
             }
+            #[cfg(feature = "http")]
             Transport::Http { url, headers } => {
                 let mut up = Upstream::http(url);
                 for (k, v) in headers {
@@ -1114,6 +1115,13 @@ impl Entry {
                     up = up.oauth(self.oauth_client(url, o)?);
                 }
                 up
+            }
+            #[cfg(not(feature = "http"))]
+            Transport::Http { .. } => {
+                return Err(format!(
+                    "mcpServers.{}: a `url` server needs the `http` feature",
+                    self.key
+                ));
             }
             Transport::OpenApi(_) => {
                 return Err(format!(
@@ -1151,15 +1159,6 @@ impl Entry {
             .client_credentials_grant(secret)
             .build()
             .map_err(|e| format!("gateway.servers.{}.oauth: {e}", self.key))
-    }
-
-    /// Without HTTP there is no OAuth client (and no `url` server to use one).
-    #[cfg(not(feature = "http"))]
-    fn oauth_client(&self, _: &str, _: &OAuthClient) -> Result<std::convert::Infallible, String> {
-        Err(format!(
-            "gateway.servers.{}.oauth: needs the `http` feature",
-            self.key
-        ))
     }
 }
 
