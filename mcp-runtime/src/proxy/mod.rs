@@ -17,7 +17,8 @@
 //! - `subscriptions.rs`: the upstream subscribed to the resources downstream clients
 //!   subscribe to, while they do;
 //! - `meta.rs`: what of `_meta` crosses the hop;
-//! - `config.rs`: the `mcpServers` file (`mcp gateway`'s, and a [`ClientGroup`]'s);
+//! - `config/`: the `mcpServers` file (`mcp gateway`'s, and a [`ClientGroup`]'s; `text.rs`:
+//!   `${VAR}` and the line of each key);
 //! - `group.rs`: [`ClientGroup`], one client of many servers (proxies served in memory).
 
 mod callers;
