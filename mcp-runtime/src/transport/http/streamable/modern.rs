@@ -114,6 +114,22 @@ pub(super) async fn modern_post(
     }
 }
 
+/// The kernel's admission of a 2026 POST's message, its headers the mirror of the body.
+fn admit(
+    state: &HttpState,
+    headers: &HeaderMap,
+    id: Option<&RequestId>,
+    method: &str,
+    params: Option<&Params>,
+) -> intake::Admission {
+    let hs = ModernHeaders::of(headers);
+    let mirror = Mirror {
+        headers: &hs,
+        schemas: &state.inputs.header_schemas,
+    };
+    (state.kernel).admit_message(Era::Modern, None, id, method, params, Some(mirror))
+}
+
 /// A 2026 notification: its headers and envelope checked, then run in the background (202).
 pub(super) fn modern_notification(
     state: &Arc<HttpState>,
@@ -121,20 +137,7 @@ pub(super) fn modern_notification(
     method: String,
     shared: Option<Params>,
 ) -> Response {
-    let hs = ModernHeaders::of(&parts.headers);
-    let mirror = Mirror {
-        headers: &hs,
-        schemas: &state.inputs.header_schemas,
-    };
-    let kernel = &state.kernel;
-    let admitted = match kernel.admit_message(
-        Era::Modern,
-        None,
-        None,
-        &method,
-        shared.as_ref(),
-        Some(mirror),
-    ) {
+    let admitted = match admit(state, &parts.headers, None, &method, shared.as_ref()) {
         Ok(a) => a,
         Err(e) => return error_response(modern_status(Some(e.code)), None, &e),
     };
@@ -162,22 +165,9 @@ pub(super) async fn modern_request(
     method: String,
     shared: Option<Params>,
 ) -> Response {
-    let hs = ModernHeaders::of(&parts.headers);
     // `shared`: the one copy of the params that the header checks, the envelope, the
     // context and the dispatcher read, and its one scan, which every one of them asks.
-    let mirror = Mirror {
-        headers: &hs,
-        schemas: &state.inputs.header_schemas,
-    };
-    let kernel = &state.kernel;
-    let admitted = match kernel.admit_message(
-        Era::Modern,
-        None,
-        Some(&id),
-        &method,
-        shared.as_ref(),
-        Some(mirror),
-    ) {
+    let admitted = match admit(state, &parts.headers, Some(&id), &method, shared.as_ref()) {
         Ok(a) => a,
         Err(e) => return error_response(modern_status(Some(e.code)), Some(&id), &e),
     };
