@@ -86,7 +86,7 @@ impl Cluster {
         // A cluster node's bus listens on its port + 10000.
         let bus = (redis == Redis::Cluster).then_some(REPLICAS + 1);
         let port = free_port_base(REPLICAS + 1 + redis.nodes(), bus);
-        let dir = target.join(format!("cluster-test-{port}"));
+        let dir = target.join(format!("cluster-test-{port}-{redis:?}"));
         let _ = std::fs::remove_dir_all(&dir);
         let mut cluster = Cluster {
             dir,

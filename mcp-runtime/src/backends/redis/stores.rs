@@ -285,9 +285,16 @@ impl RedisConfig {
                 .map_err(|e| StoreError::Unavailable(format!("redis: {e}")))?;
             (Link::Single(manager), Connector::Single(client.clone()))
         } else {
+            // redis-rs waits at least 1.28 s before it retries a call that met a cluster
+            // mid-failover (`CLUSTERDOWN`, `TRYAGAIN`, a slot with no known owner): longer
+            // than a call may take, so a replica whose slot map was stale failed its calls
+            // for seconds after the cluster had promoted a replica. Retried as the single
+            // Redis's manager is: after 20 ms, doubling, 200 ms at most.
             let cluster = ::redis::cluster::ClusterClientBuilder::new(self.cluster.clone())
                 .connection_timeout(self.timeout)
                 .response_timeout(self.timeout)
+                .min_retry_wait(20)
+                .max_retry_wait(200)
                 .build()
                 .map_err(bad)?;
             let config = ::redis::cluster::ClusterConfig::new()
