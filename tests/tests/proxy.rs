@@ -125,6 +125,22 @@ fn upstream_server() -> Server {
             .map_err(|e| McpError::internal(e.to_string()))?;
             Ok(text("logged"))
         })
+        .tool(Tool::new("chatty"), |ctx: Context, a: Value| async move {
+            // `n` log messages tagged with the caller's `tag`, a millisecond apart so that
+            // concurrent calls interleave theirs.
+            let tag = a["tag"].as_str().unwrap_or_default().to_owned();
+            for i in 0..a["n"].as_u64().unwrap_or(1) {
+                ctx.log(
+                    LoggingLevel::Info,
+                    Some("chatty"),
+                    json!(format!("{tag}-{i}")),
+                )
+                .await
+                .map_err(|e| McpError::internal(e.to_string()))?;
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            Ok(text("chatted"))
+        })
         .tool(Tool::new("meta"), |ctx: Context, _: Value| async move {
             let p: Value = ctx.decode_params().unwrap_or_default();
             let who = ctx
@@ -450,6 +466,77 @@ async fn upstream_logging_reaches_the_caller() {
                 assert_eq!(p["data"], "hello from upstream", "{up:?} -> {down:?}");
                 assert_eq!(p["level"], "warning");
             }
+        }
+    })
+    .await;
+}
+
+/// The log messages a downstream client heard, in order, until `chatted` answered.
+async fn logs_of_one_call(c: &Client, tag: &str, n: usize, opts: RequestOptions) -> Vec<String> {
+    let mut notes = c.notifications();
+    let r = c
+        .call_tool_with("chatty", json!({"tag": tag, "n": n}), opts)
+        .await
+        .unwrap();
+    assert_eq!(text_of(&r), "chatted");
+    let mut heard = Vec::new();
+    while let Ok(note) = notes.try_recv() {
+        if note.method == "notifications/message" {
+            heard.push(note.params.unwrap()["data"].as_str().unwrap().to_owned());
+        }
+    }
+    heard
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_logs_reach_their_own_caller_while_calls_overlap_and_a_legacy_caller_without_a_level_gets_them()
+ {
+    const CALLERS: usize = 6;
+    const EACH: usize = 40;
+    bounded(async {
+        let http = upstream_http().await;
+        for up in [LEGACY, MODERN] {
+            let server = proxy_of(&http.url(), up).await.server();
+            for down in [LEGACY, MODERN] {
+                // Six callers at once on the one upstream connection, each asking for its
+                // logs: every one hears its own 40, in order, and no other caller's.
+                let calls: Vec<_> = (0..CALLERS)
+                    .map(|k| {
+                        let server = server.clone();
+                        tokio::spawn(async move {
+                            let c = downstream(&server, down, Downstream::default()).await;
+                            let mut opts = RequestOptions::default();
+                            if down == LEGACY {
+                                c.set_log_level(LoggingLevel::Info).await.unwrap();
+                            } else {
+                                opts.log_level = Some(LoggingLevel::Info);
+                            }
+                            let tag = format!("caller{k}");
+                            (tag.clone(), logs_of_one_call(&c, &tag, EACH, opts).await)
+                        })
+                    })
+                    .collect();
+                for call in calls {
+                    let (tag, heard) = call.await.unwrap();
+                    let want: Vec<String> = (0..EACH).map(|i| format!("{tag}-{i}")).collect();
+                    assert_eq!(heard, want, "{up:?} -> {down:?}: {tag}'s logs");
+                }
+            }
+            // A legacy caller that never set a level gets what the upstream sends, as it
+            // would directly; a 2026 caller that asked for none gets none.
+            let c = downstream(&server, LEGACY, Downstream::default()).await;
+            let heard = logs_of_one_call(&c, "quiet", 5, RequestOptions::default()).await;
+            assert_eq!(
+                heard.len(),
+                5,
+                "{up:?} -> legacy without a level: {heard:?}"
+            );
+            let c = downstream(&server, MODERN, Downstream::default()).await;
+            let heard = logs_of_one_call(&c, "unasked", 5, RequestOptions::default()).await;
+            assert!(
+                heard.is_empty(),
+                "{up:?} -> 2026 without a level: {heard:?}"
+            );
         }
     })
     .await;

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_core::jsonrpc::{self, DecodeOptions, Frame, Message, RequestId};
-use mcp_core::types::ProgressParams;
+use mcp_core::types::{LoggingMessageParams, ProgressParams};
 use mcp_core::version::ProtocolVersion;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
@@ -63,6 +63,10 @@ pub(crate) type EofHook =
 #[derive(Default)]
 pub(crate) struct State {
     pub(crate) progress: HashMap<RequestId, mpsc::UnboundedSender<ProgressParams>>,
+    /// The requests that take their own log messages ([`RequestOptions::on_log`]), by id.
+    ///
+    /// [`RequestOptions::on_log`]: super::RequestOptions::on_log
+    pub(crate) logs: HashMap<RequestId, mpsc::UnboundedSender<LoggingMessageParams>>,
     /// Open `subscriptions/listen` streams by request id (= subscription id).
     pub(crate) subscriptions: HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>,
     /// Why the connection is closed, once it is.
@@ -357,17 +361,28 @@ fn value_end(b: &[u8], i: usize) -> Option<usize> {
 /// to its subscriber, notifications to the handler, server requests to the handler (the
 /// answer goes out through `out`).
 pub(crate) fn route(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>, bytes: &[u8]) {
+    route_on(shared, out, bytes, None);
+}
+
+/// As [`route`], for a frame that came on the stream of request `related` (a Streamable
+/// HTTP POST's answer stream, or its resumption): a log message there is that request's.
+pub(crate) fn route_on(
+    shared: &Arc<Shared>,
+    out: &mpsc::WeakUnboundedSender<Outgoing>,
+    bytes: &[u8],
+    related: Option<&RequestId>,
+) {
     let opts = DecodeOptions {
         allow_batch: true,
         ..DecodeOptions::default()
     };
     match jsonrpc::decode(bytes, opts) {
-        Frame::Single(Ok(m)) => route_message(shared, out, m),
+        Frame::Single(Ok(m)) => route_message(shared, out, m, related),
         Frame::Single(Err(e)) => route_invalid(shared, out, bytes, e),
         Frame::Batch(items) => {
             for m in items {
                 match m {
-                    Ok(m) => route_message(shared, out, m),
+                    Ok(m) => route_message(shared, out, m, related),
                     Err(e) => tracing::debug!(error = %e, "undecodable batch element ignored"),
                 }
             }
@@ -429,7 +444,12 @@ fn has_method(bytes: &[u8]) -> bool {
     serde_json::from_slice::<Probe>(bytes).is_ok_and(|p| p.method.is_some())
 }
 
-fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>, m: Message<'_>) {
+fn route_message(
+    shared: &Arc<Shared>,
+    out: &mpsc::WeakUnboundedSender<Outgoing>,
+    m: Message<'_>,
+    related: Option<&RequestId>,
+) {
     match m {
         Message::Response(r) => {
             let Some(id) = r.id else {
@@ -491,7 +511,9 @@ fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>
                     let _ = tx.send(note.clone());
                 }
             }
-            shared.handler.notify(&note);
+            if !(note.method == "notifications/message" && taken_as_log(shared, &note, related)) {
+                shared.handler.notify(&note);
+            }
             let _ = shared.notifications.send(note);
         }
         Message::Request(r) => {
@@ -514,6 +536,22 @@ fn route_message(shared: &Arc<Shared>, out: &mpsc::WeakUnboundedSender<Outgoing>
             });
         }
     }
+}
+
+/// Hands a log message on request `related`'s stream to that request, when it takes its
+/// own; whether it did.
+fn taken_as_log(shared: &Shared, note: &ServerNotification, related: Option<&RequestId>) -> bool {
+    let Some(id) = related else {
+        return false;
+    };
+    let st = shared.state.lock().expect("client state lock");
+    let Some(tx) = st.logs.get(id) else {
+        return false;
+    };
+    let Some(log) = (note.params.clone()).and_then(|p| serde_json::from_value(p).ok()) else {
+        return false;
+    };
+    tx.send(log).is_ok()
 }
 
 #[cfg(test)]

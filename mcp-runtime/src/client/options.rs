@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use mcp_core::types::{Implementation, LoggingLevel, ProgressParams, ServerCapabilities};
+use mcp_core::types::{
+    Implementation, LoggingLevel, LoggingMessageParams, ProgressParams, ServerCapabilities,
+};
 use mcp_core::version::{Era, ProtocolVersion};
 
 /// How a connection picks its protocol revision.
@@ -32,6 +34,11 @@ pub struct RequestOptions {
     /// The hard cap on the whole request when progress extends the timeout (default: ten
     /// times the timeout).
     pub max_total: Option<Duration>,
+    /// Called with each `notifications/message` the server relates to this request: over
+    /// Streamable HTTP, the ones on the request's own stream. Those are then not given to
+    /// the [`ClientHandler`](super::ClientHandler) (so several requests in flight each hear
+    /// their own); over stdio a log message names no request and goes to the handler.
+    pub on_log: Option<Box<dyn FnMut(LoggingMessageParams) + Send>>,
     /// The 2026 per-request log level (`_meta` `io.modelcontextprotocol/logLevel`); ignored
     /// on legacy connections (use [`Client::set_log_level`](super::Client::set_log_level)).
     pub log_level: Option<LoggingLevel>,

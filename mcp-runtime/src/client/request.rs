@@ -4,7 +4,6 @@
 use mcp_core::codec::WireCodec;
 use mcp_core::jsonrpc::{self, RequestId};
 use mcp_core::meta;
-use mcp_core::types::ProgressParams;
 use mcp_core::types::ResultType;
 use mcp_core::version::{Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
@@ -27,6 +26,8 @@ struct PendingGuard<'a> {
     id: RequestId,
     waiter: Waiter<'a, Outcome>,
     token: Option<RequestId>,
+    /// Whether the request takes its own log messages (an entry in `State::logs`).
+    logs: bool,
     cancellable: bool,
     reason: &'static str,
     modern: Option<ProtocolVersion>,
@@ -38,6 +39,9 @@ impl Drop for PendingGuard<'_> {
             let mut st = self.inner.shared.state.lock().expect("client state lock");
             if let Some(t) = &self.token {
                 st.progress.remove(t);
+            }
+            if self.logs {
+                st.logs.remove(&self.id);
             }
             st.subscriptions.remove(&self.id);
             self.waiter.forget()
@@ -259,14 +263,20 @@ impl Client {
         let Some(waiter) = inner.shared.pending.register(id.clone()) else {
             return Err(inner.shared.closed_error());
         };
-        // Progress is routed to a channel only when the caller asked for it.
+        // Progress and log messages are routed to a channel only when the caller asked.
         let mut prx = None;
-        if token.is_some() || listen.is_some() {
+        let mut lrx = None;
+        if token.is_some() || listen.is_some() || opts.on_log.is_some() {
             let mut st = inner.shared.state.lock().expect("client state lock");
             if let Some(t) = &token {
                 let (ptx, rx) = mpsc::unbounded_channel();
                 st.progress.insert(t.clone(), ptx);
                 prx = Some(rx);
+            }
+            if opts.on_log.is_some() {
+                let (ltx, rx) = mpsc::unbounded_channel();
+                st.logs.insert(id.clone(), ltx);
+                lrx = Some(rx);
             }
             if let Some(l) = listen {
                 st.subscriptions.insert(id.clone(), l);
@@ -277,6 +287,7 @@ impl Client {
             id: id.clone(),
             waiter,
             token,
+            logs: lrx.is_some(),
             cancellable: method != "initialize",
             reason: "the request was dropped",
             modern,
@@ -292,11 +303,16 @@ impl Client {
         let outcome = loop {
             tokio::select! {
                 r = guard.waiter.recv() => break r,
-                Some(p) = progress(&mut prx) => {
+                Some(p) = next(&mut prx) => {
                     if let Some(cb) = opts.on_progress.as_mut() {
                         cb(p);
                     }
                     deadline = (tokio::time::Instant::now() + timeout).min(cap);
+                }
+                Some(l) = next(&mut lrx) => {
+                    if let Some(cb) = opts.on_log.as_mut() {
+                        cb(l);
+                    }
                 }
                 _ = tokio::time::sleep_until(deadline) => {
                     guard.reason = "timeout";
@@ -304,10 +320,15 @@ impl Client {
                 }
             }
         };
-        // Progress that raced the response is still delivered.
+        // Progress and log messages that raced the response are still delivered.
         while let Some(Ok(p)) = prx.as_mut().map(mpsc::UnboundedReceiver::try_recv) {
             if let Some(cb) = opts.on_progress.as_mut() {
                 cb(p);
+            }
+        }
+        while let Some(Ok(l)) = lrx.as_mut().map(mpsc::UnboundedReceiver::try_recv) {
+            if let Some(cb) = opts.on_log.as_mut() {
+                cb(l);
             }
         }
         drop(guard);
@@ -320,10 +341,9 @@ impl Client {
     }
 }
 
-/// The next progress of a request that asked for it; never, for one that did not.
-async fn progress(
-    rx: &mut Option<mpsc::UnboundedReceiver<ProgressParams>>,
-) -> Option<ProgressParams> {
+/// The next progress (or log message) of a request that asked for it; never, for one that
+/// did not.
+async fn next<T>(rx: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
     match rx {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,

@@ -331,6 +331,34 @@ impl Context {
             Some(min) if level >= min && !self.on_listen_stream() => {}
             _ => return Ok(false),
         }
+        self.send_log(level, logger, data).await
+    }
+
+    /// A log message another server sent for this request (a proxy's upstream), passed
+    /// on as [`log`](Self::log) sends, except that a legacy client that set no level gets
+    /// it: that server chose to send it, as it would to the client directly.
+    pub(crate) async fn relay_log(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: serde_json::Value,
+    ) -> Result<bool, PeerError> {
+        let passes = match self.log_level() {
+            Some(min) => level >= min,
+            None => self.era == Era::Legacy,
+        };
+        if !passes || self.on_listen_stream() {
+            return Ok(false);
+        }
+        self.send_log(level, logger, data).await
+    }
+
+    async fn send_log(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: serde_json::Value,
+    ) -> Result<bool, PeerError> {
         let mut params = serde_json::Map::new();
         params.insert("level".into(), serde_json::to_value(level).expect("level"));
         if let Some(l) = logger {

@@ -18,7 +18,9 @@
 //!   whose they are; with `Sharing::PerCaller` each caller has a connection of its own).
 //!   A `roots/list` with no call in flight (an upstream asking at start-up) gets an empty
 //!   list.
-//! - Logging: an upstream `notifications/message` goes to the one call in flight.
+//! - Logging: an upstream `notifications/message` goes to the call whose stream it came on
+//!   (Streamable HTTP), else to the one call in flight (stdio names no request). The
+//!   caller's level filters it; a legacy caller that set none gets what the upstream sends.
 //! - Lists: upstream `list_changed` and `resources/updated` are handed to the table.
 
 use std::collections::HashMap;
@@ -28,7 +30,8 @@ use std::time::{Duration, Instant};
 use mcp_core::jsonrpc::{self, ErrorObject};
 use mcp_core::types::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ElicitUrlParams,
-    ListRootsResult, LoggingMessageParams, ProgressParams, UrlElicitationRequiredData,
+    ListRootsResult, LoggingLevel, LoggingMessageParams, ProgressParams,
+    UrlElicitationRequiredData,
 };
 use mcp_core::version::Era;
 use serde_json::value::RawValue;
@@ -192,11 +195,22 @@ impl Relay {
         };
         let mut opts = RequestOptions::default().timeout(timeout);
         if ctx.progress_token().is_some() {
+            let tx = tx.clone();
             opts.on_progress = Some(Box::new(move |p| {
                 let _ = tx.send(Event::Progress(p));
             }));
         }
-        opts.log_level = ctx.log_level();
+        // The log messages an HTTP upstream sends on this call's stream are this caller's,
+        // however many calls are in flight.
+        opts.on_log = Some(Box::new(move |l| {
+            let _ = tx.send(Event::Log(l));
+        }));
+        // A legacy caller that set no level gets what the upstream sends by default, as it
+        // would directly: a 2026 upstream, which sends none unasked, is asked for all.
+        opts.log_level = match (ctx.log_level(), ctx.era()) {
+            (None, Era::Legacy) => Some(LoggingLevel::Debug),
+            (level, _) => level,
+        };
         let request = async move {
             (client.round_trips(method, Some(Value::Object(params)), raw, &mut opts)).await
         };
@@ -279,7 +293,7 @@ async fn deliver(ctx: &Context, ev: Event) {
             }
         }
         Event::Log(l) => {
-            if let Err(e) = ctx.log(l.level, l.logger.as_deref(), l.data).await {
+            if let Err(e) = ctx.relay_log(l.level, l.logger.as_deref(), l.data).await {
                 tracing::debug!(error = %e, "upstream log message not forwarded");
             }
         }

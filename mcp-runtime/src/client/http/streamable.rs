@@ -327,7 +327,7 @@ impl HttpConn {
                         if is_init && let Some(id) = want {
                             self.capture_init(ev.data.as_bytes(), id);
                         }
-                        conn::route(&self.shared, &self.out, ev.data.as_bytes());
+                        conn::route_on(&self.shared, &self.out, ev.data.as_bytes(), want);
                     }
                 }
             }
