@@ -20,7 +20,8 @@
 //!   subscribe to, while they do;
 //! - `meta.rs`: what of `_meta` crosses the hop;
 //! - `config/`: the `mcpServers` file (`mcp gateway`'s, and a [`ClientGroup`]'s; `text.rs`:
-//!   `${VAR}` and the line of each key);
+//!   `${VAR}` and the line of each key; `access.rs`: `oauth`, `passThrough`, `auth`,
+//!   `visibility`);
 //! - `group.rs`: [`ClientGroup`], one client of many servers (proxies served in memory).
 
 mod callers;
