@@ -10,14 +10,13 @@
 //! as Prometheus text, the calls counted per tool and upstream); the file's rate limit
 //! telling anonymous callers apart behind a trusted proxy, and refusing a tool name the
 //! gateway does not show; JWT principals and anonymous callers each their bucket, a role
-//! claim seeing its tagged tool; an HTTP upstream behind OAuth reached with the file's
-//! client credentials (the caller's token never crossing). Every process has a timeout.
+//! claim seeing its tagged tool. (Upstreams behind OAuth: `gateway_oauth.rs`.) Every
+//! process has a timeout.
 
 mod support;
 
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use support::{Listening, everything, free_port, issuer, listen, mcp};
@@ -864,145 +863,4 @@ async fn identity_principals_and_anonymous_callers_each_their_limit_and_a_role_s
         r.stderr.contains("401") || r.stderr.to_lowercase().contains("token"),
         "{r:#?}"
     );
-}
-
-/// A small authorization server on loopback: its metadata, and a token endpoint granting
-/// `client_credentials` to `gateway:s3cret` (HTTP Basic) only; the tokens it issued.
-async fn authorization_server(issued: Arc<Mutex<Vec<String>>>) -> String {
-    use mcp_runtime::transport::http::axum::{self, Router, routing};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let u = url.clone();
-    let json = |status: u16, v: serde_json::Value| {
-        axum::response::Response::builder()
-            .status(status)
-            .header("content-type", "application/json")
-            .body(axum::body::Body::from(v.to_string()))
-            .unwrap()
-    };
-    let app = Router::new()
-        .route(
-            "/.well-known/oauth-authorization-server",
-            routing::get(move || {
-                let u = u.clone();
-                async move {
-                    json(200, serde_json::json!({
-                        "issuer": u, "authorization_endpoint": format!("{u}/authorize"),
-                        "token_endpoint": format!("{u}/token"), "response_types_supported": ["code"],
-                        "grant_types_supported": ["client_credentials"],
-                        "code_challenge_methods_supported": ["S256"],
-                        "token_endpoint_auth_methods_supported": ["client_secret_basic"]
-                    }))
-                }
-            }),
-        )
-        .route(
-            "/token",
-            routing::post(move |headers: axum::http::HeaderMap, body: String| {
-                let issued = issued.clone();
-                async move {
-                    // base64("gateway:s3cret")
-                    let basic = headers.get("authorization").and_then(|v| v.to_str().ok());
-                    if basic != Some("Basic Z2F0ZXdheTpzM2NyZXQ=") {
-                        return json(401, serde_json::json!({"error": "invalid_client"}));
-                    }
-                    if !body.contains("grant_type=client_credentials") {
-                        return json(400, serde_json::json!({"error": "unsupported_grant_type"}));
-                    }
-                    let mut issued = issued.lock().unwrap();
-                    let token = format!("at-{}", issued.len() + 1);
-                    issued.push(token.clone());
-                    json(200, serde_json::json!({
-                        "access_token": token, "token_type": "Bearer", "expires_in": 3600
-                    }))
-                }
-            }),
-        );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    url
-}
-
-/// An MCP server on loopback accepting only the tokens `issued`; its `whoami` tool says
-/// the `Authorization` header it was reached with.
-async fn protected_server(
-    issued: Arc<Mutex<Vec<String>>>,
-    issuer: &str,
-) -> (String, mcp_runtime::CancellationToken) {
-    use mcp_core::types::{CallToolResult, ContentBlock, Tool};
-    use mcp_runtime::transport::http::validator_fn;
-    use mcp_runtime::transport::http::{AuthError, AuthOptions, HttpOptions, HttpRequest};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let validator = validator_fn(move |token: String, _: HttpRequest| {
-        let known = issued.lock().unwrap().contains(&token);
-        async move {
-            match known {
-                true => Ok(mcp_runtime::Principal::new("gateway")),
-                false => Err(AuthError::InvalidToken("unknown token".into())),
-            }
-        }
-    });
-    let auth = AuthOptions::new(url.clone(), validator).authorization_server(issuer);
-    let server = mcp_runtime::Server::builder("protected", "1.0.0")
-        .tool(
-            Tool::new("whoami"),
-            |ctx: mcp_runtime::Context, _: serde_json::Value| async move {
-                let header = (ctx.extensions().get::<HttpRequest>())
-                    .and_then(|r| r.headers.get("authorization"))
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or_default()
-                    .to_owned();
-                Ok(CallToolResult::success(vec![ContentBlock::text(header)]))
-            },
-        )
-        .without_tracing()
-        .build();
-    let stop = mcp_runtime::CancellationToken::new();
-    let st = stop.clone();
-    let opts = HttpOptions {
-        auth: Some(auth),
-        ..HttpOptions::default()
-    };
-    tokio::spawn(async move { server.serve_http_on(listener, opts, st).await });
-    (url, stop)
-}
-
-#[tokio::test]
-async fn an_upstream_behind_oauth_is_reached_with_the_files_client_credentials() {
-    let issued = Arc::new(Mutex::new(Vec::new()));
-    let issuer = authorization_server(issued.clone()).await;
-    let (url, _stop) = protected_server(issued.clone(), &issuer).await;
-    let file = |secret: &str| {
-        serde_json::json!({
-            "mcpServers": { "prot": { "url": url } },
-            "gateway": { "servers": { "prot": {
-                "oauth": { "clientId": "gateway", "clientSecret": secret }
-            } } }
-        })
-        .to_string()
-    };
-    let config = ConfigFile::new(&file("s3cret"));
-    let gw = gateway_http(&config).await;
-    // A bearer token of the caller's own (the gateway checks none here): it must not cross.
-    let caller = "caller-secret-token";
-    for rev in ["2025-11-25", "2026-07-28"] {
-        let r = mcp(&[
-            "call",
-            "--protocol",
-            rev,
-            "--token",
-            caller,
-            &gw.url("/mcp"),
-            "prot_whoami",
-        ])
-        .await
-        .expect(0);
-        // The gateway's own token from the authorization server, not the caller's.
-        assert!(r.stdout.contains("Bearer at-"), "{rev}: {r:#?}");
-        assert!(!r.stdout.contains(caller), "{rev}: {r:#?}");
-    }
-    // A wrong secret: the server is down, named, and the gateway serves on.
-    let config = ConfigFile::new(&file("wrong"));
-    let r = mcp(&["list", &config.stdio_target(), "tools"]).await;
-    assert!(r.stderr.contains("`prot` is down"), "{r:#?}");
 }

@@ -3,7 +3,9 @@
 //!
 //! A caller is named by [`caller_of`]: the downstream legacy session (stdio, in-memory, a
 //! 2025-era HTTP session), else the authenticated [`Principal`]'s subject (a 2026 caller
-//! behind our HTTP authentication), else none (the shared connection serves it). A
+//! behind our HTTP authentication), else none (the shared connection serves it); for an
+//! upstream reached with the caller's identity (`identity.rs`), else its bearer token, and a
+//! call without one fails. A
 //! session's connection is closed once the session has ended (the pool holds it weakly and
 //! looks every sweep); any caller's is closed after [`Upstream::caller_idle_timeout`]
 //! without a call, or to make room for a new caller past [`Upstream::max_callers`] (the
@@ -34,6 +36,8 @@ enum CallerId {
     Session(usize),
     /// The subject of the authenticated principal (2026 callers).
     Principal(String),
+    /// The bearer token itself (an upstream passing on identity, a caller with neither).
+    Token(String),
 }
 
 /// The caller of `ctx`, and the session to watch when it is one.
@@ -55,6 +59,9 @@ pub(crate) struct CallerConn {
 struct Entry {
     /// The downstream session this connection serves (none: a principal's).
     session: Option<Weak<Mutex<SessionState>>>,
+    /// The caller's bearer token as of its last call, when the upstream is reached with
+    /// the caller's identity (its connection's token provider reads it).
+    subject: Arc<Mutex<String>>,
     /// Connected on the caller's first call (concurrent first calls wait for one).
     conn: OnceCell<CallerConn>,
     /// When connecting last failed: the caller's calls fail at once until
@@ -119,7 +126,22 @@ impl Callers {
     /// The connection of `ctx`'s caller, connected on its first call; `None` when the call
     /// names no caller (the shared connection serves it).
     pub(crate) async fn lease(&self, ctx: &Context) -> Option<Result<Lease, ProxyError>> {
-        let (id, session) = caller_of(ctx)?;
+        // Passing on identity, every call has its caller's connection (never the shared one,
+        // which is the proxy's own), and one without a token fails.
+        let token = match self.caller_token(ctx) {
+            Ok(t) => t,
+            Err(reason) => {
+                return Some(Err(ProxyError::Identity {
+                    upstream: self.upstream.describe(),
+                    reason,
+                }));
+            }
+        };
+        let (id, session) = match (caller_of(ctx), &token) {
+            (Some(caller), _) => caller,
+            (None, Some(t)) => (CallerId::Token(t.clone()), None),
+            (None, None) => return None,
+        };
         let entry = match self.entry(id, session) {
             Ok(e) => e,
             Err(reason) => {
@@ -129,9 +151,26 @@ impl Callers {
                 }));
             }
         };
+        if let Some(t) = token {
+            *entry.subject.lock().expect("subject lock") = t;
+        }
         let connected = (entry.conn).get_or_try_init(|| self.connect(&entry)).await;
         let connected = connected.map(|_| ());
         Some(connected.map(|()| Lease(entry)))
+    }
+
+    /// The caller's token when the upstream is reached with the caller's identity (`None`:
+    /// it is not); why the call cannot go when the caller has none to pass on.
+    #[cfg(feature = "http")]
+    fn caller_token(&self, ctx: &Context) -> Result<Option<String>, String> {
+        (self.upstream.identity())
+            .map(|i| i.caller_token(ctx))
+            .transpose()
+    }
+
+    #[cfg(not(feature = "http"))]
+    fn caller_token(&self, _: &Context) -> Result<Option<String>, String> {
+        Ok(None)
     }
 
     /// Connects `entry`'s caller, unless its last attempt failed within [`RECONNECT_EVERY`].
@@ -143,7 +182,7 @@ impl Callers {
                 reason: "connecting this caller's own connection failed a moment ago".into(),
             });
         }
-        let connected = connect(&self.upstream).await;
+        let connected = connect(&self.upstream, entry.subject.clone()).await;
         if connected.is_err() {
             *entry.failed_at.lock().expect("entry lock") = Some(Instant::now());
         }
@@ -185,6 +224,7 @@ impl Callers {
         }
         let entry = Arc::new(Entry {
             session,
+            subject: Arc::new(Mutex::new(String::new())),
             conn: OnceCell::new(),
             failed_at: Mutex::new(None),
             last_used: Mutex::new(Instant::now()),
@@ -259,10 +299,13 @@ fn shut(entry: &Entry) {
 /// A caller's own connection: its own relay (so a legacy upstream's input requests and logs
 /// find this caller), a legacy upstream that logs set to `debug` as the shared one is. Its
 /// list changes are not followed: the shared connection follows them.
-async fn connect(upstream: &Upstream) -> Result<CallerConn, ProxyError> {
+async fn connect(
+    upstream: &Upstream,
+    subject: Arc<Mutex<String>>,
+) -> Result<CallerConn, ProxyError> {
     let (changes, _) = mpsc::unbounded_channel();
     let relay = Relay::new(changes);
-    let client = upstream.connect(RelayHandler(relay.clone())).await?;
+    let client = (upstream.connect_as(RelayHandler(relay.clone()), Some(subject))).await?;
     if client.protocol_version().era() == Era::Legacy
         && client.server_capabilities().logging.is_some()
         && let Err(e) = client.set_log_level(LoggingLevel::Debug).await

@@ -13,18 +13,23 @@
 //! - `install.rs`: the proxy's entries in a server's table, as the upstream names them or
 //!   under a namespace ([`Proxy::attach_under`]), replaced in one edit;
 //! - `callers.rs`: the bounded pool of per-caller connections ([`Sharing::PerCaller`]);
+//! - `identity.rs`: the caller's identity passed on to an upstream (RFC 8693 token
+//!   exchange, or pass-through when configured and the token's audience is the upstream);
 //! - `relay.rs`: one forwarded request (progress, cancellation, input requests, logging);
 //! - `subscriptions.rs`: the upstream subscribed to the resources downstream clients
 //!   subscribe to, while they do;
 //! - `meta.rs`: what of `_meta` crosses the hop;
 //! - `config/`: the `mcpServers` file (`mcp gateway`'s, and a [`ClientGroup`]'s; `text.rs`:
-//!   `${VAR}` and the line of each key);
+//!   `${VAR}` and the line of each key; `access.rs`: `oauth`, `passThrough`, `auth`,
+//!   `visibility`);
 //! - `group.rs`: [`ClientGroup`], one client of many servers (proxies served in memory).
 
 mod callers;
 pub mod config;
 mod group;
 mod health;
+#[cfg(feature = "http")]
+mod identity;
 mod install;
 mod meta;
 mod relay;

@@ -47,7 +47,7 @@ impl std::fmt::Debug for Headers {
     }
 }
 
-/// The credentials an HTTP upstream is reached with (never the caller's).
+/// The credentials an HTTP upstream is reached with (the proxy's own, never the caller's).
 #[cfg(feature = "http")]
 #[derive(Clone)]
 enum Credentials {
@@ -71,8 +71,9 @@ impl std::fmt::Debug for Credentials {
 /// How to reach one upstream server: a child process over stdio
 /// ([`Upstream::stdio`]) or an HTTP endpoint ([`Upstream::http`]: Streamable HTTP, falling
 /// back to the 2024-11-05 HTTP+SSE transport), any revision ([`ConnectMode::Auto`] unless
-/// [`Upstream::mode`] pins one), with its own credentials (never the caller's) and a
-/// per-call timeout.
+/// [`Upstream::mode`] pins one), with its own credentials (the caller's identity only when
+/// asked for: [`Upstream::token_exchange`], [`Upstream::pass_through`]) and a per-call
+/// timeout.
 ///
 /// ```
 /// # use std::time::Duration;
@@ -86,6 +87,9 @@ pub struct Upstream {
     target: Target,
     #[cfg(feature = "http")]
     credentials: Option<Credentials>,
+    /// The caller's identity passed on (per-caller connections only).
+    #[cfg(feature = "http")]
+    identity: Option<super::identity::Identity>,
     timeout: Duration,
     connect_timeout: Duration,
     mode: ConnectMode,
@@ -103,6 +107,8 @@ impl Upstream {
             target,
             #[cfg(feature = "http")]
             credentials: None,
+            #[cfg(feature = "http")]
+            identity: None,
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             mode: ConnectMode::Auto,
@@ -200,7 +206,8 @@ impl Upstream {
     /// as they expire, and every connection to the upstream ([`Sharing::PerCaller`] too)
     /// shares them. A flow that fails fails [`Proxy::connect`](super::Proxy::connect) (or
     /// the call, on a reconnection or a caller's first call) with "upstream `X` is
-    /// unreachable: authorization failed: why". The caller's token is never forwarded.
+    /// unreachable: authorization failed: why". The caller's token is never forwarded (see
+    /// [`Upstream::token_exchange`] to act for the caller).
     ///
     /// ```
     /// use mcp_runtime::client::oauth::{ClientSecret, OAuth};
@@ -217,6 +224,61 @@ impl Upstream {
     #[cfg(feature = "http")]
     pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Self {
         self.credentials = Some(Credentials::OAuth(oauth));
+        self
+    }
+
+    /// The caller's identity passed on by RFC 8693 token exchange (HTTP upstreams; ignored
+    /// otherwise): each caller gets its own connection ([`Sharing::PerCaller`], whatever
+    /// [`Upstream::sharing`] says), reached with a token `oauth`'s authorization server
+    /// issues for the upstream in exchange for the caller's bearer token
+    /// ([`OAuth::exchange_token`](crate::client::oauth::OAuth::exchange_token): `oauth`'s
+    /// client authenticates the exchange; `exchange` names the audience and scopes). The
+    /// exchanged tokens are kept by the caller's token until 30 s before they expire, and
+    /// exchanged again when the upstream answers `401`. A call that carries no bearer token
+    /// (a caller over stdio, an anonymous one) fails with "upstream `X` is reached with the
+    /// caller's identity: ...": it never goes out as the proxy. The upstream's lists (read
+    /// on the shared connection, which no caller owns) are read with `oauth`'s own tokens,
+    /// as with [`Upstream::oauth`]; the caller's token itself never reaches the upstream.
+    ///
+    /// ```
+    /// use mcp_runtime::client::oauth::{ClientSecret, OAuth, TokenExchange};
+    /// use mcp_runtime::proxy::Upstream;
+    ///
+    /// let url = "https://tools.example.com/mcp";
+    /// let oauth = OAuth::builder(url)
+    ///     .client_credentials_grant(ClientSecret::new("gateway", Some("s3cret".into())))
+    ///     .build()?;
+    /// let exchange = TokenExchange { scope: Some("tools".into()), ..TokenExchange::default() };
+    /// let tools = Upstream::http(url).token_exchange(oauth, exchange);
+    /// # let _ = tools;
+    /// # Ok::<(), mcp_runtime::client::ClientError>(())
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn token_exchange(
+        mut self,
+        oauth: crate::client::oauth::OAuth,
+        exchange: crate::client::oauth::TokenExchange,
+    ) -> Self {
+        if matches!(self.target, Target::Http { .. }) {
+            self.credentials = Some(Credentials::OAuth(oauth.clone()));
+            self.identity = Some(super::identity::Identity::exchange(oauth, exchange));
+        }
+        self
+    }
+
+    /// The caller's bearer token forwarded as it is (HTTP upstreams; ignored otherwise),
+    /// only when its `aud` claim names `audience` (the upstream's resource, as its
+    /// authorization server issues tokens for it): a token issued for the proxy alone is
+    /// never passed on, and such a call fails with "upstream `X` is reached with the
+    /// caller's identity: the caller's token is not for it ...", as does one without a
+    /// token. Each caller gets its own connection ([`Sharing::PerCaller`]); the lists are
+    /// read on the shared connection with this upstream's own credentials, if any.
+    #[cfg(feature = "http")]
+    pub fn pass_through(mut self, audience: impl Into<String>) -> Self {
+        if matches!(self.target, Target::Http { .. }) {
+            let audience = audience.into();
+            self.identity = Some(super::identity::Identity::PassThrough { audience });
+        }
         self
     }
 
@@ -314,9 +376,19 @@ impl Upstream {
         self.health_every
     }
 
-    /// The sharing policy.
+    /// The sharing policy (per caller whenever the caller's identity is passed on).
     pub(crate) fn sharing_now(&self) -> Sharing {
+        #[cfg(feature = "http")]
+        if self.identity.is_some() {
+            return Sharing::PerCaller;
+        }
         self.sharing
+    }
+
+    /// How the caller's identity is passed on, if it is.
+    #[cfg(feature = "http")]
+    pub(crate) fn identity(&self) -> Option<&super::identity::Identity> {
+        self.identity.as_ref()
     }
 
     /// The idle timeout of a caller's connection.
@@ -360,6 +432,27 @@ impl Upstream {
         &self,
         handler: impl ClientHandler + Clone,
     ) -> Result<Client, ProxyError> {
+        self.connect_as(handler, None).await
+    }
+
+    /// [`connect`](Self::connect) for one caller: with `subject`, the caller's current token
+    /// (which the caller's connections of an upstream passing on identity always give),
+    /// exchanged or passed on instead of the upstream's own credentials.
+    pub(crate) async fn connect_as(
+        &self,
+        handler: impl ClientHandler + Clone,
+        subject: Option<std::sync::Arc<std::sync::Mutex<String>>>,
+    ) -> Result<Client, ProxyError> {
+        #[cfg(feature = "http")]
+        let caller = match (&self.identity, subject) {
+            (Some(identity), Some(subject)) => Some(super::identity::CallerToken {
+                identity: identity.clone(),
+                subject,
+            }),
+            _ => None,
+        };
+        #[cfg(not(feature = "http"))]
+        let _ = subject;
         let builder = || {
             Client::builder()
                 .info(Implementation::new("mcp-proxy", env!("CARGO_PKG_VERSION")))
@@ -394,6 +487,9 @@ impl Upstream {
                         let mut builder = builder().connect_timeout(self.connect_timeout);
                         for (k, v) in &headers.0 {
                             builder = builder.header(k, v);
+                        }
+                        if let Some(c) = &caller {
+                            return builder.token_provider(c.clone());
                         }
                         match &self.credentials {
                             Some(Credentials::Bearer(t)) => builder.bearer_token(t.clone()),
@@ -486,7 +582,9 @@ pub enum Sharing {
     /// connection, a 2025-era HTTP session: one per `Mcp-Session-Id`), else the subject of
     /// the authenticated [`Principal`](crate::Principal) (a 2026-07-28 caller behind the HTTP
     /// transport's authentication: all of one subject's requests share a connection), else
-    /// none: a 2026 caller without authentication uses the shared connection. A session's
+    /// none: a 2026 caller without authentication uses the shared connection (with
+    /// [`Upstream::token_exchange`] or [`Upstream::pass_through`], its bearer token; a call
+    /// without one fails). A session's
     /// connection is closed within a second of the session ending; any caller's after
     /// [`Upstream::caller_idle_timeout`] without a call, or to make room past
     /// [`Upstream::max_callers`]. The upstream's lists are read, and followed, on the
@@ -521,6 +619,14 @@ pub enum ProxyError {
         /// What went wrong.
         reason: String,
     },
+    /// The upstream is reached with the caller's identity, and this call's caller has none
+    /// it may pass on.
+    Identity {
+        /// The upstream ([`Upstream::describe`]).
+        upstream: String,
+        /// Why not.
+        reason: String,
+    },
     /// The upstream answered, but reading what it offers failed.
     Listing {
         /// The upstream ([`Upstream::describe`]).
@@ -537,6 +643,12 @@ impl std::fmt::Display for ProxyError {
         match self {
             Self::Unreachable { upstream, reason } => {
                 write!(f, "upstream `{upstream}` is unreachable: {reason}")
+            }
+            Self::Identity { upstream, reason } => {
+                write!(
+                    f,
+                    "upstream `{upstream}` is reached with the caller's identity: {reason}"
+                )
             }
             Self::Listing {
                 upstream,

@@ -1,5 +1,5 @@
-//! Configuring the OAuth client: [`OAuthBuilder`], the pre-registered [`ClientSecret`]s
-//! and the enterprise-managed [`IdentityAssertion`] grant.
+//! Configuring the OAuth client: [`OAuthBuilder`], the pre-registered [`ClientSecret`]s,
+//! the enterprise-managed [`IdentityAssertion`] grant and what a [`TokenExchange`] asks for.
 
 use std::sync::Arc;
 
@@ -80,6 +80,18 @@ impl std::fmt::Debug for IdentityAssertion {
             .field("client", &self.client)
             .finish_non_exhaustive()
     }
+}
+
+/// What an RFC 8693 token exchange asks for ([`OAuth::exchange_token`]): a token for the
+/// server's `resource` (RFC 8707, as discovered), named as `audience` too.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TokenExchange {
+    /// The `audience` parameter, when the authorization server knows the server by a
+    /// name other than its resource URL (default: the resource).
+    pub audience: Option<String>,
+    /// The scopes asked for, space-separated (default: none, the authorization server
+    /// decides).
+    pub scope: Option<String>,
 }
 
 /// Configures an [`OAuth`] provider.

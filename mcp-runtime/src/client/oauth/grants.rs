@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::identity::{AuthMethod, Registration};
 use super::wire::with_query;
-use super::{ClientSecret, Discovered, Flow, IdentityAssertion, Inner};
+use super::{Challenge, ClientSecret, Discovered, Flow, IdentityAssertion, Inner, TokenExchange};
 use super::{ServerMetadata, Tokens};
 use super::{pkce, redirect, wire};
 use crate::client::error::ClientError;
@@ -27,6 +27,7 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+const ACCESS_TOKEN: &str = "urn:ietf:params:oauth:token-type:access_token";
 
 impl Inner {
     pub(super) async fn authorization_code(
@@ -209,6 +210,73 @@ impl Inner {
         flow.requested = scopes.to_vec();
         self.store.save(&self.server_url, Some(tokens));
         Ok(())
+    }
+
+    /// RFC 8693 at the server's authorization server: `subject_token` (an access token)
+    /// for an access token for the server, authenticated as our own client.
+    pub(super) async fn token_exchange(
+        &self,
+        subject_token: &str,
+        x: &TokenExchange,
+    ) -> Result<Tokens, ClientError> {
+        let d = {
+            let mut flow = self.flow.lock().await;
+            match flow.last.clone() {
+                Some(d) => d,
+                None => {
+                    let d = self.discover(&Challenge::default()).await?;
+                    flow.last = Some(d.clone());
+                    d
+                }
+            }
+        };
+        let token =
+            d.meta.token_endpoint.as_ref().ok_or_else(|| {
+                ClientError::Auth(format!("{} has no token endpoint", d.meta.issuer))
+            })?;
+        let client = match &self.grant {
+            Grant::ClientCredentials(c) => Some(c),
+            _ => (self.pre_registered.iter()).find(|c| c.fits(&d.meta.issuer)),
+        };
+        let Some(client) = client else {
+            return Err(ClientError::Auth(
+                "a token exchange needs our client's own credentials (client credentials or pre-registered)".into(),
+            ));
+        };
+        let reg = Registration {
+            client_id: client.client_id.clone(),
+            client_secret: client.client_secret.clone(),
+            method: AuthMethod::choose(
+                &d.meta,
+                client.client_secret.is_some(),
+                self.has_client_key(),
+            ),
+        };
+        let scope = x.scope.clone().unwrap_or_default();
+        let audience = x.audience.clone().unwrap_or_else(|| d.resource.clone());
+        let mut form: Vec<(&'static str, String)> = vec![
+            ("grant_type", TOKEN_EXCHANGE.into()),
+            ("subject_token", subject_token.to_owned()),
+            ("subject_token_type", ACCESS_TOKEN.into()),
+            ("requested_token_type", ACCESS_TOKEN.into()),
+            ("resource", d.resource.clone()),
+            ("audience", audience),
+        ];
+        if !scope.is_empty() {
+            form.push(("scope", scope.clone()));
+        }
+        let mut tokens = self
+            .token_request(token, &reg, &form, &d.meta, &scope, None)
+            .await
+            .map_err(|e| match e {
+                ClientError::Auth(m) => {
+                    ClientError::Auth(m.replacen("the token request", "the token exchange", 1))
+                }
+                other => other,
+            })?;
+        // The subject's token is exchanged again rather than refreshed.
+        tokens.refresh_token = None;
+        Ok(tokens)
     }
 
     /// RFC 8693 at the identity provider: the ID token for an ID-JAG whose audience is the

@@ -71,7 +71,7 @@ use super::http::{BoxFuture, TokenProvider};
 use discovery::{ResourceMetadata, first_document, split_scopes};
 use wire::{Url, Wire};
 
-pub use builder::{ClientSecret, IdentityAssertion, OAuthBuilder};
+pub use builder::{ClientSecret, IdentityAssertion, OAuthBuilder, TokenExchange};
 pub use discovery::{Challenge, ServerMetadata};
 use grants::Grant;
 use identity::Registration;
@@ -144,6 +144,21 @@ impl OAuth {
     /// Runs the whole flow now, as a `401` without a challenge would.
     pub async fn authorize(&self) -> Result<(), ClientError> {
         self.inner.unauthorized(&Challenge::default()).await
+    }
+
+    /// RFC 8693 token exchange: `subject_token`, an access token issued to someone else
+    /// (the caller of a gateway), traded at the server's authorization server for an
+    /// access token for the server, our client authenticating with the credentials of its
+    /// [`OAuthBuilder::client_credentials_grant`] (else its [`OAuthBuilder::pre_registered`]
+    /// ones). The authorization server is discovered as for the other grants (once, shared
+    /// with them). The tokens are returned, not stored: they act for the subject, not for
+    /// us.
+    pub async fn exchange_token(
+        &self,
+        subject_token: &str,
+        exchange: &TokenExchange,
+    ) -> Result<Tokens, ClientError> {
+        self.inner.token_exchange(subject_token, exchange).await
     }
 }
 

@@ -41,6 +41,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+mod access;
 mod text;
 
 pub use text::expand;
@@ -182,6 +183,9 @@ pub struct Entry {
     pub per_caller: bool,
     /// `gateway.servers.NAME.oauth`: the gateway's own OAuth client toward an HTTP server.
     pub oauth: Option<OAuthClient>,
+    /// `gateway.servers.NAME.passThrough.audience`: the caller's token forwarded as it is
+    /// when its `aud` names this.
+    pub pass_through: Option<String>,
 }
 
 /// The gateway's OAuth client toward one HTTP server (the client credentials grant): the
@@ -192,6 +196,18 @@ pub struct OAuthClient {
     pub client_id: String,
     /// Its secret (`${VAR}` expanded; never printed).
     pub client_secret: Option<String>,
+    /// `tokenExchange`: the caller's token exchanged (RFC 8693) for one for the server,
+    /// this client authenticating the exchange.
+    pub token_exchange: Option<Exchange>,
+}
+
+/// `gateway.servers.NAME.oauth.tokenExchange`: what the exchanged token is asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Exchange {
+    /// The `audience` (default: the server's resource).
+    pub audience: Option<String>,
+    /// The scopes, space-separated (default: none asked).
+    pub scope: Option<String>,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -199,6 +215,7 @@ impl std::fmt::Debug for OAuthClient {
         f.debug_struct("OAuthClient")
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .field("token_exchange", &self.token_exchange)
             .finish()
     }
 }
@@ -497,6 +514,7 @@ impl Parser<'_> {
             health_interval: None,
             per_caller: false,
             oauth: None,
+            pass_through: None,
         };
         if let Some(s) = settings {
             self.settings(&mut u, s)?;
@@ -554,13 +572,26 @@ impl Parser<'_> {
                     }
                     u.oauth = Some(self.oauth(&key, v)?);
                 }
+                "passThrough" => {
+                    if !matches!(u.transport, Transport::Http { .. }) {
+                        return Err(self.err(&key, "applies to a server with a `url` only"));
+                    }
+                    u.pass_through = Some(self.pass_through(&key, v)?);
+                }
                 _ => {
                     return Err(self.err(
                         &key,
-                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection, oauth; for an API: openapi, base, include, exclude, auth, headers)",
+                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection, oauth, passThrough; for an API: openapi, base, include, exclude, auth, headers)",
                     ));
                 }
             }
+        }
+        let exchange = (u.oauth.as_ref()).is_some_and(|o| o.token_exchange.is_some());
+        if exchange && u.pass_through.is_some() {
+            return Err(self.err(
+                &format!("{at}.passThrough"),
+                "the caller's token is either exchanged (oauth.tokenExchange) or passed through: give one",
+            ));
         }
         Ok(())
     }
@@ -606,6 +637,7 @@ impl Parser<'_> {
             health_interval: None,
             per_caller: false,
             oauth: None,
+            pass_through: None,
         };
         self.settings(&mut u, s)?;
         Ok(u)
@@ -771,125 +803,6 @@ impl Parser<'_> {
         Ok(r)
     }
 
-    /// `{"clientId": ..., "clientSecret": ...}` (the scopes are the ones the server's
-    /// challenge or metadata names).
-    fn oauth(&self, key: &str, v: &Value) -> Result<OAuthClient, ConfigError> {
-        let m = v
-            .as_object()
-            .ok_or_else(|| self.err(key, "expected an object with clientId"))?;
-        let mut client_id = None;
-        let mut client = OAuthClient {
-            client_id: String::new(),
-            client_secret: None,
-        };
-        for (k, v) in m {
-            let key = format!("{key}.{k}");
-            match k.as_str() {
-                "clientId" => client_id = Some(self.expanded(&key, v)?),
-                "clientSecret" => client.client_secret = Some(self.expanded(&key, v)?),
-                _ => {
-                    return Err(self.err(&key, "unknown key (known: clientId, clientSecret)"));
-                }
-            }
-        }
-        client.client_id = client_id.ok_or_else(|| self.err(key, "missing `clientId`"))?;
-        Ok(client)
-    }
-
-    fn auth(&self, key: &str, v: &Value) -> Result<AuthConfig, ConfigError> {
-        let m = v
-            .as_object()
-            .ok_or_else(|| self.err(key, "expected an object"))?;
-        let known = "resource, issuer, audience, jwks, anonymous";
-        let (mut resource, mut issuer, mut audience, mut jwks, mut anonymous) =
-            (None, None, None, None, false);
-        for (k, v) in m {
-            let key = format!("{key}.{k}");
-            match k.as_str() {
-                "resource" => resource = Some(self.expanded(&key, v)?),
-                "issuer" => issuer = Some(self.expanded(&key, v)?),
-                "audience" => audience = Some(self.expanded(&key, v)?),
-                "jwks" => {
-                    let j = self.expanded(&key, v)?;
-                    if j.starts_with("https://") {
-                        return Err(self.err(
-                            &key,
-                            "an https:// JWKS is not fetched yet: save it to a file and name the file, or serve it over http:// inside your network",
-                        ));
-                    }
-                    jwks = Some(j);
-                }
-                "anonymous" => {
-                    anonymous = v
-                        .as_bool()
-                        .ok_or_else(|| self.err(&key, "expected true or false"))?;
-                }
-                _ => return Err(self.err(&key, format!("unknown key (known: {known})"))),
-            }
-        }
-        let need = |v: Option<String>, name: &str| {
-            v.ok_or_else(|| {
-                self.err(
-                    key,
-                    format!("missing `{name}` (needs: resource, issuer, jwks)"),
-                )
-            })
-        };
-        let resource = need(resource, "resource")?;
-        Ok(AuthConfig {
-            audience: audience.unwrap_or_else(|| resource.clone()),
-            resource,
-            issuer: need(issuer, "issuer")?,
-            jwks: need(jwks, "jwks")?,
-            anonymous,
-        })
-    }
-
-    fn visibility(&self, key: &str, v: &Value) -> Result<Vec<TagRule>, ConfigError> {
-        let m = v
-            .as_object()
-            .ok_or_else(|| self.err(key, "expected an object"))?;
-        let mut rules = Vec::new();
-        for (k, v) in m {
-            let key = format!("{key}.{k}");
-            if k != "tags" {
-                return Err(self.err(&key, "unknown key (known: tags)"));
-            }
-            let tags = v
-                .as_object()
-                .ok_or_else(|| self.err(&key, "expected an object keyed by tag"))?;
-            for (tag, rule) in tags {
-                let key = format!("{key}.{tag}");
-                let r = rule.as_object().ok_or_else(|| {
-                    self.err(&key, "expected { \"claim\": ..., \"values\": [...] }")
-                })?;
-                let claim = match r.get("claim") {
-                    Some(c) => self.text(&format!("{key}.claim"), c)?,
-                    None => return Err(self.err(&key, "missing `claim`")),
-                };
-                let values = self.strings(&format!("{key}.values"), r.get("values"))?;
-                if values.is_empty() {
-                    return Err(self.err(&key, "`values` must name at least one value"));
-                }
-                if let Some(other) = r.keys().find(|k| *k != "claim" && *k != "values") {
-                    return Err(self.err(
-                        &format!("{key}.{other}"),
-                        "unknown key (known: claim, values)",
-                    ));
-                }
-                rules.push(TagRule {
-                    tag: tag.clone(),
-                    claim,
-                    values,
-                });
-            }
-        }
-        if rules.len() > 8 {
-            return Err(self.err(key, "at most 8 tags may be reserved"));
-        }
-        Ok(rules)
-    }
-
     /// A whole number from 1 up.
     fn count(&self, key: &str, v: &Value) -> Result<u32, ConfigError> {
         (v.as_u64())
@@ -970,7 +883,20 @@ impl Entry {
                     up = up.header(k.clone(), v.clone());
                 }
                 if let Some(o) = &self.oauth {
-                    up = up.oauth(self.oauth_client(url, o)?);
+                    let client = self.oauth_client(url, o)?;
+                    up = match &o.token_exchange {
+                        Some(x) => up.token_exchange(
+                            client,
+                            crate::client::oauth::TokenExchange {
+                                audience: x.audience.clone(),
+                                scope: x.scope.clone(),
+                            },
+                        ),
+                        None => up.oauth(client),
+                    };
+                }
+                if let Some(audience) = &self.pass_through {
+                    up = up.pass_through(audience.clone());
                 }
                 up
             }
@@ -1251,6 +1177,61 @@ mod tests {
         );
         let e = bad(r#""b": {"namespace": "x"}"#);
         assert!(e.contains("no server of that name under mcpServers"), "{e}");
+    }
+
+    #[test]
+    fn the_callers_identity_is_exchanged_or_passed_through_only_as_configured() {
+        let file = |settings: &str| {
+            format!(
+                "{{\"mcpServers\": {{\"a\": {{\"url\": \"http://up.test/mcp\"}}, \"s\": {{\"command\": \"x\"}}}},\n\"gateway\": {{\"servers\": {{\n{settings}}}}}}}"
+            )
+        };
+        let c = parse(
+            &file(
+                r#""a": {"oauth": {"clientId": "gw", "clientSecret": "${TOKEN}",
+                       "tokenExchange": {"audience": "up", "scope": "tools"}}}"#,
+            ),
+            &env,
+        )
+        .unwrap();
+        let o = c.upstreams[0].oauth.as_ref().unwrap();
+        let x = o.token_exchange.as_ref().unwrap();
+        assert_eq!(
+            (x.audience.as_deref(), x.scope.as_deref()),
+            (Some("up"), Some("tools"))
+        );
+        assert!(!format!("{o:?}").contains("s3cret"));
+        assert!(format!("{:?}", c.upstreams[0].upstream().unwrap()).contains("TokenExchange"));
+        let c = parse(
+            &file(r#""a": {"passThrough": {"audience": "http://up.test/mcp"}}"#),
+            &env,
+        )
+        .unwrap();
+        assert_eq!(
+            c.upstreams[0].pass_through.as_deref(),
+            Some("http://up.test/mcp")
+        );
+
+        let bad = |settings: &str| parse(&file(settings), &env).unwrap_err().to_string();
+        let e = bad(r#""a": {"oauth": {"clientId": "gw", "tokenExchange": {"aud": "x"}}}"#);
+        assert!(
+            e.starts_with("line 3: `gateway.servers.a.oauth.tokenExchange.aud`: unknown key"),
+            "{e}"
+        );
+        let e = bad(r#""a": {"passThrough": {}}"#);
+        assert!(
+            e.contains("`gateway.servers.a.passThrough`: missing `audience`"),
+            "{e}"
+        );
+        let e = bad(r#""s": {"passThrough": {"audience": "x"}}"#);
+        assert!(e.contains("applies to a server with a `url` only"), "{e}");
+        let e = bad(
+            r#""a": {"oauth": {"clientId": "gw", "tokenExchange": {}}, "passThrough": {"audience": "x"}}"#,
+        );
+        assert!(
+            e.contains("`gateway.servers.a.passThrough`: the caller's token is either exchanged"),
+            "{e}"
+        );
     }
 
     #[test]
