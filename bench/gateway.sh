@@ -54,9 +54,13 @@ SERVE_LIMIT=1800 # seconds any server this script starts may live
 RUN_LIMIT=$(awk "BEGIN{print int($WARMUP_MANY + $DURATION + 120)}")
 
 OUT=$(mktemp -d)
+SPID=
 cleanup() {
-  local p
+  local p kids=
+  # The upstream a gateway started, should the gateway leave it behind.
+  [ -n "$SPID" ] && kids=$(pgrep -P "$SPID" || true)
   for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
+  for p in $kids; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$OUT"
 }
