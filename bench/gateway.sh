@@ -19,10 +19,11 @@
 #   bench/gateway.sh [--quick] [--rounds N] [--duration S] [--targets LIST] [--no-build]
 #
 # Default: 1 round of 10 s per cell after a warm-up (2 s; 5 s for 200 sessions, whose
-# `initialize`s a slow gateway is still answering after 2 s), about 2.5 minutes; --quick:
-# 3 s per cell (1 s and 3 s warm-up). --targets: a comma-separated subset of
-# direct,mcp,fastmcp (direct is needed for the hop column). With --rounds N the targets alternate within each round (direct, mcp,
-# fastmcp, direct, ...) and the table gives medians over the rounds.
+# `initialize`s a slow gateway is still answering after 2 s), about 2 minutes once built;
+# --quick: 3 s per cell (1 s and 3 s warm-up). --targets: a comma-separated subset of
+# direct,mcp,fastmcp (direct is needed for the hop column). With --rounds N the targets
+# alternate within each round (direct, mcp, fastmcp, direct, ...) and the table gives
+# medians over the rounds.
 #
 # agentgateway: tried only if its registry has it (`cargo info agentgateway`); it is not on
 # crates.io (nor npm) and this machine reaches no source host, so the script says so and
