@@ -4,7 +4,7 @@
 use mcp_core::codec::WireCodec;
 use mcp_core::jsonrpc::{self, RequestId};
 use mcp_core::meta;
-use mcp_core::types::ResultType;
+use mcp_core::types::{LoggingMessageParams, ProgressParams, ResultType};
 use mcp_core::version::{Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -320,17 +320,7 @@ impl Client {
                 }
             }
         };
-        // Progress and log messages that raced the response are still delivered.
-        while let Some(Ok(p)) = prx.as_mut().map(mpsc::UnboundedReceiver::try_recv) {
-            if let Some(cb) = opts.on_progress.as_mut() {
-                cb(p);
-            }
-        }
-        while let Some(Ok(l)) = lrx.as_mut().map(mpsc::UnboundedReceiver::try_recv) {
-            if let Some(cb) = opts.on_log.as_mut() {
-                cb(l);
-            }
-        }
+        late(opts, &mut prx, &mut lrx);
         drop(guard);
         let raw = match outcome {
             Ok(Ok(raw)) => raw,
@@ -338,6 +328,24 @@ impl Client {
             Err(_) => return Err(inner.shared.closed_error()),
         };
         check_result(method, raw, version)
+    }
+}
+
+/// Delivers the progress and log messages that raced the response.
+fn late(
+    opts: &mut RequestOptions,
+    prx: &mut Option<mpsc::UnboundedReceiver<ProgressParams>>,
+    lrx: &mut Option<mpsc::UnboundedReceiver<LoggingMessageParams>>,
+) {
+    while let Some(Ok(p)) = prx.as_mut().map(mpsc::UnboundedReceiver::try_recv) {
+        if let Some(cb) = opts.on_progress.as_mut() {
+            cb(p);
+        }
+    }
+    while let Some(Ok(l)) = lrx.as_mut().map(mpsc::UnboundedReceiver::try_recv) {
+        if let Some(cb) = opts.on_log.as_mut() {
+            cb(l);
+        }
     }
 }
 
