@@ -230,7 +230,7 @@ impl Registry {
 
     /// Registers a resource template and its reader. A URI that is no concrete resource
     /// goes to the reader of the first template (in registration order) it matches
-    /// ([`match_template`](crate::handler::resource_def::match_template)); a URI no template
+    /// (as RFC 6570 expands it: a `{var}` value holds no `/`, a `{+path}` one may); a URI no template
     /// matches is not found. Replaces a template with the same URI template.
     pub fn add_template<F, Fut>(&mut self, template: ResourceTemplate, reader: F)
     where

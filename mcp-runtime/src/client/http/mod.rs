@@ -56,6 +56,8 @@ use super::error::ClientError;
 use super::handler::DynHandler;
 
 pub use auth::{BoxFuture, Credentials, MAX_STEP_UPS, StaticToken, TokenProvider};
+// A re-exported crate is named, not inlined: its own pages (and their links) stay on docs.rs.
+#[doc(no_inline)]
 pub use hyper_util;
 
 /// Sends one HTTP request (the connector behind it is the caller's choice).

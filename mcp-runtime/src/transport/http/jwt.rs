@@ -39,6 +39,8 @@ use serde_json::{Map, Value};
 
 use super::auth::{AuthError, AuthFuture, Principal, TokenValidator};
 
+// A re-exported crate is named, not inlined: its own pages (and their links) stay on docs.rs.
+#[doc(no_inline)]
 pub use jsonwebtoken;
 
 /// The future a [`JwksSource::fetch_with`] closure returns: the JWKS document, or why it

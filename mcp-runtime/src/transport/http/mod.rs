@@ -73,6 +73,8 @@ use crate::session::{
     AnswerRelay, EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore,
 };
 
+// A re-exported crate is named, not inlined: its own pages (and their links) stay on docs.rs.
+#[doc(no_inline)]
 pub use axum;
 
 use self::session::HttpSession;
