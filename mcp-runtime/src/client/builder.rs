@@ -238,7 +238,9 @@ impl ClientBuilder {
     /// The connector of the HTTP client (default: plain TCP for `http://`, and with the
     /// `tls` feature rustls for `https://`). Any
     /// `hyper-util` connector works, e.g. an HTTPS one wrapping an `HttpConnector`; the
-    /// connect timeout is then the connector's business.
+    /// connect timeout is then the connector's business. The `hyper-util` this client is
+    /// built with is re-exported as `mcp::client::hyper_util`, so a connector of yours is of
+    /// the same version.
     #[cfg(feature = "http")]
     pub fn http_connector<C>(mut self, connector: C) -> Self
     where

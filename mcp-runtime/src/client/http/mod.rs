@@ -56,8 +56,9 @@ use super::error::ClientError;
 use super::handler::DynHandler;
 
 pub use auth::{BoxFuture, Credentials, MAX_STEP_UPS, StaticToken, TokenProvider};
-// A re-exported crate is named, not inlined: its own pages (and their links) stay on docs.rs.
-#[doc(no_inline)]
+// Hidden from the docs: the facade inlines this module, and rustdoc then inlines the whole
+// re-exported crate into our pages, links it cannot resolve included. The module docs name it.
+#[doc(hidden)]
 pub use hyper_util;
 
 /// Sends one HTTP request (the connector behind it is the caller's choice).

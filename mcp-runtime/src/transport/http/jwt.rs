@@ -15,6 +15,9 @@
 //! [`JwtValidator::refresh_cooldown`] so that forged `kid`s cannot flood the key server.
 //! A failed refresh keeps the keys already known.
 //!
+//! The `jsonwebtoken` crate the checks are made with is re-exported here as `jsonwebtoken`
+//! (its `DecodingKey` and `Algorithm` in a key set of yours are then of the same version).
+//!
 //! ```no_run
 //! use mcp_runtime::transport::http::AuthOptions;
 //! use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
@@ -39,8 +42,9 @@ use serde_json::{Map, Value};
 
 use super::auth::{AuthError, AuthFuture, Principal, TokenValidator};
 
-// A re-exported crate is named, not inlined: its own pages (and their links) stay on docs.rs.
-#[doc(no_inline)]
+// Hidden from the docs: the facade inlines this module, and rustdoc then inlines the whole
+// re-exported crate into our pages, links it cannot resolve included. The module docs name it.
+#[doc(hidden)]
 pub use jsonwebtoken;
 
 /// The future a [`JwksSource::fetch_with`] closure returns: the JWKS document, or why it

@@ -11,7 +11,9 @@
 //!   responses arrive as `message` events.
 //!
 //! [`Server::http_router`] gives an [`axum::Router`] (a tower `Service`) to mount in your
-//! own application; [`Server::serve_http`] binds and serves until SIGTERM/SIGINT.
+//! own application; [`Server::serve_http`] binds and serves until SIGTERM/SIGINT. The
+//! `axum` this module is built on is re-exported here as `axum`
+//! (`use mcp::transport::http::axum::Router;`), so a router of yours is of the same version.
 //!
 //! Security defaults: `Host`/`Origin` checks against a localhost allow-list (DNS
 //! rebinding, 403), a body limit (413), caps on sessions and in-flight requests (503), an
@@ -73,8 +75,9 @@ use crate::session::{
     AnswerRelay, EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore,
 };
 
-// A re-exported crate is named, not inlined: its own pages (and their links) stay on docs.rs.
-#[doc(no_inline)]
+// Hidden from the docs: the facade inlines this module, and rustdoc then inlines the whole
+// re-exported crate into our pages, links it cannot resolve included. The module docs name it.
+#[doc(hidden)]
 pub use axum;
 
 use self::session::HttpSession;
