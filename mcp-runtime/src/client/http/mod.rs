@@ -56,10 +56,13 @@ use super::error::ClientError;
 use super::handler::DynHandler;
 
 pub use auth::{BoxFuture, Credentials, MAX_STEP_UPS, StaticToken, TokenProvider};
-// Hidden from the docs: the facade inlines this module, and rustdoc then inlines the whole
-// re-exported crate into our pages, links it cannot resolve included. The module docs name it.
+// A module of the crate's items rather than `pub use hyper_util;`: the facade inlines this
+// module, and rustdoc would then copy the whole crate into our pages (links it cannot resolve
+// included), whatever the `use` says; a hidden module stays out. The docs name it (`ClientBuilder::http_connector`).
 #[doc(hidden)]
-pub use hyper_util;
+pub mod hyper_util {
+    pub use ::hyper_util::*;
+}
 
 /// Sends one HTTP request (the connector behind it is the caller's choice).
 pub(crate) trait HttpSend: Send + Sync {

@@ -42,10 +42,13 @@ use serde_json::{Map, Value};
 
 use super::auth::{AuthError, AuthFuture, Principal, TokenValidator};
 
-// Hidden from the docs: the facade inlines this module, and rustdoc then inlines the whole
-// re-exported crate into our pages, links it cannot resolve included. The module docs name it.
+// A module of the crate's items rather than `pub use jsonwebtoken;`: the facade inlines this
+// module, and rustdoc would then copy the whole crate into our pages (links it cannot resolve
+// included), whatever the `use` says; a hidden module stays out. The docs name it (this module's docs).
 #[doc(hidden)]
-pub use jsonwebtoken;
+pub mod jsonwebtoken {
+    pub use ::jsonwebtoken::*;
+}
 
 /// The future a [`JwksSource::fetch_with`] closure returns: the JWKS document, or why it
 /// could not be had.

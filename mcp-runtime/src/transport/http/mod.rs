@@ -75,10 +75,13 @@ use crate::session::{
     AnswerRelay, EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore,
 };
 
-// Hidden from the docs: the facade inlines this module, and rustdoc then inlines the whole
-// re-exported crate into our pages, links it cannot resolve included. The module docs name it.
+// A module of the crate's items rather than `pub use axum;`: the facade inlines this
+// module, and rustdoc would then copy the whole crate into our pages (links it cannot resolve
+// included), whatever the `use` says; a hidden module stays out. The docs name it (this module's docs).
 #[doc(hidden)]
-pub use axum;
+pub mod axum {
+    pub use ::axum::*;
+}
 
 use self::session::HttpSession;
 
