@@ -15,54 +15,13 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use support::{Listening, everything, free_port, issuer, listen, mcp};
+use support::{ConfigFile, Listening, everything, free_port, gateway_http, issuer, listen, mcp};
 use tokio::process::Command;
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// A config file in a fresh temporary directory, removed when dropped.
-struct ConfigFile {
-    dir: PathBuf,
-    path: PathBuf,
-}
-
-impl ConfigFile {
-    fn new(text: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "mcp-gateway-test-{}-{}",
-            std::process::id(),
-            free_port()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("gateway.json");
-        std::fs::write(&path, text).unwrap();
-        ConfigFile { dir, path }
-    }
-
-    fn path(&self) -> &str {
-        self.path.to_str().unwrap()
-    }
-
-    /// Replaces the file's text.
-    fn rewrite(&mut self, text: &str) {
-        std::fs::write(&self.path, text).unwrap();
-    }
-
-    /// `mcp gateway --config FILE` as one TARGET command line (served over stdio).
-    fn stdio_target(&self) -> String {
-        format!("{MCP} gateway --config {}", self.path())
-    }
-}
-
-impl Drop for ConfigFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 /// `everything --http 127.0.0.1:PORT` on a port of our choosing (to start it again there).
 async fn everything_on(port: u16, extra: &[&str]) -> Listening {
@@ -135,27 +94,11 @@ async fn until(target: &str, what: &str, ok: impl Fn(&[String]) -> bool) {
     panic!("{what}: last list {:?}", tools(target, &[]).await);
 }
 
-/// The gateway over HTTP on a free loopback port.
-async fn gateway_http(config: &ConfigFile) -> Listening {
-    listen(
-        MCP,
-        &[
-            "gateway",
-            "--config",
-            config.path(),
-            "--http",
-            "127.0.0.1:{port}",
-        ],
-        false,
-    )
-    .await
-}
-
 #[tokio::test]
 async fn every_upstreams_tools_are_listed_under_its_prefix_over_stdio_and_http() {
     let web = everything_on(free_port(), &[]).await;
     let config = ConfigFile::new(&two_upstreams(&web.url("/mcp")));
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let url = gw.url("/mcp");
     for (target, rev) in [
         (url.as_str(), "2025-11-25"),
@@ -191,7 +134,7 @@ async fn a_killed_upstream_leaves_the_list_the_other_answers_and_it_returns() {
     let port = free_port();
     let mut web = everything_on(port, &[]).await;
     let config = ConfigFile::new(&two_upstreams(&format!("http://127.0.0.1:{port}/mcp")));
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let url = gw.url("/mcp");
     assert!(tools(&url, &[]).await.contains(&"web_add".to_owned()));
 
@@ -233,7 +176,7 @@ async fn a_gateway_started_with_an_upstream_down_serves_the_rest() {
     let names = tools(&config.stdio_target(), &[]).await;
     assert!(names.contains(&"st_add".to_owned()), "{names:?}");
     assert!(!names.iter().any(|t| t.starts_with("web_")), "{names:?}");
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let r = mcp(&["call", &gw.url("/mcp"), "st_add", "a=40", "b=2"])
         .await
         .expect(0);
@@ -321,7 +264,7 @@ async fn a_rate_limit_through_the_gateway_shows_retry_after_in_text_and_json() {
         })
         .to_string(),
     );
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let url = gw.url("/mcp");
     // One shared upstream session: its bucket holds one call a minute.
     mcp(&["call", &url, "st_add", "a=1", "b=1"]).await.expect(0);
@@ -345,7 +288,7 @@ async fn failing_closed_an_upstream_down_is_named_and_the_gateway_not_blamed() {
         })
         .to_string(),
     );
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     for rev in ["2025-11-25", "2026-07-28"] {
         let r = mcp(&["list", "--protocol", rev, &gw.url("/mcp")])
             .await
@@ -418,7 +361,7 @@ async fn the_python_sdk_over_http_and_server_everything_over_stdio_behind_the_ga
         })
         .to_string(),
     );
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let url = gw.url("/mcp");
     let calls = [
         ("py_add", "42"),
@@ -617,7 +560,7 @@ async fn healthz_readyz_and_metrics_answer_and_count_the_calls() {
         })
         .to_string(),
     );
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let (status, body) = get(gw.port, "/healthz").await;
     assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
     let (status, body) = get(gw.port, "/readyz").await;
@@ -680,7 +623,7 @@ async fn readyz_is_503_while_a_fail_closed_upstream_is_down() {
         })
         .to_string(),
     );
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let (status, body) = get(gw.port, "/readyz").await;
     assert_eq!(status, 503, "{body}");
     let ready: serde_json::Value = serde_json::from_str(&body).unwrap();
@@ -701,7 +644,7 @@ async fn the_files_rate_limit_counts_anonymous_callers_apart_behind_a_trusted_pr
         })
         .to_string(),
     );
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let url = gw.url("/mcp");
     // As a reverse proxy on loopback would say who it forwards.
     let call = |client: &'static str, rev: &'static str| {
@@ -789,7 +732,7 @@ async fn identity_principals_and_anonymous_callers_each_their_limit_and_a_role_s
         })
         .to_string(),
     );
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let url = gw.url("/mcp");
     let (alice, bob) = (iss.token("alice", "admin"), iss.token("bob", "user"));
     let as_ = |who: Vec<String>| {

@@ -9,68 +9,9 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use support::{Listening, free_port, issuer, listen, mcp};
-
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// A config file in a fresh temporary directory, removed when dropped.
-struct ConfigFile {
-    dir: PathBuf,
-    path: PathBuf,
-}
-
-impl ConfigFile {
-    fn new(text: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "mcp-gateway-oauth-test-{}-{}",
-            std::process::id(),
-            free_port()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("gateway.json");
-        std::fs::write(&path, text).unwrap();
-        ConfigFile { dir, path }
-    }
-
-    fn path(&self) -> &str {
-        self.path.to_str().unwrap()
-    }
-
-    /// Replaces the file's text.
-    fn rewrite(&mut self, text: &str) {
-        std::fs::write(&self.path, text).unwrap();
-    }
-
-    /// `mcp gateway --config FILE` as one TARGET command line (served over stdio).
-    fn stdio_target(&self) -> String {
-        format!("{MCP} gateway --config {}", self.path())
-    }
-}
-
-impl Drop for ConfigFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// The gateway over HTTP on a free loopback port.
-async fn gateway_http(config: &ConfigFile) -> Listening {
-    listen(
-        MCP,
-        &[
-            "gateway",
-            "--config",
-            config.path(),
-            "--http",
-            "127.0.0.1:{port}",
-        ],
-        false,
-    )
-    .await
-}
+use support::{ConfigFile, gateway_http, issuer, mcp};
 
 /// The fields of an `application/x-www-form-urlencoded` body.
 fn form(body: &str) -> std::collections::HashMap<String, String> {
@@ -234,7 +175,7 @@ async fn an_upstream_behind_oauth_is_reached_with_the_files_client_credentials()
         .to_string()
     };
     let config = ConfigFile::new(&file("s3cret"));
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     // A bearer token of the caller's own (the gateway checks none here): it must not cross.
     let caller = "caller-secret-token";
     for rev in ["2025-11-25", "2026-07-28"] {
@@ -294,7 +235,7 @@ async fn each_caller_reaches_the_upstream_with_its_exchanged_token_never_its_own
         })
         .to_string(),
     );
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let gw_url = gw.url("/mcp");
     let (alice, bob) = (iss.token("alice", "user"), iss.token("bob", "user"));
     // Each caller twice, in both eras (a session each time in 2025-11-25, none in 2026).
@@ -383,7 +324,7 @@ async fn a_callers_token_passes_through_only_when_configured_and_for_the_upstrea
     };
     // Configured for the upstream's audience: Alice's token (for the gateway) stays here.
     config.rewrite(&file(&url));
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let r = whoami(&gw.url("/mcp"), Some(&alice), "2026-07-28").await;
     assert!(
         r.stderr.contains("upstream `prot` is reached with the caller's identity: the caller's token is not for it"),
@@ -393,7 +334,7 @@ async fn a_callers_token_passes_through_only_when_configured_and_for_the_upstrea
     drop(gw);
     // Configured for the audience it carries: it crosses as it is.
     config.rewrite(&file("http://gateway.test/mcp"));
-    let gw = gateway_http(&config).await;
+    let gw = gateway_http(&config, &[]).await;
     let r = whoami(&gw.url("/mcp"), Some(&alice), "2026-07-28")
         .await
         .expect(0);

@@ -14,50 +14,12 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use support::{Listening, everything, free_port, listen, mcp};
+use support::{ConfigFile, everything, free_port, gateway_http, mcp};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
-
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// A config file in a fresh temporary directory, removed when dropped.
-struct ConfigFile {
-    dir: PathBuf,
-    path: PathBuf,
-}
-
-impl ConfigFile {
-    fn new(text: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "mcp-gateway-openapi-test-{}-{}",
-            std::process::id(),
-            free_port()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("gateway.json");
-        std::fs::write(&path, text).unwrap();
-        ConfigFile { dir, path }
-    }
-
-    fn path(&self) -> &str {
-        self.path.to_str().unwrap()
-    }
-
-    /// `mcp gateway --config FILE` as one TARGET command line (served over stdio).
-    fn stdio_target(&self) -> String {
-        format!("{MCP} gateway --config {}", self.path())
-    }
-}
-
-impl Drop for ConfigFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 /// The FastAPI application on loopback, killed when dropped.
 struct Api {
@@ -132,19 +94,6 @@ async fn tools(target: &str, opts: &[&str]) -> Vec<String> {
     (names.iter())
         .filter_map(|t| t["name"].as_str().map(str::to_owned))
         .collect()
-}
-
-/// The gateway over HTTP on a free loopback port (with `extra` options).
-async fn gateway_http(config: &ConfigFile, extra: &[&str]) -> Listening {
-    let mut args = vec![
-        "gateway",
-        "--config",
-        config.path(),
-        "--http",
-        "127.0.0.1:{port}",
-    ];
-    args.extend(extra);
-    listen(MCP, &args, false).await
 }
 
 #[tokio::test]

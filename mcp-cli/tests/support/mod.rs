@@ -228,3 +228,61 @@ impl Issuer {
         jsonwebtoken::encode(&header, &claims, &self.key).unwrap()
     }
 }
+
+/// A gateway config file in a fresh temporary directory, removed when dropped.
+pub struct ConfigFile {
+    /// The directory (a test may put other files beside the config).
+    pub dir: PathBuf,
+    pub path: PathBuf,
+}
+
+impl ConfigFile {
+    pub fn new(text: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-gateway-test-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("gateway.json");
+        std::fs::write(&path, text).unwrap();
+        ConfigFile { dir, path }
+    }
+
+    pub fn path(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+
+    /// Replaces the file's text.
+    pub fn rewrite(&mut self, text: &str) {
+        std::fs::write(&self.path, text).unwrap();
+    }
+
+    /// `mcp gateway --config FILE` as one TARGET command line (served over stdio).
+    pub fn stdio_target(&self) -> String {
+        format!(
+            "{} gateway --config {}",
+            env!("CARGO_BIN_EXE_mcp"),
+            self.path()
+        )
+    }
+}
+
+impl Drop for ConfigFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `mcp gateway --config FILE --http 127.0.0.1:PORT` (and `extra`), listening.
+pub async fn gateway_http(config: &ConfigFile, extra: &[&str]) -> Listening {
+    let mut args = vec![
+        "gateway",
+        "--config",
+        config.path(),
+        "--http",
+        "127.0.0.1:{port}",
+    ];
+    args.extend(extra);
+    listen(env!("CARGO_BIN_EXE_mcp"), &args, false).await
+}
