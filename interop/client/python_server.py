@@ -14,7 +14,7 @@ transports. What each feature answers is fixed here and asserted by the driver:
   sleeps (the driver cancels it); `calls()` -> how many tool calls ended, as text;
   `log_burst()` sends one log message per level (debug..emergency, logger "burst"), filtered
   by the level set with `logging/setLevel` (legacy) or by the request's `_meta` logLevel
-  (2026, done by the SDK); `ask_name()` elicits `{name}` -> "Hello, <name>!" (declined ->
+  (2026, done by the SDK); `log_burst(tag, n)` sends n info messages "<tag>-<i>", 5 ms apart; `ask_name()` elicits `{name}` -> "Hello, <name>!" (declined ->
   "no name"); `summarize(text)` samples -> "summary: <model text>"; `roots()` -> the client's
   root URIs joined by ",". On 2025-11-25 the last three are server-to-client requests, on
   2026-07-28 `input_required` rounds (the SDK's `Resolve` does both).
@@ -116,9 +116,19 @@ def calls() -> str:
     return str(state["calls"])
 
 
-@server.tool(description="One log message per level")
-async def log_burst(ctx: Context) -> str:
+@server.tool(description="One log message per level; with a tag, n info messages tagged")
+async def log_burst(ctx: Context, tag: str | None = None, n: int = 0) -> str:
     sent = 0
+    if tag is not None:
+        # n messages "<tag>-<i>", 5 ms apart so that concurrent calls interleave theirs
+        # (over stdio they name no request: a proxy must still deliver them).
+        for i in range(n):
+            await ctx.request_context.session.send_log_message(
+                level="info", data=f"{tag}-{i}", logger="burst", related_request_id=ctx.request_id
+            )
+            await anyio.sleep(0.005)
+        _ended()
+        return "logged"
     floor = LEVELS.index(state["level"])
     for level in LEVELS:
         # Legacy: the application filters by the logging/setLevel level; on 2026 the

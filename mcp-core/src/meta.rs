@@ -48,6 +48,12 @@ pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// `_meta` key tying a message to a task: `{taskId}` (2025-11-25 tasks).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+/// `_meta` key naming the request a log message belongs to: the request's id. Ours, not
+/// the specification's: over stdio a `notifications/message` says nothing of its request,
+/// so our servers add this on byte streams and our client (a proxy's above all) routes a
+/// log message by it to the request's `RequestOptions::on_log`; other peers ignore an
+/// unknown key.
+pub const RELATED_REQUEST: &str = "dev.mcp-framework/related-request";
 /// `_meta` key opting a request into progress notifications (all revisions).
 pub const PROGRESS_TOKEN: &str = "progressToken";
 /// `_meta` key of the W3C trace context `traceparent` (2026, SEP-414).
@@ -1190,6 +1196,7 @@ mod tests {
             (SERVER_INFO, "io.modelcontextprotocol/serverInfo"),
             (SUBSCRIPTION_ID, "io.modelcontextprotocol/subscriptionId"),
             (RELATED_TASK, "io.modelcontextprotocol/related-task"),
+            (RELATED_REQUEST, "dev.mcp-framework/related-request"),
             (PROGRESS_TOKEN, "progressToken"),
             (TRACEPARENT, "traceparent"),
             (TRACESTATE, "tracestate"),

@@ -5,13 +5,14 @@
 //! only one it offers).
 //!
 //! What it has, each piece shaped per revision by the runtime: tools with titles and icons
-//! (`add`), an `x-mcp-header` argument (`region`), structured output (`weather`), progress (`countdown`), a slow tool that counts
-//! its cancellations (`sleep`, `stats`), log messages (`log`), elicitation, sampling and
-//! roots through the context (`ask_name`, `summarize`, `list_roots`: each says how often it
-//! ran, which tells a server-to-client request — one run — from a 2026 `input_required`
-//! round — a re-run), two of them at once (`ask_both`), resource updates (`touch`), a tool
-//! added at run time (`enable_echo`); a resource and a template; a prompt with a
-//! completion; change notifications on.
+//! (`add`), an `x-mcp-header` argument (`region`), structured output (`weather`), progress
+//! (`countdown`), a slow tool that counts its cancellations (`sleep`, `stats`), log
+//! messages (`log`; with a `tag`, `n` of them), elicitation, sampling and roots through the
+//! context (`ask_name`, `summarize`, `list_roots`: each says how often it ran, which tells
+//! a server-to-client request — one run — from a 2026 `input_required` round — a re-run),
+//! two of them at once (`ask_both`), resource updates (`touch`), a tool added at run time
+//! (`enable_echo`); a resource and a template; a prompt with a completion; change
+//! notifications on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -77,6 +78,14 @@ struct TextArgs {
 
 #[derive(serde::Deserialize)]
 struct NoArgs {}
+
+/// `log`'s arguments: none (two messages), or a `tag` and how many tagged messages.
+#[derive(serde::Deserialize)]
+struct LogArgs {
+    tag: Option<String>,
+    #[serde(default)]
+    n: u32,
+}
 
 /// The form `ask_name` asks the user to fill.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -184,15 +193,25 @@ fn tools(b: ServerBuilder, observed: &Arc<Observed>) -> ServerBuilder {
             })))
         }
     })
-    .tool(Tool::new("log"), |ctx, _a: NoArgs| async move {
+    .tool(Tool::new("log"), |ctx, a: LogArgs| async move {
         let mut sent = 0;
-        for (level, what) in [
-            (LoggingLevel::Info, "info: all is fine"),
-            (LoggingLevel::Error, "error: one thing broke"),
-        ] {
-            sent += u32::from(ctx.log(level, Some("matrix"), json!(what)).await?);
+        let Some(tag) = a.tag else {
+            for (level, what) in [
+                (LoggingLevel::Info, "info: all is fine"),
+                (LoggingLevel::Error, "error: one thing broke"),
+            ] {
+                sent += u32::from(ctx.log(level, Some("matrix"), json!(what)).await?);
+            }
+            return Ok(text(format!("sent {sent} of 2")));
+        };
+        // `n` messages tagged with the caller's `tag`, a millisecond apart so that
+        // concurrent calls interleave theirs (a proxy must tell them apart).
+        for i in 0..a.n {
+            let what = json!(format!("{tag}-{i}"));
+            sent += u32::from(ctx.log(LoggingLevel::Info, Some("matrix"), what).await?);
+            tokio::time::sleep(Duration::from_millis(1)).await;
         }
-        Ok(text(format!("sent {sent} of 2")))
+        Ok(text(format!("sent {sent} of {}", a.n)))
     })
     .tool(Tool::new("ask_name"), move |ctx, _a: NoArgs| {
         let observed = o3.clone();

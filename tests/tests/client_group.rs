@@ -5,53 +5,21 @@
 //! answer, its state says why, and it comes back when started again on its port. Every
 //! process is killed when dropped and every wait is bounded.
 
-use std::path::{Path, PathBuf};
+#[path = "support/examples.rs"]
+mod examples;
+
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp::proxy::ClientGroup;
 use serde_json::json;
 use tokio::process::{Child, Command};
 
-/// The examples, built once (the test binary's own target dir).
-fn examples_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("current_exe");
-        let profile = (exe.parent().and_then(Path::parent))
-            .expect("test binary lives in <target>/<profile>/deps")
-            .to_path_buf();
-        let target = profile.parent().expect("target dir").to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        for (package, example) in [
-            ("mcp-framework", "everything"),
-            ("mcp-framework-tests", "client_matrix_server"),
-        ] {
-            let status = std::process::Command::new(&cargo)
-                .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-                .args([
-                    "build",
-                    "--quiet",
-                    "--features",
-                    "http",
-                    "-p",
-                    package,
-                    "--example",
-                    example,
-                ])
-                .arg("--target-dir")
-                .arg(&target)
-                .status()
-                .expect("running cargo build --example");
-            assert!(status.success(), "building {example} failed: {status}");
-        }
-        profile.join("examples")
-    })
-}
-
 fn example(name: &str) -> String {
-    let path = examples_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let path = match name {
+        "everything" => examples::built("mcp-framework", name, &["http"]),
+        _ => examples::built(examples::TESTS, name, &[]),
+    };
     path.to_str().unwrap().to_owned()
 }
 
@@ -109,7 +77,7 @@ fn text(r: &mcp::types::CallToolResult) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_servers_from_one_file_listed_called_and_one_restarted() {
-    let _ = examples_dir();
+    let _ = (example("everything"), example("client_matrix_server"));
     let port = free_port();
     let mut web = Some(everything_http(port).await);
     let dir = std::env::temp_dir().join(format!("mcp-client-group-{}-{port}", std::process::id()));

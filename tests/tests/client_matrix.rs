@@ -13,9 +13,12 @@
 //! `matrix!` generates one `#[tokio::test]` per transport × revision × mode, so a failure
 //! names its pair (`http_stateless::v2025_06_18_auto`).
 
-use std::path::{Path, PathBuf};
+#[path = "support/examples.rs"]
+mod examples;
+
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp::CancellationToken;
@@ -133,37 +136,9 @@ impl Drop for Running {
     }
 }
 
-/// `<target>/<profile>/examples/`, with the fixture built into it once (`cargo test --test
-/// client_matrix` alone does not build examples).
-fn examples_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("current_exe");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("test binary lives in <target>/<profile>/deps")
-            .to_path_buf();
-        let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "mcp-framework-tests",
-                "--all-features",
-            ])
-            .args(["--example", "client_matrix_server", "--target-dir"])
-            .arg(&target_dir);
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("running cargo build --example");
-        assert!(status.success(), "building the fixture failed: {status}");
-        profile_dir.join("examples")
-    })
+/// The fixture, built once (`cargo test --test client_matrix` alone builds no examples).
+fn fixture() -> PathBuf {
+    examples::built(examples::TESTS, "client_matrix_server", &[])
 }
 
 fn versions_for(v: V, mode: Mode) -> SupportedVersions {
@@ -247,11 +222,7 @@ async fn connect(
             Ok((b.connect(sock).await?, none))
         }
         Transport::Stdio => {
-            let path = examples_dir().join(format!(
-                "client_matrix_server{}",
-                std::env::consts::EXE_SUFFIX
-            ));
-            let mut cmd = tokio::process::Command::new(path);
+            let mut cmd = tokio::process::Command::new(fixture());
             cmd.arg("--stdio").env_remove("RUST_LOG");
             if mode == Mode::Auto && v.era() == Era::Legacy {
                 cmd.arg(v.as_str());
@@ -321,7 +292,7 @@ async fn run(t: Transport, v: V, mode: Mode) {
     };
     if t == Transport::Stdio {
         // Building the fixture (once) is not part of the session's time.
-        examples_dir();
+        fixture();
     }
     tokio::time::timeout(Duration::from_secs(60), work)
         .await

@@ -2,8 +2,10 @@
 //! legacy), stderr captured, graceful shutdown; and shell "servers" that crash mid-request or
 //! ignore stdin EOF (SIGTERM) or SIGTERM too (SIGKILL). Nothing may hang.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+#[path = "support/examples.rs"]
+mod examples;
+
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mcp::client::Client;
@@ -13,35 +15,8 @@ use mcp::version::ProtocolVersion as V;
 use serde_json::json;
 use tokio::process::Command;
 
-/// `<target>/<profile>/examples/`, derived from this test binary; the Bookshop is built
-/// into it once (`cargo test --test client_process` alone does not build examples).
-fn examples_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("current_exe");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("test binary lives in <target>/<profile>/deps")
-            .to_path_buf();
-        let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .args(["build", "--quiet", "--example", "bookshop", "--target-dir"])
-            .arg(&target_dir);
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("running cargo build --example");
-        assert!(status.success(), "building the examples failed: {status}");
-        profile_dir.join("examples")
-    })
-}
-
 fn bookshop() -> Command {
-    let path = examples_dir().join(format!("bookshop{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "example binary missing: {}", path.display());
+    let path = examples::built("mcp-framework", "bookshop", &[]);
     let mut cmd = Command::new(path);
     cmd.arg("--stdio")
         .env("RUST_BACKTRACE", "0")

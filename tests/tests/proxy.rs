@@ -10,9 +10,11 @@
 //! `proxy_failure.rs`); a hung one bounded by the
 //! timeout; an unreachable one failing `Proxy::connect`; a child that dies started again.
 
-use std::path::{Path, PathBuf};
+#[path = "support/examples.rs"]
+mod examples;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp::client::Client;
@@ -472,13 +474,21 @@ async fn upstream_logging_reaches_the_caller() {
 }
 
 /// The log messages a downstream client heard, in order, until `chatted` answered.
-async fn logs_of_one_call(c: &Client, tag: &str, n: usize, opts: RequestOptions) -> Vec<String> {
+/// One call of `tool` (`{tag, n}`: `n` log messages tagged `tag-i`), answered with a text
+/// starting with `done`; the log messages its client heard.
+async fn logs_of_one_call(
+    c: &Client,
+    (tool, done): (&str, &str),
+    tag: &str,
+    n: usize,
+    opts: RequestOptions,
+) -> Vec<String> {
     let mut notes = c.notifications();
     let r = c
-        .call_tool_with("chatty", json!({"tag": tag, "n": n}), opts)
+        .call_tool_with(tool, json!({"tag": tag, "n": n}), opts)
         .await
         .unwrap();
-    assert_eq!(text_of(&r), "chatted");
+    assert!(text_of(&r).starts_with(done), "{r:?}");
     let mut heard = Vec::new();
     while let Ok(note) = notes.try_recv() {
         if note.method == "notifications/message" {
@@ -488,55 +498,84 @@ async fn logs_of_one_call(c: &Client, tag: &str, n: usize, opts: RequestOptions)
     heard
 }
 
+/// Six callers at once on `server`'s one upstream connection (`up`'s era), each asking for
+/// the logs of a call of `tool`: every one hears its own 40, in order, and no other caller's,
+/// in both eras downstream; a legacy caller that never set a level hears them as it would
+/// directly, and a 2026 caller that asked for none hears none.
+async fn each_caller_hears_its_own_logs(
+    server: &Server,
+    up: ConnectMode,
+    tool: (&'static str, &'static str),
+) {
+    const CALLERS: usize = 6;
+    const EACH: usize = 40;
+    for down in [LEGACY, MODERN] {
+        let calls: Vec<_> = (0..CALLERS)
+            .map(|k| {
+                let server = server.clone();
+                tokio::spawn(async move {
+                    let c = downstream(&server, down, Downstream::default()).await;
+                    let mut opts = RequestOptions::default();
+                    if down == LEGACY {
+                        c.set_log_level(LoggingLevel::Info).await.unwrap();
+                    } else {
+                        opts.log_level = Some(LoggingLevel::Info);
+                    }
+                    let tag = format!("caller{k}");
+                    (
+                        tag.clone(),
+                        logs_of_one_call(&c, tool, &tag, EACH, opts).await,
+                    )
+                })
+            })
+            .collect();
+        for call in calls {
+            let (tag, heard) = call.await.unwrap();
+            let want: Vec<String> = (0..EACH).map(|i| format!("{tag}-{i}")).collect();
+            assert_eq!(heard, want, "{up:?} -> {down:?}: {tag}'s logs");
+        }
+    }
+    let c = downstream(server, LEGACY, Downstream::default()).await;
+    let heard = logs_of_one_call(&c, tool, "quiet", 5, RequestOptions::default()).await;
+    assert_eq!(
+        heard.len(),
+        5,
+        "{up:?} -> legacy without a level: {heard:?}"
+    );
+    let c = downstream(server, MODERN, Downstream::default()).await;
+    let heard = logs_of_one_call(&c, tool, "unasked", 5, RequestOptions::default()).await;
+    assert!(
+        heard.is_empty(),
+        "{up:?} -> 2026 without a level: {heard:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upstream_logs_reach_their_own_caller_while_calls_overlap_and_a_legacy_caller_without_a_level_gets_them()
  {
-    const CALLERS: usize = 6;
-    const EACH: usize = 40;
     bounded(async {
+        // Streamable HTTP: each message on its call's stream.
         let http = upstream_http().await;
         for up in [LEGACY, MODERN] {
             let server = proxy_of(&http.url(), up).await.server();
-            for down in [LEGACY, MODERN] {
-                // Six callers at once on the one upstream connection, each asking for its
-                // logs: every one hears its own 40, in order, and no other caller's.
-                let calls: Vec<_> = (0..CALLERS)
-                    .map(|k| {
-                        let server = server.clone();
-                        tokio::spawn(async move {
-                            let c = downstream(&server, down, Downstream::default()).await;
-                            let mut opts = RequestOptions::default();
-                            if down == LEGACY {
-                                c.set_log_level(LoggingLevel::Info).await.unwrap();
-                            } else {
-                                opts.log_level = Some(LoggingLevel::Info);
-                            }
-                            let tag = format!("caller{k}");
-                            (tag.clone(), logs_of_one_call(&c, &tag, EACH, opts).await)
-                        })
-                    })
-                    .collect();
-                for call in calls {
-                    let (tag, heard) = call.await.unwrap();
-                    let want: Vec<String> = (0..EACH).map(|i| format!("{tag}-{i}")).collect();
-                    assert_eq!(heard, want, "{up:?} -> {down:?}: {tag}'s logs");
-                }
-            }
-            // A legacy caller that never set a level gets what the upstream sends, as it
-            // would directly; a 2026 caller that asked for none gets none.
-            let c = downstream(&server, LEGACY, Downstream::default()).await;
-            let heard = logs_of_one_call(&c, "quiet", 5, RequestOptions::default()).await;
-            assert_eq!(
-                heard.len(),
-                5,
-                "{up:?} -> legacy without a level: {heard:?}"
-            );
-            let c = downstream(&server, MODERN, Downstream::default()).await;
-            let heard = logs_of_one_call(&c, "unasked", 5, RequestOptions::default()).await;
-            assert!(
-                heard.is_empty(),
-                "{up:?} -> 2026 without a level: {heard:?}"
-            );
+            each_caller_hears_its_own_logs(&server, up, ("chatty", "chatted")).await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_upstream_logs_reach_their_own_caller_while_calls_overlap() {
+    // Built before the clock starts.
+    let _ = matrix_over_stdio();
+    bounded(async {
+        // stdio: the messages of all calls on one pipe, each naming its request in `_meta`.
+        for up in [LEGACY, MODERN] {
+            let server = Proxy::connect(matrix_over_stdio().mode(up))
+                .await
+                .unwrap()
+                .server();
+            each_caller_hears_its_own_logs(&server, up, ("log", "sent ")).await;
         }
     })
     .await;
@@ -730,49 +769,21 @@ async fn an_unreachable_upstream_fails_connect() {
 // ---------------------------------------------------------------------------------------
 // A child process over stdio: `examples/everything`.
 
-/// `<target>/<profile>/examples/`, with `everything` built into it once.
-fn examples_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("current_exe");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("test binary lives in <target>/<profile>/deps")
-            .to_path_buf();
-        let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = std::process::Command::new(cargo)
-            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .args([
-                "build",
-                "--quiet",
-                "--features",
-                "http",
-                "--example",
-                "everything",
-            ])
-            .arg("--target-dir")
-            .arg(&target_dir)
-            .status()
-            .expect("running cargo build --example");
-        assert!(
-            status.success(),
-            "building examples/everything failed: {status}"
-        );
-        profile_dir.join("examples")
-    })
+/// `tests/examples/client_matrix_server` over stdio (its `log` tool sends tagged messages).
+fn matrix_over_stdio() -> Upstream {
+    let path = examples::built(examples::TESTS, "client_matrix_server", &[]);
+    Upstream::stdio(path, ["--stdio"]).env("RUST_LOG", "off")
 }
 
 fn everything() -> Upstream {
-    let path = examples_dir().join(format!("everything{}", std::env::consts::EXE_SUFFIX));
+    let path = examples::built("mcp-framework", "everything", &["http"]);
     Upstream::stdio(path, ["--stdio"]).env("RUST_LOG", "off")
 }
 
 #[tokio::test]
 async fn everything_over_stdio_in_both_eras_restarted_after_it_dies() {
     // Built before the clock starts.
-    let _ = examples_dir();
+    let _ = everything();
     bounded(async {
         for up in [LEGACY, MODERN] {
             let proxy = Proxy::connect(everything().mode(up)).await.unwrap();

@@ -277,3 +277,54 @@ async fn the_python_sdk_servers_completions_cross_the_hop_in_both_eras() {
     })
     .await;
 }
+
+/// Over stdio a log message of the Python SDK server names no request, so with several
+/// calls in flight the proxy cannot tell whose it is; when they all come from one
+/// downstream session (one client: a per-caller connection, or one agent's parallel
+/// calls), each message still reaches that client: none lost, each call's in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_servers_logs_reach_the_one_client_calling_in_parallel_over_stdio() {
+    const CALLS: usize = 3;
+    const EACH: usize = 20;
+    let Some(python) = python() else { return };
+    bounded(async {
+        for up in [LEGACY, MODERN] {
+            let proxy = Proxy::connect(python.clone().mode(up)).await.unwrap();
+            let c = downstream(&proxy.server(), LEGACY).await;
+            c.set_log_level(mcp::types::LoggingLevel::Info)
+                .await
+                .unwrap();
+            let mut notes = c.notifications();
+            let calls: Vec<_> = (0..CALLS)
+                .map(|k| {
+                    let (c, args) = (c.clone(), json!({"tag": format!("call{k}"), "n": EACH}));
+                    tokio::spawn(async move { c.call_tool("log_burst", args).await })
+                })
+                .collect();
+            for call in calls {
+                let r = call.await.unwrap().unwrap();
+                assert!(
+                    serde_json::to_string(&r).unwrap().contains("logged"),
+                    "{up:?}: {r:?}"
+                );
+            }
+            let mut heard: Vec<Vec<String>> = vec![Vec::new(); CALLS];
+            while let Ok(note) = notes.try_recv() {
+                let data = note.params.as_ref().map(|p| p["data"].to_string());
+                let data = data.unwrap_or_default().trim_matches('"').to_owned();
+                if let Some((tag, _)) = data.split_once('-')
+                    && let Some(k) = tag
+                        .strip_prefix("call")
+                        .and_then(|k| k.parse::<usize>().ok())
+                {
+                    heard[k].push(data);
+                }
+            }
+            for (k, heard) in heard.iter().enumerate() {
+                let want: Vec<String> = (0..EACH).map(|i| format!("call{k}-{i}")).collect();
+                assert_eq!(heard, &want, "{up:?}: call{k}'s logs");
+            }
+        }
+    })
+    .await;
+}

@@ -391,9 +391,11 @@ async fn request_scoped_logs_follow_the_session_level_or_the_modern_opt_in() {
         .await;
     let log = w.recv().await;
     assert_eq!(log["method"], "notifications/message");
+    // On a byte stream it names its request (ours: nothing else on the stream says).
     assert_eq!(
         log["params"],
-        json!({"level": "warning", "logger": "t", "data": "careful"})
+        json!({"level": "warning", "logger": "t", "data": "careful",
+               "_meta": {"dev.mcp-framework/related-request": 3}})
     );
     assert_eq!(text(&w.recv().await), "false,true");
     // Modern: only with the per-request logLevel opt-in.

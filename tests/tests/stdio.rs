@@ -5,10 +5,13 @@
 //! `cargo test --test stdio` alone does not build them. Every read has a timeout, so a
 //! misbehaving server fails a test instead of hanging it.
 
+#[path = "support/examples.rs"]
+mod examples;
+
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -24,52 +27,12 @@ const UTF8_QUERY: &str = "héllo 📚";
 // Locating (and building) the example binaries
 // ---------------------------------------------------------------------------------------
 
-/// `<target>/<profile>/examples/`, derived from this test binary at
-/// `<target>/<profile>/deps/stdio-<hash>`; the examples are built into it once.
-fn examples_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("current_exe");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("test binary lives in <target>/<profile>/deps")
-            .to_path_buf();
-        let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        // The Bookshop is the facade's example; the fixture is this package's (built with
-        // the features CI tests with, so nothing but the fixture is compiled again).
-        let examples: [&[&str]; 2] = [
-            &["--example", "bookshop"],
-            &[
-                "-p",
-                "mcp-framework-tests",
-                "--all-features",
-                "--example",
-                "stdio_fixture",
-            ],
-        ];
-        for which in examples {
-            let mut cmd = std::process::Command::new(&cargo);
-            cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-                .args(["build", "--quiet"])
-                .args(which)
-                .arg("--target-dir")
-                .arg(&target_dir);
-            if profile_dir.file_name().is_some_and(|n| n == "release") {
-                cmd.arg("--release");
-            }
-            let status = cmd.status().expect("running cargo build --example");
-            assert!(status.success(), "building {which:?} failed: {status}");
-        }
-        profile_dir.join("examples")
-    })
-}
-
+/// The Bookshop is the facade's example; the fixture is this package's.
 fn example(name: &str) -> PathBuf {
-    let path = examples_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "example binary missing: {}", path.display());
-    path
+    match name {
+        "bookshop" => examples::built("mcp-framework", name, &[]),
+        _ => examples::built(examples::TESTS, name, &[]),
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -158,6 +158,7 @@ fn forward(ctx: &Context, event: &Event<'_>) {
     params.insert("level".into(), serde_json::to_value(lvl).expect("level"));
     params.insert("logger".into(), event.metadata().target().into());
     params.insert("data".into(), data);
+    ctx.name_request(&mut params);
     if let Some(t) = &ctx.peer().task {
         t.tag_map(&mut params);
     }

@@ -538,14 +538,22 @@ fn route_message(
     }
 }
 
-/// Hands a log message on request `related`'s stream to that request, when it takes its
-/// own; whether it did.
+/// Hands a log message to the request it belongs to, when that request takes its own
+/// ([`RequestOptions::on_log`](super::RequestOptions::on_log)); whether it did. Its request
+/// is the one whose stream it came on (`related`, Streamable HTTP), else the one its
+/// `_meta` names ([`RELATED_REQUEST`](mcp_core::meta::RELATED_REQUEST): our servers' on a
+/// byte stream, where nothing else says).
 fn taken_as_log(shared: &Shared, note: &ServerNotification, related: Option<&RequestId>) -> bool {
-    let Some(id) = related else {
+    let named = || {
+        let meta = note.params.as_ref()?.get("_meta")?;
+        let id = meta.get(mcp_core::meta::RELATED_REQUEST)?;
+        serde_json::from_value::<RequestId>(id.clone()).ok()
+    };
+    let Some(id) = related.cloned().or_else(named) else {
         return false;
     };
     let st = shared.state.lock().expect("client state lock");
-    let Some(tx) = st.logs.get(id) else {
+    let Some(tx) = st.logs.get(&id) else {
         return false;
     };
     let Some(log) = (note.params.clone()).and_then(|p| serde_json::from_value(p).ok()) else {

@@ -366,11 +366,29 @@ impl Context {
             params.insert("logger".into(), l.into());
         }
         params.insert("data".into(), data);
+        self.name_request(&mut params);
         let raw = serde_json::value::to_raw_value(&params).expect("map");
         self.peer
             .notify_raw("notifications/message", Some(&raw))
             .await
             .map(|_| true)
+    }
+
+    /// Names this request in a log message's `_meta` ([`RELATED_REQUEST`]) on a byte
+    /// stream, where the message says nothing else of whose it is (HTTP sends it on the
+    /// request's own stream): a proxy of ours in front of this server can then hand it to
+    /// the right caller with other calls in flight.
+    ///
+    /// [`RELATED_REQUEST`]: mcp_core::meta::RELATED_REQUEST
+    pub(crate) fn name_request(&self, params: &mut serde_json::Map<String, serde_json::Value>) {
+        let (NetworkTransport::Pipe, Some(id)) = (self.shared.transport, &self.id) else {
+            return;
+        };
+        let meta = (params.entry("_meta")).or_insert_with(|| serde_json::Map::new().into());
+        if let serde_json::Value::Object(meta) = meta {
+            let id = serde_json::to_value(id).expect("an id is JSON");
+            meta.insert(mcp_core::meta::RELATED_REQUEST.to_owned(), id);
+        }
     }
 
     /// A listen stream carries only its own notifications: never progress or log messages.

@@ -19,8 +19,11 @@
 //!   A `roots/list` with no call in flight (an upstream asking at start-up) gets an empty
 //!   list.
 //! - Logging: an upstream `notifications/message` goes to the call whose stream it came on
-//!   (Streamable HTTP), else to the one call in flight (stdio names no request). The
-//!   caller's level filters it; a legacy caller that set none gets what the upstream sends.
+//!   (Streamable HTTP) or that it names (a stdio upstream built with us stamps its
+//!   request's id, `mcp_core::meta::RELATED_REQUEST`), else to the one call in flight, or
+//!   the oldest when all in flight come from one downstream session (a stdio message of
+//!   another server names no request). The caller's level filters it; a legacy caller that
+//!   set none gets what the upstream sends.
 //! - Lists: upstream `list_changed` and `resources/updated` are handed to the table.
 
 use std::collections::HashMap;
@@ -144,6 +147,25 @@ impl Relay {
     /// Whether no call is in flight on this connection (and none runs in this task).
     fn idle(&self) -> bool {
         CURRENT.try_with(|_| ()).is_err() && self.calls.lock().expect("calls lock").is_empty()
+    }
+
+    /// The call an upstream log message that named none belongs to (a stdio upstream not
+    /// built with us): as [`route`](Self::route), and when several are in flight and all
+    /// come from one downstream session (one client, as on a per-caller connection), the
+    /// oldest: it reaches the client it came for, though not the call.
+    fn route_log(&self) -> Result<Arc<InFlight>, ErrorObject> {
+        let routed = self.route("notifications/message");
+        if routed.is_ok() {
+            return routed;
+        }
+        let calls = self.calls.lock().expect("calls lock");
+        let session = |c: &InFlight| c.ctx.session().map(Arc::as_ptr);
+        match calls.first().map(|c| session(c)) {
+            Some(Some(first)) if calls.iter().all(|c| session(c) == Some(first)) => {
+                Ok(calls[0].clone())
+            }
+            _ => routed,
+        }
     }
 
     /// The call an upstream request or notification belongs to: the one running in this
@@ -429,7 +451,7 @@ impl ClientHandler for RelayHandler {
                 else {
                     return;
                 };
-                match self.0.route("notifications/message") {
+                match self.0.route_log() {
                     Ok(call) => {
                         let _ = call.events.send(Event::Log(log));
                     }
