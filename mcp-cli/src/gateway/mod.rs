@@ -20,6 +20,7 @@
 
 mod api;
 mod policies;
+mod transforms;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -90,6 +91,8 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         // The lists follow the upstreams, attached and detached while serving: never
         // cacheable for a minute, whatever a client cached before an upstream went down.
         .cache_hint(mcp_runtime::caching::CacheHint::private(0))
+        // Outermost: every layer inside sees the gateway's own names of tools.
+        .middleware(policies.transforms.clone())
         .middleware(metrics.clone())
         .middleware(policies.visibility.clone())
         .middleware(policies.rate.clone())
@@ -219,15 +222,16 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
             under,
         });
     }
-    // The rate limit names tools as the gateway will show them: checked before anything
-    // changes, so a bad name keeps the running configuration.
+    // The transforms and the rate limit name tools as the gateway will show them: checked
+    // before anything changes, so a bad name keeps the running configuration.
     let (shown, unknown) = shown_tools(&next);
+    let upstreams = upstream_tools(&next);
     let in_force = (gateway.policies)
         .check(
+            (&config.tools, &upstreams),
             config.rate_limit.as_ref(),
             &config.visibility,
-            &shown,
-            &unknown,
+            (&shown, &unknown),
         )
         .map_err(|m| Failure::usage(format!("gateway config {path}: {m}")))?;
     let mut live = gateway.live.lock().expect("live lock");
@@ -285,6 +289,37 @@ fn shown_tools(live: &[Live]) -> (HashSet<String>, Vec<String>) {
         shown.extend(names.into_iter().map(|n| format!("{prefix}{n}")));
     }
     (shown, unknown)
+}
+
+/// Each upstream of `live` for the transforms: its tools under the gateway's names (none
+/// while it is down and they are not known yet).
+fn upstream_tools(live: &[Live]) -> Vec<transforms::Upstream<'_>> {
+    live.iter()
+        .map(|l| {
+            let prefix = match &l.under {
+                Some((ns, sep)) => format!("{ns}{sep}"),
+                None => String::new(),
+            };
+            let tools: Vec<_> = match &l.source {
+                Source::Mcp(p) => p.tools(),
+                Source::Api(t) => t.tools().cloned().collect(),
+            };
+            let known = !tools.is_empty() || l.source.down().is_none();
+            let tools = known.then(|| {
+                (tools.into_iter())
+                    .map(|t| mcp_core::types::Tool {
+                        name: format!("{prefix}{}", t.name),
+                        ..t
+                    })
+                    .collect()
+            });
+            transforms::Upstream {
+                key: &l.upstream.key,
+                prefix,
+                tools,
+            }
+        })
+        .collect()
 }
 
 /// The file read and checked: a clear error naming the file, line and key, never a dump.

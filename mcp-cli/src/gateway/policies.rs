@@ -1,10 +1,11 @@
-//! The gateway's policies from its file, as one layer a reload can replace: the rate limit
+//! The gateway's policies from its file, as layers a reload can replace: the tool
+//! transforms (`gateway.servers.NAME.tools`, `transforms.rs`), the rate limit
 //! (`gateway.rateLimit`) and who sees which tagged tools (`gateway.visibility`). The tools
 //! a rate limit names are the upstreams' (known only once they answer), so they are checked
 //! against what the gateway shows after each (re)load, not when the server is built; the
 //! buckets live in one store for the gateway's life, so a reload keeps them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime::middleware::{Endpoint, Middleware, Next};
@@ -14,12 +15,17 @@ use mcp_runtime::policies::{
 use mcp_runtime::{Context, HandlerResult, Principal};
 use serde_json::Value;
 
-use mcp_runtime::proxy::config::{CallerBy, RateLimitConfig, TagRule};
+use mcp_runtime::proxy::config::{CallerBy, RateLimitConfig, TagRule, ToolEdit};
+use mcp_runtime::transform::ToolTransforms;
+
+use super::transforms::{self, Upstream};
 
 /// The policies in force, each a layer of the gateway's server holding the file's
 /// policy, if it has one.
 #[derive(Clone, Default)]
 pub struct Policies {
+    /// The upstreams' tools as the file shows them.
+    pub transforms: Slot<ToolTransforms>,
     /// Who sees which tagged tools.
     pub visibility: Slot<Visibility>,
     /// Calls per caller and tool.
@@ -29,6 +35,7 @@ pub struct Policies {
 
 /// What one version of the file asks for.
 pub struct InForce {
+    transforms: Option<Arc<ToolTransforms>>,
     rate: Option<Arc<RateLimit>>,
     visibility: Option<Arc<Visibility>>,
 }
@@ -65,29 +72,32 @@ impl<M: Middleware + Send + Sync + 'static> Middleware for Slot<M> {
 }
 
 impl Policies {
-    /// The policies of a file: its rate limit checked against the tools the gateway shows
-    /// ([`rate_limit`](Self::rate_limit)), its tag rules.
+    /// The policies of a file: its tool transforms and its rate limit checked against
+    /// the tools the gateway shows ([`rate_limit`](Self::rate_limit)), its tag rules.
     pub fn check(
         &self,
+        (edits, upstreams): (&[ToolEdit], &[Upstream<'_>]),
         rate: Option<&RateLimitConfig>,
         tags: &[TagRule],
-        shown: &HashSet<String>,
-        unknown: &[String],
+        (shown, unknown): (&HashSet<String>, &[String]),
     ) -> Result<InForce, String> {
+        let t = transforms::build(edits, upstreams)?;
         Ok(InForce {
-            rate: self.rate_limit(rate, shown, unknown)?,
+            transforms: t.layer.map(Arc::new),
+            rate: self.rate_limit(rate, (shown, unknown), &t.own_names)?,
             visibility: visibility(tags).map(Arc::new),
         })
     }
 
     /// The limit `config` describes, after checking that every tool it names is one of
-    /// `shown` (the names the gateway's clients see) or may be one of a server that is
-    /// down (`unknown`: the prefixes of those whose names are not known yet).
+    /// `shown` (the gateway's names) or may be one of a server that is down (`unknown`:
+    /// the prefixes of those whose names are not known yet). A name a transform gives is
+    /// taken for the tool's own (`own_names`): the limit runs inside the transforms.
     fn rate_limit(
         &self,
         config: Option<&RateLimitConfig>,
-        shown: &HashSet<String>,
-        unknown: &[String],
+        (shown, unknown): (&HashSet<String>, &[String]),
+        own_names: &HashMap<String, String>,
     ) -> Result<Option<Arc<RateLimit>>, String> {
         let Some(c) = config else { return Ok(None) };
         let limit = |n: u32| match c.burst {
@@ -99,6 +109,7 @@ impl Policies {
             None => RateLimit::none(),
         };
         for (name, n) in &c.tools {
+            let name = own_names.get(name).unwrap_or(name);
             let maybe = unknown.iter().any(|p| name.starts_with(p.as_str()));
             if !shown.contains(name) && !maybe {
                 let mut near: Vec<&String> = shown.iter().collect();
@@ -126,6 +137,7 @@ impl Policies {
 
     /// Makes `policies` the ones in force.
     pub fn set(&self, policies: InForce) {
+        self.transforms.set(policies.transforms);
         self.rate.set(policies.rate);
         self.visibility.set(policies.visibility);
     }

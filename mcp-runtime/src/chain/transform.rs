@@ -297,8 +297,11 @@ impl ToolTransforms {
         (!renamed_away).then(|| (shown.to_owned(), None))
     }
 
-    /// What is wrong with these transforms over `tools` (name, argument names).
-    pub(crate) fn check(&self, tools: &[mcp_core::types::Tool]) -> Vec<String> {
+    /// What is wrong with these transforms over a server's `tools`, a message each (none:
+    /// nothing): a tool or argument they name that is not there, a renaming onto a name
+    /// already taken. A server's build runs it; a gateway whose tools come and go runs it
+    /// when its tools are known.
+    pub fn check(&self, tools: &[mcp_core::types::Tool]) -> Vec<String> {
         let mut errors = Vec::new();
         let mut shown: Vec<String> = Vec::new();
         for tool in tools {

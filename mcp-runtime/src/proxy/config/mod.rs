@@ -19,7 +19,8 @@
 //!     "name": "team-gateway",
 //!     "separator": "_",
 //!     "servers": {
-//!       "files": { "prefix": "never", "failureMode": "closed", "timeout": 30 },
+//!       "files": { "prefix": "never", "failureMode": "closed", "timeout": 30,
+//!                  "tools": { "write_file": { "hidden": true } } },
 //!       "docs":  { "namespace": "kb", "connection": "perCaller" },
 //!       "pets":  { "openapi": "https://pets.example.com/openapi.json",
 //!                  "include": { "tags": "pets" }, "auth": { "bearer": "${PETS_TOKEN}" } }
@@ -30,10 +31,14 @@
 //! }
 //! ```
 //!
+//! `tools` ([`ToolEdit`], `tools.rs`) shows a server's tools, named as the server names
+//! them, renamed, described anew, hidden, or with arguments renamed or fixed (`mcp
+//! gateway`; a [`ClientGroup`](super::ClientGroup) shows them as they are).
+//!
 //! `rateLimit` ([`RateLimitConfig`]) counts each caller's calls per tool: a caller is its
 //! principal, else its address (`X-Forwarded-For` believed only from `trustedProxies`), else
 //! its session (`"by"` picks one); `tools` names tools as the gateway shows them, prefix
-//! included, and a name the gateway does not show is a load error.
+//! included (or a transform's name), and a name the gateway does not show is a load error.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -43,9 +48,11 @@ use serde_json::{Map, Value};
 
 mod access;
 mod text;
+mod tools;
 
 pub use text::expand;
 use text::key_lines;
+pub use tools::{ArgEdit, ToolEdit};
 
 /// How an upstream's names are given to the gateway's clients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,6 +242,8 @@ pub struct Config {
     pub auth: Option<AuthConfig>,
     /// `gateway.visibility`: per tag, who may see the tools that carry it.
     pub visibility: Vec<TagRule>,
+    /// `gateway.servers.NAME.tools`: the upstreams' tools as the file changes them.
+    pub tools: Vec<ToolEdit>,
 }
 
 /// `gateway.auth`: bearer JWTs checked against a JWKS.
@@ -380,6 +389,7 @@ impl Parser<'_> {
             rate_limit: None,
             auth: None,
             visibility: Vec::new(),
+            tools: Vec::new(),
         };
         let mut per_server = Map::new();
         for (k, v) in &settings {
@@ -431,6 +441,13 @@ impl Parser<'_> {
         for (name, entry) in servers {
             if let Some(u) = self.upstream(name, entry, per_server.get(name))? {
                 config.upstreams.push(u);
+            }
+        }
+        // Apart from their entries: a changed transform does not restart a server.
+        for u in &config.upstreams {
+            let tools = per_server.get(&u.key).and_then(|s| s.get("tools"));
+            if let Some(t) = tools {
+                config.tools.extend(self.tool_edits(&u.key, t)?);
             }
         }
         // File order (the map's order may be sorted).
@@ -531,8 +548,8 @@ impl Parser<'_> {
         let api = matches!(u.transport, Transport::OpenApi(_));
         for (k, v) in s {
             let key = format!("{at}.{k}");
-            if api && API_KEYS.contains(&k.as_str()) {
-                continue; // read by `api`
+            if (api && API_KEYS.contains(&k.as_str())) || k == "tools" {
+                continue; // read by `api`, `tool_edits`
             }
             if api && ["failureMode", "healthInterval", "connection"].contains(&k.as_str()) {
                 return Err(self.err(
@@ -581,7 +598,7 @@ impl Parser<'_> {
                 _ => {
                     return Err(self.err(
                         &key,
-                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection, oauth, passThrough; for an API: openapi, base, include, exclude, auth, headers)",
+                        "unknown key (known: namespace, prefix, failureMode, timeout, healthInterval, connection, oauth, passThrough, tools; for an API: openapi, base, include, exclude, auth, headers)",
                     ));
                 }
             }
@@ -1068,6 +1085,40 @@ mod tests {
         assert_eq!(a.namespace, "aa");
         assert_eq!(a.timeout, Some(Duration::from_millis(2500)));
         assert_eq!(c.upstreams[1].prefix, Prefix::Always);
+    }
+
+    #[test]
+    fn tool_transforms_are_read_per_server_apart_from_its_entry() {
+        let text = r#"{
+  "mcpServers": { "a": { "command": "x" }, "off": { "command": "y", "disabled": true } },
+  "gateway": { "servers": {
+    "a": { "tools": { "add": { "name": "sum", "description": "Sums.", "hidden": true,
+                               "arguments": { "x": { "name": "left" }, "y": { "value": 2 } } } } },
+    "off": { "tools": { "t": { "hidden": true } } } } }
+}"#;
+        let c = parse(text, &env).unwrap();
+        assert_eq!(
+            c.tools,
+            [ToolEdit {
+                upstream: "a".into(),
+                tool: "add".into(),
+                name: Some("sum".into()),
+                description: Some("Sums.".into()),
+                hidden: true,
+                arguments: vec![
+                    ("x".into(), ArgEdit::Rename("left".into())),
+                    ("y".into(), ArgEdit::Value(serde_json::json!(2))),
+                ],
+            }]
+        );
+        let bad = r#"{ "mcpServers": { "a": { "command": "x" } },
+  "gateway": { "servers": { "a": { "tools": { "add": { "arguments": { "x": { "name": "" } } } } } } } }"#;
+        let e = parse(bad, &env).unwrap_err();
+        assert_eq!(e.key, "gateway.servers.a.tools.add.arguments.x.name");
+        assert_eq!((e.line, e.message.as_str()), (Some(2), "must not be empty"));
+        let bad = bad.replace(r#"{ "name": "" }"#, r#"{ "name": "l", "value": 1 }"#);
+        let e = parse(&bad, &env).unwrap_err();
+        assert_eq!(e.key, "gateway.servers.a.tools.add.arguments.x");
     }
 
     #[test]
