@@ -50,6 +50,11 @@ fn pki() -> Pki {
 
 /// Serves `Echo` over HTTPS on a loopback port until the test's runtime ends; the port.
 async fn serve_https(pki: &Pki) -> u16 {
+    serve_https_router(pki, Echo.into_server().http_service()).await
+}
+
+/// Serves `router` over HTTPS on a loopback port until the test's runtime ends; the port.
+async fn serve_https_router(pki: &Pki, router: mcp::transport::http::axum::Router) -> u16 {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -60,7 +65,6 @@ async fn serve_https(pki: &Pki) -> u16 {
     let acceptor = TlsAcceptor::from(Arc::new(config));
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let router = Echo.into_server().http_service();
     tokio::spawn(async move {
         loop {
             let Ok((tcp, _)) = listener.accept().await else {
@@ -182,4 +186,62 @@ async fn the_https_client_example_lists_the_tools_of_a_server_with_a_private_ca(
     // Without the CA the platform's roots do not know the server's certificate.
     let refused = https_client::tool_names(&url, None, None).await;
     assert!(refused.is_err(), "{refused:?}");
+}
+
+/// `TlsConfig::jwks`: a JWKS served over HTTPS by a private CA's certificate, trusted with
+/// that CA: a token signed by its key is accepted; the platform's roots alone refuse to
+/// fetch it, so the same token is refused.
+#[cfg(feature = "jwt")]
+#[tokio::test]
+async fn a_jwks_over_https_is_fetched_trusting_the_configured_roots() {
+    use mcp::transport::http::TokenValidator;
+    use mcp::transport::http::jwt::JwtValidator;
+    use p256::elliptic_curve::Generate;
+    use p256::pkcs8::EncodePrivateKey;
+
+    let der = p256::SecretKey::generate().to_pkcs8_der().unwrap();
+    let key = jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes());
+    let mut jwk =
+        jsonwebtoken::jwk::Jwk::from_encoding_key(&key, jsonwebtoken::Algorithm::ES256).unwrap();
+    jwk.common.key_id = Some("k1".into());
+    let jwks = serde_json::json!({ "keys": [jwk] });
+    let pki = pki();
+    let router = mcp::transport::http::axum::Router::new().route(
+        "/jwks.json",
+        mcp::transport::http::axum::routing::get(move || async move {
+            ([("content-type", "application/json")], jwks.to_string())
+        }),
+    );
+    let port = serve_https_router(&pki, router).await;
+    let url = format!("https://localhost:{port}/jwks.json");
+    let exp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 600;
+    let claims = serde_json::json!({ "iss": "https://issuer.test", "aud": "https://mcp.test/mcp",
+                                     "sub": "ada", "exp": exp });
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.kid = Some("k1".into());
+    let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+    let request = hyper::Request::new(()).into_parts().0;
+    let validator = |tls: TlsConfig| {
+        let keys = tls.jwks(&url).unwrap();
+        JwtValidator::new("https://issuer.test", "https://mcp.test/mcp", keys)
+    };
+    let trusted = TlsConfig::custom_roots_only()
+        .add_root_pem(pki.ca_pem.as_bytes())
+        .unwrap();
+    let principal = validator(trusted).validate(&token, &request).await;
+    assert_eq!(
+        principal.expect("a key of the JWKS signed it").subject,
+        "ada"
+    );
+    let refused = validator(TlsConfig::platform())
+        .validate(&token, &request)
+        .await;
+    assert!(
+        refused.is_err(),
+        "the platform's roots do not hold the CA: {refused:?}"
+    );
 }

@@ -349,11 +349,14 @@ fn prefixed(config: &Config, sources: &[Source]) -> Result<Vec<bool>, Failure> {
 }
 
 /// `gateway.auth`: bearer JWTs for the gateway's URL, checked against the JWKS named
-/// (fetched over `http://`, or read from a file now), anonymous callers let in when the
-/// file says so. The metadata clients discover the issuer by is served as usual.
+/// (fetched over `https://` trusting the platform's roots or over `http://`, or read from
+/// a file now), anonymous callers let in when the file says so. The metadata clients
+/// discover the issuer by is served as usual.
 fn auth(a: &config::AuthConfig) -> Result<AuthOptions, Failure> {
     let keys = if a.jwks.starts_with("http://") {
         JwksSource::url(&a.jwks)
+    } else if a.jwks.starts_with("https://") {
+        https_jwks(&a.jwks)
     } else {
         std::fs::read(&a.jwks)
             .map_err(|e| format!("cannot read {}: {e}", a.jwks))
@@ -368,6 +371,18 @@ fn auth(a: &config::AuthConfig) -> Result<AuthOptions, Failure> {
     } else {
         opts
     })
+}
+
+/// The JWKS at an `https://` URL (the `tls` feature, on by default).
+#[cfg(feature = "tls")]
+fn https_jwks(url: &str) -> Result<JwksSource, String> {
+    let tls = mcp_runtime::client::TlsConfig::platform();
+    tls.jwks(url).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "tls"))]
+fn https_jwks(url: &str) -> Result<JwksSource, String> {
+    Err(format!("{url}: this mcp was built without the tls feature"))
 }
 
 /// The gateway's metrics: each request labelled with the upstream that serves its tool,

@@ -255,7 +255,7 @@ pub struct AuthConfig {
     pub issuer: String,
     /// The audience tokens must carry (default: `resource`).
     pub audience: String,
-    /// Where the keys are: an `http://` URL, or a JSON file's path.
+    /// Where the keys are: an `https://` or `http://` URL, or a JSON file's path.
     pub jwks: String,
     /// Whether a request without a token goes in (with no principal).
     pub anonymous: bool,

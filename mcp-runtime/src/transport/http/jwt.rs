@@ -88,24 +88,36 @@ impl JwksSource {
     }
 
     /// The JWKS at `url`, fetched with a plain-HTTP client (`http://` only: a key server
-    /// on loopback or inside the cluster; use [`JwksSource::fetch_with`] for HTTPS).
+    /// on loopback or inside the cluster). For `https://`, `TlsConfig::jwks` (the `tls`
+    /// feature: `mcp::client::TlsConfig`), or [`JwksSource::fetch_with`].
     pub fn url(url: &str) -> Result<Self, String> {
         let uri: axum::http::Uri = url
             .parse()
             .map_err(|e| format!("invalid JWKS URL {url:?}: {e}"))?;
         if uri.scheme_str() != Some("http") {
             return Err(format!(
-                "JwksSource::url fetches http:// only ({url:?}); use JwksSource::fetch_with for https"
+                "JwksSource::url fetches http:// only ({url:?}); use TlsConfig::jwks (the tls feature) or JwksSource::fetch_with for https"
             ));
         }
+        Ok(Self::fetched_by(
+            hyper_util::client::legacy::connect::HttpConnector::new(),
+            uri,
+        ))
+    }
+
+    /// The JWKS at `uri`, fetched through `connector` (plain, or TLS for `https://`).
+    pub(crate) fn fetched_by<C>(connector: C, uri: axum::http::Uri) -> Self
+    where
+        C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+    {
         let client =
             hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-                .build_http::<http_body_util::Empty<axum::body::Bytes>>();
-        Ok(Self::fetch_with(move || {
+                .build::<_, http_body_util::Empty<axum::body::Bytes>>(connector);
+        Self::fetch_with(move || {
             let client = client.clone();
             let uri = uri.clone();
             Box::pin(async move { fetch_http(&client, uri).await })
-        }))
+        })
     }
 
     /// The JWKS document `fetch` returns, called whenever the keys are due for a refresh.
@@ -122,13 +134,13 @@ const MAX_JWKS: usize = 1024 * 1024;
 /// How long one JWKS fetch may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
-async fn fetch_http(
-    client: &hyper_util::client::legacy::Client<
-        hyper_util::client::legacy::connect::HttpConnector,
-        http_body_util::Empty<axum::body::Bytes>,
-    >,
+async fn fetch_http<C>(
+    client: &hyper_util::client::legacy::Client<C, http_body_util::Empty<axum::body::Bytes>>,
     uri: axum::http::Uri,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, String>
+where
+    C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+{
     use http_body_util::BodyExt;
     let req = axum::http::Request::get(uri.clone())
         .header(axum::http::header::ACCEPT, "application/json")
