@@ -581,7 +581,13 @@ async fn a_child_that_exits_mid_request_fails_the_call_with_its_exit_status() {
         matches!(&later, ClientError::ProcessExited(s) if s.code() == Some(7)),
         "{later:?}"
     );
-    assert!(started.elapsed() < Duration::from_millis(500));
+    // At once: nothing is sent, so nothing waits for the 60 s request timeout (the bound
+    // leaves room for a loaded machine).
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(client.exit_status().and_then(|s| s.code()), Some(7));
 }
 
