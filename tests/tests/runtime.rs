@@ -604,3 +604,36 @@ async fn a_call_cut_short_by_the_shutdown_grace_gets_an_error_answer() {
     let msg = r["error"]["message"].as_str().unwrap();
     assert!(msg.contains("shutting down"), "{msg}");
 }
+
+#[tokio::test]
+async fn a_server_whose_lists_come_and_go_declares_them_all_from_the_start() {
+    // Nothing registered: by default nothing is declared.
+    let bare = Server::builder("runtime", "1").subscriptions(true).build();
+    let mut w = Wire::new(bare.serve_in_memory());
+    let caps = w.initialize("2025-11-25").await["capabilities"].clone();
+    assert!(
+        caps.get("tools").is_none() && caps.get("prompts").is_none(),
+        "{caps}"
+    );
+    // Declared, with the change notifications subscriptions promise.
+    let gateway = Server::builder("runtime", "1")
+        .subscriptions(true)
+        .declare_all_lists()
+        .build();
+    let mut w = Wire::new(gateway.serve_in_memory());
+    let caps = w.initialize("2025-11-25").await["capabilities"].clone();
+    assert_eq!(caps["tools"]["listChanged"], true, "{caps}");
+    assert_eq!(caps["prompts"]["listChanged"], true, "{caps}");
+    assert_eq!(caps["resources"]["listChanged"], true, "{caps}");
+    let r = w.request(json!(1), "tools/list", json!({})).await;
+    assert_eq!(r["result"]["tools"], json!([]), "{r}");
+    let mut m = Wire::new(gateway.serve_in_memory());
+    let r = m
+        .request(json!(1), "server/discover", modern(json!({})))
+        .await;
+    let caps = &r["result"]["capabilities"];
+    assert!(
+        caps["tools"].is_object() && caps["resources"].is_object(),
+        "{r}"
+    );
+}

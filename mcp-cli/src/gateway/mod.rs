@@ -88,6 +88,8 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
     let server = Server::builder(config.name.clone(), env!("CARGO_PKG_VERSION"))
         .instructions("A gateway: each upstream server's tools, prompts and resources, under its namespace unless configured otherwise.")
         .subscriptions(true)
+        // Every upstream may be down when a client connects: it still lists them later.
+        .declare_all_lists()
         // The lists follow the upstreams, attached and detached while serving: never
         // cacheable for a minute, whatever a client cached before an upstream went down.
         .cache_hint(mcp_runtime::caching::CacheHint::private(0))

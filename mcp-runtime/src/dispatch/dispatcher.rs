@@ -576,8 +576,16 @@ impl DispatchCore {
         ))
     }
 
-    /// Whether the server offers `method` at all (gated by what is registered).
+    /// Whether the server offers `method` at all (gated by what is registered, or
+    /// declared whatever is: `ServerBuilder::declare_all_lists`).
     fn offers(&self, method: &str, h: Offered) -> bool {
+        let declared = &self.identity.extra_capabilities;
+        let h = Offered {
+            tools: h.tools || declared.tools.is_some(),
+            prompts: h.prompts || declared.prompts.is_some(),
+            resources: h.resources || declared.resources.is_some(),
+            completions: h.completions,
+        };
         match method {
             "initialize" | "ping" | "server/discover" | "logging/setLevel" => true,
             "subscriptions/listen" => self.handle.subscriptions_enabled(),

@@ -135,6 +135,8 @@ impl ClientGroup {
         let readiness = ReadinessSet::new();
         let server = Server::builder("mcp-client-group", env!("CARGO_PKG_VERSION"))
             .subscriptions(true)
+            // Every server may be down at the start: the lists are declared still.
+            .declare_all_lists()
             // The lists follow the servers, which come and go: nothing cached for a minute.
             .cache_hint(CacheHint::private(0))
             .middleware(readiness.clone())

@@ -555,6 +555,29 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         self
     }
 
+    /// Declares the `tools`, `prompts` and `resources` capabilities whatever the server
+    /// has when a client connects (by default each is declared only when the server has
+    /// such an item): for a server whose items come and go — a gateway whose upstreams
+    /// may all be down when a client connects — so that the client lists them when they
+    /// come (with [`subscriptions`](Self::subscriptions), on their `list_changed`).
+    ///
+    /// ```
+    /// # use mcp_runtime::Server;
+    /// // Nothing yet: proxies are attached while it serves.
+    /// let gateway = Server::builder("gateway", "1.0.0")
+    ///     .subscriptions(true)
+    ///     .declare_all_lists()
+    ///     .build();
+    /// # let _ = gateway;
+    /// ```
+    pub fn declare_all_lists(mut self) -> Self {
+        let caps = &mut self.identity.extra_capabilities;
+        caps.tools.get_or_insert_with(Default::default);
+        caps.prompts.get_or_insert_with(Default::default);
+        caps.resources.get_or_insert_with(Default::default);
+        self
+    }
+
     /// Turns change notifications on or off (default off): `subscriptions/listen` (2026),
     /// `resources/subscribe` and `*/list_changed` on legacy sessions, and the `listChanged`
     /// / `subscribe` capabilities that promise them. On, events fan out through an
