@@ -658,21 +658,19 @@ async fn stores(redis: Option<RedisArgs>) -> std::io::Result<Shared> {
     }
 }
 
-/// `server` with `--rate-limit TOOL=N` applied: `N` calls of `TOOL` a minute per caller,
-/// counted in `rates` (Redis with `--redis`) or in this process.
-fn limited(
-    server: mcp::ServerBuilder,
+/// The limit `--rate-limit TOOL=N` asks for: `N` calls of `TOOL` a minute per caller,
+/// counted in `rates` (Redis with `--redis`) or in this process. `None` (no flag) is a
+/// layer that passes everything on.
+fn limit(
     rate_limit: Option<(String, u32)>,
     rates: Option<Arc<dyn RateStore>>,
-) -> mcp::ServerBuilder {
-    let Some((tool, n)) = rate_limit else {
-        return server;
-    };
-    let mut limit = RateLimit::none().tool(tool, Limit::per_minute(n));
-    if let Some(rates) = rates {
-        limit = limit.store(rates);
-    }
-    server.middleware(limit)
+) -> Option<RateLimit> {
+    let (tool, n) = rate_limit?;
+    let limit = RateLimit::none().tool(tool, Limit::per_minute(n));
+    Some(match rates {
+        Some(rates) => limit.store(rates),
+        None => limit,
+    })
 }
 
 #[tokio::main]
@@ -697,7 +695,8 @@ async fn main() -> std::io::Result<()> {
     match serve {
         Serve::Stdio => {
             let server = builder(versions, RequestStateConfig::default(), None);
-            limited(server, rate_limit, None)
+            server
+                .middleware(limit(rate_limit, None))
                 .build()
                 .serve_stdio()
                 .await
@@ -726,7 +725,8 @@ async fn main() -> std::io::Result<()> {
             if let Some(tasks) = tasks {
                 server = server.task_store(tasks);
             }
-            limited(server, rate_limit, rates)
+            server
+                .middleware(limit(rate_limit, rates))
                 .build()
                 .serve_http_on(listener, opts, stop)
                 .await

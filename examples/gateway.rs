@@ -29,7 +29,7 @@
 use std::time::Duration;
 
 use mcp::prelude::*;
-use mcp::proxy::{Proxy, Sharing, Upstream};
+use mcp::proxy::{Proxy, ReadinessSet, Sharing, Upstream};
 use serde_json::Value;
 
 /// How the gateway is served.
@@ -234,6 +234,9 @@ async fn main() -> std::io::Result<()> {
             })
             .collect()
     };
+    // Every upstream's readiness, in one layer (a loop cannot add a layer per upstream:
+    // each `.middleware(..)` changes the builder's type).
+    let readiness = ReadinessSet::new();
     let mut gateway = Server::builder("gateway", env!("CARGO_PKG_VERSION"))
         .instructions("One front door: local tools, and each upstream's under its name.")
         .subscriptions(true)
@@ -249,11 +252,11 @@ async fn main() -> std::io::Result<()> {
             None => eprintln!("gateway: `{name}` is {described}"),
             Some(why) => eprintln!("gateway: `{name}` ({described}) is down for now: {why}"),
         }
-        gateway = gateway
-            .mount(name, proxy.server())
-            .middleware(proxy.readiness());
+        readiness.add(proxy.readiness());
+        gateway = gateway.mount(name, proxy.server());
     }
     let gateway = gateway
+        .middleware(readiness)
         .try_build()
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     match args.serve {

@@ -15,7 +15,7 @@
 //! | --- | --- |
 //! | `mcp::` | the macros, and what a server's code names: [`Server`], [`ServerBuilder`], [`Context`], [`McpError`], [`Middleware`], [`Next`], [`BoxFuture`], the handler traits and injected parameters |
 //! | [`types`], [`jsonrpc`], [`version`], [`meta`], [`codec`], [`headers`] | the protocol: every entity of every revision, JSON-RPC, revisions and eras |
-//! | [`middleware`](mod@middleware) | static chains, the boxed slot, closures as middleware; ready-made layers in [`policies`], [`transform`], [`hooks`], [`tracing_layer`] |
+//! | [`middleware`](mod@middleware) | static chains, boxed middleware, closures as middleware; ready-made layers in [`policies`], [`transform`], [`hooks`], [`tracing_layer`] |
 //! | [`transport`] | `stdio`, `framing`, and with `http` `transport::http` (Streamable HTTP, HTTP+SSE, auth, `LoopbackHttp` for tests) |
 //! | [`session`] | session, event and subscription stores, the answer relay, `request_state` |
 //! | [`tasks`], [`skills`], [`apps`], [`caching`], [`pagination`], [`telemetry`], [`logging`] | one feature each |
@@ -109,13 +109,14 @@ pub use mcp_runtime::{
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use mcp_runtime::{client, proxy};
 
-/// The plumbing under [`Middleware`]: static chains ([`Chain`](middleware::Chain)), the
-/// boxed slot, closures as middleware ([`from_fn`](middleware::from_fn)). The attribute
-/// `#[mcp::middleware]` shares the name (macros live in a namespace of their own).
+/// The plumbing under [`Middleware`]: static chains ([`Chain`](middleware::Chain), what
+/// `ServerBuilder::middleware` builds), boxed middleware
+/// ([`DynMiddleware`](middleware::DynMiddleware)), closures as middleware
+/// ([`from_fn`](middleware::from_fn)). The attribute `#[mcp::middleware]` shares the name
+/// (macros live in a namespace of their own).
 pub mod middleware {
     pub use mcp_runtime::middleware::{
-        Chain, DynEndpoint, DynLayers, DynMiddleware, Endpoint, FnMiddleware, Layered, Named,
-        from_fn,
+        Chain, DynEndpoint, DynMiddleware, Endpoint, FnMiddleware, Layered, Named, Then, from_fn,
     };
 }
 
@@ -136,7 +137,7 @@ pub mod __private {
     };
     pub use mcp_core::version::ProtocolVersion;
     pub use mcp_runtime::__private::*;
-    pub use mcp_runtime::middleware::{DynMiddleware, Endpoint, Middleware, Next};
+    pub use mcp_runtime::middleware::{DynMiddleware, Endpoint, Middleware, Next, Then};
     pub use mcp_runtime::{
         CacheTarget, Context, Declarations, HandlerResult, McpError, Progress, Provides, Server,
         ServerHandler, State,

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use mcp_runtime::middleware::Chain;
 use mcp_runtime::transport::http::HttpOptions;
 use mcp_runtime::{CancellationToken, Server};
 
@@ -52,8 +53,8 @@ impl Serve {
 /// Serves `server` at `endpoint` until the transport ends (stdin closes) or, over HTTP,
 /// SIGINT or SIGTERM stops it gracefully. `who` names the command on stderr; `opts` are
 /// the HTTP options beyond the paths (the gateway's operator endpoints and auth).
-pub async fn serve(
-    server: &Server,
+pub async fn serve<C: Chain>(
+    server: &Server<C>,
     endpoint: Endpoint,
     who: &str,
     opts: HttpOptions,

@@ -2,12 +2,12 @@
 //!
 //! - `chain_direct`: one `tools/call` of a trivial `add` tool through the composed chain,
 //!   called directly (no transport, no runtime: the future is polled once and must be
-//!   ready). The chain is built with the public [`Chain::wrap`] and [`DynLayers::new`]
-//!   exactly as `ServerBuilder::try_build` nests it (static tuple, then the dynamic slot,
-//!   then the innermost endpoint), around a bench-local `add` endpoint; the [`Context`] is
-//!   captured from a real in-memory connection, so no test-only constructor is needed.
-//!   Variants: 0 layers, 10 static pass-through layers (a tuple of 10 zero-sized types),
-//!   10 boxed layers in the dynamic slot.
+//!   ready). The chain is built with [`Chain::wrap`] and the (hidden) `DynLayers::new`
+//!   exactly as `ServerBuilder::try_build` nests it (the builder's chain, then the table's
+//!   own layers, none here, then the innermost endpoint), around a bench-local `add`
+//!   endpoint; the [`Context`] is captured from a real in-memory connection, so no
+//!   test-only constructor is needed. Variants: 0 layers, 10 static pass-through layers (a
+//!   tuple of 10 zero-sized types), the same 10 each boxed (`Arc<dyn DynMiddleware>`).
 //! - `erased_boundary`: the cost the serving boundary adds per message. The kernel reaches
 //!   the composed endpoint through a trait object (`Arc<dyn ErasedEndpoint>`, one dynamic
 //!   call returning the chain's future in a box); before, it called the monomorphic
@@ -70,19 +70,26 @@ fn static10() -> Static10 {
     (Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass)
 }
 
-fn boxed10() -> Vec<Arc<dyn DynMiddleware>> {
-    vec![
-        Arc::new(Pass::<0>),
-        Arc::new(Pass::<1>),
-        Arc::new(Pass::<2>),
-        Arc::new(Pass::<3>),
-        Arc::new(Pass::<4>),
-        Arc::new(Pass::<5>),
-        Arc::new(Pass::<6>),
-        Arc::new(Pass::<7>),
-        Arc::new(Pass::<8>),
-        Arc::new(Pass::<9>),
-    ]
+/// `m` behind a box: what `.middleware(..)` is given for a layer chosen at run time.
+fn boxed<M: Middleware>(m: M) -> Arc<dyn DynMiddleware> {
+    Arc::new(m)
+}
+
+/// The same ten layers, each boxed: ten elements of one chain, each calling through the
+/// vtable (what `.middleware(boxed(Pass::<N>))` ten times builds).
+fn boxed10() -> impl Chain {
+    (
+        boxed(Pass::<0>),
+        boxed(Pass::<1>),
+        boxed(Pass::<2>),
+        boxed(Pass::<3>),
+        boxed(Pass::<4>),
+        boxed(Pass::<5>),
+        boxed(Pass::<6>),
+        boxed(Pass::<7>),
+        boxed(Pass::<8>),
+        boxed(Pass::<9>),
+    )
 }
 
 #[derive(Deserialize)]
@@ -278,7 +285,7 @@ fn runtime() -> tokio::runtime::Runtime {
 /// A real `tools/call` context, taken from a live in-memory connection.
 fn captured_context(rt: &tokio::runtime::Runtime) -> Context {
     let slot = Arc::new(Mutex::new(None));
-    let server = add_server().layers((Capture(slot.clone()),)).build();
+    let server = add_server().middleware(Capture(slot.clone())).build();
     rt.block_on(async {
         let _client = Client::connect(&server).await;
     });
@@ -291,7 +298,7 @@ fn chain_direct(c: &mut Criterion) {
 
     let none = ().wrap(DynLayers::new(Vec::new(), AddEndpoint));
     let stat = static10().wrap(DynLayers::new(Vec::new(), AddEndpoint));
-    let boxed = ().wrap(DynLayers::new(boxed10(), AddEndpoint));
+    let boxed = boxed10().wrap(DynLayers::new(Vec::new(), AddEndpoint));
     for out in [
         ready(none.call(ctx.clone())),
         ready(stat.call(ctx.clone())),
@@ -333,13 +340,7 @@ fn in_memory(c: &mut Criterion) {
     let mut g = c.benchmark_group("in_memory_window64");
     g.throughput(Throughput::Elements(1));
     bench_server(&mut g, &rt, "0_layers", add_server().build());
-    bench_server(
-        &mut g,
-        &rt,
-        "10_static",
-        add_server().layers(static10()).build(),
-    );
-    let boxed = add_server()
+    let stat = add_server()
         .middleware(Pass::<0>)
         .middleware(Pass::<1>)
         .middleware(Pass::<2>)
@@ -350,6 +351,18 @@ fn in_memory(c: &mut Criterion) {
         .middleware(Pass::<7>)
         .middleware(Pass::<8>)
         .middleware(Pass::<9>);
+    bench_server(&mut g, &rt, "10_static", stat.build());
+    let boxed = add_server()
+        .middleware(boxed(Pass::<0>))
+        .middleware(boxed(Pass::<1>))
+        .middleware(boxed(Pass::<2>))
+        .middleware(boxed(Pass::<3>))
+        .middleware(boxed(Pass::<4>))
+        .middleware(boxed(Pass::<5>))
+        .middleware(boxed(Pass::<6>))
+        .middleware(boxed(Pass::<7>))
+        .middleware(boxed(Pass::<8>))
+        .middleware(boxed(Pass::<9>));
     bench_server(&mut g, &rt, "10_boxed", boxed.build());
     g.finish();
 }

@@ -4,7 +4,7 @@
 //! - [`Server`] / [`ServerBuilder`]: handler tables, capabilities, options.
 //! - [`Context`]: what each message's middleware and handler see and can do.
 //! - [`middleware`]: the [`Middleware`](middleware::Middleware) trait,
-//!   [`Next`](middleware::Next), static chains and the boxed slot.
+//!   [`Next`](middleware::Next), chains composed at compile time, boxed middleware.
 //! - [`transport`]: byte-stream framing (newline and `Content-Length`), stdio.
 //! - [`tasks`]: tool calls run in the background (2025-11-25 core tasks, 2026 extension).
 //!

@@ -211,7 +211,16 @@ async fn run(args: Args) -> std::io::Result<()> {
         (10, true) => {
             let server = builder()
                 .handler(Bench10)
-                .layers((p0, p1, p2, p3, p4, p5, p6, p7, p8, p9))
+                .middleware(p0)
+                .middleware(p1)
+                .middleware(p2)
+                .middleware(p3)
+                .middleware(p4)
+                .middleware(p5)
+                .middleware(p6)
+                .middleware(p7)
+                .middleware(p8)
+                .middleware(p9)
                 .subscriptions(true)
                 .build();
             serve(server, &args).await

@@ -88,7 +88,7 @@ struct Name {
 /// A server with five tools (two per page), a few resources (`res://n` counts its reads in
 /// its content, `res://asks` elicits), caching hints `hint` on everything, `private`
 /// except `res://public`.
-fn server(counter: &Counter, hint: CacheHint) -> ServerBuilder {
+fn server(counter: &Counter, hint: CacheHint) -> ServerBuilder<(Counter,)> {
     let reads = Arc::new(AtomicUsize::new(0));
     let mut b = Server::builder("cache-test", "1.0.0")
         .page_size(2)
@@ -148,7 +148,7 @@ fn modern() -> mcp::client::ClientBuilder {
         })
 }
 
-async fn connect(s: &Server) -> Client {
+async fn connect(s: &Server<impl mcp::middleware::Chain>) -> Client {
     modern().connect(s.serve_in_memory()).await.unwrap()
 }
 

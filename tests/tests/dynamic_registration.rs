@@ -420,7 +420,7 @@ impl mcp::Middleware for RefuseInitialize {
 async fn a_session_whose_handshake_failed_gets_no_list_changed() {
     let s = Server::builder("refusing", "1.0.0")
         .subscriptions(true)
-        .layers((RefuseInitialize,))
+        .middleware(RefuseInitialize)
         .tool(
             Tool::new("base").with_input_schema(schema()),
             |_ctx, _: NoArgs| async { Ok(text("base")) },

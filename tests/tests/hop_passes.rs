@@ -26,7 +26,7 @@ use std::time::Duration;
 use mcp::ServerOptions;
 use mcp::client::ConnectMode;
 use mcp::prelude::*;
-use mcp::proxy::{Proxy, Upstream};
+use mcp::proxy::{Proxy, Readiness, Upstream};
 use mcp::transport::http::HttpOptions;
 use mcp::transport::http::LoopbackHttp;
 use mcp::version::{Era, SupportedVersions};
@@ -79,7 +79,7 @@ fn upstream_server() -> Server {
 }
 
 /// A caller of revision `v` on an in-memory connection to `server`, initialized when legacy.
-async fn caller(server: &Server, v: V) -> Wire {
+async fn caller<C: mcp::middleware::Chain>(server: &Server<C>, v: V) -> Wire {
     let mut wire = Wire::new(server.serve_in_memory());
     if v.era() == Era::Legacy {
         wire.send(&json!({
@@ -146,12 +146,11 @@ fn minus(a: (usize, usize), b: (usize, usize)) -> (usize, usize) {
 }
 
 /// A gateway named `gateway` mounting `child` as `up` (and the proxy's readiness, if any).
-fn gateway(child: Server, proxy: Option<&Proxy>) -> Server {
-    let b = Server::builder("gateway", "1.0.0").mount("up", child);
-    match proxy {
-        Some(p) => b.middleware(p.readiness()).build(),
-        None => b.build(),
-    }
+fn gateway(child: Server, proxy: Option<&Proxy>) -> Server<(Option<Readiness>,)> {
+    Server::builder("gateway", "1.0.0")
+        .mount("up", child)
+        .middleware(proxy.map(Proxy::readiness))
+        .build()
 }
 
 #[tokio::test]
@@ -204,8 +203,11 @@ async fn a_forwarded_result_is_decoded_and_encoded_only_to_be_translated() {
             let transport = if over_http { "HTTP" } else { "stdio" };
             // Mounted, as `examples/gateway` serves it: two hops, the mount's free.
             let served = gateway(proxy.server(), Some(&proxy));
-            // Served alone (named `gateway`, so the stamp check reads the same).
-            let alone = Server::builder("gateway", "1.0.0").build();
+            // Served alone (named `gateway`, so the stamp check reads the same; no layer,
+            // of the same type as `served`).
+            let alone = Server::builder("gateway", "1.0.0")
+                .middleware(None::<Readiness>)
+                .build();
             proxy.attach(&alone).unwrap();
             for (how, server, tool) in [
                 ("mounted", &served, "up_search_books"),

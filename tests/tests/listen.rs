@@ -459,7 +459,7 @@ impl mcp::Middleware for Chatty {
 async fn no_log_or_progress_message_ever_goes_on_a_listen_stream() {
     let s = Server::builder("chatty", "1.0.0")
         .subscriptions(true)
-        .layers((Chatty,))
+        .middleware(Chatty)
         .tool(
             Tool::new("hello").with_input_schema(schema()),
             |_ctx, _: NoArgs| async { Ok(CallToolResult::success(vec![])) },
@@ -675,7 +675,7 @@ async fn an_http_listen_context_keeps_its_request_headers_and_uri_for_the_stream
     let seen = Seen::default();
     let s = Server::builder("sees-http", "1.0.0")
         .subscriptions(true)
-        .layers((SeesHttp(seen.clone()),))
+        .middleware(SeesHttp(seen.clone()))
         .tool(
             Tool::new("hello").with_input_schema(schema()),
             |_ctx, _: NoArgs| async { Ok(CallToolResult::success(vec![])) },

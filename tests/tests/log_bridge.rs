@@ -182,7 +182,7 @@ impl Middleware for ListenStub {
 #[tokio::test]
 async fn nothing_goes_on_a_listen_stream() {
     install();
-    let server = builder().layers((ListenStub,)).build();
+    let server = builder().middleware(ListenStub).build();
     let mut w = Wire::new(server.serve_in_memory());
     let mut meta = envelope();
     meta["io.modelcontextprotocol/logLevel"] = json!("debug");

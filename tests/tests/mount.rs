@@ -118,7 +118,7 @@ fn gateway() -> Server<(parent_layer,), mcp::Registry> {
                 Ok(CallToolResult::success(vec![ContentBlock::text("local")]))
             },
         )
-        .layers((parent_layer,))
+        .middleware(parent_layer)
         .mount("wx", Weather.into_server())
         .mount("cat", catalog())
         .build()

@@ -69,7 +69,7 @@ fn resource_server(name: &str, subscriptions: bool) -> Server {
         .build()
 }
 
-async fn connect(server: &Server, mode: ConnectMode) -> Client {
+async fn connect(server: &Server<impl mcp::middleware::Chain>, mode: ConnectMode) -> Client {
     Client::builder()
         .mode(mode)
         .connect(server.serve_in_memory())

@@ -242,11 +242,9 @@ async fn structured_content_over_the_limit_is_refused_not_cut() {
 async fn policies_compose_in_a_static_tuple_too() {
     let server = Server::builder("library", "1")
         .handler(Library)
-        .layers((
-            ReadOnly::new(Library.tools()),
-            ResponseLimit::new(500),
-            ToolTimeout::new(Duration::from_secs(30)),
-        ))
+        .middleware(ReadOnly::new(Library.tools()))
+        .middleware(ResponseLimit::new(500))
+        .middleware(ToolTimeout::new(Duration::from_secs(30)))
         .build();
     let client = Client::connect(server.serve_in_memory()).await.unwrap();
     assert_eq!(
@@ -586,7 +584,7 @@ impl Middleware for NameAsPrincipal {
 async fn by_default_the_principal_is_the_caller_across_sessions() {
     let server = Server::builder("library", "1")
         .handler(Library)
-        .layers((NameAsPrincipal,))
+        .middleware(NameAsPrincipal)
         .middleware(RateLimit::new(Limit::per_minute(2)))
         .build();
     let connect = |name: &'static str| {

@@ -228,7 +228,11 @@ impl ClientHandler for Downstream {
     }
 }
 
-async fn downstream(server: &Server, mode: ConnectMode, handler: Downstream) -> Client {
+async fn downstream(
+    server: &Server<impl mcp::middleware::Chain>,
+    mode: ConnectMode,
+    handler: Downstream,
+) -> Client {
     Client::builder()
         .info(mcp::types::Implementation::new(
             "downstream-client",

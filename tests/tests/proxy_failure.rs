@@ -14,7 +14,7 @@ use std::time::Duration;
 use mcp::client::Client;
 use mcp::client::ConnectMode;
 use mcp::prelude::*;
-use mcp::proxy::{FailureMode, Proxy, Upstream};
+use mcp::proxy::{FailureMode, Proxy, ReadinessSet, Upstream};
 use mcp::transport::http::HttpOptions;
 use serde_json::{Value, json};
 
@@ -151,19 +151,21 @@ fn kill(proxy: &Proxy) {
 }
 
 /// A greeting of the gateway's own.
-fn gateway_of(proxies: &[(&str, &Proxy)]) -> Server {
+fn gateway_of(proxies: &[(&str, &Proxy)]) -> Server<(ReadinessSet,)> {
+    let readiness = ReadinessSet::new();
     let mut b = Server::builder("gateway", "1.0.0")
         .subscriptions(true)
         .tool(Tool::new("local"), |_ctx: Context, _a: Value| async {
             Ok(CallToolResult::success(vec![ContentBlock::text("local")]))
         });
     for (name, p) in proxies {
-        b = b.mount(*name, p.server()).middleware(p.readiness());
+        b = b.mount(*name, p.server());
+        readiness.add(p.readiness());
     }
-    b.build()
+    b.middleware(readiness).build()
 }
 
-async fn caller(server: &Server, mode: ConnectMode) -> Client {
+async fn caller<C: mcp::middleware::Chain>(server: &Server<C>, mode: ConnectMode) -> Client {
     Client::builder()
         .mode(mode)
         .connect(server.serve_in_memory())

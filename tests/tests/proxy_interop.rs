@@ -46,7 +46,7 @@ impl ClientHandler for Host {
     }
 }
 
-async fn downstream(server: &Server, mode: ConnectMode) -> Client {
+async fn downstream(server: &Server<impl mcp::middleware::Chain>, mode: ConnectMode) -> Client {
     Client::builder()
         .capabilities(serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap())
         .handler(Host)

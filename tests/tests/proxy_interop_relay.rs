@@ -38,7 +38,7 @@ async fn bounded<F: std::future::Future>(f: F) -> F::Output {
 }
 
 /// A gateway serving `proxy` under `ns`.
-fn gateway(ns: &str, proxy: &Proxy) -> Server {
+fn gateway(ns: &str, proxy: &Proxy) -> Server<impl mcp::middleware::Chain> {
     Server::builder("gateway", "1.0.0")
         .subscriptions(true)
         .mount(ns, proxy.server())
@@ -46,7 +46,7 @@ fn gateway(ns: &str, proxy: &Proxy) -> Server {
         .build()
 }
 
-async fn downstream(server: &Server, mode: ConnectMode) -> Client {
+async fn downstream(server: &Server<impl mcp::middleware::Chain>, mode: ConnectMode) -> Client {
     Client::builder()
         .mode(mode)
         .connect(server.serve_in_memory())

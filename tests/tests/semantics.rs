@@ -115,7 +115,7 @@ fn call(name: &str, args: Value) -> Value {
 #[tokio::test]
 async fn item_01_chain_wraps_every_inbound_message() {
     let log = Log::default();
-    let server = base().layers((recorded(&log).0,)).build();
+    let server = base().middleware(recorded(&log).0).build();
     // Legacy connection: initialize, initialized, a request, a notification, an unknown method.
     let mut w = legacy(&server).await;
     w.request(json!(1), "tools/list", json!({})).await;
@@ -144,9 +144,10 @@ async fn item_01_chain_wraps_every_inbound_message() {
 }
 
 #[tokio::test]
-async fn item_02_element_zero_is_outermost() {
+async fn item_02_the_first_added_is_outermost() {
     let log = Log::default();
-    let server = base().layers(recorded(&log)).build();
+    let (a, b) = recorded(&log);
+    let server = base().middleware(a).middleware(b).build();
     let mut w = legacy(&server).await;
     w.request(json!(1), "tools/list", json!({})).await;
     let only_list: Vec<String> = entries(&log)
@@ -162,6 +163,47 @@ async fn item_02_element_zero_is_outermost() {
             "A:after tools/list ok"
         ]
     );
+}
+
+/// The order is the order added whatever the mix: static, boxed (`Arc` or `Box`), a
+/// closure (`from_fn`), an `Option`, each one element of the same chain.
+#[tokio::test]
+async fn item_02_static_and_boxed_layers_keep_the_order_added() {
+    use mcp::middleware::{DynMiddleware, from_fn};
+    let log = Log::default();
+    let rec = |label| Recorder {
+        label,
+        log: log.clone(),
+    };
+    let closure_log = log.clone();
+    let closure = from_fn(move |ctx, next| {
+        let log = closure_log.clone();
+        Box::pin(async move {
+            log.lock()
+                .unwrap()
+                .push(format!("D:before {}", ctx.method()));
+            next.run(ctx).await
+        })
+    });
+    let boxed: Arc<dyn DynMiddleware> = Arc::new(rec("B"));
+    let server = base()
+        .middleware(rec("A"))
+        .middleware(boxed)
+        .middleware(rec("C"))
+        .middleware(closure)
+        .middleware(Box::new(rec("E")) as Box<dyn DynMiddleware>)
+        .middleware(None::<Recorder>)
+        .middleware(Some(rec("F")))
+        .build();
+    let mut w = legacy(&server).await;
+    w.request(json!(1), "tools/list", json!({})).await;
+    let befores: Vec<String> = entries(&log)
+        .into_iter()
+        .filter(|l| l.contains("before") && l.contains("tools/list"))
+        .collect();
+    let want = ["A", "B", "C", "D", "E", "F"].map(|l| format!("{l}:before"));
+    let got: Vec<&str> = befores.iter().map(|l| &l[..8]).collect();
+    assert_eq!(got, want, "{befores:?}");
 }
 
 /// Returns a result even for notifications: it must be discarded.
@@ -183,7 +225,7 @@ impl Middleware for AnswerEverything {
 
 #[tokio::test]
 async fn item_03_notifications_get_no_result_and_returns_are_discarded() {
-    let server = base().layers((AnswerEverything,)).build();
+    let server = base().middleware(AnswerEverything).build();
     let mut w = legacy(&server).await;
     w.notify("notifications/roots/list_changed", json!({}))
         .await;
@@ -195,7 +237,7 @@ async fn item_03_notifications_get_no_result_and_returns_are_discarded() {
 #[tokio::test]
 async fn item_04_pre_dispatch_rejections_do_not_reach_the_chain() {
     let log = Log::default();
-    let server = base().layers((recorded(&log).0,)).build();
+    let server = base().middleware(recorded(&log).0).build();
     let mut w = Wire::new(server.serve_in_memory());
     // Fix the era as modern, then send a request missing clientCapabilities.
     w.request(json!(1), "server/discover", modern(json!({})))
@@ -243,7 +285,7 @@ impl Middleware for Seen {
 #[tokio::test]
 async fn item_05_context_exposes_raw_method_params_id_version_meta_and_client() {
     let seen = Seen::default();
-    let server = base().layers((seen.clone(),)).build();
+    let server = base().middleware(seen.clone()).build();
     let mut w = Wire::new(server.serve_in_memory());
     w.request(
         json!(0),
@@ -295,7 +337,8 @@ async fn item_06_observing_leaves_the_response_byte_identical() {
     let plain = base().without_tracing().build();
     let observed = base()
         .without_tracing()
-        .layers((PassThrough, PassThrough))
+        .middleware(PassThrough)
+        .middleware(PassThrough)
         .build();
     let mut lines = Vec::new();
     for server in [&plain as &dyn std::any::Any, &observed] {
@@ -330,7 +373,7 @@ impl Middleware for RefuseFail {
 
 #[tokio::test]
 async fn item_07_refusing_answers_only_that_request() {
-    let server = base().layers((RefuseFail,)).build();
+    let server = base().middleware(RefuseFail).build();
     let mut w = legacy(&server).await;
     let r = w
         .request(
@@ -367,7 +410,7 @@ impl Middleware for RewriteArgs {
 
 #[tokio::test]
 async fn item_08_rewritten_params_and_method_are_what_the_handler_sees() {
-    let server = base().layers((RewriteArgs,)).build();
+    let server = base().middleware(RewriteArgs).build();
     let mut w = legacy(&server).await;
     let r = w
         .request(
@@ -393,7 +436,7 @@ impl Middleware for AnswerDirectly {
 
 #[tokio::test]
 async fn item_09_a_middleware_answer_goes_out_as_written() {
-    let server = base().layers((AnswerDirectly,)).build();
+    let server = base().middleware(AnswerDirectly).build();
     let mut w = Wire::new(server.serve_in_memory());
     w.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params": modern(json!({}))}))
         .await;
@@ -418,7 +461,7 @@ impl Middleware for Tagger {
 
 #[tokio::test]
 async fn item_10_typed_extensions_reach_the_handler() {
-    let server = base().layers((Tagger,)).build();
+    let server = base().middleware(Tagger).build();
     let mut w = legacy(&server).await;
     let r = w
         .request(json!(1), "tools/call", call("whoami", json!({})))
@@ -429,7 +472,8 @@ async fn item_10_typed_extensions_reach_the_handler() {
 #[tokio::test]
 async fn item_11_unknown_method_is_raised_inside_next() {
     let log = Log::default();
-    let server = base().layers(recorded(&log)).build();
+    let (a, b) = recorded(&log);
+    let server = base().middleware(a).middleware(b).build();
     let mut w = legacy(&server).await;
     log.lock().unwrap().clear();
     let r = w.request(json!(1), "tools/frobnicate", json!({})).await;
@@ -448,7 +492,7 @@ async fn item_11_unknown_method_is_raised_inside_next() {
 #[tokio::test]
 async fn item_12_malformed_params_fail_inside_next_without_validator_text() {
     let log = Log::default();
-    let server = base().layers((recorded(&log).0,)).build();
+    let server = base().middleware(recorded(&log).0).build();
     let mut w = legacy(&server).await;
     let r = w.request(json!(1), "tools/call", json!({"name": 5})).await;
     assert_eq!(code(&r), -32602);
@@ -463,7 +507,8 @@ async fn item_12_malformed_params_fail_inside_next_without_validator_text() {
 #[tokio::test]
 async fn item_13_handler_errors_and_panics_reach_every_layer() {
     let log = Log::default();
-    let server = base().layers(recorded(&log)).build();
+    let (a, b) = recorded(&log);
+    let server = base().middleware(a).middleware(b).build();
     let mut w = legacy(&server).await;
     log.lock().unwrap().clear();
     let r = w
@@ -528,7 +573,7 @@ impl Middleware for FailNotifications {
 
 #[tokio::test]
 async fn item_15_errors_on_notifications_never_reach_the_wire() {
-    let server = base().layers((FailNotifications,)).build();
+    let server = base().middleware(FailNotifications).build();
     let mut w = legacy(&server).await;
     w.notify("notifications/roots/list_changed", json!({}))
         .await;
@@ -682,7 +727,7 @@ impl Middleware for FailAfterInitialize {
 
 #[tokio::test]
 async fn item_20_state_commits_only_after_the_chain_succeeds() {
-    let server = base().layers((FailAfterInitialize,)).build();
+    let server = base().middleware(FailAfterInitialize).build();
     let mut w = Wire::new(server.serve_in_memory());
     let r = w
         .request(
@@ -721,7 +766,10 @@ impl Middleware for DowngradeInitialize {
 #[tokio::test]
 async fn item_21_committed_state_agrees_with_the_result_sent() {
     let seen = Seen::default();
-    let server = base().layers((DowngradeInitialize, seen.clone())).build();
+    let server = base()
+        .middleware(DowngradeInitialize)
+        .middleware(seen.clone())
+        .build();
     let mut w = Wire::new(server.serve_in_memory());
     let init = w.initialize("2025-11-25").await;
     assert_eq!(init["protocolVersion"], "2025-03-26");
@@ -786,7 +834,7 @@ impl Middleware for PingDuringInitialize {
 #[tokio::test]
 async fn item_23_server_requests_during_initialize_fail_fast() {
     let probe = PingDuringInitialize::default();
-    let server = base().layers((probe.clone(),)).build();
+    let server = base().middleware(probe.clone()).build();
     let mut w = Wire::new(server.serve_in_memory());
     w.initialize("2025-11-25").await;
     let (err, took) = probe.0.lock().unwrap().clone().unwrap();

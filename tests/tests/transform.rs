@@ -66,7 +66,7 @@ fn transforms() -> ToolTransforms {
     )
 }
 
-async fn connect(server: &Server, mode: ConnectMode) -> Client {
+async fn connect(server: &Server<impl mcp::middleware::Chain>, mode: ConnectMode) -> Client {
     let info = mcp::types::Implementation {
         name: "alice-client".into(),
         version: "1".into(),
@@ -395,7 +395,7 @@ fn a_policy_naming_no_tool_fails_the_build_naming_it_and_what_it_could_mean() {
         "{e}"
     );
     // In a static chain too.
-    let e = err(shop().layers((ToolTimeout::none().tool("nope", Duration::from_secs(1)),)));
+    let e = err(shop().middleware(ToolTimeout::none().tool("nope", Duration::from_secs(1))));
     assert!(
         e.contains("ToolTimeout::tool: the server has no tool `nope`"),
         "{e}"

@@ -108,7 +108,7 @@ fn admin_only() -> Visibility {
         .key(key)
 }
 
-fn shop(v: Visibility) -> Server<(), Shop> {
+fn shop(v: Visibility) -> Server<(Visibility,), Shop> {
     Server::builder("shop", "1")
         .handler(Shop)
         .middleware(v)
@@ -124,7 +124,7 @@ enum Via {
 
 /// A client named `user` of `server` over `via`, legacy (2025-11-25) or 2026-07-28.
 async fn connect(
-    server: &Server<(), Shop>,
+    server: &Server<(Visibility,), Shop>,
     http: &Option<mcp::transport::http::LoopbackHttp>,
     via: Via,
     legacy: bool,
@@ -402,7 +402,7 @@ async fn unauthorized_denial_names_the_item_and_lists_still_hide_it() {
 }
 
 /// `n` tools, the odd ones tagged "hidden".
-fn many_tools(n: usize) -> Server {
+fn many_tools(n: usize) -> Server<(Visibility,)> {
     let mut b = Server::builder("many", "1").page_size(3);
     for i in 0..n {
         let tool = Tool::new(format!("t{i:02}"));
@@ -423,11 +423,10 @@ fn many_tools(n: usize) -> Server {
 async fn a_mounted_childs_filter_refuses_the_call_and_the_parents_hides_the_item() {
     // The child hides its odd tools; the parent answers lists from its own copies.
     let parent = |policy: Option<Visibility>| {
-        let b = Server::builder("parent", "1").mount("kid", many_tools(4));
-        match policy {
-            Some(p) => b.middleware(p).build(),
-            None => b.build(),
-        }
+        Server::builder("parent", "1")
+            .mount("kid", many_tools(4))
+            .middleware(policy)
+            .build()
     };
     let names = |c: Client| async move {
         let tools = c.list_all_tools().await.unwrap();

@@ -9,7 +9,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mcp_runtime::HandleError;
-use mcp_runtime::Server;
 use mcp_runtime::openapi::{self, ApiKeyIn, Auth, OpenApi, OpenApiTools, Selection};
 use serde_json::{Map, Value};
 
@@ -101,7 +100,7 @@ fn shown(name: &str, under: Option<&(String, String)>) -> String {
 
 /// Adds the API's tools to `server`'s table (under `(namespace, separator)` when given).
 pub fn attach(
-    server: &Server,
+    server: &super::GatewayServer,
     tools: &Arc<OpenApiTools>,
     under: Option<&(String, String)>,
 ) -> Result<(), HandleError> {
@@ -122,7 +121,11 @@ pub fn attach(
 }
 
 /// Takes the API's tools out of `server`'s table.
-pub fn detach(server: &Server, tools: &OpenApiTools, under: Option<&(String, String)>) {
+pub fn detach(
+    server: &super::GatewayServer,
+    tools: &OpenApiTools,
+    under: Option<&(String, String)>,
+) {
     let removed = server.handle().update(|r| {
         for t in tools.tools() {
             r.remove_tool(&shown(&t.name, under));

@@ -29,6 +29,7 @@ use std::time::Duration;
 use mcp_runtime::Server;
 use mcp_runtime::metrics::Metrics;
 use mcp_runtime::openapi::OpenApiTools;
+use mcp_runtime::policies::{RateLimit, Visibility};
 use mcp_runtime::proxy::config::{self, Config};
 use mcp_runtime::proxy::{Proxy, ReadinessSet};
 use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
@@ -64,9 +65,18 @@ struct Live {
     under: Option<(String, String)>,
 }
 
+/// The gateway's server: its middleware, outermost first, are the metrics, the file's
+/// visibility and rate limit (each a slot a reload refills) and the upstreams' readiness.
+type GatewayServer = Server<(
+    Metrics,
+    policies::Slot<Visibility>,
+    policies::Slot<RateLimit>,
+    ReadinessSet,
+)>;
+
 /// The gateway's server and what it serves; changed as a whole by [`apply`].
 struct Gateway {
-    server: Server,
+    server: GatewayServer,
     readiness: ReadinessSet,
     live: Arc<Mutex<Vec<Live>>>,
     /// `gateway.rateLimit` and `gateway.visibility`, replaced by each (re)load.

@@ -1,5 +1,5 @@
-//! Every problem of a parsed [`Server`]: a non-empty name, nothing listed twice, at most 12
-//! middleware, well-formed extension ids, a concrete inherent type, and something to offer.
+//! Every problem of a parsed [`Server`]: a non-empty name, nothing listed twice,
+//! well-formed extension ids, a concrete inherent type, and something to offer.
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -57,12 +57,6 @@ pub fn check(s: &Server, nothing: (Span, &str), errors: &mut Errors) {
             errors.spanned(id, format!("the extension `{v}` is declared twice"));
         }
         ids.push(v);
-    }
-    if o.middleware.len() > 12 {
-        errors.spanned(
-            &o.middleware[12],
-            "at most 12 middleware can be listed (nest tuples of layers with the builder for more)",
-        );
     }
     let m = &s.methods;
     let offers = !o.offers_nothing()

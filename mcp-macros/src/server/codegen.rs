@@ -207,6 +207,7 @@ fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
         .iter()
         .map(|m| quote_spanned!(m.span()=> #m: #p::Middleware,))
         .collect();
+    let chain = chain_type(&p, mw);
     let name = match &s.opts.name {
         Some(n) => quote!(#n),
         None => quote!(::core::env!("CARGO_PKG_NAME")),
@@ -219,12 +220,12 @@ fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
         impl #ty where #(#bounds)* {
             /// This server, built: serve it over stdio, a byte stream or an in-memory pipe.
             #[allow(dead_code)]
-            pub fn into_server(self) -> #p::Server<(#(#mw,)*), Self>
+            pub fn into_server(self) -> #p::Server<#chain, Self>
             where
                 #(#mw_bounds)*
             {
                 #p::Server::builder(#name, #version)
-                    .layers((#(#mw,)*))
+                    #(.middleware(#mw))*
                     .handler_with_static_layers(self)
                     .build()
             }
@@ -249,4 +250,15 @@ fn constructors(s: &Server, bounds: &[TokenStream]) -> TokenStream {
             }
         }
     }
+}
+
+/// The type of the chain that `.middleware(a)` … `.middleware(z)` builds from `()`: the
+/// tuple `(A, …)` up to 12, then `Then<_, M>` for each one more (`Chain::With`).
+fn chain_type(p: &TokenStream, mw: &[syn::Path]) -> TokenStream {
+    let (head, tail) = mw.split_at(mw.len().min(12));
+    let mut ty = quote!((#(#head,)*));
+    for m in tail {
+        ty = quote!(#p::Then<#ty, #m>);
+    }
+    ty
 }

@@ -1,9 +1,11 @@
 //! Onion middleware: the [`Middleware`] trait, [`Next`], and chains composed at compile time.
 //!
-//! A chain is a type. `(A, B, C)` wraps the dispatcher as `A(B(C(dispatcher)))`: element 0 is
-//! outermost. Each layer calls the next through a generic [`Next`], so a call through ten
-//! static layers is ordinary static dispatch the optimiser can inline — no boxing per layer.
-//! Layers added at run time go into one dynamic slot ([`DynLayers`]), which boxes.
+//! A chain is a type. `ServerBuilder::middleware` adds one layer at a time, the first added
+//! outermost: `.middleware(a).middleware(b)` is the chain `(A, B)`, which wraps the dispatcher
+//! as `A(B(dispatcher))`. Each layer calls the next through a generic [`Next`], so a call
+//! through ten static layers is ordinary static dispatch the optimiser can inline — no
+//! boxing per layer. A boxed middleware (`Arc<dyn DynMiddleware>`, `Box<dyn DynMiddleware>`,
+//! [`from_fn`]) is one element of the same chain that calls through the vtable, and boxes.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -125,12 +127,18 @@ impl<M: Middleware, E: Endpoint> Endpoint for Layered<M, E> {
     }
 }
 
-/// A list of middleware known at compile time: `()`, `(A,)`, `(A, B)`, … up to 12.
+/// A list of middleware known at compile time: `()`, `(A,)`, `(A, B)`, … up to 12, then
+/// [`Then`] for each one more. Element 0 is outermost.
 pub trait Chain: Send + Sync + 'static {
     /// The endpoint the chain builds around `inner`.
     type Wrapped<E: Endpoint>: Endpoint;
     /// Nests the layers around `inner`, element 0 outermost.
     fn wrap<E: Endpoint>(self, inner: E) -> Self::Wrapped<E>;
+    /// The chain with `M` added innermost (inside every layer already in it): `(A,)` with
+    /// `B` is `(A, B)`; a chain of 12 with `M` is `Then<(...), M>`.
+    type With<M: Middleware>: Chain;
+    /// Adds `m` innermost.
+    fn with<M: Middleware>(self, m: M) -> Self::With<M>;
     /// How many layers the chain has.
     const LEN: usize;
     /// What its layers name ([`Middleware::named`]).
@@ -144,11 +152,39 @@ impl Chain for () {
     fn wrap<E: Endpoint>(self, inner: E) -> E {
         inner
     }
+    type With<M: Middleware> = (M,);
+    fn with<M: Middleware>(self, m: M) -> (M,) {
+        (m,)
+    }
     const LEN: usize = 0;
 }
 
 macro_rules! tuple_chain {
+    // The 12-tuple: one more nests it in `Then`.
     ($head:ident $(, $tail:ident)*) => {
+        tuple_chain!(@impl [full] $head $(, $tail)*);
+        tuple_chain!(@rest $($tail),*);
+    };
+    (@rest $head:ident $(, $tail:ident)*) => {
+        tuple_chain!(@impl [open] $head $(, $tail)*);
+        tuple_chain!(@rest $($tail),*);
+    };
+    (@rest) => {};
+    (@with [full] $($all:ident),+) => {
+        type With<M: Middleware> = Then<Self, M>;
+        fn with<M: Middleware>(self, m: M) -> Then<Self, M> {
+            Then { chain: self, mw: m }
+        }
+    };
+    (@with [open] $($all:ident),+) => {
+        type With<M: Middleware> = ($($all,)+ M,);
+        #[allow(non_snake_case)]
+        fn with<M: Middleware>(self, m: M) -> Self::With<M> {
+            let ($($all,)+) = self;
+            ($($all,)+ m,)
+        }
+    };
+    (@impl [$kind:ident] $head:ident $(, $tail:ident)*) => {
         impl<$head: Middleware, $($tail: Middleware),*> Chain for ($head, $($tail,)*) {
             type Wrapped<E: Endpoint> = Layered<$head, <($($tail,)*) as Chain>::Wrapped<E>>;
             #[allow(non_snake_case)]
@@ -156,6 +192,7 @@ macro_rules! tuple_chain {
                 let ($head, $($tail,)*) = self;
                 Layered { mw: $head, inner: ($($tail,)*).wrap(inner) }
             }
+            tuple_chain!(@with [$kind] $head $(, $tail)*);
             const LEN: usize = 1 + <($($tail,)*) as Chain>::LEN;
             #[allow(non_snake_case)]
             fn named(&self) -> Vec<Named> {
@@ -166,12 +203,34 @@ macro_rules! tuple_chain {
                 all
             }
         }
-        tuple_chain!($($tail),*);
     };
-    () => {};
 }
 
 tuple_chain!(M1, M2, M3, M4, M5, M6, M7, M8, M9, M10, M11, M12);
+
+/// A chain `C` with `M` added innermost: what a chain of 12 becomes with each layer more.
+/// `Then<C, M>` wraps an endpoint as `C` around `M` around it.
+pub struct Then<C, M> {
+    chain: C,
+    mw: M,
+}
+
+impl<C: Chain, M: Middleware> Chain for Then<C, M> {
+    type Wrapped<E: Endpoint> = C::Wrapped<Layered<M, E>>;
+    fn wrap<E: Endpoint>(self, inner: E) -> Self::Wrapped<E> {
+        self.chain.wrap(Layered::new(self.mw, inner))
+    }
+    type With<M2: Middleware> = Then<Self, M2>;
+    fn with<M2: Middleware>(self, m: M2) -> Then<Self, M2> {
+        Then { chain: self, mw: m }
+    }
+    const LEN: usize = C::LEN + 1;
+    fn named(&self) -> Vec<Named> {
+        let mut all = self.chain.named();
+        all.extend(self.mw.named());
+        all
+    }
+}
 
 /// The object-safe form of [`Endpoint`], used under boxed middleware.
 pub trait DynEndpoint: Send + Sync {
@@ -191,7 +250,10 @@ impl Endpoint for dyn DynEndpoint + '_ {
     }
 }
 
-/// A middleware added at run time, behind a box.
+/// The object-safe form of [`Middleware`]: a middleware behind a box. Every [`Middleware`]
+/// is one; `Arc<dyn DynMiddleware>` and `Box<dyn DynMiddleware>` are in turn a
+/// [`Middleware`], so a layer chosen at run time goes to `ServerBuilder::middleware` like
+/// any other, at the cost of a boxed future per call.
 pub trait DynMiddleware: Send + Sync + 'static {
     /// Handles one message.
     fn handle_dyn<'a>(
@@ -220,7 +282,77 @@ impl<M: Middleware> DynMiddleware for M {
     }
 }
 
-/// A middleware from an async closure: `from_fn(|ctx, next| async move { next.run(ctx).await })`.
+/// The rest of a static chain seen through a reference, so that it can be a
+/// `dyn DynEndpoint` whatever its type (sized or not).
+struct ByRef<'a, E: ?Sized>(&'a E);
+
+impl<E: Endpoint + ?Sized> Endpoint for ByRef<'_, E> {
+    fn call(&self, ctx: Context) -> impl Future<Output = HandlerResult> + Send + '_ {
+        self.0.call(ctx)
+    }
+}
+
+/// Runs the boxed `mw` with the rest of the chain, `next`, behind a `dyn DynEndpoint`.
+async fn handle_boxed<E: Endpoint + ?Sized>(
+    mw: &dyn DynMiddleware,
+    ctx: Context,
+    next: Next<'_, E>,
+) -> HandlerResult {
+    let rest = ByRef(next.inner);
+    let rest: &(dyn DynEndpoint + '_) = &rest;
+    mw.handle_dyn(ctx, Next::new(rest)).await
+}
+
+impl Middleware for Arc<dyn DynMiddleware> {
+    fn handle<E: Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: Next<'_, E>,
+    ) -> impl Future<Output = HandlerResult> + Send {
+        handle_boxed(&**self, ctx, next)
+    }
+
+    fn named(&self) -> Vec<Named> {
+        (**self).named_dyn()
+    }
+}
+
+impl Middleware for Box<dyn DynMiddleware> {
+    fn handle<E: Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: Next<'_, E>,
+    ) -> impl Future<Output = HandlerResult> + Send {
+        handle_boxed(&**self, ctx, next)
+    }
+
+    fn named(&self) -> Vec<Named> {
+        (**self).named_dyn()
+    }
+}
+
+/// A layer that may be absent: `None` passes every message on untouched, so a builder can
+/// add a middleware chosen at run time without its type depending on the choice.
+impl<M: Middleware> Middleware for Option<M> {
+    fn handle<E: Endpoint + ?Sized>(
+        &self,
+        ctx: Context,
+        next: Next<'_, E>,
+    ) -> impl Future<Output = HandlerResult> + Send {
+        match self {
+            Some(m) => Either::Left(m.handle(ctx, next)),
+            None => Either::Right(next.run(ctx)),
+        }
+    }
+
+    fn named(&self) -> Vec<Named> {
+        self.as_ref().map_or_else(Vec::new, Middleware::named)
+    }
+}
+
+/// A middleware from an async closure that returns a boxed future:
+/// `from_fn(|ctx, next| Box::pin(async move { next.run(ctx).await }))`. The rest of the
+/// chain is reached through a `dyn DynEndpoint`, so each call boxes.
 pub fn from_fn<F>(f: F) -> FnMiddleware<F>
 where
     F: for<'a> Fn(Context, Next<'a, dyn DynEndpoint + 'a>) -> BoxFuture<'a, HandlerResult>
@@ -234,23 +366,24 @@ where
 /// See [`from_fn`].
 pub struct FnMiddleware<F>(F);
 
-impl<F> DynMiddleware for FnMiddleware<F>
+impl<F> Middleware for FnMiddleware<F>
 where
     F: for<'a> Fn(Context, Next<'a, dyn DynEndpoint + 'a>) -> BoxFuture<'a, HandlerResult>
         + Send
         + Sync
         + 'static,
 {
-    fn handle_dyn<'a>(
-        &'a self,
-        ctx: Context,
-        next: Next<'a, dyn DynEndpoint + 'a>,
-    ) -> BoxFuture<'a, HandlerResult> {
-        (self.0)(ctx, next)
+    async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+        let rest = ByRef(next.inner);
+        let rest: &(dyn DynEndpoint + '_) = &rest;
+        (self.0)(ctx, Next::new(rest)).await
     }
 }
 
-/// The one dynamic slot: layers added at run time, first added outermost, around `inner`.
+/// The one dynamic slot: boxed layers, first outermost, around `inner`. Internal: a handler
+/// table's own middleware ([`Declarations::middleware`](crate::Declarations::middleware))
+/// given to a builder with `.handler(..)` goes here, inside the builder's chain.
+#[doc(hidden)]
 pub struct DynLayers<E> {
     layers: Arc<[Arc<dyn DynMiddleware>]>,
     inner: E,
@@ -303,5 +436,97 @@ impl<E: Endpoint> Endpoint for DynLayers<E> {
             .call(ctx)
             .await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A layer known by its number.
+    struct L<const N: usize>;
+
+    impl<const N: usize> Middleware for L<N> {
+        fn handle<E: Endpoint + ?Sized>(
+            &self,
+            ctx: Context,
+            next: Next<'_, E>,
+        ) -> impl Future<Output = HandlerResult> + Send {
+            next.run(ctx)
+        }
+
+        fn named(&self) -> Vec<Named> {
+            vec![Named::tool("L", N.to_string())]
+        }
+    }
+
+    struct Inner;
+
+    impl Endpoint for Inner {
+        async fn call(&self, _ctx: Context) -> HandlerResult {
+            Ok(crate::common::error::Reply::None)
+        }
+    }
+
+    type Twelve = (
+        L<1>,
+        L<2>,
+        L<3>,
+        L<4>,
+        L<5>,
+        L<6>,
+        L<7>,
+        L<8>,
+        L<9>,
+        L<10>,
+        L<11>,
+        L<12>,
+    );
+
+    /// `Layered<L<a>, Layered<L<b>, ... E>>`.
+    macro_rules! nested {
+        ($e:ty;) => { $e };
+        ($e:ty; $n:literal $(, $rest:literal)*) => { Layered<L<$n>, nested!($e; $($rest),*)> };
+    }
+
+    #[test]
+    fn each_layer_added_goes_inside_the_ones_before_past_twelve_too() {
+        let chain =
+            ().with(L::<1>)
+                .with(L::<2>)
+                .with(L::<3>)
+                .with(L::<4>)
+                .with(L::<5>)
+                .with(L::<6>)
+                .with(L::<7>)
+                .with(L::<8>)
+                .with(L::<9>)
+                .with(L::<10>)
+                .with(L::<11>)
+                .with(L::<12>);
+        // Up to 12 the chain is the tuple of the layers in the order added.
+        let _: &Twelve = &chain;
+        let chain = chain.with(L::<13>).with(L::<14>);
+        assert_eq!(chain.named().len(), 14);
+        let names: Vec<String> = chain.named().into_iter().map(|n| n.name).collect();
+        let want: Vec<String> = (1..=14).map(|n| n.to_string()).collect();
+        assert_eq!(names, want);
+        assert_eq!(<Then<Then<(L<1>,), L<2>>, L<3>> as Chain>::LEN, 3);
+        // The first added is outermost, the 14th next to the endpoint.
+        let _: nested!(Inner; 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14) = chain.wrap(Inner);
+    }
+
+    #[test]
+    fn boxed_and_optional_layers_are_elements_of_the_chain() {
+        let boxed: Arc<dyn DynMiddleware> = Arc::new(L::<2>);
+        let chain =
+            ().with(L::<1>)
+                .with(boxed)
+                .with(Box::new(L::<3>) as Box<dyn DynMiddleware>)
+                .with(None::<L<4>>)
+                .with(Some(L::<5>));
+        let names: Vec<String> = chain.named().into_iter().map(|n| n.name).collect();
+        assert_eq!(names, ["1", "2", "3", "5"]);
+        assert_eq!(<(L<1>, Option<L<4>>) as Chain>::LEN, 2);
     }
 }

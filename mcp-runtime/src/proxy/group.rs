@@ -37,7 +37,7 @@ pub struct ClientGroup {
     client: Client,
     members: Vec<(String, Proxy)>,
     /// The aggregate the client is connected to (held for the group's life).
-    _server: Server,
+    _server: Server<(ReadinessSet,)>,
 }
 
 /// One server of a group, as it stands now.

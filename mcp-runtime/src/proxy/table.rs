@@ -227,7 +227,9 @@ impl Proxy {
     }
 
     /// A builder of the server that serves this upstream: named as the upstream names
-    /// itself, with its instructions, change notifications on, and [`Proxy::readiness`].
+    /// itself, with its instructions, change notifications on, and [`Proxy::readiness`]
+    /// (boxed, inside any middleware added to the builder, which stays a plain
+    /// `ServerBuilder`).
     /// When a tool of the upstream may run as a task (its `execution.taskSupport`), the
     /// server has a task engine of its own (an [`InMemoryTaskStore`]; set another with
     /// [`ServerBuilder::task_store`]): it declares tasks as the upstream does, and a call
@@ -243,7 +245,7 @@ impl Proxy {
         };
         let mut b = Server::builder(name, version)
             .subscriptions(true)
-            .middleware(self.readiness());
+            .inner_middleware(self.readiness());
         if crate::features::tasks::methods::any_task_tool(&self.tools()) {
             // The upstream's tool definitions declare task support: a server that lists
             // them without running tasks would declare what it refuses.

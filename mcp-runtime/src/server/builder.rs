@@ -47,8 +47,9 @@ impl Middleware for MaybeTraced {
     }
 }
 
-/// The endpoint a server runs: tracing outermost, then the tool transforms, the static
-/// chain, the dynamic slot, the dispatcher.
+/// The endpoint a server runs: tracing outermost, then the tool transforms, the builder's
+/// chain (`C`, [`ServerBuilder::middleware`]), the table's own middleware (boxed, when a
+/// table declaring some is given with [`ServerBuilder::handler`]), the dispatcher.
 pub type Composed<C, H> =
     Layered<MaybeTraced, Layered<Transformed, <C as Chain>::Wrapped<DynLayers<Dispatcher<H>>>>>;
 
@@ -83,7 +84,9 @@ pub struct ServerBuilder<C = (), H = Registry> {
     options: ServerOptions,
     handler: H,
     chain: C,
-    dyn_layers: Vec<Arc<dyn DynMiddleware>>,
+    /// Boxed layers this crate's constructors add (a proxy's readiness) without changing
+    /// the chain's type: inside the chain, outside the table's own.
+    inner_layers: Vec<Arc<dyn DynMiddleware>>,
     /// The handler table's own middleware (`ServerHandler::declare`), innermost.
     own_layers: Vec<Arc<dyn DynMiddleware>>,
     filters: Vec<Arc<dyn MessageFilter>>,
@@ -148,7 +151,7 @@ impl Server<(), Registry> {
             options: ServerOptions::default(),
             handler: Registry::default(),
             chain: (),
-            dyn_layers: Vec::new(),
+            inner_layers: Vec::new(),
             own_layers: Vec::new(),
             filters: Vec::new(),
             tracing: true,
@@ -278,7 +281,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     /// declares ([`ServerHandler::declare`]): a `#[mcp::server]` type keeps its
     /// `instructions`, `middleware(...)` and other keys. Settings given to the builder after
     /// this call replace the declared ones (instructions, page size, ...) or add to them
-    /// (middleware added with [`middleware`](Self::middleware) or [`layers`](Self::layers)
+    /// (middleware added with [`middleware`](Self::middleware), before or after this call,
     /// runs around the table's own, which stay innermost).
     ///
     /// ```
@@ -297,8 +300,8 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
     }
 
     /// [`handler`](Self::handler) for the code `#[mcp::server]` generates, whose middleware
-    /// is already the static chain ([`layers`](Self::layers)): every other declared setting
-    /// is applied.
+    /// is already in the builder's chain ([`middleware`](Self::middleware)): every other
+    /// declared setting is applied.
     #[doc(hidden)]
     pub fn handler_with_static_layers<H2: ServerHandler>(
         self,
@@ -329,7 +332,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             options: self.options,
             handler,
             chain: self.chain,
-            dyn_layers: self.dyn_layers,
+            inner_layers: self.inner_layers,
             own_layers: self.own_layers,
             filters: self.filters,
             tracing: self.tracing,
@@ -344,14 +347,50 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         }
     }
 
-    /// Sets the static middleware chain: a tuple of middleware, element 0 outermost.
-    pub fn layers<C2: Chain>(self, chain: C2) -> ServerBuilder<C2, H> {
+    /// Adds a middleware, inside those added before it: the first added is outermost (it
+    /// sees each message first and its outcome last), whether static or boxed.
+    ///
+    /// A [`Middleware`] type (a `#[mcp::middleware]` fn, a policy, your own impl) joins the
+    /// chain's type — `.middleware(a).middleware(b)` is a `ServerBuilder<(A, B), H>` — so a
+    /// call through it is static dispatch the optimiser can inline: no box, no vtable, zero
+    /// cost over writing the layers by hand. A middleware chosen at run time goes in boxed,
+    /// as `Arc<dyn DynMiddleware>` or `Box<dyn DynMiddleware>` (or a closure through
+    /// [`from_fn`](crate::middleware::from_fn)): one element of the same chain, in the same
+    /// order, costing a boxed future per call. `Option<M>` adds `M` or, for `None`, nothing.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_runtime::middleware::{DynMiddleware, Endpoint, Middleware, Next};
+    /// use mcp_runtime::{Context, HandlerResult, Server};
+    ///
+    /// struct Audit;
+    /// impl Middleware for Audit {
+    ///     async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+    ///         next.run(ctx).await
+    ///     }
+    /// }
+    /// struct Timing;
+    /// impl Middleware for Timing {
+    ///     async fn handle<E: Endpoint + ?Sized>(&self, ctx: Context, next: Next<'_, E>) -> HandlerResult {
+    ///         next.run(ctx).await
+    ///     }
+    /// }
+    ///
+    /// let chosen: Arc<dyn DynMiddleware> = Arc::new(Timing);
+    /// // Audit outermost, then the boxed one.
+    /// let server: Server<(Audit, Arc<dyn DynMiddleware>)> = Server::builder("shop", "1.0.0")
+    ///     .middleware(Audit)
+    ///     .middleware(chosen)
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn middleware<M: Middleware>(self, m: M) -> ServerBuilder<C::With<M>, H> {
         ServerBuilder {
             identity: self.identity,
             options: self.options,
             handler: self.handler,
-            chain,
-            dyn_layers: self.dyn_layers,
+            chain: self.chain.with(m),
+            inner_layers: self.inner_layers,
             own_layers: self.own_layers,
             filters: self.filters,
             tracing: self.tracing,
@@ -366,10 +405,11 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         }
     }
 
-    /// Adds a boxed middleware to the dynamic slot (inside the static chain; first added
-    /// outermost).
-    pub fn middleware(mut self, m: impl DynMiddleware) -> Self {
-        self.dyn_layers.push(Arc::new(m));
+    /// Adds `m` boxed inside the chain, keeping the builder's type: for this crate's
+    /// constructors whose builder is public as a plain `ServerBuilder` (a proxy's).
+    #[cfg(feature = "client")]
+    pub(crate) fn inner_middleware(mut self, m: impl Middleware) -> Self {
+        self.inner_layers.push(Arc::new(m));
         self
     }
 
@@ -678,7 +718,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
             options,
             handler,
             chain,
-            dyn_layers,
+            inner_layers,
             own_layers,
             filters,
             tracing,
@@ -694,7 +734,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
         let settings = Settings {
             identity,
             options,
-            dyn_layers,
+            inner_layers,
             own_layers,
             filters,
             errors,
@@ -753,7 +793,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
 struct Settings {
     identity: ServerIdentity,
     options: ServerOptions,
-    dyn_layers: Vec<Arc<dyn DynMiddleware>>,
+    inner_layers: Vec<Arc<dyn DynMiddleware>>,
     own_layers: Vec<Arc<dyn DynMiddleware>>,
     filters: Vec<Arc<dyn MessageFilter>>,
     errors: Vec<String>,
@@ -768,8 +808,8 @@ struct Settings {
 struct Checked {
     identity: Arc<ServerIdentity>,
     options: ServerOptions,
-    /// The dynamic slot: the builder's layers, then (after [`Checked::attach`]) the
-    /// table's own and the tool transforms.
+    /// The dynamic slot, inside the builder's chain: the crate's inner layers, then (after
+    /// [`Checked::attach`]) the table's own middleware.
     layers: Vec<Arc<dyn DynMiddleware>>,
     own_layers: Vec<Arc<dyn DynMiddleware>>,
     filters: Vec<Arc<dyn MessageFilter>>,
@@ -816,7 +856,7 @@ impl Settings {
         Ok(Checked {
             identity: Arc::new(identity),
             options: self.options,
-            layers: self.dyn_layers,
+            layers: self.inner_layers,
             own_layers: self.own_layers,
             filters: self.filters,
             cache: self.cache,
@@ -832,9 +872,8 @@ impl Settings {
 
 impl Checked {
     /// Wires what needs the server's handle: task changes to the listen streams, the
-    /// mounts, the tool transforms (the table's own layers then follow the builder's in
-    /// `layers`); checks what the transforms and every layer (`chained`: the static
-    /// chain's) name against the tools and prompts the server has.
+    /// mounts, the tool transforms; checks what the transforms and every layer (the table's
+    /// own, and `chained`: the builder's chain's) name against the tools and prompts the server has.
     fn attach(
         mut self,
         handle: &crate::features::handle::ServerHandle,

@@ -1,6 +1,5 @@
 //! Policies as middleware: limits a server applies to tool calls, each a [`Middleware`]
-//! added with one line (`.middleware(ToolTimeout::new(...))` on the builder, or in a
-//! `.layers((...))` tuple).
+//! added with one line (`.middleware(ToolTimeout::new(...))` on the builder, unboxed).
 //!
 //! Each policy acts on `tools/call` (and, where it hides tools, on `tools/list`;
 //! [`Visibility`] on the prompt and resource methods too) and passes every other message

@@ -119,7 +119,7 @@ pub struct HttpOptions {
     /// The 2024-11-05 HTTP+SSE endpoints (`GET` stream path, `POST` path), for clients of
     /// that revision only: opt in with `Some(("/sse".into(), "/messages".into()))`.
     /// Default: `None` (off), so a router mounted in an app adds no paths it was not asked
-    /// for; [`Server::serve_http`] turns it on.
+    /// for; [`Server::serve_http`] turns it on (the table in [`crate::transport`] lists each entry point's default).
     pub legacy_sse: Option<(String, String)>,
     /// The largest request body accepted (413 above).
     pub max_body: usize,
@@ -803,7 +803,8 @@ pub(crate) async fn read_body(body: Body, opts: &HttpOptions) -> Result<Vec<u8>,
 impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// The HTTP transports as an [`axum::Router`] to mount in your application (or wrap
     /// in any tower layer), with the default [`HttpOptions`]: the routes of
-    /// [`Server::http_router`].
+    /// [`Server::http_router`]. How it differs from the other entry points (HTTP+SSE off):
+    /// the table in [`crate::transport`].
     pub fn http_service(&self) -> axum::Router {
         self.erased.http_router(HttpOptions::default()).0
     }
@@ -823,14 +824,16 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     /// name are refused with 403 (the router cannot know where your app listens): an app
     /// served to other hosts, or behind a reverse proxy, sets
     /// [`HttpOptions::dns_rebinding`] to [`DnsRebinding::Allow`] with its public host names
-    /// (or [`DnsRebinding::Off`]).
+    /// (or [`DnsRebinding::Off`]). Every difference from the other entry points (HTTP+SSE,
+    /// paths, `Host` check) is in the table in [`crate::transport`].
     pub fn http_router(&self, opts: HttpOptions) -> (axum::Router, HttpHandle) {
         self.erased.http_router(opts)
     }
 
     /// Serves Streamable HTTP at `/mcp`, and the 2024-11-05 HTTP+SSE transport at `/sse`
     /// and `/messages` (the server owns the port, so every client revision is served), on
-    /// `addr` until SIGTERM/SIGINT, then shuts down gracefully.
+    /// `addr` until SIGTERM/SIGINT, then shuts down gracefully. The only entry point with
+    /// HTTP+SSE on by default; every difference is in the table in [`crate::transport`].
     pub async fn serve_http(&self, addr: impl Into<SocketAddr>) -> std::io::Result<()> {
         self.erased.serve_http(addr.into()).await
     }
@@ -842,7 +845,8 @@ impl<C: Chain, H: ServerHandler> Server<C, H> {
     ///
     /// Each connection is served by hyper's HTTP/1.1 connection directly (with
     /// `TCP_NODELAY`), not through [`Self::http_router`]: the paths are the same, matched
-    /// by string; everything else is 404.
+    /// by string; everything else is 404. HTTP+SSE is as `opts.legacy_sse` says (off by
+    /// default, unlike [`Server::serve_http`]); every difference is in the table in [`crate::transport`].
     pub async fn serve_http_on(
         &self,
         listener: tokio::net::TcpListener,
