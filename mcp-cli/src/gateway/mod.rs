@@ -32,6 +32,7 @@ use mcp_runtime::openapi::OpenApiTools;
 use mcp_runtime::policies::{RateLimit, Visibility};
 use mcp_runtime::proxy::config::{self, Config};
 use mcp_runtime::proxy::{Proxy, ReadinessSet};
+use mcp_runtime::transform::ToolTransforms;
 use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
 use mcp_runtime::transport::http::{AuthOptions, HttpOptions, Operator};
 
@@ -65,9 +66,11 @@ struct Live {
     under: Option<(String, String)>,
 }
 
-/// The gateway's server: its middleware, outermost first, are the metrics, the file's
-/// visibility and rate limit (each a slot a reload refills) and the upstreams' readiness.
+/// The gateway's server: its middleware, outermost first, are the file's tool transforms,
+/// the metrics, the file's visibility and rate limit (the file's each a slot a reload
+/// refills) and the upstreams' readiness.
 type GatewayServer = Server<(
+    policies::Slot<ToolTransforms>,
     Metrics,
     policies::Slot<Visibility>,
     policies::Slot<RateLimit>,
