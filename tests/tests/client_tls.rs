@@ -188,10 +188,10 @@ async fn the_https_client_example_lists_the_tools_of_a_server_with_a_private_ca(
     assert!(refused.is_err(), "{refused:?}");
 }
 
-/// `TlsConfig::jwks`: a JWKS served over HTTPS by a private CA's certificate, trusted with
+/// `proxy::config::jwks_over_tls`: a JWKS served over HTTPS by a private CA's certificate, trusted with
 /// that CA: a token signed by its key is accepted; the platform's roots alone refuse to
 /// fetch it, so the same token is refused.
-#[cfg(feature = "jwt")]
+#[cfg(all(feature = "jwt", feature = "client"))]
 #[tokio::test]
 async fn a_jwks_over_https_is_fetched_trusting_the_configured_roots() {
     use mcp::transport::http::TokenValidator;
@@ -226,7 +226,7 @@ async fn a_jwks_over_https_is_fetched_trusting_the_configured_roots() {
     let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
     let request = hyper::Request::new(()).into_parts().0;
     let validator = |tls: TlsConfig| {
-        let keys = tls.jwks(&url).unwrap();
+        let keys = mcp::proxy::config::jwks_over_tls(&url, &tls).unwrap();
         JwtValidator::new("https://issuer.test", "https://mcp.test/mcp", keys)
     };
     let trusted = TlsConfig::custom_roots_only()

@@ -392,7 +392,7 @@ fn auth(a: &config::AuthConfig) -> Result<AuthOptions, Failure> {
 #[cfg(feature = "tls")]
 fn https_jwks(url: &str) -> Result<JwksSource, String> {
     let tls = mcp_runtime::client::TlsConfig::platform();
-    tls.jwks(url).map_err(|e| e.to_string())
+    mcp_runtime::proxy::config::jwks_over_tls(url, &tls)
 }
 
 #[cfg(not(feature = "tls"))]

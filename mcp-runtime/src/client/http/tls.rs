@@ -119,34 +119,6 @@ impl TlsConfig {
             .with_no_client_auth())
     }
 
-    /// The JWKS at `url` (`https://` trusting these roots, or `http://`), fetched and
-    /// refreshed as [`JwksSource::url`](crate::transport::http::jwt::JwksSource::url)'s:
-    /// the keys of an identity provider on the internet (the `jwt` feature too).
-    ///
-    /// ```no_run
-    /// # fn run() -> Result<(), mcp_runtime::client::ClientError> {
-    /// use mcp_runtime::client::TlsConfig;
-    /// use mcp_runtime::transport::http::jwt::JwtValidator;
-    ///
-    /// let keys = TlsConfig::platform().jwks("https://login.example.com/.well-known/jwks.json")?;
-    /// let validator = JwtValidator::new("https://login.example.com", "https://mcp.example.com/mcp", keys);
-    /// # let _ = validator;
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "jwt")]
-    pub fn jwks(&self, url: &str) -> Result<crate::transport::http::jwt::JwksSource, ClientError> {
-        let uri: hyper::Uri = (url.parse())
-            .map_err(|e| ClientError::Unsupported(format!("invalid JWKS URL {url:?}: {e}")))?;
-        if !matches!(uri.scheme_str(), Some("https" | "http")) {
-            let why = format!("a JWKS URL is https:// or http://, not {url:?}");
-            return Err(ClientError::Unsupported(why));
-        }
-        let connector = self.connector(HttpConnector::new())?;
-        Ok(crate::transport::http::jwt::JwksSource::fetched_by(
-            connector, uri,
-        ))
-    }
-
     /// `http` wrapped so that `https://` URLs speak TLS (and `http://` ones stay plain).
     pub(crate) fn connector(
         &self,

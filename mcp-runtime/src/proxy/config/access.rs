@@ -161,3 +161,37 @@ impl Parser<'_> {
         Ok(rules)
     }
 }
+
+/// The JWKS at `url`, fetched over `https://` trusting `tls`'s roots (or over `http://`)
+/// and refreshed as [`JwksSource::url`]'s: `gateway.auth.jwks` as `mcp gateway` reads it,
+/// and the keys of any identity provider on the internet (the `jwt` and `tls` features).
+///
+/// ```no_run
+/// # fn run() -> Result<(), String> {
+/// use mcp_runtime::client::TlsConfig;
+/// use mcp_runtime::proxy::config::jwks_over_tls;
+/// use mcp_runtime::transport::http::jwt::JwtValidator;
+///
+/// let url = "https://login.example.com/.well-known/jwks.json";
+/// let keys = jwks_over_tls(url, &TlsConfig::platform())?;
+/// let validator = JwtValidator::new("https://login.example.com", "https://mcp.example.com/mcp", keys);
+/// # let _ = validator;
+/// # Ok(()) }
+/// ```
+#[cfg(all(feature = "jwt", feature = "tls"))]
+pub fn jwks_over_tls(
+    url: &str,
+    tls: &crate::client::TlsConfig,
+) -> Result<crate::transport::http::jwt::JwksSource, String> {
+    use hyper_util::client::legacy::connect::HttpConnector;
+    let uri: hyper::Uri = (url.parse()).map_err(|e| format!("invalid JWKS URL {url:?}: {e}"))?;
+    if !matches!(uri.scheme_str(), Some("https" | "http")) {
+        return Err(format!("a JWKS URL is https:// or http://, not {url:?}"));
+    }
+    let connector = tls
+        .connector(HttpConnector::new())
+        .map_err(|e| e.to_string())?;
+    Ok(crate::transport::http::jwt::JwksSource::fetched_by(
+        connector, uri,
+    ))
+}

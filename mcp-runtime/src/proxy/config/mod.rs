@@ -50,6 +50,8 @@ mod access;
 mod text;
 mod tools;
 
+#[cfg(all(feature = "jwt", feature = "tls"))]
+pub use access::jwks_over_tls;
 pub use text::expand;
 use text::key_lines;
 pub use tools::{ArgEdit, ToolEdit};

@@ -88,15 +88,15 @@ impl JwksSource {
     }
 
     /// The JWKS at `url`, fetched with a plain-HTTP client (`http://` only: a key server
-    /// on loopback or inside the cluster). For `https://`, `TlsConfig::jwks` (the `tls`
-    /// feature: `mcp::client::TlsConfig`), or [`JwksSource::fetch_with`].
+    /// on loopback or inside the cluster). For `https://`, `proxy::config::jwks_over_tls`
+    /// (the `tls` feature), or [`JwksSource::fetch_with`].
     pub fn url(url: &str) -> Result<Self, String> {
         let uri: axum::http::Uri = url
             .parse()
             .map_err(|e| format!("invalid JWKS URL {url:?}: {e}"))?;
         if uri.scheme_str() != Some("http") {
             return Err(format!(
-                "JwksSource::url fetches http:// only ({url:?}); use TlsConfig::jwks (the tls feature) or JwksSource::fetch_with for https"
+                "JwksSource::url fetches http:// only ({url:?}); use mcp::proxy::config::jwks_over_tls (the tls feature) or JwksSource::fetch_with for https"
             ));
         }
         Ok(Self::fetched_by(
