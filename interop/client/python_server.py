@@ -117,9 +117,9 @@ def calls() -> str:
 
 
 @server.tool(description="One log message per level; with a tag, n info messages tagged")
-async def log_burst(ctx: Context, tag: str | None = None, n: int = 0) -> str:
+async def log_burst(ctx: Context, tag: str = "", n: int = 0) -> str:
     sent = 0
-    if tag is not None:
+    if tag:
         # n messages "<tag>-<i>", 5 ms apart so that concurrent calls interleave theirs
         # (over stdio they name no request: a proxy must still deliver them).
         for i in range(n):
