@@ -31,7 +31,7 @@ if [ "$BUILD" = 1 ]; then
   cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$TARGET" \
     -p mcp-framework-tests --features http,client --example bench_server
   cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --target-dir "$TARGET" \
-    --features http,client --example gateway
+    --features http,proxy --example gateway
 fi
 SERVER=${SERVER:-$TARGET/release/examples/bench_server}
 GATEWAY=${GATEWAY:-$TARGET/release/examples/gateway}

@@ -4,8 +4,8 @@
 //! elicitation, sampling and roots, logging.
 //!
 //! ```text
-//! cargo run --example gateway --features http,client -- --stdio
-//! cargo run --example gateway --features http,client -- --http 127.0.0.1:3000 \
+//! cargo run --example gateway --features http,proxy -- --stdio
+//! cargo run --example gateway --features http,proxy -- --http 127.0.0.1:3000 \
 //!     --upstream weather=http://127.0.0.1:4000/mcp \
 //!     --upstream 'every=target/debug/examples/everything --stdio'
 //! ```

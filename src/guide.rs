@@ -77,17 +77,17 @@ pub mod auth {}
 )]
 pub mod client {}
 
-#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/composition.md"))]
+#[cfg_attr(feature = "proxy", doc = include_str!("../docs/guide/composition.md"))]
 #[cfg_attr(
-    not(feature = "client"),
-    doc = "Composition: build the documentation with the `client` feature to read this chapter."
+    not(feature = "proxy"),
+    doc = "Composition: build the documentation with the `proxy` feature to read this chapter."
 )]
 pub mod composition {}
 
-#[cfg_attr(all(feature = "client", feature = "http"), doc = include_str!("../docs/guide/gateway.md"))]
+#[cfg_attr(all(feature = "proxy", feature = "http"), doc = include_str!("../docs/guide/gateway.md"))]
 #[cfg_attr(
-    not(all(feature = "client", feature = "http")),
-    doc = "Run a gateway: build the documentation with the `client` and `http` features to read this chapter."
+    not(all(feature = "proxy", feature = "http")),
+    doc = "Run a gateway: build the documentation with the `proxy` and `http` features to read this chapter."
 )]
 pub mod gateway {}
 

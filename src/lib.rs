@@ -19,7 +19,7 @@
 //! | [`transport`] | `stdio`, `framing`, and with `http` `transport::http` (Streamable HTTP, HTTP+SSE, auth, `LoopbackHttp` for tests) |
 //! | [`session`] | session, event and subscription stores, the answer relay, `request_state` |
 //! | [`tasks`], [`skills`], [`apps`], [`caching`], [`pagination`], [`telemetry`], [`logging`] | one feature each |
-//! | `client`, `proxy`, `openapi`, [`backends`] | the client (feature `client`), a proxied upstream, an OpenAPI document as tools, the Redis backends |
+//! | `client`, `proxy`, `openapi`, [`backends`] | the client (feature `client`), a proxied upstream (feature `proxy`), an OpenAPI document as tools, the Redis backends |
 //!
 //! # Features
 //!
@@ -31,6 +31,7 @@
 //! | --- | --- |
 //! | `http` | the HTTP transports (`mcp::transport::http`: Streamable HTTP for both eras, HTTP+SSE, bearer auth); with `client`, the client's HTTP transports and OAuth |
 //! | `client` | `mcp::client` (`Client`) (streams, child processes, in memory) |
+//! | `proxy` | `mcp::proxy`: an upstream server served as if local (`Proxy`: a child process; with `http`, a URL), a client of many servers (`ClientGroup`), the `mcpServers` file (implies `client`) |
 //! | `schema-validation` | `ServerBuilder::tool_with_schema`: a hand-written JSON Schema enforced with `jsonschema` |
 //! | `jwt` | JWT bearer tokens checked against a JWKS (implies `http`) |
 //! | `oauth-signing` | the OAuth client's `private_key_jwt` and DPoP (implies `http`, `client`) |
@@ -87,10 +88,16 @@ pub use mcp_macros::{completion, middleware, prompt, resource, server, tool};
 #[cfg(feature = "schema-validation")]
 #[cfg_attr(docsrs, doc(cfg(feature = "schema-validation")))]
 pub use mcp_runtime::SchemaChecked;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use mcp_runtime::client;
 pub use mcp_runtime::middleware::{BoxFuture, Middleware, Next};
 #[cfg(feature = "openapi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 pub use mcp_runtime::openapi;
+#[cfg(feature = "proxy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proxy")))]
+pub use mcp_runtime::proxy;
 pub use mcp_runtime::{
     Ask, BuildError, CacheTarget, CancellationToken, Changes, ClientAddress, CompletionDef,
     Composed, Context, Declarations, Dispatcher, ElicitForm, ElicitUrl, Elicitation, Extensions,
@@ -105,9 +112,6 @@ pub use mcp_runtime::{
     apps, backends, caching, hooks, metrics, pagination, policies, session, skills, tasks,
     telemetry, tracing_layer, transform, transport,
 };
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use mcp_runtime::{client, proxy};
 
 /// The plumbing under [`Middleware`]: static chains ([`Chain`](middleware::Chain), what
 /// `ServerBuilder::middleware` builds), boxed middleware

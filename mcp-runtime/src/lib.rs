@@ -16,7 +16,8 @@
 //! | feature | gives |
 //! | --- | --- |
 //! | `http` | `transport::http`: Streamable HTTP (both eras), HTTP+SSE, bearer auth; with `client`, the client's HTTP transports and `client::oauth` |
-//! | `client` | `client`: the MCP client over streams, child processes, in memory; `proxy`: an upstream server served as if local |
+//! | `client` | `client`: the MCP client over streams, child processes, in memory |
+//! | `proxy` | `proxy`: an upstream server served as if local, and a client of many servers (`proxy::ClientGroup`, `proxy::config`'s `mcpServers` file) (implies `client`) |
 //! | `schema-validation` | `ServerBuilder::tool_with_schema` (`jsonschema`) |
 //! | `jwt` | `transport::http::jwt`: JWT bearer tokens against a JWKS (implies `http`) |
 //! | `oauth-signing` | `client::oauth::SigningKey`: `private_key_jwt`, DPoP (implies `http`, `client`) |
@@ -42,8 +43,8 @@ mod features;
 mod handler;
 #[cfg(feature = "openapi")]
 pub mod openapi;
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+#[cfg(feature = "proxy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proxy")))]
 pub mod proxy;
 mod server;
 pub mod session;

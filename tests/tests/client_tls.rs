@@ -191,7 +191,7 @@ async fn the_https_client_example_lists_the_tools_of_a_server_with_a_private_ca(
 /// `proxy::config::jwks_over_tls`: a JWKS served over HTTPS by a private CA's certificate, trusted with
 /// that CA: a token signed by its key is accepted; the platform's roots alone refuse to
 /// fetch it, so the same token is refused.
-#[cfg(all(feature = "jwt", feature = "client"))]
+#[cfg(all(feature = "jwt", feature = "proxy"))]
 #[tokio::test]
 async fn a_jwks_over_https_is_fetched_trusting_the_configured_roots() {
     use mcp::transport::http::TokenValidator;

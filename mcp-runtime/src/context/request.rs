@@ -337,7 +337,7 @@ impl Context {
     /// A log message another server sent for this request (a proxy's upstream), passed
     /// on as [`log`](Self::log) sends, except that a legacy client that set no level gets
     /// it: that server chose to send it, as it would to the client directly.
-    #[cfg(feature = "client")]
+    #[cfg(feature = "proxy")]
     pub(crate) async fn relay_log(
         &self,
         level: LoggingLevel,

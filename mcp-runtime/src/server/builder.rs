@@ -407,7 +407,7 @@ impl<C: Chain, H: ServerHandler> ServerBuilder<C, H> {
 
     /// Adds `m` boxed inside the chain, keeping the builder's type: for this crate's
     /// constructors whose builder is public as a plain `ServerBuilder` (a proxy's).
-    #[cfg(feature = "client")]
+    #[cfg(feature = "proxy")]
     pub(crate) fn inner_middleware(mut self, m: impl Middleware) -> Self {
         self.inner_layers.push(Arc::new(m));
         self

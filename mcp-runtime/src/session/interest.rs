@@ -64,7 +64,7 @@ impl Interest {
     }
 
     /// Every URI some client subscribes to now.
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
     pub(crate) fn held(&self) -> Vec<String> {
         let counts = self.counts.lock().expect("interest lock");
         counts.keys().cloned().collect()

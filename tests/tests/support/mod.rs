@@ -9,7 +9,7 @@ pub mod cluster;
 pub mod http;
 pub mod redis;
 pub mod task_store;
-#[cfg(feature = "client")]
+#[cfg(feature = "proxy")]
 pub mod upstreams;
 
 use serde_json::{Value, json};
