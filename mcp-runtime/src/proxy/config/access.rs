@@ -163,8 +163,11 @@ impl Parser<'_> {
 }
 
 /// The JWKS at `url`, fetched over `https://` trusting `tls`'s roots (or over `http://`)
-/// and refreshed as [`JwksSource::url`]'s: `gateway.auth.jwks` as `mcp gateway` reads it,
-/// and the keys of any identity provider on the internet (the `jwt` and `tls` features).
+/// and refreshed as [`JwksSource::url`]'s: `gateway.auth.jwks` as `mcp gateway` reads
+/// it, and the keys of any identity provider on the internet (the `jwt` and `tls`
+/// features).
+///
+/// [`JwksSource::url`]: crate::transport::http::jwt::JwksSource::url
 ///
 /// ```no_run
 /// # fn run() -> Result<(), String> {
