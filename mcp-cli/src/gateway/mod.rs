@@ -239,8 +239,8 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
     }
     // The transforms and the rate limit name tools as the gateway will show them: checked
     // before anything changes, so a bad name keeps the running configuration.
-    let (shown, unknown) = shown_tools(&next);
     let upstreams = upstream_tools(&next);
+    let (shown, unknown) = shown_tools(&upstreams);
     let in_force = (gateway.policies)
         .check(
             (&config.tools, &upstreams),
@@ -283,25 +283,17 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
     Ok(())
 }
 
-/// The tool names the gateway shows for `live`, and the prefixes of the servers whose
+/// The tool names the gateway shows for `upstreams`, and the prefixes of the servers whose
 /// names are not known yet (down since they started; `""`: an unprefixed one, which could
 /// be any name).
-fn shown_tools(live: &[Live]) -> (HashSet<String>, Vec<String>) {
+fn shown_tools(upstreams: &[transforms::Upstream<'_>]) -> (HashSet<String>, Vec<String>) {
     let mut shown = HashSet::new();
     let mut unknown = Vec::new();
-    for l in live {
-        let names: Vec<String> = match &l.source {
-            Source::Mcp(p) => p.tools().into_iter().map(|t| t.name).collect(),
-            Source::Api(t) => t.tools().map(|t| t.name.clone()).collect(),
-        };
-        let prefix = match &l.under {
-            Some((ns, sep)) => format!("{ns}{sep}"),
-            None => String::new(),
-        };
-        if names.is_empty() && l.source.down().is_some() {
-            unknown.push(prefix.clone());
+    for u in upstreams {
+        match &u.tools {
+            Some(tools) => shown.extend(tools.iter().map(|t| t.name.clone())),
+            None => unknown.push(u.prefix.clone()),
         }
-        shown.extend(names.into_iter().map(|n| format!("{prefix}{n}")));
     }
     (shown, unknown)
 }
