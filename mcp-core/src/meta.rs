@@ -48,11 +48,12 @@ pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// `_meta` key tying a message to a task: `{taskId}` (2025-11-25 tasks).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
-/// `_meta` key naming the request a log message belongs to: the request's id. Ours, not
-/// the specification's: over stdio a `notifications/message` says nothing of its request,
-/// so our servers add this on byte streams and our client (a proxy's above all) routes a
-/// log message by it to the request's `RequestOptions::on_log`; other peers ignore an
-/// unknown key.
+/// `_meta` key naming the request a log message or a server-to-client request
+/// (elicitation, sampling, roots) belongs to: the request's id. Ours, not the
+/// specification's: over stdio such a message says nothing of its request, so our servers
+/// add this on byte streams and our client (a proxy's above all) routes the message by it
+/// to the request's `RequestOptions::on_log` or `RequestOptions::handler`; other peers
+/// ignore an unknown key.
 pub const RELATED_REQUEST: &str = "dev.mcp-framework/related-request";
 /// `_meta` key opting a request into progress notifications (all revisions).
 pub const PROGRESS_TOKEN: &str = "progressToken";

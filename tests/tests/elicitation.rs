@@ -321,10 +321,12 @@ async fn url_mode_with_its_completion_notification_and_minus_32042() {
                    "params": {"name": "visit", "arguments": {}}}))
         .await;
     let req = w.recv().await;
+    // On a byte stream the request names the call it comes from (for a proxy in front).
     assert_eq!(
         req["params"],
         json!({"mode": "url", "message": "Connect your account",
-               "url": "https://example.com/connect", "elicitationId": "conn-1"})
+               "url": "https://example.com/connect", "elicitationId": "conn-1",
+               "_meta": {"dev.mcp-framework/related-request": 1}})
     );
     w.send(&json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "accept"}}))
         .await;
@@ -365,7 +367,7 @@ async fn sampling_and_roots() {
     assert_eq!(
         req["params"],
         json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Hi?"}}],
-               "maxTokens": 100})
+               "maxTokens": 100, "_meta": {"dev.mcp-framework/related-request": 1}})
     );
     assert_eq!(result_text(&resp), "ok: \"m-1\"");
     // Tools need `sampling.tools`.
@@ -386,6 +388,10 @@ async fn sampling_and_roots() {
     )
     .await;
     assert_eq!(req["method"], "roots/list");
+    assert_eq!(
+        req["params"],
+        json!({"_meta": {"dev.mcp-framework/related-request": 1}})
+    );
     assert_eq!(result_text(&resp), "ok: [\"file:///work\"]");
 
     let mut w = connect("2025-11-25", json!({"sampling": {"tools": {}}})).await;

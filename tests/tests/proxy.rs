@@ -231,7 +231,7 @@ impl ClientHandler for Downstream {
 async fn downstream(
     server: &Server<impl mcp::middleware::Chain>,
     mode: ConnectMode,
-    handler: Downstream,
+    handler: impl ClientHandler,
 ) -> Client {
     Client::builder()
         .info(mcp::types::Implementation::new(
@@ -435,6 +435,73 @@ async fn an_upstream_elicitation_is_answered_by_the_downstream_client() {
                 let r = c.call_tool("ask", json!({})).await.unwrap();
                 assert_eq!(text_of(&r), "accept:Ada", "{up:?} -> {down:?}");
                 assert_eq!(host.asked.lock().unwrap().as_slice(), ["Your name?"]);
+            }
+        }
+    })
+    .await;
+}
+
+/// Answers elicitation with its own name once all `asked` callers have been asked, so that
+/// every question is in flight at once.
+#[derive(Clone)]
+struct Named {
+    name: String,
+    asked: Arc<tokio::sync::Barrier>,
+}
+
+impl ClientHandler for Named {
+    async fn elicit(&self, _: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        self.asked.wait().await;
+        Ok(
+            serde_json::from_value(json!({"action": "accept", "content": {"name": self.name}}))
+                .unwrap(),
+        )
+    }
+}
+
+/// A legacy upstream's elicitations while several calls are in flight on its one
+/// connection: each reaches the caller of the call that asked, over Streamable HTTP (the
+/// call's own stream) and over stdio (the request id our servers stamp in `_meta`), in both
+/// eras downstream. Before, the proxy refused them: it could not tell whose they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_upstreams_elicitations_reach_their_own_callers_while_calls_overlap() {
+    const CALLERS: usize = 4;
+    // Built before the clock starts.
+    let _ = matrix_over_stdio();
+    bounded(async {
+        let http = upstream_http().await;
+        let over_http = proxy_of(&http.url(), LEGACY).await.server();
+        let over_stdio = (Proxy::connect(matrix_over_stdio().mode(LEGACY)).await)
+            .unwrap()
+            .server();
+        for (server, tool, said) in [
+            (&over_http, "ask", "accept:"),
+            (&over_stdio, "ask_name", "Hello, "),
+        ] {
+            for down in [LEGACY, MODERN] {
+                let asked = Arc::new(tokio::sync::Barrier::new(CALLERS));
+                let calls: Vec<_> = (0..CALLERS)
+                    .map(|k| {
+                        let (server, asked) = (server.clone(), asked.clone());
+                        tokio::spawn(async move {
+                            let name = format!("caller{k}");
+                            let host = Named {
+                                name: name.clone(),
+                                asked,
+                            };
+                            let c = downstream(&server, down, host).await;
+                            let r = c.call_tool(tool, json!({})).await.unwrap();
+                            (name, text_of(&r))
+                        })
+                    })
+                    .collect();
+                for call in calls {
+                    let (name, answer) = call.await.unwrap();
+                    assert!(
+                        answer.starts_with(&format!("{said}{name}")),
+                        "{tool} -> {down:?}: {name} got {answer}"
+                    );
+                }
             }
         }
     })

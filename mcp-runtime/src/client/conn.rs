@@ -67,6 +67,11 @@ pub(crate) struct State {
     ///
     /// [`RequestOptions::on_log`]: super::RequestOptions::on_log
     pub(crate) logs: HashMap<RequestId, mpsc::UnboundedSender<LoggingMessageParams>>,
+    /// The requests that answer their own server requests ([`RequestOptions::handler`]),
+    /// by id.
+    ///
+    /// [`RequestOptions::handler`]: super::RequestOptions::handler
+    pub(crate) handlers: HashMap<RequestId, Arc<dyn DynHandler>>,
     /// Open `subscriptions/listen` streams by request id (= subscription id).
     pub(crate) subscriptions: HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>,
     /// Why the connection is closed, once it is.
@@ -520,7 +525,8 @@ fn route_message(
             let id = r.id;
             let method = r.method.into_owned();
             let params = r.params.map(|p| p.to_owned());
-            let handler = shared.handler.clone();
+            let handler = (own_handler(shared, params.as_deref(), related))
+                .unwrap_or_else(|| shared.handler.clone());
             let version = *shared.version.lock().expect("version lock");
             let out = out.clone();
             tokio::spawn(async move {
@@ -536,6 +542,27 @@ fn route_message(
             });
         }
     }
+}
+
+/// The handler of the request a server request belongs to, when that request answers its
+/// own ([`RequestOptions::handler`](super::RequestOptions::handler)): the one whose stream
+/// it came on (`related`), else the one its `_meta` names, as for log messages.
+fn own_handler(
+    shared: &Shared,
+    params: Option<&RawValue>,
+    related: Option<&RequestId>,
+) -> Option<Arc<dyn DynHandler>> {
+    let st = shared.state.lock().expect("client state lock");
+    if st.handlers.is_empty() {
+        return None;
+    }
+    let named = || {
+        let params: serde_json::Value = serde_json::from_str(params?.get()).ok()?;
+        let id = params.get("_meta")?.get(mcp_core::meta::RELATED_REQUEST)?;
+        serde_json::from_value::<RequestId>(id.clone()).ok()
+    };
+    let id = related.cloned().or_else(named)?;
+    st.handlers.get(&id).cloned()
 }
 
 /// Hands a log message to the request it belongs to, when that request takes its own

@@ -88,6 +88,34 @@ pub trait ClientHandler: Send + Sync + 'static {
 /// The handler that answers nothing (every server request gets `-32601`).
 impl ClientHandler for () {}
 
+/// A [`ClientHandler`] for the server requests of one request
+/// ([`RequestOptions::handler`](super::RequestOptions::handler)).
+///
+/// ```
+/// use mcp_runtime::client::{ClientHandler, RequestHandler, RequestOptions};
+///
+/// struct AskTheCaller;
+/// impl ClientHandler for AskTheCaller {}
+///
+/// let mut opts = RequestOptions::default();
+/// opts.handler = Some(RequestHandler::new(AskTheCaller));
+/// ```
+#[derive(Clone)]
+pub struct RequestHandler(pub(crate) Arc<dyn DynHandler>);
+
+impl RequestHandler {
+    /// Wraps `handler`.
+    pub fn new(handler: impl ClientHandler) -> Self {
+        Self(Arc::new(handler))
+    }
+}
+
+impl std::fmt::Debug for RequestHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RequestHandler")
+    }
+}
+
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// The object-safe form of [`ClientHandler`] the connection stores.

@@ -64,7 +64,7 @@ use tokio::sync::{broadcast, mpsc};
 use cache::CacheMode;
 use conn::{Outgoing, Shared};
 pub use error::ClientError;
-pub use handler::{ClientHandler, ServerNotification};
+pub use handler::{ClientHandler, RequestHandler, ServerNotification};
 pub use listen::Subscription;
 pub use mrtr::MAX_INPUT_ROUNDS;
 pub use process::{ShutdownTimeouts, StderrMode};

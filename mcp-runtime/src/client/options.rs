@@ -39,6 +39,13 @@ pub struct RequestOptions {
     /// the [`ClientHandler`](super::ClientHandler) (so several requests in flight each hear
     /// their own); over stdio a log message names no request and goes to the handler.
     pub on_log: Option<Box<dyn FnMut(LoggingMessageParams) + Send>>,
+    /// Answers the server-to-client requests (elicitation, sampling, roots) the server
+    /// relates to this request: over Streamable HTTP, the ones on the request's own stream;
+    /// over stdio, the ones naming it in `_meta` (our servers do:
+    /// [`RELATED_REQUEST`](mcp_core::meta::RELATED_REQUEST)). The others go to the
+    /// connection's [`ClientHandler`](super::ClientHandler). A proxy sets it so that each
+    /// call's own caller is asked, however many calls are in flight.
+    pub handler: Option<super::RequestHandler>,
     /// The 2026 per-request log level (`_meta` `io.modelcontextprotocol/logLevel`); ignored
     /// on legacy connections (use [`Client::set_log_level`](super::Client::set_log_level)).
     pub log_level: Option<LoggingLevel>,

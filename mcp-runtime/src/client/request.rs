@@ -28,6 +28,8 @@ struct PendingGuard<'a> {
     token: Option<RequestId>,
     /// Whether the request takes its own log messages (an entry in `State::logs`).
     logs: bool,
+    /// Whether the request answers its own server requests (an entry in `State::handlers`).
+    handler: bool,
     cancellable: bool,
     reason: &'static str,
     modern: Option<ProtocolVersion>,
@@ -42,6 +44,9 @@ impl Drop for PendingGuard<'_> {
             }
             if self.logs {
                 st.logs.remove(&self.id);
+            }
+            if self.handler {
+                st.handlers.remove(&self.id);
             }
             st.subscriptions.remove(&self.id);
             self.waiter.forget()
@@ -266,7 +271,9 @@ impl Client {
         // Progress and log messages are routed to a channel only when the caller asked.
         let mut prx = None;
         let mut lrx = None;
-        if token.is_some() || listen.is_some() || opts.on_log.is_some() {
+        let handler = opts.handler.as_ref().map(|h| h.0.clone());
+        let own_handler = handler.is_some();
+        if token.is_some() || listen.is_some() || opts.on_log.is_some() || own_handler {
             let mut st = inner.shared.state.lock().expect("client state lock");
             if let Some(t) = &token {
                 let (ptx, rx) = mpsc::unbounded_channel();
@@ -281,6 +288,9 @@ impl Client {
             if let Some(l) = listen {
                 st.subscriptions.insert(id.clone(), l);
             }
+            if let Some(h) = handler {
+                st.handlers.insert(id.clone(), h);
+            }
         }
         let mut guard = PendingGuard {
             inner,
@@ -288,6 +298,7 @@ impl Client {
             waiter,
             token,
             logs: lrx.is_some(),
+            handler: own_handler,
             cancellable: method != "initialize",
             reason: "the request was dropped",
             modern,

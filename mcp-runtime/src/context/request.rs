@@ -374,10 +374,10 @@ impl Context {
             .map(|_| true)
     }
 
-    /// Names this request in a log message's `_meta` ([`RELATED_REQUEST`]) on a byte
-    /// stream, where the message says nothing else of whose it is (HTTP sends it on the
-    /// request's own stream): a proxy of ours in front of this server can then hand it to
-    /// the right caller with other calls in flight.
+    /// Names this request in the `_meta` of a log message or a server-to-client request
+    /// ([`RELATED_REQUEST`]) on a byte stream, where the message says nothing else of whose
+    /// it is (HTTP sends it on the request's own stream): a proxy of ours in front of this
+    /// server can then hand it to the right caller with other calls in flight.
     ///
     /// [`RELATED_REQUEST`]: mcp_core::meta::RELATED_REQUEST
     pub(crate) fn name_request(&self, params: &mut serde_json::Map<String, serde_json::Value>) {

@@ -13,9 +13,11 @@
 //!   (a 2025-11-25 caller: 2026 has no such notification, its client retries instead).
 //!   An upstream's `-32042` is asked of a 2026 caller as a round (2026 has no such error).
 //!   A 2026 upstream's rounds are answered in the calling task, so they always find their
-//!   caller; a legacy upstream's requests carry no request id, so they go to the one call
-//!   in flight on the connection, and are refused when several are (the proxy cannot tell
-//!   whose they are; with `Sharing::PerCaller` each caller has a connection of its own).
+//!   caller. A legacy upstream's requests go to the call whose stream they came on
+//!   (Streamable HTTP) or that they name (a stdio upstream built with us stamps its
+//!   request's id, as on log messages), else to the one call in flight on the connection,
+//!   and are refused when several are (the proxy cannot tell whose they are; with
+//!   `Sharing::PerCaller` each caller has a connection of its own).
 //!   A `roots/list` with no call in flight (an upstream asking at start-up) gets an empty
 //!   list.
 //! - Logging: an upstream `notifications/message` goes to the call whose stream it came on
@@ -41,7 +43,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::client::{Client, ClientError, ClientHandler, RequestOptions, ServerNotification};
+use crate::client::{
+    Client, ClientError, ClientHandler, RequestHandler, RequestOptions, ServerNotification,
+};
 use crate::common::error::McpError;
 use crate::context::Context;
 use crate::context::interaction::InteractionError;
@@ -195,7 +199,7 @@ impl Relay {
     /// arguments) upstream on behalf of `ctx`, relaying progress, logs, input requests and
     /// cancellation; the raw result.
     pub(crate) async fn forward(
-        &self,
+        self: &Arc<Self>,
         client: &Client,
         ctx: &Context,
         timeout: Duration,
@@ -216,6 +220,12 @@ impl Relay {
             call: call.clone(),
         };
         let mut opts = RequestOptions::default().timeout(timeout);
+        // The upstream's requests that name this call (on its stream, or by our servers'
+        // stamp) ask this caller, however many calls are in flight.
+        opts.handler = Some(RequestHandler::new(CallHandler {
+            relay: RelayHandler(self.clone()),
+            call: call.clone(),
+        }));
         if ctx.progress_token().is_some() {
             let tx = tx.clone();
             opts.on_progress = Some(Box::new(move |p| {
@@ -407,27 +417,74 @@ impl RelayHandler {
             }
         });
     }
-}
 
-impl ClientHandler for RelayHandler {
-    async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
-        let call = self.0.route("elicitation/create")?;
+    /// Puts an upstream elicitation to `call`'s caller.
+    async fn elicit_for(
+        &self,
+        call: &InFlight,
+        params: ElicitParams,
+    ) -> Result<ElicitResult, ErrorObject> {
         match params {
-            ElicitParams::Form(p) => call
-                .ctx
+            ElicitParams::Form(p) => (call.ctx)
                 .elicit_form(p.message, p.requested_schema)
                 .await
-                .map_err(|e| refused(&call, e)),
-            ElicitParams::Url(p) => self.elicit_url(&call, p).await,
+                .map_err(|e| refused(call, e)),
+            ElicitParams::Url(p) => self.elicit_url(call, p).await,
         }
+    }
+}
+
+/// Asks `call`'s caller for a completion.
+async fn sample_for(
+    call: &InFlight,
+    params: CreateMessageParams,
+) -> Result<CreateMessageResult, ErrorObject> {
+    call.ctx.sample(params).await.map_err(|e| refused(call, e))
+}
+
+/// Asks `call`'s caller for its roots.
+async fn roots_for(call: &InFlight) -> Result<ListRootsResult, ErrorObject> {
+    let roots = call.ctx.roots().await.map_err(|e| refused(call, e))?;
+    Ok(ListRootsResult::new(roots))
+}
+
+/// The [`ClientHandler`] of one forwarded call
+/// ([`RequestOptions::handler`](crate::client::RequestOptions::handler)): the upstream
+/// requests that name the call ask its caller.
+struct CallHandler {
+    relay: RelayHandler,
+    call: Arc<InFlight>,
+}
+
+impl ClientHandler for CallHandler {
+    async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        self.relay.elicit_for(&self.call, params).await
     }
 
     async fn create_message(
         &self,
         params: CreateMessageParams,
     ) -> Result<CreateMessageResult, ErrorObject> {
-        let call = self.0.route("sampling/createMessage")?;
-        call.ctx.sample(params).await.map_err(|e| refused(&call, e))
+        sample_for(&self.call, params).await
+    }
+
+    async fn list_roots(&self) -> Result<ListRootsResult, ErrorObject> {
+        roots_for(&self.call).await
+    }
+}
+
+/// The upstream requests that name no call go to the one in flight.
+impl ClientHandler for RelayHandler {
+    async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        let call = self.0.route("elicitation/create")?;
+        self.elicit_for(&call, params).await
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, ErrorObject> {
+        sample_for(&*self.0.route("sampling/createMessage")?, params).await
     }
 
     async fn list_roots(&self) -> Result<ListRootsResult, ErrorObject> {
@@ -436,9 +493,7 @@ impl ClientHandler for RelayHandler {
             // ask, so no roots, which is an answer, not an error.
             return Ok(ListRootsResult::new(Vec::new()));
         }
-        let call = self.0.route("roots/list")?;
-        let roots = call.ctx.roots().await.map_err(|e| refused(&call, e))?;
-        Ok(ListRootsResult::new(roots))
+        roots_for(&*self.0.route("roots/list")?).await
     }
 
     fn on_notification(&self, n: &ServerNotification) {

@@ -568,9 +568,9 @@ fn relayed_capabilities() -> ClientCapabilities {
 /// state is not per caller, and costs one connection (one child process, one HTTP session)
 /// however many callers there are. Choose [`Sharing::PerCaller`] when the upstream keeps
 /// state per session that must not leak between callers (a login, a working directory, a
-/// shopping cart), or when a legacy upstream asks for input or logs while several callers
-/// have calls in flight: on its own connection each caller's input requests and logs find
-/// their caller.
+/// shopping cart), or when a legacy stdio upstream not built with this SDK asks for input
+/// or logs while several callers have calls in flight (its messages name no call): on its
+/// own connection each caller's input requests and logs find their caller.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Sharing {
