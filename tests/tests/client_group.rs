@@ -1,9 +1,9 @@
 //! `mcp::proxy::ClientGroup`: one client of the three servers of one `mcpServers` file —
 //! `examples/everything` over stdio, the same over Streamable HTTP on a port of the test's,
-//! and `tests/examples/client_matrix_server` over stdio — listed under their prefixes,
-//! each called through the group; the HTTP one killed leaves the list while the others
-//! answer, its state says why, and it comes back when started again on its port. Every
-//! process is killed when dropped and every wait is bounded.
+//! and `tests/examples/client_matrix_server` over stdio — listed under their prefixes and
+//! the file's tool transforms, each called through the group; the HTTP one killed leaves
+//! the list while the others answer, its state says why, and it comes back when started
+//! again on its port. Every process is killed when dropped and every wait is bounded.
 
 #[path = "support/examples.rs"]
 mod examples;
@@ -91,7 +91,15 @@ async fn three_servers_from_one_file_listed_called_and_one_restarted() {
                 "web": { "url": format!("http://127.0.0.1:{port}/mcp") },
                 "matrix": { "command": example("client_matrix_server"), "args": ["--stdio"], "env": { "RUST_LOG": "off" } }
             },
-            "gateway": { "servers": { "web": { "healthInterval": 1, "timeout": 5 } } }
+            "gateway": { "servers": {
+                "web": { "healthInterval": 1, "timeout": 5 },
+                // As `mcp gateway` shows them: renamed, an argument fixed, one hidden.
+                "st": { "tools": {
+                    "add": { "name": "plus_two", "description": "Adds two.",
+                             "arguments": { "b": { "value": 2 } } },
+                    "stats": { "hidden": true }
+                } }
+            } }
         })
         .to_string(),
     )
@@ -105,13 +113,30 @@ async fn three_servers_from_one_file_listed_called_and_one_restarted() {
             group.states()
         );
         let names = tool_names(&group).await;
-        for t in ["st_add", "web_add", "matrix_stats"] {
+        for t in ["plus_two", "web_add", "web_stats", "matrix_stats"] {
             assert!(names.contains(&t.to_owned()), "{t}: {names:?}");
         }
-        // Each call goes to its own server.
+        for t in ["st_add", "st_stats"] {
+            assert!(!names.contains(&t.to_owned()), "{t}: {names:?}");
+        }
+        let tools = group.client().list_all_tools().await.unwrap();
+        let plus = tools.iter().find(|t| t.name == "plus_two").unwrap();
+        assert_eq!(plus.description.as_deref(), Some("Adds two."));
+        let schema = serde_json::to_string(&plus.input_schema).unwrap();
+        assert!(!schema.contains("\"b\""), "{schema}");
+        // Each call goes to its own server; the fixed argument replaces a client's.
         let c = group.client();
         let add = |a: i64| json!({"a": a, "b": 2});
-        assert_eq!(text(&c.call_tool("st_add", add(40)).await.unwrap()), "42");
+        let plus_two = json!({"a": 40, "b": 1000});
+        assert_eq!(
+            text(&c.call_tool("plus_two", plus_two).await.unwrap()),
+            "42"
+        );
+        let hidden = c.call_tool("st_stats", json!({})).await;
+        assert!(
+            hidden.is_err() || hidden.as_ref().unwrap().is_error == Some(true),
+            "{hidden:?}"
+        );
         assert_eq!(text(&c.call_tool("web_add", add(1)).await.unwrap()), "3");
         c.call_tool("matrix_stats", json!({})).await.unwrap();
 
@@ -121,7 +146,10 @@ async fn three_servers_from_one_file_listed_called_and_one_restarted() {
             !n.iter().any(|t| t.starts_with("web_"))
         })
         .await;
-        assert_eq!(text(&c.call_tool("st_add", add(0)).await.unwrap()), "2");
+        assert_eq!(
+            text(&c.call_tool("plus_two", json!({"a": 0})).await.unwrap()),
+            "2"
+        );
         c.call_tool("matrix_stats", json!({})).await.unwrap();
         let e = c.call_tool("web_add", add(1)).await;
         assert!(
@@ -166,6 +194,24 @@ async fn a_bad_file_or_an_api_entry_is_a_clear_error() {
     .unwrap();
     let e = ClientGroup::from_file(&file).await.err().expect("refused");
     assert!(e.to_string().contains("not an MCP server"), "{e}");
+    // A transform of a tool the server lacks, found once the server answers.
+    let _ = example("client_matrix_server");
+    std::fs::write(
+        &file,
+        json!({
+            "mcpServers": { "m": { "command": example("client_matrix_server"), "args": ["--stdio"],
+                                   "env": { "RUST_LOG": "off" } } },
+            "gateway": { "servers": { "m": { "tools": { "nope": { "hidden": true } } } } }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let e = tokio::time::timeout(Duration::from_secs(60), ClientGroup::from_file(&file))
+        .await
+        .expect("within 60 s")
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("gateway.servers.m.tools"), "{e}");
     let e = ClientGroup::from_file(dir.join("absent.json"))
         .await
         .err()

@@ -30,7 +30,7 @@ use mcp_runtime::Server;
 use mcp_runtime::metrics::Metrics;
 use mcp_runtime::openapi::OpenApiTools;
 use mcp_runtime::policies::{RateLimit, Visibility};
-use mcp_runtime::proxy::config::{self, Config};
+use mcp_runtime::proxy::config::{self, Config, UpstreamTools};
 use mcp_runtime::proxy::{Proxy, ReadinessSet};
 use mcp_runtime::transform::ToolTransforms;
 use mcp_runtime::transport::http::jwt::{JwksSource, JwtValidator};
@@ -286,7 +286,7 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
 /// The tool names the gateway shows for `upstreams`, and the prefixes of the servers whose
 /// names are not known yet (down since they started; `""`: an unprefixed one, which could
 /// be any name).
-fn shown_tools(upstreams: &[transforms::Upstream<'_>]) -> (HashSet<String>, Vec<String>) {
+fn shown_tools(upstreams: &[UpstreamTools<'_>]) -> (HashSet<String>, Vec<String>) {
     let mut shown = HashSet::new();
     let mut unknown = Vec::new();
     for u in upstreams {
@@ -300,7 +300,7 @@ fn shown_tools(upstreams: &[transforms::Upstream<'_>]) -> (HashSet<String>, Vec<
 
 /// Each upstream of `live` for the transforms: its tools under the gateway's names (none
 /// while it is down and they are not known yet).
-fn upstream_tools(live: &[Live]) -> Vec<transforms::Upstream<'_>> {
+fn upstream_tools(live: &[Live]) -> Vec<UpstreamTools<'_>> {
     live.iter()
         .map(|l| {
             let prefix = match &l.under {
@@ -311,20 +311,7 @@ fn upstream_tools(live: &[Live]) -> Vec<transforms::Upstream<'_>> {
                 Source::Mcp(p) => p.tools(),
                 Source::Api(t) => t.tools().cloned().collect(),
             };
-            let known = !tools.is_empty() || l.source.down().is_none();
-            let tools = known.then(|| {
-                (tools.into_iter())
-                    .map(|t| mcp_core::types::Tool {
-                        name: format!("{prefix}{}", t.name),
-                        ..t
-                    })
-                    .collect()
-            });
-            transforms::Upstream {
-                key: &l.upstream.key,
-                prefix,
-                tools,
-            }
+            UpstreamTools::new(&l.upstream.key, prefix, tools, l.source.down().is_some())
         })
         .collect()
 }

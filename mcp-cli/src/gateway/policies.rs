@@ -15,10 +15,10 @@ use mcp_runtime::policies::{
 use mcp_runtime::{Context, HandlerResult, Principal};
 use serde_json::Value;
 
-use mcp_runtime::proxy::config::{CallerBy, RateLimitConfig, TagRule, ToolEdit};
+use mcp_runtime::proxy::config::{CallerBy, RateLimitConfig, TagRule, ToolEdit, UpstreamTools};
 use mcp_runtime::transform::ToolTransforms;
 
-use super::transforms::{self, Upstream};
+use super::transforms;
 
 /// The policies in force, each a layer of the gateway's server holding the file's
 /// policy, if it has one.
@@ -76,7 +76,7 @@ impl Policies {
     /// the tools the gateway shows ([`rate_limit`](Self::rate_limit)), its tag rules.
     pub fn check(
         &self,
-        (edits, upstreams): (&[ToolEdit], &[Upstream<'_>]),
+        (edits, upstreams): (&[ToolEdit], &[UpstreamTools<'_>]),
         rate: Option<&RateLimitConfig>,
         tags: &[TagRule],
         (shown, unknown): (&HashSet<String>, &[String]),

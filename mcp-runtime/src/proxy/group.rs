@@ -3,15 +3,16 @@
 //! A group is what `mcp gateway` does to its upstreams, served to one [`Client`] in memory
 //! instead of to the network: each server a [`Proxy`] started with [`Proxy::start`] (a
 //! server down at start does not stop the group), attached to one server under the prefix
-//! rules of the `mcpServers` file ([`Config::prefixes`]), its failure isolated (a down
-//! server's items leave the lists, announced, and come back when it answers). So the
-//! aggregated view, the routing of a call to its server and the reconnection are the
-//! proxy's, tested once for both.
+//! rules of the `mcpServers` file ([`Config::prefixes`]) and its tool transforms
+//! ([`config::tool_transforms`]), its failure isolated (a down server's items leave the
+//! lists, announced, and come back when it answers). So the aggregated view, the routing of
+//! a call to its server and the reconnection are the proxy's, tested once for both.
 
 use std::path::Path;
 
-use super::config::{self, Config, ConfigError};
+use super::config::{self, Config, ConfigError, UpstreamTools};
 use super::{Proxy, ReadinessSet, Upstream};
+use crate::chain::transform::ToolTransforms;
 use crate::client::{Client, ClientError};
 use crate::dispatch::caching::CacheHint;
 use crate::server::Server;
@@ -37,7 +38,7 @@ pub struct ClientGroup {
     client: Client,
     members: Vec<(String, Proxy)>,
     /// The aggregate the client is connected to (held for the group's life).
-    _server: Server<(ReadinessSet,)>,
+    _server: Server<(Option<ToolTransforms>, ReadinessSet)>,
 }
 
 /// One server of a group, as it stands now.
@@ -77,8 +78,9 @@ impl std::error::Error for GroupError {}
 
 impl ClientGroup {
     /// Every MCP server of the `mcpServers` file at `path` (`${VAR}` from the environment;
-    /// the file's `gateway.servers` prefix settings honoured; `gateway.servers` entries
-    /// that are OpenAPI documents are refused: `mcp gateway` serves those).
+    /// the file's `gateway.servers` prefix settings and tool transforms honoured, as by
+    /// `mcp gateway`; `gateway.servers` entries that are OpenAPI documents are refused:
+    /// `mcp gateway` serves those).
     pub async fn from_file(path: impl AsRef<Path>) -> Result<ClientGroup, GroupError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path)
@@ -106,10 +108,15 @@ impl ClientGroup {
         let names: Vec<Vec<String>> = proxies.iter().map(|(_, p)| labelled(p)).collect();
         let down: Vec<bool> = proxies.iter().map(|(_, p)| p.down().is_some()).collect();
         let prefixed = config.prefixes(&names, &down).map_err(GroupError::Entry)?;
-        let under = (config.upstreams.iter().zip(prefixed))
+        let under: Vec<_> = (config.upstreams.iter().zip(prefixed))
             .map(|(e, p)| p.then(|| (e.namespace.clone(), config.separator.clone())))
             .collect();
-        ClientGroup::assemble(proxies, under).await
+        let views: Vec<UpstreamTools<'_>> = (proxies.iter().zip(&under))
+            .map(|((key, p), under)| tool_view(key, p, under.as_ref()))
+            .collect();
+        let transforms =
+            config::tool_transforms(&config.tools, &views).map_err(GroupError::Entry)?;
+        ClientGroup::assemble(proxies, under, transforms).await
     }
 
     /// The servers given, each named and prefixed by its name (`name_tool`).
@@ -123,14 +130,16 @@ impl ClientGroup {
             under.push(Some((name.clone(), "_".to_owned())));
             proxies.push((name.clone(), Proxy::start(upstream.name(name)).await));
         }
-        ClientGroup::assemble(proxies, under).await
+        ClientGroup::assemble(proxies, under, None).await
     }
 
     /// The aggregate: one server with every proxy attached (`under` its prefix or as the
-    /// server names its items), and the in-memory client connected to it.
+    /// server names its items), its tools shown through `transforms` (the outermost layer,
+    /// as in `mcp gateway`), and the in-memory client connected to it.
     async fn assemble(
         members: Vec<(String, Proxy)>,
         under: Vec<Option<(String, String)>>,
+        transforms: Option<ToolTransforms>,
     ) -> Result<ClientGroup, GroupError> {
         let readiness = ReadinessSet::new();
         let server = Server::builder("mcp-client-group", env!("CARGO_PKG_VERSION"))
@@ -139,6 +148,7 @@ impl ClientGroup {
             .declare_all_lists()
             // The lists follow the servers, which come and go: nothing cached for a minute.
             .cache_hint(CacheHint::private(0))
+            .middleware(transforms)
             .middleware(readiness.clone())
             .try_build()
             .map_err(|e| GroupError::Entry(e.to_string()))?;
@@ -177,4 +187,15 @@ impl ClientGroup {
             })
             .collect()
     }
+}
+
+/// A member for the tool transforms.
+fn tool_view<'a>(key: &'a str, p: &Proxy, under: Option<&(String, String)>) -> UpstreamTools<'a> {
+    let prefix = under.map(|(ns, sep)| format!("{ns}{sep}"));
+    UpstreamTools::new(
+        key,
+        prefix.unwrap_or_default(),
+        p.tools(),
+        p.down().is_some(),
+    )
 }

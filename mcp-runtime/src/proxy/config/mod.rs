@@ -54,7 +54,7 @@ mod tools;
 pub use access::jwks_over_tls;
 pub use text::expand;
 use text::key_lines;
-pub use tools::{ArgEdit, ToolEdit};
+pub use tools::{ArgEdit, ToolEdit, UpstreamTools, tool_transforms};
 
 /// How an upstream's names are given to the gateway's clients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,9 +11,11 @@
 //! } } } }
 //! ```
 
+use mcp_core::types::Tool;
 use serde_json::Value;
 
 use super::{ConfigError, Parser};
+use crate::chain::transform::{ToolTransform, ToolTransforms};
 
 /// One tool of an upstream as the file changes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,4 +128,98 @@ impl Parser<'_> {
         }
         Ok(name)
     }
+}
+
+/// An upstream as the file's tool transforms see it ([`tool_transforms`]).
+#[derive(Debug, Clone)]
+pub struct UpstreamTools<'a> {
+    /// Its key in the file.
+    pub key: &'a str,
+    /// The prefix its items are shown under (`ns_`), or empty.
+    pub prefix: String,
+    /// Its tools under the names clients see (prefix included); `None` while they are not
+    /// known (down since the start).
+    pub tools: Option<Vec<Tool>>,
+}
+
+impl<'a> UpstreamTools<'a> {
+    /// Upstream `key` offering `tools` now (by its own names), shown under `prefix`: their
+    /// names prefixed, or not known when it offers none and is `down`.
+    pub fn new(key: &'a str, prefix: String, tools: Vec<Tool>, down: bool) -> Self {
+        let known = !tools.is_empty() || !down;
+        let tools = known.then(|| {
+            (tools.into_iter())
+                .map(|t| Tool {
+                    name: format!("{prefix}{}", t.name),
+                    ..t
+                })
+                .collect()
+        });
+        UpstreamTools { key, prefix, tools }
+    }
+}
+
+/// The file's tool transforms (`edits`) over `upstreams` as one layer (`None`: there are
+/// none), each edit naming its tool under its upstream's prefix. Checked against the tools
+/// of the upstreams whose tools are known (a down one's edits are taken as written until it
+/// answers): a tool or argument the upstream lacks, or two tools shown under one name, is
+/// an error naming the key.
+pub fn tool_transforms(
+    edits: &[ToolEdit],
+    upstreams: &[UpstreamTools<'_>],
+) -> Result<Option<ToolTransforms>, String> {
+    let prefix_of = |key: &str| {
+        let u = upstreams.iter().find(|u| u.key == key);
+        u.map(|u| u.prefix.clone()).unwrap_or_default()
+    };
+    // Each upstream's against its own tools, so a mistake names its key.
+    for u in upstreams {
+        let Some(tools) = &u.tools else { continue };
+        let mine = (edits.iter()).filter(|e| e.upstream == u.key);
+        if let Some(t) = layer(mine.map(|e| (e, u.prefix.clone())))
+            && let Some(problem) = t.check(tools).into_iter().next()
+        {
+            return Err(format!("gateway.servers.{}.tools: {problem}", u.key));
+        }
+    }
+    // Then all that are known together: two upstreams' tools shown under one name.
+    let known: Vec<&UpstreamTools<'_>> = upstreams.iter().filter(|u| u.tools.is_some()).collect();
+    let all_known: Vec<Tool> = (known.iter())
+        .flat_map(|u| u.tools.clone().unwrap_or_default())
+        .collect();
+    let known_edits = (edits.iter()).filter(|e| known.iter().any(|u| u.key == e.upstream));
+    if let Some(t) = layer(known_edits.map(|e| (e, prefix_of(&e.upstream))))
+        && let Some(problem) = t.check(&all_known).into_iter().next()
+    {
+        return Err(format!("gateway.servers.*.tools: {problem}"));
+    }
+    Ok(layer(edits.iter().map(|e| (e, prefix_of(&e.upstream)))))
+}
+
+/// `edits` (each with its upstream's prefix) as one layer; none when there are none.
+fn layer<'e>(edits: impl Iterator<Item = (&'e ToolEdit, String)>) -> Option<ToolTransforms> {
+    let mut layer = ToolTransforms::new();
+    let (mut any, mut hidden) = (false, Vec::new());
+    for (e, prefix) in edits {
+        any = true;
+        let own = format!("{prefix}{}", e.tool);
+        let mut t = ToolTransform::new();
+        if let Some(name) = &e.name {
+            t = t.rename(name.clone());
+        }
+        if let Some(d) = &e.description {
+            t = t.description(d.clone());
+        }
+        for (arg, edit) in &e.arguments {
+            t = match edit {
+                ArgEdit::Rename(new) => t.rename_arg(arg.clone(), new.clone()),
+                ArgEdit::Value(v) => t.hide_arg(arg.clone(), v.clone()),
+            };
+        }
+        if e.hidden {
+            hidden.push(e.name.clone().unwrap_or_else(|| own.clone()));
+        }
+        layer = layer.tool(own, t);
+    }
+    any.then(|| layer.hide(hidden))
 }
