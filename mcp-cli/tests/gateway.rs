@@ -18,44 +18,23 @@ mod support;
 use std::process::Stdio;
 use std::time::Duration;
 
-use support::{ConfigFile, Listening, everything, free_port, gateway_http, issuer, listen, mcp};
-use tokio::process::Command;
+use support::{
+    ConfigFile, Listening, everything, free_port, gateway_http, issuer, listen, listen_on, mcp,
+};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// `everything --http 127.0.0.1:PORT` on a port of our choosing (to start it again there).
 async fn everything_on(port: u16, extra: &[&str]) -> Listening {
-    let addr = format!("127.0.0.1:{port}");
-    let mut args = vec!["--http", addr.as_str()];
+    let mut args = vec!["--http", "127.0.0.1:{port}"];
     args.extend(extra);
-    process_on(everything().to_str().unwrap(), &args, port).await
+    let everything = everything().to_str().unwrap();
+    listen_on(everything, &args, port, false, Stdio::null()).await
 }
 
-/// `program args` (quiet), waited for (30 s at most) until it listens on `port`.
+/// `program args` (quiet), waited for until it listens on `port`.
 async fn process_on(program: &str, args: &[&str], port: u16) -> Listening {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env("RUST_LOG", "off")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {program}: {e}"));
-    for _ in 0..300 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return Listening { child, port };
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("{program} exited before listening: {status}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{program} did not listen on {port} within 30 s");
+    listen_on(program, args, port, false, Stdio::null()).await
 }
 
 /// A config of two upstreams: `st`, everything over stdio, and `web`, everything at `url`

@@ -3,15 +3,16 @@
 //! eras: a tool renamed and described anew, one argument renamed and one fixed to a value
 //! (hidden from clients), a tool hidden; the old names answer as unknown tools; the rate
 //! limit names the tool as clients see it; a reload (`--watch`) drops the transforms and
-//! keeps the upstream's process; mistakes refused with their key and line. Every process
-//! has a timeout.
+//! keeps the upstream's process; mistakes refused with their key and line, and a mistake
+//! about a server down at start reported when it comes up. Every process has a timeout.
 
 mod support;
 
+use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{ConfigFile, everything, listen, mcp};
+use support::{ConfigFile, everything, free_port, listen, listen_on, mcp};
 
 /// The file: `st` (everything over stdio) with `tools` as its transforms, and `rate` as
 /// the rate limit's tools if given.
@@ -150,4 +151,72 @@ async fn mistaken_transforms_are_refused_naming_the_key() {
         "{r:#?}"
     );
     assert!(r.stderr.contains("line "), "{r:#?}");
+}
+
+/// A transform of a server that is down when the gateway starts is taken as written (its
+/// tools are not known); when the server comes up without that tool, the gateway says so
+/// on its stderr, naming the key, once, and serves on.
+#[tokio::test]
+async fn a_transform_of_a_server_down_at_start_is_checked_when_it_comes_up() {
+    let web_port = free_port();
+    let file = ConfigFile::new(
+        &json!({
+            "mcpServers": {
+                "st": { "command": everything(), "args": ["--stdio"], "env": { "RUST_LOG": "off" } },
+                "web": { "url": format!("http://127.0.0.1:{web_port}/mcp") }
+            },
+            "gateway": { "servers": { "web": {
+                "healthInterval": 1, "timeout": 5,
+                "tools": { "no_such_tool": { "hidden": true } }
+            } } }
+        })
+        .to_string(),
+    );
+    let log = std::env::temp_dir().join(format!(
+        "mcp-gateway-late-{}-{web_port}.log",
+        std::process::id()
+    ));
+    let stderr = Stdio::from(std::fs::File::create(&log).unwrap());
+    let args = [
+        "gateway",
+        "--config",
+        file.path(),
+        "--http",
+        "127.0.0.1:{port}",
+    ];
+    let gw = listen_on(env!("CARGO_BIN_EXE_mcp"), &args, free_port(), false, stderr).await;
+    let said = || std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(!said().contains("gateway.servers.web.tools"), "{}", said());
+
+    let everything = everything().to_str().unwrap().to_owned();
+    let _web = listen_on(
+        &everything,
+        &["--http", "127.0.0.1:{port}"],
+        web_port,
+        false,
+        Stdio::null(),
+    )
+    .await;
+    let mut found = false;
+    for _ in 0..120 {
+        if said().contains("gateway.servers.web.tools") {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let text = said();
+    assert!(found, "{text}");
+    assert!(text.contains("no_such_tool"), "{text}");
+    // Once, however long it stays up; and the gateway serves on.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        said().matches("gateway.servers.web.tools").count(),
+        1,
+        "{}",
+        said()
+    );
+    let r = mcp(&["call", &gw.url("/mcp"), "web_add", "a=40", "b=2"]).await;
+    assert!(r.expect(0).stdout.contains("42"));
+    let _ = std::fs::remove_file(&log);
 }

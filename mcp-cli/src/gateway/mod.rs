@@ -82,8 +82,11 @@ struct Gateway {
     server: GatewayServer,
     readiness: ReadinessSet,
     live: Arc<Mutex<Vec<Live>>>,
-    /// `gateway.rateLimit` and `gateway.visibility`, replaced by each (re)load.
+    /// The servers' tool transforms, `gateway.rateLimit` and `gateway.visibility`,
+    /// replaced by each (re)load.
     policies: policies::Policies,
+    /// The file as last applied.
+    config: Arc<Mutex<Config>>,
 }
 
 /// Reads `path`, starts every upstream, and serves until the transport ends; with `watch`,
@@ -119,9 +122,11 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         readiness,
         live,
         policies,
+        config: Arc::new(Mutex::new(config.clone())),
     };
     let operator = operator(&gateway.live, metrics);
     apply(&mut gateway, &config, path).await?;
+    tokio::spawn(check_as_they_come(path.to_owned(), gateway.checks()));
     let live = gateway.live.clone();
     tokio::spawn(crate::serve::report("mcp gateway", move || {
         (live.lock().expect("live lock").iter())
@@ -137,6 +142,65 @@ pub async fn run(path: &str, serve: &Serve, watch: bool) -> Result<(), Failure> 
         ..HttpOptions::default()
     };
     crate::serve::serve(&server, endpoint, "mcp gateway", opts).await
+}
+
+/// What [`check_as_they_come`] reads: the file as applied, the upstreams, the policies.
+struct Checks {
+    config: Arc<Mutex<Config>>,
+    live: Arc<Mutex<Vec<Live>>>,
+    policies: policies::Policies,
+}
+
+impl Gateway {
+    fn checks(&self) -> Checks {
+        Checks {
+            config: self.config.clone(),
+            live: self.live.clone(),
+            policies: self.policies.clone(),
+        }
+    }
+}
+
+/// Checks the file's tool transforms and rate limit again each time a server whose tools
+/// were not known comes up (down since it started: what the file says of its tools was
+/// taken as written at the load). A mistake then found is reported once, naming the key;
+/// the gateway serves on as loaded, and a reload of the fixed file applies the fix.
+async fn check_as_they_come(path: String, checks: Checks) {
+    let mut known: HashSet<String> = HashSet::new();
+    let mut reported: Option<String> = None;
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let config = checks.config.lock().expect("config lock").clone();
+        let live = checks.live.lock().expect("live lock");
+        let upstreams = upstream_tools(&live);
+        let now: HashSet<String> = (upstreams.iter())
+            .filter(|u| u.tools.is_some())
+            .map(|u| u.key.to_owned())
+            .collect();
+        let came = !now.is_subset(&known);
+        known = now;
+        if !came {
+            continue;
+        }
+        let (shown, unknown) = shown_tools(&upstreams);
+        let checked = checks.policies.check(
+            (&config.tools, &upstreams),
+            config.rate_limit.as_ref(),
+            &config.visibility,
+            (&shown, &unknown),
+        );
+        drop(live);
+        match checked {
+            Err(m) if reported.as_ref() != Some(&m) => {
+                eprintln!(
+                    "mcp gateway: gateway config {path}: {m} (found as a server that was down came up; the file is served as loaded until it is fixed)"
+                );
+                reported = Some(m);
+            }
+            Err(_) => {}
+            Ok(_) => reported = None,
+        }
+    }
 }
 
 /// Polls `path` (twice a second) and brings the gateway to each valid new version; an
@@ -280,6 +344,7 @@ async fn apply(gateway: &mut Gateway, config: &Config, path: &str) -> Result<(),
     }
     *live = next;
     gateway.policies.set(in_force);
+    *gateway.config.lock().expect("config lock") = config.clone();
     Ok(())
 }
 

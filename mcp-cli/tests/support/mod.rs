@@ -127,12 +127,22 @@ pub fn free_port() -> u16 {
 /// Starts `program args` (with `{port}` in an argument or `PORT` in the environment
 /// replaced by a free port) and waits up to 60 s until it listens.
 pub async fn listen(program: &str, args: &[&str], env_port: bool) -> Listening {
-    let port = free_port();
+    listen_on(program, args, free_port(), env_port, Stdio::null()).await
+}
+
+/// [`listen`] on `port` (to start a server again where it was), its stderr to `stderr`.
+pub async fn listen_on(
+    program: &str,
+    args: &[&str],
+    port: u16,
+    env_port: bool,
+    stderr: Stdio,
+) -> Listening {
     let mut cmd = Command::new(program);
     cmd.args(args.iter().map(|a| a.replace("{port}", &port.to_string())))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .kill_on_drop(true);
     if env_port {
         cmd.env("PORT", port.to_string());
