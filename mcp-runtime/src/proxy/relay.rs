@@ -220,12 +220,15 @@ impl Relay {
             call: call.clone(),
         };
         let mut opts = RequestOptions::default().timeout(timeout);
-        // The upstream's requests that name this call (on its stream, or by our servers'
-        // stamp) ask this caller, however many calls are in flight.
-        opts.handler = Some(RequestHandler::new(CallHandler {
-            relay: RelayHandler(self.clone()),
-            call: call.clone(),
-        }));
+        // A legacy upstream's requests that name this call (on its stream, or by our
+        // servers' stamp) ask this caller, however many calls are in flight. A 2026
+        // upstream sends none (its rounds come back in this task): no handler to register.
+        if client.protocol_version().era() == Era::Legacy {
+            opts.handler = Some(RequestHandler::new(CallHandler {
+                relay: RelayHandler(self.clone()),
+                call: call.clone(),
+            }));
+        }
         if ctx.progress_token().is_some() {
             let tx = tx.clone();
             opts.on_progress = Some(Box::new(move |p| {
