@@ -170,7 +170,6 @@ async fn check_as_they_come(path: String, checks: Checks) {
     let mut reported: Option<String> = None;
     loop {
         tokio::time::sleep(Duration::from_millis(500)).await;
-        let config = checks.config.lock().expect("config lock").clone();
         let live = checks.live.lock().expect("live lock");
         let upstreams = upstream_tools(&live);
         let now: HashSet<String> = (upstreams.iter())
@@ -182,6 +181,8 @@ async fn check_as_they_come(path: String, checks: Checks) {
         if !came {
             continue;
         }
+        // Locked inside `live`, as `apply` does.
+        let config = checks.config.lock().expect("config lock").clone();
         let (shown, unknown) = shown_tools(&upstreams);
         let checked = checks.policies.check(
             (&config.tools, &upstreams),
